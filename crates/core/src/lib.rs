@@ -1,0 +1,1 @@
+//! keylab-core: under construction.

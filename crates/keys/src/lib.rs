@@ -1,0 +1,1 @@
+//! keylab-keys: under construction.

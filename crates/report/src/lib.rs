@@ -1,0 +1,1 @@
+//! keylab-report: under construction.

@@ -1,0 +1,1 @@
+//! keylab-server: under construction.

@@ -1,0 +1,1 @@
+//! keylab-sim: under construction.
