@@ -7,8 +7,10 @@
 //! DDL. It knows nothing about keys, pages or servers.
 #![deny(missing_docs)]
 
+mod table;
 mod value;
 
+pub use table::{Index, RowFormat, Table};
 pub use value::Value;
 
 use serde::{Deserialize, Serialize};
@@ -121,9 +123,7 @@ impl ColumnType {
         match *self {
             ColumnType::Int => Some(4),
             ColumnType::BigInt { .. } => Some(8),
-            ColumnType::Char { chars, charset } if charset.max_bytes_per_char() == 1 => {
-                Some(chars)
-            }
+            ColumnType::Char { chars, charset } if charset.max_bytes_per_char() == 1 => Some(chars),
             ColumnType::Binary { bytes } => Some(bytes),
             ColumnType::Timestamp => Some(4),
             ColumnType::DateTime => Some(5),
@@ -269,7 +269,8 @@ mod tests {
         let t = ColumnType::Binary { bytes: 16 };
         assert_eq!(t.sql(Dialect::Mariadb), "BINARY(16)");
         assert_eq!(t.sql(Dialect::Postgres), "BYTEA");
-        let c = Column::new("id", ColumnType::VarChar { chars: 36, charset: Charset::Utf8mb4 }, false);
+        let c =
+            Column::new("id", ColumnType::VarChar { chars: 36, charset: Charset::Utf8mb4 }, false);
         assert_eq!(c.sql(Dialect::Mysql), "id VARCHAR(36) CHARACTER SET utf8mb4 NOT NULL");
     }
 }
