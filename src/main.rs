@@ -1,1 +1,51 @@
-fn main() {}
+//! keylab's command-line entry point: parse, dispatch, map errors to exit codes.
+//!
+//! Exit codes: 0 success, 1 run failed, 2 bad usage or bad scenario (clap's own usage errors
+//! also exit 2).
+
+mod args;
+mod cmd;
+mod output;
+mod progress;
+mod sim_engine;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// An error caused by what the user asked for (bad flag value, bad file), not by the run:
+/// exits 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    match cmd::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("keylab: error: {err:#}");
+            if err.chain().any(|c| c.is::<UsageError>()) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}
+
+/// `keylab keys ... | head` closes the pipe early; that is success, as in ripgrep.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

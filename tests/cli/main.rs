@@ -1,1 +1,5 @@
+//! End-to-end tests of the built `keylab` binary: output, exit codes, help text.
 
+mod compare;
+mod keys;
+mod util;

@@ -1,1 +1,27 @@
-//! keylab-core: under construction.
+//! The engine-neutral core of keylab: what an experiment is, how its rows are generated, the
+//! one trait every engine (the simulator, a MariaDB/MySQL server, PostgreSQL) implements, and
+//! the result model every report is rendered from.
+//!
+//! A run goes through these types in order:
+//! 1. [`Workload`]: a key [`Variant`](keylab_keys::Variant), a [`Placement`] and a
+//!    [`Payload`] give a [`Table`](keylab_schema::Table) and a deterministic stream of rows
+//!    ([`RowGen`]).
+//! 2. An [`Engine`] creates the table, loads the rows under a [`LoadPlan`], and is measured.
+//! 3. The measurement becomes a [`RunResult`] inside a [`Report`] (the JSON contract of
+//!    `design.md`), which `keylab-report` renders.
+//!
+//! This crate does no I/O of its own and knows no engine.
+#![deny(missing_docs)]
+
+mod engine;
+mod result;
+mod runner;
+mod workload;
+
+pub use engine::{Engine, EngineError, EngineKind, LoadMethod, LoadOutcome, LoadPlan, Measurement};
+pub use result::{
+    Counters, EngineInfo, IndexResult, LatencyMs, LoadResult, PhaseResult, QueryResult, Report,
+    RunResult, TableSizes, REPORT_SCHEMA_VERSION,
+};
+pub use runner::{run_variant, Progress};
+pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

@@ -1,0 +1,177 @@
+//! The one trait every engine implements, and the engine-neutral vocabulary of a load.
+
+use crate::result::{Counters, EngineInfo, IndexResult, LatencyMs, TableSizes};
+use crate::workload::Row;
+use keylab_schema::Table;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which engine runs an experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// The embedded InnoDB page simulator.
+    Sim,
+    /// A MariaDB server.
+    Mariadb,
+    /// A MySQL server.
+    Mysql,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+impl EngineKind {
+    /// Every engine, in CLI order.
+    pub const ALL: [EngineKind; 4] =
+        [EngineKind::Sim, EngineKind::Mariadb, EngineKind::Mysql, EngineKind::Postgres];
+
+    /// The CLI token.
+    pub fn token(self) -> &'static str {
+        match self {
+            EngineKind::Sim => "sim",
+            EngineKind::Mariadb => "mariadb",
+            EngineKind::Mysql => "mysql",
+            EngineKind::Postgres => "postgres",
+        }
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+impl FromStr for EngineKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        EngineKind::ALL.into_iter().find(|k| k.token() == s).ok_or_else(|| {
+            format!("unknown engine `{s}`; valid: sim, mariadb, mysql, postgres")
+        })
+    }
+}
+
+/// How rows are sent to the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadMethod {
+    /// One INSERT per row.
+    Row,
+    /// Multi-row INSERTs of `batch` rows.
+    Multi,
+    /// A server-side prepared multi-row INSERT of exactly `batch` rows, one remainder.
+    Prepared,
+    /// `LOAD DATA LOCAL INFILE` (or `COPY` on PostgreSQL), streamed.
+    LoadData,
+}
+
+impl LoadMethod {
+    /// Every method, in CLI order.
+    pub const ALL: [LoadMethod; 4] =
+        [LoadMethod::Row, LoadMethod::Multi, LoadMethod::Prepared, LoadMethod::LoadData];
+
+    /// The CLI token.
+    pub fn token(self) -> &'static str {
+        match self {
+            LoadMethod::Row => "row",
+            LoadMethod::Multi => "multi",
+            LoadMethod::Prepared => "prepared",
+            LoadMethod::LoadData => "load-data",
+        }
+    }
+}
+
+impl fmt::Display for LoadMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+impl FromStr for LoadMethod {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        LoadMethod::ALL
+            .into_iter()
+            .find(|m| m.token() == s)
+            .ok_or_else(|| format!("unknown load method `{s}`; valid: row, multi, prepared, load-data"))
+    }
+}
+
+/// How a load phase sends its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadPlan {
+    /// Statement shape.
+    pub method: LoadMethod,
+    /// Rows per statement or transaction.
+    pub batch: u32,
+    /// Parallel connections.
+    pub writers: u32,
+}
+
+impl Default for LoadPlan {
+    fn default() -> Self {
+        LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1 }
+    }
+}
+
+/// What a load reports about itself. Engines that do not time a load (the simulator) leave
+/// the timings `None`: its wall time predicts nothing about a server's.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadOutcome {
+    /// Rows loaded.
+    pub rows: u64,
+    /// Wall time of the load, seconds.
+    pub wall_s: Option<f64>,
+    /// Per-batch latency.
+    pub batch_latency_ms: Option<LatencyMs>,
+}
+
+/// The structural metrics of a table, read after the load (as after `ANALYZE TABLE`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Counters over the load.
+    pub counters: Counters,
+    /// Table sizes.
+    pub table: TableSizes,
+    /// One entry per index, PRIMARY first.
+    pub indexes: Vec<IndexResult>,
+}
+
+/// An engine failure, with what the engine said.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The engine refused the input (a row too large, a duplicate key...).
+    #[error("{0}")]
+    Rejected(String),
+    /// The engine failed (server error, connection lost...).
+    #[error("{0}")]
+    Failed(String),
+    /// The engine cannot do this at all.
+    #[error("not supported by this engine: {0}")]
+    Unsupported(String),
+}
+
+/// An engine keylab runs experiments on: the simulator or a real server.
+///
+/// Calls come in this order for each workload: `create_table`, `load`, `measure`, then
+/// `drop_table` once its figures are read.
+pub trait Engine {
+    /// What the engine is (kind, version, settings as in effect).
+    fn info(&self) -> EngineInfo;
+    /// Creates `table` afresh in the engine's own space.
+    fn create_table(&mut self, table: &Table) -> Result<(), EngineError>;
+    /// Loads `rows` into `table` under `plan`; `on_rows` is called with the number of rows
+    /// just loaded, for progress.
+    fn load(
+        &mut self,
+        table: &Table,
+        plan: &LoadPlan,
+        rows: &mut dyn Iterator<Item = Row>,
+        on_rows: &mut dyn FnMut(u64),
+    ) -> Result<LoadOutcome, EngineError>;
+    /// Reads the table's structure and counters.
+    fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError>;
+    /// Drops `table`.
+    fn drop_table(&mut self, table: &Table) -> Result<(), EngineError>;
+}

@@ -1,0 +1,61 @@
+//! Runs one workload on one engine and turns what the engine reports into a [`RunResult`].
+
+use crate::engine::{Engine, EngineError, LoadPlan};
+use crate::result::{LoadResult, RunResult};
+use crate::workload::{KeySource, Workload};
+
+/// Receives progress of a long run (a progress bar in a terminal, nothing when piped).
+pub trait Progress {
+    /// A workload starts: `rows` rows will be loaded.
+    fn start(&mut self, label: &str, rows: u64);
+    /// `rows` more rows were loaded.
+    fn advance(&mut self, rows: u64);
+    /// The workload finished.
+    fn finish(&mut self);
+}
+
+/// Creates the workload's table on `engine`, loads it, measures it and drops it.
+///
+/// The table is dropped even when the load fails, so a failed variant leaves nothing behind.
+pub fn run_variant(
+    engine: &mut dyn Engine,
+    workload: &Workload,
+    keys: KeySource,
+    plan: &LoadPlan,
+    progress: &mut dyn Progress,
+) -> Result<RunResult, EngineError> {
+    let table = workload.table();
+    engine.create_table(&table)?;
+    progress.start(&workload.variant.to_string(), workload.rows);
+    let outcome = (|| {
+        let mut rows = workload.row_gen(keys);
+        let load = engine.load(&table, plan, &mut rows, &mut |n| progress.advance(n))?;
+        let measured = engine.measure(&table)?;
+        Ok((load, measured))
+    })();
+    progress.finish();
+    let dropped = engine.drop_table(&table);
+    let (load, measured) = outcome?;
+    dropped?;
+    let rows_per_s = load.wall_s.filter(|&s| s > 0.0).map(|s| load.rows as f64 / s);
+    Ok(RunResult {
+        variant: workload.variant.to_string(),
+        strategy: workload.variant.strategy.token().to_string(),
+        encoding: workload.variant.encoding.token().to_string(),
+        placement: workload.placement.to_string(),
+        rows: load.rows,
+        load: LoadResult {
+            method: plan.method.token().to_string(),
+            batch: plan.batch,
+            writers: plan.writers,
+            wall_s: load.wall_s,
+            rows_per_s,
+            batch_latency_ms: load.batch_latency_ms,
+        },
+        counters: measured.counters,
+        table: measured.table,
+        indexes: measured.indexes,
+        phases: Vec::new(),
+        queries: Vec::new(),
+    })
+}

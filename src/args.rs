@@ -1,0 +1,245 @@
+//! The command line, as clap parses it. Only parsing and per-flag validation live here (bad
+//! values exit 2 with the valid choices); building engines and workloads is in `cmd/`.
+
+use clap::{Args, Parser, Subcommand};
+use keylab_core::{EngineKind, LoadMethod, Placement};
+use keylab_keys::{ClockKind, Variant, WithinMs};
+use keylab_report::Format;
+use keylab_sim::PageSize;
+use std::path::PathBuf;
+
+/// keylab: how to key a table and how to load it, with evidence.
+///
+/// Runs the same seeded workload on an embedded, byte-accurate InnoDB page simulator (the
+/// default: no server needed) or on a real MariaDB/MySQL server, and reports page splits,
+/// pages, fill, bytes, height and load speed per key variant.
+#[derive(Debug, Parser)]
+#[command(name = "keylab", version, about, long_about, max_term_width = 100)]
+#[command(after_help = "Exit codes: 0 success, 1 run failed, 2 bad usage or bad scenario.")]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// keylab's commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compare key variants side by side (the main job).
+    Compare(CompareArgs),
+    /// Run a scenario file or a built-in scenario.
+    Run(RunArgs),
+    /// List the built-in scenarios, or print one as TOML.
+    Scenarios(ScenariosArgs),
+    /// Print generated ids, one per line.
+    Keys(KeysArgs),
+    /// Measure how far the simulator agrees with a real server.
+    Validate(ValidateArgs),
+    /// Report the structure of a real InnoDB tablespace file (.ibd).
+    Inspect(InspectArgs),
+    /// Re-render a saved JSON result in another format.
+    Report(ReportArgs),
+}
+
+/// How ids are generated (shared by `compare`, `run` and `keys`).
+#[derive(Debug, Clone, Args)]
+pub struct GenArgs {
+    /// Seed of every random part: same seed, same ids.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Ids per millisecond of the virtual clock.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub ids_per_ms: u32,
+    /// Order of time-ordered ids inside one millisecond.
+    #[arg(long, default_value = "monotonic", value_parser = parse_within_ms)]
+    pub within_ms: WithinMs,
+    /// Clock of time-based ids: a virtual clock (reproducible) or the wall clock.
+    #[arg(long, default_value = "virtual", value_parser = parse_clock)]
+    pub clock: ClockKind,
+}
+
+/// Where to write results besides standard output.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Output format on standard output.
+    #[arg(long, default_value = "table")]
+    pub format: Format,
+    /// Also write the JSON result to this file.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Also write CSV to this file.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Also write Markdown to this file.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Also write a self-contained HTML report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+}
+
+/// Which engine runs the experiment.
+#[derive(Debug, Clone, Args)]
+pub struct EngineArgs {
+    /// Engine: the embedded simulator, or a real server (a private instance unless --url).
+    #[arg(long, default_value = "sim")]
+    pub engine: EngineKind,
+    /// A server to use instead of a private instance:
+    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Database keylab creates and works in on a --url server.
+    #[arg(long, value_name = "NAME", default_value = "keylab")]
+    pub database: String,
+}
+
+/// `keylab compare`.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Key variants to compare (`strategy[:encoding]`, comma-separated).
+    #[arg(long, value_name = "V1,V2,...", value_delimiter = ',',
+          default_value = "auto-inc,uuid4:text,uuid7:text,ulid:text")]
+    pub keys: Vec<Variant>,
+    /// Replay ids from this file (one per line, as `keylab keys` prints them) instead of
+    /// generating them; needs exactly one variant in --keys.
+    #[arg(long, value_name = "FILE")]
+    pub keys_file: Option<PathBuf>,
+    /// Rows per variant.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rows: u64,
+    /// Where the id lives: the clustered primary key, or a secondary index.
+    #[arg(long, default_value = "pk")]
+    pub placement: Placement,
+    /// Bytes of the `data` payload column per row (E1 stores the 4-byte string `data`).
+    #[arg(long, default_value_t = 4)]
+    pub payload_bytes: u32,
+    /// InnoDB page size.
+    #[arg(long, default_value = "16k")]
+    pub page_size: PageSize,
+    /// Load method.
+    #[arg(long, default_value = "multi")]
+    pub method: LoadMethod,
+    /// Rows per statement or transaction.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch: u32,
+    /// Parallel writer connections.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub writers: u32,
+    /// Simulator: check every invariant of the tree every N inserts (slow; for debugging).
+    #[arg(long, value_name = "N")]
+    pub check_every: Option<u64>,
+    #[command(flatten)]
+    pub gen: GenArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `keylab run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// A scenario file (TOML) or the name of a built-in scenario.
+    pub scenario: String,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Multiply every row count of the scenario.
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Seed of every random part.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `keylab scenarios`.
+#[derive(Debug, Clone, Args)]
+pub struct ScenariosArgs {
+    /// `show NAME` prints one built-in as TOML.
+    #[command(subcommand)]
+    pub action: Option<ScenariosAction>,
+}
+
+/// `keylab scenarios show`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ScenariosAction {
+    /// Print a built-in scenario as TOML.
+    Show {
+        /// Built-in scenario name.
+        name: String,
+    },
+}
+
+/// `keylab keys`.
+#[derive(Debug, Clone, Args)]
+pub struct KeysArgs {
+    /// Key variant: `strategy[:encoding]`, e.g. uuid7:text, ulid:bin, snowflake.
+    pub variant: Variant,
+    /// How many ids.
+    #[arg(long, default_value_t = 10)]
+    pub count: u64,
+    #[command(flatten)]
+    pub gen: GenArgs,
+}
+
+/// `keylab validate`.
+#[derive(Debug, Clone, Args)]
+pub struct ValidateArgs {
+    /// The server engine to validate against.
+    #[arg(long, default_value = "mariadb", value_parser = parse_server_engine)]
+    pub engine: EngineKind,
+    /// A server to use instead of a private instance.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+}
+
+/// `keylab inspect`.
+#[derive(Debug, Clone, Args)]
+pub struct InspectArgs {
+    /// An InnoDB tablespace file.
+    pub file: PathBuf,
+}
+
+/// `keylab report`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// A JSON result written by `--export-json` or `--format json`.
+    pub result: PathBuf,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn parse_within_ms(s: &str) -> Result<WithinMs, String> {
+    match s {
+        "monotonic" => Ok(WithinMs::Monotonic),
+        "random" => Ok(WithinMs::Random),
+        _ => Err(format!("unknown order `{s}`; valid: monotonic, random")),
+    }
+}
+
+fn parse_clock(s: &str) -> Result<ClockKind, String> {
+    match s {
+        "virtual" => Ok(ClockKind::Virtual),
+        "wall" => Ok(ClockKind::Wall),
+        _ => Err(format!("unknown clock `{s}`; valid: virtual, wall")),
+    }
+}
+
+fn parse_server_engine(s: &str) -> Result<EngineKind, String> {
+    match s.parse::<EngineKind>()? {
+        k @ (EngineKind::Mariadb | EngineKind::Mysql) => Ok(k),
+        _ => Err(format!("`{s}` cannot be validated against; valid: mariadb, mysql")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

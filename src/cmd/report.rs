@@ -1,0 +1,14 @@
+//! `keylab report`: re-render a saved JSON result without re-running it.
+
+use crate::args::ReportArgs;
+use crate::output;
+use crate::UsageError;
+use anyhow::Result;
+
+/// Runs `keylab report`.
+pub fn run(args: ReportArgs) -> Result<()> {
+    let report = keylab_report::load_report(&args.result)
+        .map_err(|e| UsageError(format!("{}: {e}", args.result.display())))?;
+    output::write_exports(&report, &args.output)?;
+    output::print(&report, &args.output)
+}

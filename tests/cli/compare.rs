@@ -1,0 +1,94 @@
+//! `keylab compare` on the simulator, end to end.
+
+use crate::util::Dir;
+use serde_json::Value;
+
+fn json(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{stdout}"))
+}
+
+#[test]
+fn compare_json_follows_the_result_format() {
+    let run = Dir::new()
+        .keylab(&["compare", "--rows", "20000", "--keys", "auto-inc,uuid4:text", "--format", "json"])
+        .expect_code(0);
+    let v = json(&run.stdout);
+    assert_eq!(v["engine"]["kind"], "sim");
+    assert_eq!(v["seed"], 1);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        assert_eq!(r["rows"], 20000);
+        assert!(r["load"]["wall_s"].is_null(), "simulated load has no wall time");
+        assert!(r["counters"]["page_splits"].as_u64().unwrap() > 0);
+        assert!(r["counters"]["pages_read"].is_null());
+        let primary = &r["indexes"][0];
+        assert_eq!(primary["name"], "PRIMARY");
+        assert!(primary["leaf_pages"].as_u64().unwrap() > 1);
+        assert_eq!(primary["fill_histogram"].as_array().unwrap().len(), 10);
+    }
+    let auto = &runs[0]["indexes"][0];
+    let uuid = &runs[1]["indexes"][0];
+    assert!(auto["fill_pct"].as_f64().unwrap() > uuid["fill_pct"].as_f64().unwrap());
+}
+
+#[test]
+fn same_seed_same_json() {
+    let d = Dir::new();
+    let args = ["compare", "--rows", "5000", "--keys", "uuid4:bin", "--format", "json"];
+    let a = d.keylab(&args).expect_code(0);
+    let b = d.keylab(&args).expect_code(0);
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn exports_are_written_and_report_re_renders_them() {
+    let d = Dir::new();
+    d.keylab(&[
+        "compare", "--rows", "3000", "--keys", "ulid", "--format", "table",
+        "--export-json", "r.json", "--export-csv", "r.csv", "--export-markdown", "r.md",
+        "--export-html", "r.html",
+    ])
+    .expect_code(0);
+    for f in ["r.json", "r.csv", "r.md", "r.html"] {
+        assert!(std::fs::metadata(d.path(f)).unwrap().len() > 0, "{f} written");
+    }
+    let again = d.keylab(&["report", "r.json", "--format", "json"]).expect_code(0);
+    assert_eq!(json(&again.stdout), json(&std::fs::read_to_string(d.path("r.json")).unwrap()));
+}
+
+#[test]
+fn keys_file_replays_the_same_tree() {
+    let d = Dir::new();
+    let ids = d.keylab(&["keys", "uuid4:text", "--count", "4000"]).expect_code(0);
+    std::fs::write(d.path("ids.txt"), &ids.stdout).unwrap();
+    let generated = d
+        .keylab(&["compare", "--rows", "4000", "--keys", "uuid4:text", "--format", "json"])
+        .expect_code(0);
+    let replayed = d
+        .keylab(&["compare", "--keys", "uuid4:text", "--keys-file", "ids.txt", "--format", "json"])
+        .expect_code(0);
+    let (g, r) = (json(&generated.stdout), json(&replayed.stdout));
+    assert_eq!(g["runs"][0]["indexes"], r["runs"][0]["indexes"]);
+    assert_eq!(g["runs"][0]["counters"], r["runs"][0]["counters"]);
+}
+
+#[test]
+fn keys_file_errors_point_at_line_and_column() {
+    let d = Dir::new();
+    std::fs::write(d.path("ids.txt"), "01ARZ3NDEKTSV4RRFFQ69G5FAV\nnot-a-ulid\n").unwrap();
+    let run = d.keylab(&["compare", "--keys", "ulid", "--keys-file", "ids.txt"]).expect_code(2);
+    assert!(run.stderr.contains("ids.txt:2:1"), "{}", run.stderr);
+    let run = d
+        .keylab(&["compare", "--keys", "ulid,uuid4", "--keys-file", "ids.txt"])
+        .expect_code(2);
+    assert!(run.stderr.contains("exactly one variant"), "{}", run.stderr);
+}
+
+#[test]
+fn url_without_a_server_engine_is_a_usage_error() {
+    let run = Dir::new()
+        .keylab(&["compare", "--url", "mysql://root:secret@localhost/x"])
+        .expect_code(2);
+    assert!(!run.stderr.contains("secret"), "password leaked: {}", run.stderr);
+}

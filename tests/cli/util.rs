@@ -1,0 +1,62 @@
+//! Running the built binary in a fresh temporary directory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// What a run of `keylab` printed and returned.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Panics with both streams unless the exit code is `code`.
+    #[track_caller]
+    pub fn expect_code(self, code: i32) -> Run {
+        assert_eq!(
+            self.code, code,
+            "expected exit {code}, got {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+/// A temporary working directory for one test.
+pub struct Dir {
+    dir: tempfile::TempDir,
+}
+
+impl Dir {
+    pub fn new() -> Dir {
+        Dir { dir: tempfile::tempdir().expect("temp dir") }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs `keylab ARGS` in this directory.
+    pub fn keylab(&self, args: &[&str]) -> Run {
+        let out = Command::new(env!("CARGO_BIN_EXE_keylab"))
+            .args(args)
+            .current_dir(self.root())
+            .env_remove("NO_COLOR")
+            .output()
+            .expect("run keylab");
+        Run::from(out)
+    }
+}
