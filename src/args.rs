@@ -99,8 +99,12 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Key variants to compare (`strategy[:encoding]`, comma-separated).
-    #[arg(long, value_name = "V1,V2,...", value_delimiter = ',',
-          default_value = "auto-inc,uuid4:text,uuid7:text,ulid:text")]
+    #[arg(
+        long,
+        value_name = "V1,V2,...",
+        value_delimiter = ',',
+        default_value = "auto-inc,uuid4:text,uuid7:text,ulid:text"
+    )]
     pub keys: Vec<Variant>,
     /// Replay ids from this file (one per line, as `keylab keys` prints them) instead of
     /// generating them; needs exactly one variant in --keys.

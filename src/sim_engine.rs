@@ -41,7 +41,11 @@ impl Engine for SimEngine {
         settings.insert("figures".into(), "simulated".into());
         EngineInfo {
             kind: "sim".into(),
-            version: format!("keylab {} InnoDB page model ({:?})", env!("CARGO_PKG_VERSION"), self.settings.flavour),
+            version: format!(
+                "keylab {} InnoDB page model ({:?})",
+                env!("CARGO_PKG_VERSION"),
+                self.settings.flavour
+            ),
             settings,
         }
     }
@@ -60,7 +64,8 @@ impl Engine for SimEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
-        let sim = self.table.as_mut().ok_or_else(|| EngineError::Failed("no table created".into()))?;
+        let sim =
+            self.table.as_mut().ok_or_else(|| EngineError::Failed("no table created".into()))?;
         let mut loaded = 0u64;
         for row in rows {
             sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;

@@ -119,9 +119,8 @@ fn read_keys_file(path: &Path, variant: Variant) -> Result<Vec<Key>> {
             continue;
         }
         let column = line.len() - line.trim_start().len() + 1;
-        let key = Key::parse(variant, trimmed).map_err(|e| {
-            UsageError(format!("{}:{}:{}: {e}", path.display(), n + 1, column))
-        })?;
+        let key = Key::parse(variant, trimmed)
+            .map_err(|e| UsageError(format!("{}:{}:{}: {e}", path.display(), n + 1, column)))?;
         keys.push(key);
     }
     if keys.is_empty() {

@@ -10,7 +10,15 @@ fn json(stdout: &str) -> Value {
 #[test]
 fn compare_json_follows_the_result_format() {
     let run = Dir::new()
-        .keylab(&["compare", "--rows", "20000", "--keys", "auto-inc,uuid4:text", "--format", "json"])
+        .keylab(&[
+            "compare",
+            "--rows",
+            "20000",
+            "--keys",
+            "auto-inc,uuid4:text",
+            "--format",
+            "json",
+        ])
         .expect_code(0);
     let v = json(&run.stdout);
     assert_eq!(v["engine"]["kind"], "sim");
@@ -45,9 +53,21 @@ fn same_seed_same_json() {
 fn exports_are_written_and_report_re_renders_them() {
     let d = Dir::new();
     d.keylab(&[
-        "compare", "--rows", "3000", "--keys", "ulid", "--format", "table",
-        "--export-json", "r.json", "--export-csv", "r.csv", "--export-markdown", "r.md",
-        "--export-html", "r.html",
+        "compare",
+        "--rows",
+        "3000",
+        "--keys",
+        "ulid",
+        "--format",
+        "table",
+        "--export-json",
+        "r.json",
+        "--export-csv",
+        "r.csv",
+        "--export-markdown",
+        "r.md",
+        "--export-html",
+        "r.html",
     ])
     .expect_code(0);
     for f in ["r.json", "r.csv", "r.md", "r.html"] {
@@ -79,16 +99,14 @@ fn keys_file_errors_point_at_line_and_column() {
     std::fs::write(d.path("ids.txt"), "01ARZ3NDEKTSV4RRFFQ69G5FAV\nnot-a-ulid\n").unwrap();
     let run = d.keylab(&["compare", "--keys", "ulid", "--keys-file", "ids.txt"]).expect_code(2);
     assert!(run.stderr.contains("ids.txt:2:1"), "{}", run.stderr);
-    let run = d
-        .keylab(&["compare", "--keys", "ulid,uuid4", "--keys-file", "ids.txt"])
-        .expect_code(2);
+    let run =
+        d.keylab(&["compare", "--keys", "ulid,uuid4", "--keys-file", "ids.txt"]).expect_code(2);
     assert!(run.stderr.contains("exactly one variant"), "{}", run.stderr);
 }
 
 #[test]
 fn url_without_a_server_engine_is_a_usage_error() {
-    let run = Dir::new()
-        .keylab(&["compare", "--url", "mysql://root:secret@localhost/x"])
-        .expect_code(2);
+    let run =
+        Dir::new().keylab(&["compare", "--url", "mysql://root:secret@localhost/x"]).expect_code(2);
     assert!(!run.stderr.contains("secret"), "password leaked: {}", run.stderr);
 }

@@ -76,10 +76,28 @@ fn help_is_available_on_every_command() {
         assert!(run.stdout.contains("Usage:"), "{cmd} --help");
     }
     let compare = d.keylab(&["compare", "--help"]).expect_code(0);
-    for flag in ["--engine", "--keys", "--rows", "--placement", "--page-size", "--method",
-                 "--batch", "--writers", "--seed", "--ids-per-ms", "--within-ms", "--clock",
-                 "--format", "--export-json", "--export-csv", "--export-markdown",
-                 "--export-html", "--keys-file", "--url", "--payload-bytes"] {
+    for flag in [
+        "--engine",
+        "--keys",
+        "--rows",
+        "--placement",
+        "--page-size",
+        "--method",
+        "--batch",
+        "--writers",
+        "--seed",
+        "--ids-per-ms",
+        "--within-ms",
+        "--clock",
+        "--format",
+        "--export-json",
+        "--export-csv",
+        "--export-markdown",
+        "--export-html",
+        "--keys-file",
+        "--url",
+        "--payload-bytes",
+    ] {
         assert!(compare.stdout.contains(flag), "compare --help mentions {flag}");
     }
 }

@@ -46,9 +46,10 @@ impl fmt::Display for EngineKind {
 impl FromStr for EngineKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        EngineKind::ALL.into_iter().find(|k| k.token() == s).ok_or_else(|| {
-            format!("unknown engine `{s}`; valid: sim, mariadb, mysql, postgres")
-        })
+        EngineKind::ALL
+            .into_iter()
+            .find(|k| k.token() == s)
+            .ok_or_else(|| format!("unknown engine `{s}`; valid: sim, mariadb, mysql, postgres"))
     }
 }
 
@@ -91,10 +92,9 @@ impl fmt::Display for LoadMethod {
 impl FromStr for LoadMethod {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        LoadMethod::ALL
-            .into_iter()
-            .find(|m| m.token() == s)
-            .ok_or_else(|| format!("unknown load method `{s}`; valid: row, multi, prepared, load-data"))
+        LoadMethod::ALL.into_iter().find(|m| m.token() == s).ok_or_else(|| {
+            format!("unknown load method `{s}`; valid: row, multi, prepared, load-data")
+        })
     }
 }
 
