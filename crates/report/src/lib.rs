@@ -1,1 +1,101 @@
-//! keylab-report: under construction.
+//! keylab-report: every rendering of a keylab result.
+//!
+//! A [`Report`] (the JSON contract of `design.md`, defined in `keylab-core`) is the single
+//! source of truth; this crate turns it into a terminal table, JSON, CSV, Markdown or one
+//! self-contained HTML file, and reads a saved JSON back ([`load_report`]) so
+//! `keylab report RESULT.json --format ...` can re-render a run without re-running it.
+//!
+//! How the pieces fit:
+//! - [`MetricTable`] (`table.rs`) is built once from a report: rows are metrics, one column
+//!   per variant, with each cell's ratio to the best variant. The terminal, Markdown, CSV and
+//!   HTML tables all render this one model, so the list of fields lives in one place.
+//! - [`reading`] (`reading.rs`) computes a few plain-language sentences from the figures.
+//! - `chart.rs` draws the HTML report's charts as inline SVG.
+//!
+//! What it does not do: run engines, compute statistics from samples, or decide what a run
+//! measures. A figure an engine cannot give is `None` in the report and is rendered as `null`
+//! (JSON), an empty cell (CSV) or `—` (tables), never as 0.
+#![deny(missing_docs)]
+
+mod chart;
+mod csv_export;
+mod format;
+mod html;
+mod json;
+mod markdown;
+mod reading;
+mod table;
+mod terminal;
+mod text;
+
+use std::io;
+
+pub use format::{Format, UnknownFormat};
+pub use json::{load_report, parse_report, LoadError};
+pub use keylab_core::Report;
+pub use reading::{key_bytes, reading, KeyOrder};
+pub use table::{Better, Cell, MetricRow, MetricTable, Ratio, Value};
+
+/// The values that would otherwise vary between two renderings of the same report; tests pass
+/// fixed values so their output is byte-stable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderContext {
+    /// Colour the terminal table (best values in green). Off when output is not a terminal.
+    pub color: bool,
+    /// When the report was rendered, shown in Markdown and HTML footers (`None`: not shown).
+    pub generated_at: Option<String>,
+}
+
+/// Renders `report` as `format` into `out`.
+pub fn render(
+    report: &Report,
+    format: Format,
+    ctx: &RenderContext,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    match format {
+        Format::Table => terminal::render(report, ctx, out),
+        Format::Json => json::render(report, out),
+        Format::Csv => csv_export::render(report, out),
+        Format::Markdown => markdown::render(report, ctx, out),
+        Format::Html => html::render(report, ctx, out),
+    }
+}
+
+/// Renders `report` as `format` into a string (all formats are UTF-8 text).
+pub fn render_to_string(report: &Report, format: Format, ctx: &RenderContext) -> String {
+    let mut out = Vec::new();
+    render(report, format, ctx, &mut out).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("every renderer writes UTF-8")
+}
+
+/// One line naming the run: keylab version, scenario, engine, seed; simulated figures say so.
+pub(crate) fn headline(report: &Report) -> String {
+    let e = &report.engine;
+    let provenance = if e.kind == "sim" { " · simulated figures" } else { " · measured figures" };
+    format!(
+        "keylab {} · scenario {} · engine {}: {} · seed {}{provenance}",
+        report.keylab, report.scenario, e.kind, e.version, report.seed
+    )
+}
+
+/// The engine settings as `name=value` pairs (`None` when there are none).
+pub(crate) fn settings_line(report: &Report) -> Option<String> {
+    let s = &report.engine.settings;
+    if s.is_empty() {
+        return None;
+    }
+    let pairs: Vec<String> = s
+        .iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::String(text) => format!("{k}={text}"),
+            other => format!("{k}={other}"),
+        })
+        .collect();
+    Some(format!("settings: {}", pairs.join(", ")))
+}
+
+/// The legend of the ratio marks.
+pub(crate) const RATIO_LEGEND: &str = "×N: N times worse than the best variant on that row \
+    (sizes, splits, I/O and times: lower is better; rows/s, leaf fill and records per leaf: \
+    higher is better).";

@@ -1,0 +1,39 @@
+//! The CSV format, for spreadsheets: one row per variant, one column per metric of the shared
+//! [`MetricTable`] (its row keys are the headers: `variant`, `rows`, `counters.page_splits`,
+//! `PRIMARY.size_pages`...), raw numbers (bytes in bytes, full precision), empty cells for
+//! null. Every metric with a better direction is followed by a `<key>.ratio_to_best` column
+//! (1.000 for the best variant, empty when no ratio applies), so a sheet can sort or colour
+//! on it. Rows no run has a figure for are kept. No report metadata is written: the header
+//! must stay one line for spreadsheet imports.
+
+use crate::table::MetricTable;
+use keylab_core::Report;
+use std::io;
+
+/// Suffix of a ratio column.
+const RATIO_SUFFIX: &str = ".ratio_to_best";
+
+pub(crate) fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
+    let model = MetricTable::from_report(report);
+    let mut writer = csv::Writer::from_writer(out);
+    let mut header = Vec::new();
+    for row in &model.rows {
+        header.push(row.key.clone());
+        if row.better.is_some() {
+            header.push(format!("{}{RATIO_SUFFIX}", row.key));
+        }
+    }
+    writer.write_record(&header).map_err(io::Error::other)?;
+    for run in 0..model.columns.len() {
+        let mut record = Vec::with_capacity(header.len());
+        for row in &model.rows {
+            let cell = &row.cells[run];
+            record.push(cell.value.raw());
+            if row.better.is_some() {
+                record.push(cell.ratio.map(|r| r.raw()).unwrap_or_default());
+            }
+        }
+        writer.write_record(&record).map_err(io::Error::other)?;
+    }
+    writer.flush()
+}

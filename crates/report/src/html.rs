@@ -1,0 +1,277 @@
+//! The HTML format: one self-contained file (no network, no script, no external style) from
+//! the template in `template.html`, with the reading, the side-by-side [`MetricTable`] and
+//! inline SVG charts: pages and bytes per variant, page splits, leaf fill histograms and,
+//! when the report has them, throughput, batch latency, query times and phase figures.
+//!
+//! All report text is escaped. Charts read their figures from the same table model as the
+//! other formats (the fill histograms, which are not table rows, come from the report).
+//! Growth curves (pages against rows) need sampled points the result format does not carry
+//! yet, so they are not drawn.
+
+use crate::chart::{bar_chart, fill_histogram, grouped_bar_chart};
+use crate::table::{MetricTable, Ratio};
+use crate::text::{decimal, escape_html as esc, group_thousands, human_bytes};
+use crate::{headline, reading, settings_line, RenderContext, RATIO_LEGEND};
+use keylab_core::Report;
+use std::fmt::Write as _;
+use std::io;
+
+const TEMPLATE: &str = include_str!("template.html");
+
+pub(crate) fn render(
+    report: &Report,
+    ctx: &RenderContext,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let model = MetricTable::from_report(report);
+    let title = format!("keylab report: {}", report.scenario);
+    let settings = settings_line(report).map(|s| format!(r#"<p class="meta">{}</p>"#, esc(&s)));
+    let reading: Vec<String> =
+        reading(report).iter().map(|s| format!("<li>{}</li>", esc(s))).collect();
+    let footer = match &ctx.generated_at {
+        Some(at) => format!("Generated {} by keylab {}.", esc(at), esc(&report.keylab)),
+        None => format!("Rendered by keylab {}.", esc(&report.keylab)),
+    };
+    let page = fill_template(TEMPLATE, &|name| match name {
+        "title" => Some(esc(&title)),
+        "headline" => Some(esc(&headline(report))),
+        "settings" => Some(settings.clone().unwrap_or_default()),
+        "reading" => Some(reading.join("\n")),
+        "table" => Some(table(&model)),
+        "notes" => Some(notes(&model)),
+        "charts" => Some(charts(report, &model)),
+        "footer" => Some(footer.clone()),
+        _ => None,
+    });
+    out.write_all(page.as_bytes())
+}
+
+/// Replaces each `{{name}}` in one pass, so text that is substituted in is never scanned
+/// again. Unknown names are left as they are.
+fn fill_template(template: &str, value: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(template.len() * 2);
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find("}}").and_then(|end| Some((end, value(&after[..end])?))) {
+            Some((end, text)) => {
+                out.push_str(&text);
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn table(model: &MetricTable) -> String {
+    if model.columns.is_empty() {
+        return "<p>No runs in this report.</p>".to_string();
+    }
+    let mut html = String::from("<table class=\"metrics\">\n<thead><tr><th>metric</th>");
+    for c in &model.columns {
+        let _ = write!(html, "<th>{}</th>", esc(c));
+    }
+    html.push_str("</tr></thead>\n<tbody>\n");
+    let mut section = "";
+    for row in model.visible_rows() {
+        if row.section != section {
+            section = &row.section;
+            let _ = writeln!(
+                html,
+                r#"<tr class="section"><th colspan="{}">{}</th></tr>"#,
+                model.columns.len() + 1,
+                esc(section)
+            );
+        }
+        let _ = write!(html, r#"<tr><th scope="row">{}</th>"#, esc(&row.label));
+        for cell in &row.cells {
+            let class = match (&cell.ratio, cell.value.is_null()) {
+                (_, true) => r#" class="na""#,
+                (Some(Ratio::Best), _) => r#" class="best""#,
+                _ => "",
+            };
+            let ratio =
+                cell.ratio.map(|r| format!(r#"<span class="ratio">{}</span>"#, esc(&r.human())));
+            let _ = write!(
+                html,
+                "<td{class}>{}{}</td>",
+                esc(&cell.value.human()),
+                ratio.unwrap_or_default()
+            );
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</tbody>\n</table>");
+    html
+}
+
+fn notes(model: &MetricTable) -> String {
+    let mut html = String::new();
+    if model.visible_rows().any(|r| r.has_ratios()) {
+        let _ = writeln!(html, r#"<p class="note">{}</p>"#, esc(RATIO_LEGEND));
+    }
+    let nulls = model.null_keys();
+    if !nulls.is_empty() {
+        let keys: Vec<String> = nulls.iter().map(|k| format!("<code>{}</code>", esc(k))).collect();
+        let _ = writeln!(
+            html,
+            r#"<p class="note">n/a on this engine (null in the result): {}.</p>"#,
+            keys.join(", ")
+        );
+    }
+    html
+}
+
+/// A chart section: a heading and its charts.
+struct Section {
+    heading: String,
+    charts: Vec<String>,
+}
+
+fn charts(report: &Report, model: &MetricTable) -> String {
+    let labels = &model.columns;
+    // One figure per column from a table row, `None` when the row does not exist.
+    let series = |key: &str| -> Option<Vec<Option<f64>>> {
+        let row = model.row(key)?;
+        (!row.all_null()).then(|| row.cells.iter().map(|c| c.value.number()).collect())
+    };
+    let bars = |values: Vec<Option<f64>>| -> Vec<(String, Option<f64>)> {
+        labels.iter().cloned().zip(values).collect()
+    };
+    let count = |v: f64| group_thousands(v.round() as u64);
+    let ms = |v: f64| format!("{} ms", decimal(v, 2));
+    let mut sections = Vec::new();
+
+    let mut shape = Vec::new();
+    for row in model.rows.iter().filter(|r| r.key.ends_with(".size_pages")) {
+        if let Some(values) = series(&row.key) {
+            let index = row.key.trim_end_matches(".size_pages");
+            shape.push(bar_chart(&format!("{index}: pages (size)"), &bars(values), &count));
+        }
+    }
+    let (data, index) = (series("table.data_length"), series("table.index_length"));
+    if data.is_some() || index.is_some() {
+        let n = labels.len();
+        let (data, index) = (data.unwrap_or(vec![None; n]), index.unwrap_or(vec![None; n]));
+        let groups: Vec<(String, Vec<Option<f64>>)> =
+            (0..n).map(|i| (labels[i].clone(), vec![data[i], index[i]])).collect();
+        let show = |v: f64| human_bytes(v.round() as u64);
+        shape.push(grouped_bar_chart(
+            "Table bytes",
+            &["data length", "index length"],
+            &groups,
+            &show,
+        ));
+    }
+    if let Some(values) = series("counters.page_splits") {
+        shape.push(bar_chart("Page splits", &bars(values), &count));
+    }
+    if let Some(values) = series("counters.pages_written") {
+        shape.push(bar_chart("Pages written", &bars(values), &count));
+    }
+    sections.push(Section { heading: "Pages, bytes and splits".into(), charts: shape });
+
+    let mut fill = Vec::new();
+    for (run, label) in report.runs.iter().zip(labels) {
+        for index in &run.indexes {
+            if let Some(buckets) = &index.fill_histogram {
+                fill.push(fill_histogram(&format!("{label} · {}", index.name), buckets));
+            }
+        }
+    }
+    sections.push(Section { heading: "Leaf fill histograms".into(), charts: fill });
+
+    let mut load = Vec::new();
+    if let Some(values) = series("load.rows_per_s") {
+        load.push(bar_chart("Load throughput (rows/s)", &bars(values), &count));
+    }
+    let latency: Vec<Option<Vec<Option<f64>>>> = ["p50", "p99", "max"]
+        .iter()
+        .map(|p| series(&format!("load.batch_latency_ms.{p}")))
+        .collect();
+    if latency.iter().any(Option::is_some) {
+        let groups: Vec<(String, Vec<Option<f64>>)> = (0..labels.len())
+            .map(|i| {
+                (labels[i].clone(), latency.iter().map(|s| s.as_ref().and_then(|v| v[i])).collect())
+            })
+            .collect();
+        load.push(grouped_bar_chart("Batch latency", &["p50", "p99", "max"], &groups, &ms));
+    }
+    sections.push(Section { heading: "Load".into(), charts: load });
+
+    let mut queries = Vec::new();
+    for row in
+        model.rows.iter().filter(|r| r.key.starts_with("query.") && r.key.ends_with(".p50_ms"))
+    {
+        let name = row.key.trim_start_matches("query.").trim_end_matches(".p50_ms");
+        let (p50, p99) = (series(&row.key), series(&format!("query.{name}.p99_ms")));
+        if p50.is_some() || p99.is_some() {
+            let n = labels.len();
+            let (p50, p99) = (p50.unwrap_or(vec![None; n]), p99.unwrap_or(vec![None; n]));
+            let groups: Vec<(String, Vec<Option<f64>>)> =
+                (0..n).map(|i| (labels[i].clone(), vec![p50[i], p99[i]])).collect();
+            queries.push(grouped_bar_chart(
+                &format!("Query {name}"),
+                &["p50", "p99"],
+                &groups,
+                &ms,
+            ));
+        }
+    }
+    sections.push(Section { heading: "Queries".into(), charts: queries });
+
+    let mut phases = Vec::new();
+    for row in model.rows.iter().filter(|r| r.key.starts_with("phase")) {
+        let numeric = row.cells.iter().any(|c| c.value.number().is_some());
+        if numeric {
+            let values = row.cells.iter().map(|c| c.value.number()).collect();
+            let show = |v: f64| if v.fract() == 0.0 { count(v) } else { decimal(v, 3) };
+            phases.push(bar_chart(
+                &format!("{}: {}", row.section, row.label),
+                &bars(values),
+                &show,
+            ));
+        }
+    }
+    sections.push(Section { heading: "Phases".into(), charts: phases });
+
+    let mut html = String::new();
+    for s in sections.into_iter().filter(|s| !s.charts.is_empty()) {
+        let _ = writeln!(html, "<h2>{}</h2>\n<div class=\"charts\">", esc(&s.heading));
+        for chart in s.charts {
+            let _ = writeln!(html, "{chart}");
+        }
+        html.push_str("</div>\n");
+    }
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_fills_in_one_pass() {
+        let page = fill_template("a {{x}} b {{y}} {{unknown}}", &|n| match n {
+            "x" => Some("{{y}}".to_string()),
+            "y" => Some("Y".to_string()),
+            _ => None,
+        });
+        assert_eq!(page, "a {{y}} b Y {{unknown}}");
+    }
+
+    #[test]
+    fn template_has_every_placeholder() {
+        for name in
+            ["title", "headline", "settings", "reading", "table", "notes", "charts", "footer"]
+        {
+            assert!(TEMPLATE.contains(&format!("{{{{{name}}}}}")), "{name}");
+        }
+    }
+}

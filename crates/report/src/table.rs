@@ -1,0 +1,457 @@
+//! The shared side-by-side table: built once from a [`Report`], rendered by the terminal,
+//! Markdown, CSV and HTML formats (and read by the HTML charts), so the list of metrics and
+//! how each is shown lives only here.
+//!
+//! Rows are metrics, columns are runs (variants). Each numeric cell of a row with a direction
+//! ([`Better`]) carries its ratio to the best run on that row. This module formats values but
+//! knows no output syntax; it does not decide which rows a renderer hides.
+
+use crate::text::{decimal, group_thousands, human_bytes};
+use keylab_core::{Report, RunResult};
+
+/// Which way a metric is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    /// Smaller is better (pages, bytes, splits, I/O, time, latency).
+    Lower,
+    /// Larger is better (rows/s, fill, records per leaf).
+    Higher,
+}
+
+/// One figure, typed so each renderer can show it its own way.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// The engine cannot give this figure (or the run has no such index or query).
+    Null,
+    /// Text (tokens such as the load method).
+    Text(String),
+    /// A count.
+    Count(u64),
+    /// A size in bytes (human units in tables, raw in CSV).
+    Bytes(u64),
+    /// A measured or simulated quantity shown with `places` decimals.
+    Decimal {
+        /// The value.
+        value: f64,
+        /// Decimals shown in tables (CSV keeps full precision).
+        places: usize,
+    },
+    /// A percentage, `91.6` for 91.6 %.
+    Percent(f64),
+}
+
+impl Value {
+    /// The figure as a number, for ratios and charts.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Value::Count(n) | Value::Bytes(n) => Some(*n as f64),
+            Value::Decimal { value, .. } | Value::Percent(value) => Some(*value),
+            Value::Null | Value::Text(_) => None,
+        }
+    }
+
+    /// For people: thousands separators, human byte sizes, `—` for null.
+    pub fn human(&self) -> String {
+        match self {
+            Value::Null => "—".to_string(),
+            Value::Text(t) => t.clone(),
+            Value::Count(n) => group_thousands(*n),
+            Value::Bytes(n) => human_bytes(*n),
+            Value::Decimal { value, places } => decimal(*value, *places),
+            Value::Percent(p) => format!("{}%", decimal(*p, 1)),
+        }
+    }
+
+    /// For machines: raw numbers at full precision, empty for null.
+    pub fn raw(&self) -> String {
+        match self {
+            Value::Null => String::new(),
+            Value::Text(t) => t.clone(),
+            Value::Count(n) | Value::Bytes(n) => n.to_string(),
+            Value::Decimal { value, .. } | Value::Percent(value) => value.to_string(),
+        }
+    }
+
+    /// True when the engine gave no figure.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+}
+
+/// A cell's standing against the best run on its row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ratio {
+    /// This run is the best (ties included).
+    Best,
+    /// This many times worse than the best: value / best when lower is better, best / value
+    /// when higher is better; always > 1.
+    Times(f64),
+}
+
+impl Ratio {
+    /// `best` or `×1.91`.
+    pub fn human(&self) -> String {
+        match self {
+            Ratio::Best => "best".to_string(),
+            Ratio::Times(r) => format!("×{r:.2}"),
+        }
+    }
+
+    /// `1.000` or `1.910`, for CSV.
+    pub fn raw(&self) -> String {
+        match self {
+            Ratio::Best => "1.000".to_string(),
+            Ratio::Times(r) => format!("{r:.3}"),
+        }
+    }
+}
+
+/// One cell: a run's figure and, on rows with a direction, its ratio to the best.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// The figure.
+    pub value: Value,
+    /// Ratio to the best run; `None` on rows without a direction, when the figure is null,
+    /// when fewer than two runs have a figure, when all figures are equal, or when the best
+    /// figure is 0 (no finite ratio).
+    pub ratio: Option<Ratio>,
+}
+
+/// One metric across all runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricRow {
+    /// Stable machine name, used as the CSV column: `rows`, `counters.page_splits`,
+    /// `PRIMARY.size_pages`, `query.pk_range.p50_ms`, `phase1.churn.merges`.
+    pub key: String,
+    /// The group it is shown under: `Run`, `Load`, `Counters`, `Table`, `Index PRIMARY`...
+    pub section: String,
+    /// Short human label within its section, with its unit.
+    pub label: String,
+    /// Identity rows (variant, strategy, encoding) are the column headers in tables; CSV
+    /// writes them as columns.
+    pub identity: bool,
+    /// Which way is better; `None` when the metric has no better direction.
+    pub better: Option<Better>,
+    /// One per column.
+    pub cells: Vec<Cell>,
+}
+
+impl MetricRow {
+    /// True when no run has this figure: the engine cannot give it.
+    pub fn all_null(&self) -> bool {
+        self.cells.iter().all(|c| c.value.is_null())
+    }
+
+    /// True when at least one cell carries a ratio.
+    pub fn has_ratios(&self) -> bool {
+        self.cells.iter().any(|c| c.ratio.is_some())
+    }
+}
+
+/// The side-by-side table of a report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricTable {
+    /// Column headers, one per run: the variant, with placement, method, batch or writers
+    /// added only when needed to tell two runs of the same variant apart.
+    pub columns: Vec<String>,
+    /// Metric rows, in display order.
+    pub rows: Vec<MetricRow>,
+}
+
+impl MetricTable {
+    /// Builds the table of `report`.
+    pub fn from_report(report: &Report) -> MetricTable {
+        let runs = &report.runs;
+        let mut b = Builder { runs, section: String::new(), rows: Vec::new() };
+
+        b.identity("variant", |r| Value::Text(r.variant.clone()));
+        b.identity("strategy", |r| Value::Text(r.strategy.clone()));
+        b.identity("encoding", |r| Value::Text(r.encoding.clone()));
+
+        b.section("Run");
+        b.row("placement", "placement", None, |r| Value::Text(r.placement.clone()));
+        b.row("rows", "rows", None, |r| Value::Count(r.rows));
+
+        b.section("Load");
+        b.row("load.method", "method", None, |r| Value::Text(r.load.method.clone()));
+        b.row("load.batch", "batch (rows)", None, |r| Value::Count(r.load.batch.into()));
+        b.row("load.writers", "writers", None, |r| Value::Count(r.load.writers.into()));
+        b.row("load.wall_s", "wall time (s)", Some(Better::Lower), |r| dec(r.load.wall_s, 2));
+        b.row("load.rows_per_s", "rows/s", Some(Better::Higher), |r| dec(r.load.rows_per_s, 0));
+        let latency = |r: &RunResult| r.load.batch_latency_ms;
+        b.row("load.batch_latency_ms.p50", "batch p50 (ms)", Some(Better::Lower), |r| {
+            dec(latency(r).map(|l| l.p50), 2)
+        });
+        b.row("load.batch_latency_ms.p99", "batch p99 (ms)", Some(Better::Lower), |r| {
+            dec(latency(r).map(|l| l.p99), 2)
+        });
+        b.row("load.batch_latency_ms.max", "batch max (ms)", Some(Better::Lower), |r| {
+            dec(latency(r).map(|l| l.max), 2)
+        });
+
+        // Merges, reorganisations and discards have no better direction: under churn they
+        // are how space comes back, so fewer is not simply better.
+        b.section("Counters");
+        b.row("counters.page_splits", "page splits", Some(Better::Lower), |r| {
+            count(r.counters.page_splits)
+        });
+        b.row("counters.merge_attempts", "merge attempts", None, |r| {
+            count(r.counters.merge_attempts)
+        });
+        b.row("counters.merges", "merges", None, |r| count(r.counters.merges));
+        b.row("counters.page_reorgs", "page reorgs", None, |r| count(r.counters.page_reorgs));
+        b.row("counters.page_discards", "page discards", None, |r| count(r.counters.page_discards));
+        b.row("counters.pages_read", "pages read", Some(Better::Lower), |r| {
+            count(r.counters.pages_read)
+        });
+        b.row("counters.pages_written", "pages written", Some(Better::Lower), |r| {
+            count(r.counters.pages_written)
+        });
+
+        // DATA_FREE has no direction: free space inside the tablespace is reused by later
+        // inserts, so more of it is neither good nor bad on its own.
+        b.section("Table");
+        b.row("table.data_length", "data length", Some(Better::Lower), |r| {
+            bytes(r.table.data_length)
+        });
+        b.row("table.index_length", "index length", Some(Better::Lower), |r| {
+            bytes(r.table.index_length)
+        });
+        b.row("table.data_free", "data free", None, |r| bytes(r.table.data_free));
+
+        for name in union(runs, |r| r.indexes.iter().map(|i| i.name.clone()).collect()) {
+            b.section(&format!("Index {name}"));
+            let idx = |r: &RunResult| r.indexes.iter().find(|i| i.name == name).cloned();
+            let key = |field: &str| format!("{name}.{field}");
+            b.row(&key("size_pages"), "size (pages)", Some(Better::Lower), |r| {
+                count(idx(r).and_then(|i| i.size_pages))
+            });
+            b.row(&key("leaf_pages"), "leaf pages", Some(Better::Lower), |r| {
+                count(idx(r).and_then(|i| i.leaf_pages))
+            });
+            b.row(&key("nonleaf_pages"), "non-leaf pages", Some(Better::Lower), |r| {
+                count(idx(r).and_then(|i| i.nonleaf_pages))
+            });
+            b.row(&key("height"), "height", None, |r| {
+                count(idx(r).and_then(|i| i.height).map(u64::from))
+            });
+            b.row(&key("fill_pct"), "leaf fill", Some(Better::Higher), |r| {
+                idx(r).and_then(|i| i.fill_pct).map_or(Value::Null, Value::Percent)
+            });
+            b.row(&key("records_per_leaf"), "records per leaf", Some(Better::Higher), |r| {
+                dec(idx(r).and_then(|i| i.records_per_leaf), 1)
+            });
+        }
+
+        for name in union(runs, |r| r.queries.iter().map(|q| q.name.clone()).collect()) {
+            b.section(&format!("Query {name}"));
+            let query = |r: &RunResult| r.queries.iter().find(|q| q.name == name).cloned();
+            b.row(&format!("query.{name}.p50_ms"), "p50 (ms)", Some(Better::Lower), |r| {
+                dec(query(r).and_then(|q| q.p50_ms), 2)
+            });
+            b.row(&format!("query.{name}.p99_ms"), "p99 (ms)", Some(Better::Lower), |r| {
+                dec(query(r).and_then(|q| q.p99_ms), 2)
+            });
+            b.row(&format!("query.{name}.rows"), "rows returned", None, |r| {
+                count(query(r).map(|q| q.rows))
+            });
+        }
+
+        // Phases are free-form per kind; they are aligned by position and kind, so the n-th
+        // phase of each run lines up when the runs followed the same scenario.
+        let phase_slots = union(runs, |r| {
+            r.phases.iter().enumerate().map(|(i, p)| format!("{}.{}", i + 1, p.kind)).collect()
+        });
+        for slot in phase_slots {
+            let (pos, kind) = slot.split_once('.').expect("slot is pos.kind");
+            let index: usize = pos.parse::<usize>().expect("slot position") - 1;
+            b.section(&format!("Phase {pos}: {kind}"));
+            let phase = |r: &RunResult| r.phases.get(index).filter(|p| p.kind == kind).cloned();
+            let figures = union(runs, |r| {
+                phase(r).map(|p| p.figures.keys().cloned().collect()).unwrap_or_default()
+            });
+            for figure in figures {
+                b.row(&format!("phase{pos}.{kind}.{figure}"), &figure, None, |r| {
+                    phase(r)
+                        .and_then(|p| p.figures.get(&figure).cloned())
+                        .map_or(Value::Null, json_value)
+                });
+            }
+        }
+
+        MetricTable { columns: column_labels(runs), rows: b.rows }
+    }
+
+    /// Rows shown in tables: not identity rows, and not rows no run has a figure for.
+    pub fn visible_rows(&self) -> impl Iterator<Item = &MetricRow> {
+        self.rows.iter().filter(|r| !r.identity && !r.all_null())
+    }
+
+    /// Keys of the rows no run has a figure for (`n/a on this engine`).
+    pub fn null_keys(&self) -> Vec<&str> {
+        self.rows.iter().filter(|r| !r.identity && r.all_null()).map(|r| r.key.as_str()).collect()
+    }
+
+    /// The row with machine name `key`.
+    pub fn row(&self, key: &str) -> Option<&MetricRow> {
+        self.rows.iter().find(|r| r.key == key)
+    }
+}
+
+/// Collects rows, each computed by a closure over every run.
+struct Builder<'a> {
+    runs: &'a [RunResult],
+    /// The section new rows go under.
+    section: String,
+    rows: Vec<MetricRow>,
+}
+
+impl Builder<'_> {
+    fn section(&mut self, name: &str) {
+        self.section = name.to_string();
+    }
+
+    fn identity(&mut self, key: &str, value: impl Fn(&RunResult) -> Value) {
+        self.push(key, key, None, true, value);
+    }
+
+    fn row(
+        &mut self,
+        key: &str,
+        label: &str,
+        better: Option<Better>,
+        value: impl Fn(&RunResult) -> Value,
+    ) {
+        self.push(key, label, better, false, value);
+    }
+
+    fn push(
+        &mut self,
+        key: &str,
+        label: &str,
+        better: Option<Better>,
+        identity: bool,
+        value: impl Fn(&RunResult) -> Value,
+    ) {
+        let values: Vec<Value> = self.runs.iter().map(value).collect();
+        let ratios = better.map_or_else(|| vec![None; values.len()], |b| ratios(&values, b));
+        let cells =
+            values.into_iter().zip(ratios).map(|(value, ratio)| Cell { value, ratio }).collect();
+        self.rows.push(MetricRow {
+            key: key.to_string(),
+            section: self.section.clone(),
+            label: label.to_string(),
+            identity,
+            better,
+            cells,
+        });
+    }
+}
+
+fn count(v: Option<u64>) -> Value {
+    v.map_or(Value::Null, Value::Count)
+}
+
+fn bytes(v: Option<u64>) -> Value {
+    v.map_or(Value::Null, Value::Bytes)
+}
+
+fn dec(v: Option<f64>, places: usize) -> Value {
+    v.map_or(Value::Null, |value| Value::Decimal { value, places })
+}
+
+/// A free-form phase figure: integers as counts, other numbers with 2 decimals.
+fn json_value(v: serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::String(s) => Value::Text(s),
+        serde_json::Value::Number(n) => match n.as_u64() {
+            Some(u) => Value::Count(u),
+            None => dec(n.as_f64(), 2),
+        },
+        other => Value::Text(other.to_string()),
+    }
+}
+
+/// Ratio of each figure to the best one on a row with direction `better`.
+fn ratios(values: &[Value], better: Better) -> Vec<Option<Ratio>> {
+    let numbers: Vec<Option<f64>> = values.iter().map(Value::number).collect();
+    let present: Vec<f64> = numbers.iter().flatten().copied().collect();
+    let all_equal = present.windows(2).all(|w| w[0] == w[1]);
+    if present.len() < 2 || all_equal {
+        return vec![None; values.len()];
+    }
+    let best = match better {
+        Better::Lower => present.iter().copied().fold(f64::INFINITY, f64::min),
+        Better::Higher => present.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    };
+    numbers
+        .iter()
+        .map(|n| {
+            let n = (*n)?;
+            if n == best {
+                return Some(Ratio::Best);
+            }
+            let r = match better {
+                Better::Lower => n / best,
+                Better::Higher => best / n,
+            };
+            r.is_finite().then_some(Ratio::Times(r))
+        })
+        .collect()
+}
+
+/// Distinct items over runs, in first-appearance order.
+fn union(runs: &[RunResult], items: impl Fn(&RunResult) -> Vec<String>) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for r in runs {
+        for item in items(r) {
+            if !seen.contains(&item) {
+                seen.push(item);
+            }
+        }
+    }
+    seen
+}
+
+/// The variant name, plus whichever of placement, method, batch, writers and rows differ
+/// between runs of the same variant; `#n` if two runs are still alike.
+pub(crate) fn column_labels(runs: &[RunResult]) -> Vec<String> {
+    type Part = fn(&RunResult) -> String;
+    let parts: [Part; 5] = [
+        |r| r.placement.clone(),
+        |r| r.load.method.clone(),
+        |r| format!("batch {}", r.load.batch),
+        |r| format!("{} writers", r.load.writers),
+        |r| format!("{} rows", r.rows),
+    ];
+    let labels: Vec<String> = runs
+        .iter()
+        .map(|run| {
+            let same: Vec<&RunResult> = runs.iter().filter(|o| o.variant == run.variant).collect();
+            let extra: Vec<String> = parts
+                .iter()
+                .filter(|part| same.iter().any(|o| part(o) != part(run)))
+                .map(|part| part(run))
+                .collect();
+            if extra.is_empty() {
+                run.variant.clone()
+            } else {
+                format!("{} ({})", run.variant, extra.join(", "))
+            }
+        })
+        .collect();
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let nth = labels[..i].iter().filter(|l| *l == label).count();
+            let alike = labels.iter().filter(|l| *l == label).count();
+            if alike > 1 {
+                format!("{label} #{}", nth + 1)
+            } else {
+                label.clone()
+            }
+        })
+        .collect()
+}

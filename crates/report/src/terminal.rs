@@ -1,0 +1,106 @@
+//! The terminal format: a headline, the side-by-side [`MetricTable`] drawn with comfy-table
+//! (ratios to the best variant next to each value), the metrics this engine cannot give, and
+//! the reading. It never detects the terminal itself: colour and width come from the caller
+//! ([`RenderContext`]) so the output is byte-stable.
+
+use crate::table::{MetricRow, MetricTable, Ratio};
+use crate::text::wrap;
+use crate::{headline, reading, settings_line, RenderContext, RATIO_LEGEND};
+use comfy_table::{presets, Attribute, Cell, CellAlignment, Color, ContentArrangement, Table};
+use keylab_core::Report;
+use std::io;
+
+/// Width the prose under the table is wrapped to.
+const PROSE_WIDTH: usize = 100;
+
+pub(crate) fn render(
+    report: &Report,
+    ctx: &RenderContext,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let model = MetricTable::from_report(report);
+    writeln!(out, "{}", headline(report))?;
+    if let Some(settings) = settings_line(report) {
+        writeln!(out, "{}", wrap(&settings, PROSE_WIDTH, ""))?;
+    }
+    writeln!(out)?;
+    if report.runs.is_empty() {
+        writeln!(out, "No runs in this report.")?;
+        return Ok(());
+    }
+    writeln!(out, "{}", draw(&model, ctx.color))?;
+    if model.visible_rows().any(MetricRow::has_ratios) {
+        writeln!(out, "{}", wrap(RATIO_LEGEND, PROSE_WIDTH, ""))?;
+    }
+    let nulls = model.null_keys();
+    if !nulls.is_empty() {
+        let note = format!("n/a on this engine (null in the result): {}.", nulls.join(", "));
+        writeln!(out, "{}", wrap(&note, PROSE_WIDTH, ""))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Reading:")?;
+    for sentence in reading(report) {
+        let text = wrap(&sentence, PROSE_WIDTH - 2, "  ");
+        writeln!(out, "-{}", &text[1..])?;
+    }
+    Ok(())
+}
+
+/// The table as text. Each value is followed by its ratio mark padded to one width, so values
+/// stay right-aligned on their last digit whether or not a row has ratios.
+fn draw(model: &MetricTable, color: bool) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    if color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    let mut header = vec![Cell::new("metric")];
+    header.extend(model.columns.iter().map(|c| Cell::new(c).set_alignment(CellAlignment::Right)));
+    table.set_header(header);
+
+    let mark_width = model
+        .visible_rows()
+        .flat_map(|r| r.cells.iter().filter_map(|c| c.ratio.map(|x| x.human().chars().count())))
+        .max()
+        .unwrap_or(0);
+    let mut section = "";
+    for row in model.visible_rows() {
+        if row.section != section {
+            section = &row.section;
+            let mut heading =
+                vec![styled(Cell::new(section), color, |c| c.add_attribute(Attribute::Bold))];
+            heading.extend(model.columns.iter().map(|_| Cell::new("")));
+            table.add_row(heading);
+        }
+        let mut cells = vec![Cell::new(format!("  {}", row.label))];
+        for cell in &row.cells {
+            let mark = match (&cell.ratio, mark_width) {
+                (_, 0) => String::new(),
+                (Some(r), w) => format!(" {:>w$}", r.human()),
+                (None, w) => format!(" {:w$}", ""),
+            };
+            let c = Cell::new(format!("{}{mark}", cell.value.human()));
+            let best = cell.ratio == Some(Ratio::Best);
+            cells.push(styled(c, color && best, |c| c.fg(Color::Green)));
+        }
+        table.add_row(cells);
+    }
+    for i in 1..=model.columns.len() {
+        if let Some(col) = table.column_mut(i) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table.to_string()
+}
+
+fn styled(cell: Cell, on: bool, style: impl FnOnce(Cell) -> Cell) -> Cell {
+    if on {
+        style(cell)
+    } else {
+        cell
+    }
+}

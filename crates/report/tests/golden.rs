@@ -1,0 +1,138 @@
+//! Golden-file tests: every format rendered from fixed result files (`tests/fixtures/*.json`)
+//! with a fixed [`RenderContext`], compared with the snapshots in `tests/snapshots/`.
+//! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
+//! review the diff.
+
+use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
+use std::path::PathBuf;
+
+const FIXTURES: [&str; 4] = ["sim_compare_4", "server_load", "null_heavy", "single_variant"];
+
+fn fixture_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(format!("{name}.json"))
+}
+
+fn fixture(name: &str) -> Report {
+    load_report(fixture_path(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn ctx() -> RenderContext {
+    RenderContext { color: false, generated_at: Some("2025-01-01T00:00:00Z".to_string()) }
+}
+
+fn snapshot(name: &str, format: Format) {
+    let out = render_to_string(&fixture(name), format, &ctx());
+    insta::assert_snapshot!(format!("{name}.{}", format.extension()), out);
+}
+
+macro_rules! golden {
+    ($($test:ident => $name:literal),* $(,)?) => {$(
+        #[test]
+        fn $test() {
+            for format in Format::ALL {
+                snapshot($name, format);
+            }
+        }
+    )*};
+}
+
+golden! {
+    sim_compare_4 => "sim_compare_4",
+    server_load => "server_load",
+    null_heavy => "null_heavy",
+    single_variant => "single_variant",
+}
+
+#[test]
+fn json_round_trips_byte_identical() {
+    for name in FIXTURES {
+        let text = std::fs::read_to_string(fixture_path(name)).unwrap();
+        let out = render_to_string(&fixture(name), Format::Json, &ctx());
+        assert_eq!(out, text, "{name}: JSON → Report → JSON changed the bytes");
+    }
+}
+
+#[test]
+fn null_figures_stay_null_in_json_and_empty_in_csv() {
+    let report = fixture("null_heavy");
+    let json = render_to_string(&report, Format::Json, &ctx());
+    assert!(json.contains("\"page_splits\": null"));
+    let csv = render_to_string(&report, Format::Csv, &ctx());
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let first: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "counters.page_splits").unwrap();
+    assert_eq!(first[col], "", "null must be an empty cell, not 0");
+}
+
+#[test]
+fn terminal_never_shows_null_as_zero() {
+    let table = render_to_string(&fixture("null_heavy"), Format::Table, &ctx());
+    assert!(table.contains("—"), "{table}");
+    assert!(table.contains("n/a on this engine"), "{table}");
+    assert!(!table.contains("│   page splits"), "an all-null row is listed, not drawn:\n{table}");
+}
+
+#[test]
+fn html_is_self_contained() {
+    for name in FIXTURES {
+        let html = render_to_string(&fixture(name), Format::Html, &ctx());
+        for banned in ["<script", "http://", "https://", "<link", "@import", "src="] {
+            assert!(!html.contains(banned), "{name}: HTML contains {banned}");
+        }
+        assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
+    }
+}
+
+#[test]
+fn html_escapes_report_text() {
+    let mut report = fixture("single_variant");
+    report.scenario = "<script>alert(1)</script>".to_string();
+    report.runs[0].variant = "a&b".to_string();
+    let html = render_to_string(&report, Format::Html, &ctx());
+    assert!(!html.contains("<script>"));
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(html.contains("a&amp;b"));
+}
+
+#[test]
+fn sim_reports_say_simulated_never_measured() {
+    for name in ["sim_compare_4", "single_variant"] {
+        for format in [Format::Table, Format::Markdown, Format::Html] {
+            let out = render_to_string(&fixture(name), format, &ctx());
+            assert!(out.contains("simulated"), "{name} {format}");
+            assert!(!out.contains("Figures measured"), "{name} {format}");
+            assert!(!out.contains("measured figures"), "{name} {format}");
+        }
+    }
+}
+
+#[test]
+fn color_only_when_asked() {
+    let report = fixture("sim_compare_4");
+    let plain = render_to_string(&report, Format::Table, &ctx());
+    assert!(!plain.contains('\u{1b}'));
+    let colored = render_to_string(&report, Format::Table, &RenderContext { color: true, ..ctx() });
+    assert!(colored.contains('\u{1b}'));
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    for name in FIXTURES {
+        for format in Format::ALL {
+            let a = render_to_string(&fixture(name), format, &ctx());
+            let b = render_to_string(&fixture(name), format, &ctx());
+            assert_eq!(a, b, "{name} {format}");
+        }
+    }
+}
+
+#[test]
+fn empty_report_renders_in_every_format() {
+    let mut report = fixture("single_variant");
+    report.runs.clear();
+    for format in Format::ALL {
+        let out = render_to_string(&report, format, &ctx());
+        assert!(!out.is_empty(), "{format}");
+    }
+}
