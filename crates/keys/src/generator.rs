@@ -50,7 +50,7 @@ impl KeyGen {
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
         // One ChaCha stream per strategy, so e.g. uuid4 and ulid runs under one seed do not
         // share random bits.
-        rng.set_stream(variant.strategy as u64);
+        rng.set_stream(stream_id(variant.strategy));
         let clock = Clock::new(cfg.clock, cfg.ids_per_ms);
         let source = match variant.strategy {
             Strategy::AutoInc | Strategy::Seq => Source::Counter(0),
@@ -122,6 +122,24 @@ impl KeyGen {
                 }
             }
         }
+    }
+}
+
+/// The ChaCha stream of a strategy's random parts. Fixed numbers, not the enum's order:
+/// they are part of "same seed, same ids" across keylab versions.
+fn stream_id(strategy: Strategy) -> u64 {
+    match strategy {
+        Strategy::AutoInc => 0,
+        Strategy::Seq => 1,
+        Strategy::Uuid1 => 2,
+        Strategy::Uuid4 => 3,
+        Strategy::Uuid6 => 4,
+        Strategy::Uuid7 => 5,
+        Strategy::Ulid => 6,
+        Strategy::Snowflake => 7,
+        Strategy::Tsid => 8,
+        Strategy::Ksuid => 9,
+        Strategy::Md5 => 10,
     }
 }
 

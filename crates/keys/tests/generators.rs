@@ -250,3 +250,28 @@ fn sequences_count_from_one_and_snowflake_carries_the_node() {
         assert_eq!((k >> 12) & 0x3FF, 9, "{s}");
     }
 }
+
+/// The first ids under the default config (seed 1, virtual clock, 1 id/ms). "Same seed, same
+/// ids on every machine" also means across keylab and dependency versions: a change here
+/// changes every published run, and must be deliberate.
+#[test]
+fn default_config_ids_are_pinned() {
+    let golden = [
+        ("uuid1", ["57fd0000-c7d3-11ef-b536-e15b5d7e9132", "57fd2710-c7d3-11ef-b536-e15b5d7e9132"]),
+        ("uuid4", ["91771fee-2401-449d-ac92-76d10282b7c2", "32a9c1b6-b749-4161-a452-773a95a94b85"]),
+        ("uuid6", ["1efc7d35-7fd0-6000-bb7e-a97cc4b0643d", "1efc7d35-7fd2-6710-bb7e-a97cc4b0643d"]),
+        ("uuid7", ["01941f29-7c00-77b9-8bbe-47f3090dd2bb", "01941f29-7c01-71eb-8027-a5ed75ba775e"]),
+        ("ulid", ["01JGFJJZ00S0NPZZRHRP0V36W3", "01JGFJJZ01QZNAQXV9K3JGA9BC"]),
+        ("snowflake", ["1874244142494650368", "1874244142498844672"]),
+        ("tsid", ["662082630451206217", "662082630455400063"]),
+        ("ksuid", ["2r0IWuvndGvvkwHeZllvlwtTUTJ", "2r0IWswSlLFSAjKquYNR2GTI6vw"]),
+        ("md5", ["b256b76e67efb0d72249c14539fbb998", "7268bf43cb198c2f9defe6a664cbc7df"]),
+    ];
+    for (s, ids) in golden {
+        let got: Vec<String> =
+            KeyGen::new(v(s), &GenConfig::default()).take(2).map(|k| k.to_string()).collect();
+        assert_eq!(got, ids, "{s}");
+    }
+    // The virtual clock starts at 2025-01-01T00:00:00Z: 0x01941f297c00 ms in the uuid7 above.
+    assert_eq!(VIRTUAL_EPOCH_MS, 0x0194_1f29_7c00);
+}
