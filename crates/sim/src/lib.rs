@@ -1,1 +1,244 @@
-//! keylab-sim: under construction.
+//! keylab-sim: a byte-accurate, page-level model of InnoDB's B+trees for the insert path.
+//!
+//! Given a table definition and a stream of rows, [`SimTable`] builds the pages InnoDB would
+//! build: record sizes from the column definitions (COMPACT/DYNAMIC), page space accounting
+//! with the directory estimate, garbage and the PAGE_FREE head, InnoDB's split-point rules
+//! (to the right / to the left / middle / size-based), right-sibling inserts, root raises,
+//! and the file-segment allocator that gives `size`, `n_leaf_pages`, `DATA_LENGTH` and
+//! `INDEX_LENGTH`. The rules and the server functions behind them are described in
+//! `docs/innodb-internals.md`; each rule in the code names the function it mirrors.
+//!
+//! What it does not do (yet): purge deletes and leaf merges, sorted index builds, the buffer
+//! pool and change buffer, ROW_FORMAT=REDUNDANT/COMPRESSED. It does no I/O and keeps no
+//! clock or entropy: the same rows give the same tree.
+#![deny(missing_docs)]
+
+mod check;
+mod fsp;
+mod layout;
+mod page;
+mod stats;
+mod table;
+mod tree;
+mod tree_delete;
+
+pub use check::InvariantViolation;
+pub use page::PageNo;
+pub use stats::{Counters, IndexStats, TableStats};
+pub use table::SimTable;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// `innodb_page_size`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum PageSize {
+    /// 4 KiB.
+    K4,
+    /// 8 KiB.
+    K8,
+    /// 16 KiB (the default).
+    #[default]
+    K16,
+    /// 32 KiB.
+    K32,
+    /// 64 KiB.
+    K64,
+}
+
+impl PageSize {
+    /// Every supported page size, smallest first.
+    pub const ALL: [PageSize; 5] =
+        [PageSize::K4, PageSize::K8, PageSize::K16, PageSize::K32, PageSize::K64];
+
+    /// The page size in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            PageSize::K4 => 4096,
+            PageSize::K8 => 8192,
+            PageSize::K16 => 16384,
+            PageSize::K32 => 32768,
+            PageSize::K64 => 65536,
+        }
+    }
+}
+
+impl fmt::Display for PageSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}k", self.bytes() / 1024)
+    }
+}
+
+impl FromStr for PageSize {
+    type Err = SimError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "4k" | "4096" => Ok(PageSize::K4),
+            "8k" | "8192" => Ok(PageSize::K8),
+            "16k" | "16384" => Ok(PageSize::K16),
+            "32k" | "32768" => Ok(PageSize::K32),
+            "64k" | "65536" => Ok(PageSize::K64),
+            _ => Err(SimError::BadPageSize(s.to_string())),
+        }
+    }
+}
+
+/// The server whose rules apply where MariaDB 10.11 and MySQL 8.0 differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum Flavour {
+    /// MariaDB 10.11: `index_page_splits` counts every entry to the split function
+    /// (right-sibling inserts too); segments add an extent only while fewer than 4 extents'
+    /// worth of pages are unused (MDEV-33542).
+    #[default]
+    MariaDb1011,
+    /// MySQL 8.0: completed splits only; the 1/8 segment reserve rule alone.
+    Mysql80,
+}
+
+/// Simulator settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimSettings {
+    /// `innodb_page_size`.
+    pub page_size: PageSize,
+    /// Which server's rules to follow where they differ.
+    pub flavour: Flavour,
+    /// `innodb_fill_factor` (sorted builds only; kept for the rebuild issue).
+    pub fill_factor_pct: u8,
+    /// MERGE_THRESHOLD of every index, percent of the page.
+    pub merge_threshold_pct: u8,
+    /// Run the full invariant checker every N inserts (None = never).
+    pub check_every: Option<u64>,
+}
+
+impl Default for SimSettings {
+    fn default() -> Self {
+        SimSettings {
+            page_size: PageSize::K16,
+            flavour: Flavour::MariaDb1011,
+            fill_factor_pct: 100,
+            merge_threshold_pct: 50,
+            check_every: None,
+        }
+    }
+}
+
+/// Errors from building or loading a simulated table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// A record can never fit in a page (the server's "Row size too large").
+    #[error(
+        "row size too large for index {index}: a record takes {record_bytes} bytes, but a \
+         {limit_bytes}-byte record is the most a page of this size holds (half a page)"
+    )]
+    RowTooLarge {
+        /// Index name.
+        index: String,
+        /// Worst-case or actual record size.
+        record_bytes: u32,
+        /// Largest record a page holds.
+        limit_bytes: u32,
+    },
+    /// A key is longer than the server allows for this page size.
+    #[error("key of index {index} is too long: {key_bytes} bytes, the limit is {limit_bytes}")]
+    KeyTooLong {
+        /// Index name.
+        index: String,
+        /// Maximum key length of the index.
+        key_bytes: u32,
+        /// Server limit.
+        limit_bytes: u32,
+    },
+    /// The row duplicates a key of the primary key or a unique index.
+    #[error("duplicate key in index {index}")]
+    DuplicateKey {
+        /// Index name.
+        index: String,
+    },
+    /// The row does not match the table definition.
+    #[error("bad row for table {table}: {reason}")]
+    BadRow {
+        /// Table name.
+        table: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The table definition cannot be simulated.
+    #[error("bad table definition {table}: {reason}")]
+    BadTable {
+        /// Table name.
+        table: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A page size that is not 4k, 8k, 16k, 32k or 64k.
+    #[error("unknown page size {0:?}: expected 4k, 8k, 16k, 32k or 64k")]
+    BadPageSize(String),
+    /// A settings value out of range.
+    #[error("bad setting: {0}")]
+    BadSetting(String),
+}
+
+/// Page-size-derived constants (innodb-internals.md §10).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Geometry {
+    pub page_bytes: u32,
+    /// `page_get_free_space_of_empty`: P − 132.
+    pub free_empty: u32,
+    /// `dict_index_get_space_reserve`: P/16.
+    pub reserve: u32,
+    /// `BTR_CUR_PAGE_REORGANIZE_LIMIT`: P/32.
+    pub reorg_limit: u32,
+    /// `BTR_CUR_PAGE_COMPRESS_LIMIT`: P × MERGE_THRESHOLD / 100.
+    pub merge_limit: u32,
+    /// `FSP_EXTENT_SIZE`.
+    pub extent_pages: u32,
+}
+
+impl Geometry {
+    pub fn new(page: PageSize, merge_threshold_pct: u8) -> Geometry {
+        let p = page.bytes();
+        Geometry {
+            page_bytes: p,
+            free_empty: p - 132,
+            reserve: p / 16,
+            reorg_limit: p / 32,
+            merge_limit: p * merge_threshold_pct as u32 / 100,
+            extent_pages: match page {
+                PageSize::K4 => 256,
+                PageSize::K8 => 128,
+                _ => 64,
+            },
+        }
+    }
+
+    /// `page_zip_rec_needs_ext` for uncompressed pages: the record must go (partly) off-page.
+    pub fn needs_ext(&self, rec_bytes: u32) -> bool {
+        rec_bytes >= self.free_empty / 2 || rec_bytes >= 16384
+    }
+
+    /// The largest record stored wholly in a page.
+    pub fn max_rec_bytes(&self) -> u32 {
+        (self.free_empty / 2).min(16384) - 1
+    }
+
+    /// Off-page bytes per BLOB page: P − FIL header − BLOB header − FIL trailer.
+    pub fn blob_payload_bytes(&self) -> u32 {
+        self.page_bytes - 38 - 8 - 8
+    }
+
+    /// Largest index key the server accepts (`DICT_MAX_FIELD_LEN_BY_FORMAT` and the
+    /// page-size dependent limit of MariaDB/MySQL).
+    pub fn max_key_bytes(&self) -> u32 {
+        match self.page_bytes {
+            4096 => 768,
+            8192 => 1536,
+            _ => 3072,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_prop;

@@ -1,0 +1,350 @@
+//! The file-per-table tablespace's page allocator: extent descriptors, the space's FREE /
+//! FREE_FRAG lists and free limit, and file segments (fragment pages plus extents), as
+//! `fsp/fsp0fsp.cc` allocates them (innodb-internals.md §7). It gives each index's `size`
+//! (reserved pages) and `n_leaf_pages` (used pages of the leaf segment).
+//!
+//! It tracks page numbers only; page contents live in the tree arena.
+
+use crate::Flavour;
+
+/// Allocation direction (`FSP_UP`, `FSP_DOWN`, `FSP_NO_DIR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dir {
+    Up,
+    Down,
+    Neither,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum XdesState {
+    Free,
+    FreeFrag,
+    FullFrag,
+    Fseg(u32),
+}
+
+#[derive(Debug, Clone)]
+struct Xdes {
+    state: XdesState,
+    used: [u64; 4],
+    n_used: u32,
+}
+
+impl Xdes {
+    fn is_used(&self, i: u32) -> bool {
+        self.used[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+    fn set(&mut self, i: u32, used: bool) {
+        let (w, b) = ((i / 64) as usize, i % 64);
+        if used {
+            debug_assert!(!self.is_used(i));
+            self.used[w] |= 1 << b;
+            self.n_used += 1;
+        } else {
+            debug_assert!(self.is_used(i));
+            self.used[w] &= !(1 << b);
+            self.n_used -= 1;
+        }
+    }
+    /// `xdes_find_free`: first free page at or after `hint`, wrapping around.
+    fn find_free(&self, hint: u32, e: u32) -> Option<u32> {
+        (hint..e).chain(0..hint).find(|&i| !self.is_used(i))
+    }
+}
+
+/// One file segment (`fseg_inode`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Segment {
+    frag: Vec<u32>,
+    free: Vec<u32>,
+    not_full: Vec<u32>,
+    full: Vec<u32>,
+    /// Pages used in NOT_FULL extents (`FSEG_NOT_FULL_N_USED`).
+    not_full_used: u32,
+}
+
+/// Segment handle.
+pub(crate) type SegId = u32;
+
+/// The tablespace allocator.
+#[derive(Debug, Clone)]
+pub(crate) struct Fsp {
+    extent_pages: u32,
+    page_bytes: u32,
+    flavour: Flavour,
+    xdes: Vec<Xdes>,
+    /// FSP_FREE list (extent numbers).
+    free: std::collections::VecDeque<u32>,
+    /// FSP_FREE_FRAG list.
+    free_frag: Vec<u32>,
+    /// FSP_SIZE in pages.
+    size_pages: u32,
+    /// FSP_FREE_LIMIT in pages.
+    free_limit: u32,
+    segs: Vec<Segment>,
+}
+
+impl Fsp {
+    /// A new file-per-table tablespace with page 0 (FSP_HDR), 1 (IBUF_BITMAP) and 2 (INODE)
+    /// in use in the first fragment extent.
+    pub fn new(extent_pages: u32, page_bytes: u32, flavour: Flavour) -> Fsp {
+        let mut f = Fsp {
+            extent_pages,
+            page_bytes,
+            flavour,
+            xdes: Vec::new(),
+            free: Default::default(),
+            free_frag: Vec::new(),
+            size_pages: 4,
+            free_limit: 0,
+            segs: Vec::new(),
+        };
+        f.init_extent(0);
+        f.mark_frag_used(2);
+        f
+    }
+
+    fn new_xdes(&mut self) -> &mut Xdes {
+        self.xdes.push(Xdes { state: XdesState::Free, used: [0; 4], n_used: 0 });
+        self.xdes.last_mut().expect("pushed")
+    }
+
+    fn descr_page_period(&self) -> u32 {
+        // One descriptor page tracks `page size in bytes` pages (xdes_calc_descriptor_page).
+        self.page_bytes
+    }
+
+    /// Initializes the extent at the free limit (`fsp_fill_free_list` loop body): an extent
+    /// holding a descriptor page becomes a fragment extent with its first 2 pages in use.
+    fn init_extent(&mut self, first_page: u32) {
+        debug_assert_eq!((first_page / self.extent_pages) as usize, self.xdes.len());
+        self.free_limit = first_page + self.extent_pages;
+        self.size_pages = self.size_pages.max(self.free_limit);
+        let ext = self.xdes.len() as u32;
+        let descr = first_page % self.descr_page_period() == 0;
+        self.new_xdes();
+        if descr {
+            let e = &mut self.xdes[ext as usize];
+            e.state = XdesState::FreeFrag;
+            e.set(0, true);
+            e.set(1, true);
+            self.free_frag.push(ext);
+        } else {
+            self.free.push_back(ext);
+        }
+    }
+
+    /// `fsp_fill_free_list`: extends the file one extent at a time while it is small, then
+    /// four at a time (`fsp_get_pages_to_extend_ibd`), and puts the new extents on FSP_FREE.
+    fn fill_free_list(&mut self) {
+        let threshold = (32 * self.extent_pages).min(self.page_bytes);
+        let add = if self.free_limit >= threshold { 4 } else { 1 };
+        for _ in 0..add {
+            self.init_extent(self.free_limit);
+        }
+    }
+
+    fn mark_frag_used(&mut self, page: u32) {
+        let (ext, off) = (page / self.extent_pages, page % self.extent_pages);
+        let e = &mut self.xdes[ext as usize];
+        e.set(off, true);
+        if e.n_used == self.extent_pages {
+            e.state = XdesState::FullFrag;
+            self.free_frag.retain(|&x| x != ext);
+        }
+    }
+
+    /// The descriptor of `page` if it lies below the free limit (`xdes_get_descriptor`).
+    fn descr(&self, page: u32) -> Option<u32> {
+        (page < self.free_limit).then_some(page / self.extent_pages)
+    }
+
+    /// `fsp_alloc_free_extent`: the hinted extent if it is free, else the head of FSP_FREE.
+    fn alloc_free_extent(&mut self, hint: u32) -> u32 {
+        let ext = match self.descr(hint) {
+            Some(x) if self.xdes[x as usize].state == XdesState::Free => x,
+            _ => {
+                if self.free.is_empty() {
+                    self.fill_free_list();
+                }
+                while self.free.is_empty() {
+                    // Only descriptor extents were added; keep extending.
+                    self.fill_free_list();
+                }
+                *self.free.front().expect("free extent")
+            }
+        };
+        self.free.retain(|&x| x != ext);
+        ext
+    }
+
+    /// `fsp_alloc_free_page`: a single page from a fragment extent.
+    fn alloc_frag_page(&mut self, hint: u32) -> u32 {
+        let (ext, hint) = match self.descr(hint) {
+            Some(x) if self.xdes[x as usize].state == XdesState::FreeFrag => (x, hint),
+            _ => {
+                let ext = match self.free_frag.first() {
+                    Some(&x) => x,
+                    None => {
+                        let x = self.alloc_free_extent(hint);
+                        self.xdes[x as usize].state = XdesState::FreeFrag;
+                        self.free_frag.push(x);
+                        x
+                    }
+                };
+                (ext, 0)
+            }
+        };
+        let e = self.extent_pages;
+        let off = self.xdes[ext as usize].find_free(hint % e, e).expect("fragment extent has room");
+        let page = ext * e + off;
+        self.mark_frag_used(page);
+        page
+    }
+
+    /// `fsp_free_page`: returns a fragment page to its fragment extent.
+    fn free_frag_page(&mut self, page: u32) {
+        let (ext, off) = (page / self.extent_pages, page % self.extent_pages);
+        let e = &mut self.xdes[ext as usize];
+        let was_full = e.state == XdesState::FullFrag;
+        e.set(off, false);
+        if was_full {
+            e.state = XdesState::FreeFrag;
+            self.free_frag.push(ext);
+        }
+        if e.n_used == 0 {
+            e.state = XdesState::Free;
+            self.free_frag.retain(|&x| x != ext);
+            self.free.push_back(ext);
+        }
+    }
+
+    /// Creates a segment (`fseg_create`), optionally allocating its first page (a tree root).
+    pub fn create_segment(&mut self) -> SegId {
+        self.segs.push(Segment::default());
+        (self.segs.len() - 1) as SegId
+    }
+
+    /// (reserved, used) pages of a segment (`fseg_n_reserved_pages`).
+    pub fn seg_pages(&self, seg: SegId) -> (u64, u64) {
+        let s = &self.segs[seg as usize];
+        let e = self.extent_pages as u64;
+        let n_ext = (s.free.len() + s.not_full.len() + s.full.len()) as u64;
+        let reserved = s.frag.len() as u64 + n_ext * e;
+        let used = s.frag.len() as u64 + s.not_full_used as u64 + s.full.len() as u64 * e;
+        (reserved, used)
+    }
+
+    /// `fseg_alloc_free_page_low`: picks a page for segment `seg` near `hint`.
+    pub fn alloc_page(&mut self, seg: SegId, hint: u32, dir: Dir) -> u32 {
+        let e = self.extent_pages;
+        let (reserved, used) = self.seg_pages(seg);
+        let frag_limit = (e / 2) as u64;
+        // MariaDB (MDEV-33542) also caps the unused reserve at 4 extents before adding one.
+        let may_grow = used >= frag_limit
+            && reserved - used < reserved / 8
+            && (self.flavour == Flavour::Mysql80 || reserved - used < 4 * e as u64);
+        let (hint, ext) = match self.descr(hint) {
+            Some(x) => (hint, x),
+            None => (0, 0),
+        };
+        let state = self.xdes[ext as usize].state;
+        let page = if state == XdesState::Fseg(seg) && !self.xdes[ext as usize].is_used(hint % e) {
+            // 1. The hinted page.
+            hint
+        } else if state == XdesState::Free && may_grow {
+            // 2. Take the hinted extent from the space, then the hinted page.
+            let x = self.alloc_free_extent(hint);
+            debug_assert_eq!(x, ext);
+            self.xdes[x as usize].state = XdesState::Fseg(seg);
+            self.segs[seg as usize].free.push(x);
+            hint
+        } else if dir != Dir::Neither && may_grow {
+            // 3. Any free extent; its lowest (UP) or highest (DOWN) page.
+            let x = self.seg_alloc_free_extent(seg);
+            let first = x * e;
+            let want = if dir == Dir::Down { first + e - 1 } else { first };
+            if self.xdes[x as usize].is_used(want % e) {
+                first + self.xdes[x as usize].find_free(0, e).expect("room")
+            } else {
+                want
+            }
+        } else if state == XdesState::Fseg(seg) && self.xdes[ext as usize].n_used < e {
+            // 4. Another page of the hinted extent.
+            ext * e + self.xdes[ext as usize].find_free(hint % e, e).expect("room")
+        } else if reserved > used {
+            // 5. Any unused page of the segment.
+            let s = &self.segs[seg as usize];
+            let x = *s.not_full.first().or(s.free.first()).expect("segment extent with room");
+            x * e + self.xdes[x as usize].find_free(0, e).expect("room")
+        } else if used < frag_limit {
+            // 6. A fragment page.
+            let p = self.alloc_frag_page(hint);
+            self.segs[seg as usize].frag.push(p);
+            return p;
+        } else {
+            // 7. A new extent, its first page.
+            let x = self.seg_alloc_free_extent(seg);
+            x * e
+        };
+        self.seg_mark_used(seg, page);
+        page
+    }
+
+    /// `fseg_alloc_free_extent`: the segment's FREE list head, else a new extent from the space.
+    fn seg_alloc_free_extent(&mut self, seg: SegId) -> u32 {
+        if let Some(&x) = self.segs[seg as usize].free.first() {
+            return x;
+        }
+        let x = self.alloc_free_extent(0);
+        self.xdes[x as usize].state = XdesState::Fseg(seg);
+        self.segs[seg as usize].free.push(x);
+        x
+    }
+
+    /// `fseg_mark_page_used`: moves the extent between the segment's lists.
+    fn seg_mark_used(&mut self, seg: SegId, page: u32) {
+        let e = self.extent_pages;
+        let (x, off) = (page / e, page % e);
+        let s = &mut self.segs[seg as usize];
+        let d = &mut self.xdes[x as usize];
+        debug_assert_eq!(d.state, XdesState::Fseg(seg));
+        if d.n_used == 0 {
+            s.free.retain(|&y| y != x);
+            s.not_full.push(x);
+        }
+        d.set(off, true);
+        s.not_full_used += 1;
+        if d.n_used == e {
+            s.not_full.retain(|&y| y != x);
+            s.full.push(x);
+            s.not_full_used -= e;
+        }
+    }
+
+    /// `fseg_free_page`: fragment pages go back to the space; a page of an extent is marked
+    /// free and the extent returns to the space when it becomes empty.
+    pub fn free_page(&mut self, seg: SegId, page: u32) {
+        let s = &mut self.segs[seg as usize];
+        if let Some(i) = s.frag.iter().position(|&p| p == page) {
+            s.frag.swap_remove(i);
+            self.free_frag_page(page);
+            return;
+        }
+        let e = self.extent_pages;
+        let (x, off) = (page / e, page % e);
+        let d = &mut self.xdes[x as usize];
+        if d.n_used == e {
+            s.full.retain(|&y| y != x);
+            s.not_full.push(x);
+            s.not_full_used += e;
+        }
+        d.set(off, false);
+        s.not_full_used -= 1;
+        if d.n_used == 0 {
+            s.not_full.retain(|&y| y != x);
+            d.state = XdesState::Free;
+            self.free.push_back(x);
+        }
+    }
+}

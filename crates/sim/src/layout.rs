@@ -1,0 +1,437 @@
+//! Record layouts: which fields an index record holds, how many bytes each record takes in
+//! ROW_FORMAT=COMPACT/DYNAMIC, and the fixed-width, memcmp-ordered key encoding the simulator
+//! stores in its pages.
+//!
+//! This module sizes records and encodes keys; it knows nothing about pages or trees. Sizes
+//! follow `rec_get_converted_size_comp` (rem0rec.cc) and `dtuple_convert_big_rec`
+//! (data0data.cc) as described in innodb-internals.md §2.
+
+use crate::{Geometry, SimError};
+use keylab_schema::{ColumnType, RowFormat, Table, Value};
+
+/// Bytes of the fixed COMPACT record header (`REC_N_NEW_EXTRA_BYTES`).
+pub(crate) const REC_HEADER_BYTES: u32 = 5;
+/// Bytes of the child page number in a node-pointer record (`REC_NODE_PTR_SIZE`).
+pub(crate) const NODE_PTR_CHILD_BYTES: u32 = 4;
+/// In-record size of an off-page field reference (`BTR_EXTERN_FIELD_REF_SIZE`).
+const EXTERN_REF_BYTES: u32 = 20;
+/// COMPACT keeps this prefix of an off-page column in the record.
+const COMPACT_LOCAL_PREFIX_BYTES: u32 = 768;
+
+/// How a field is stored in a COMPACT/DYNAMIC record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FieldKind {
+    /// Fixed length, no length byte.
+    Fixed(u32),
+    /// Variable length with 1 or 2 length bytes; `big` is `DATA_BIG_COL`.
+    Var { max_bytes: u32, big: bool, blob: bool },
+}
+
+/// One field of an index record.
+#[derive(Debug, Clone)]
+pub(crate) struct Field {
+    /// Table column, or `None` for DB_TRX_ID / DB_ROLL_PTR.
+    pub col: Option<usize>,
+    pub kind: FieldKind,
+    pub nullable: bool,
+}
+
+/// How a key field is encoded in the simulator's fixed-width key bytes.
+#[derive(Debug, Clone, Copy)]
+struct KeySlot {
+    col: usize,
+    nullable: bool,
+    kind: FieldKind,
+    /// Encoded width of the value part (without null flag and length suffix).
+    width: u32,
+    /// For variable fields the width grows to the longest value seen (see `widen`).
+    var: bool,
+    /// Integer-like columns encode as 8 bytes from `Value::write_sort_key`.
+    int_like: bool,
+}
+
+/// The record layout of one index and its key codec.
+#[derive(Debug, Clone)]
+pub(crate) struct Layout {
+    pub name: String,
+    pub clustered: bool,
+    pub unique: bool,
+    /// Leaf record fields, in record order.
+    pub fields: Vec<Field>,
+    /// NULL-bitmap bytes (`n_core_null_bytes`), the same on leaf and node-pointer records.
+    pub null_bytes: u32,
+    /// Leading key slots that a unique secondary index checks for duplicates.
+    pub n_unique_slots: usize,
+    slots: Vec<KeySlot>,
+    /// Total encoded key width.
+    pub key_width: usize,
+    row_format: RowFormat,
+}
+
+/// The size of one leaf record and its off-page parts.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LeafRecord {
+    pub size_bytes: u32,
+    /// BLOB pages the off-page columns of this record take.
+    pub blob_pages: u32,
+}
+
+fn field_kind(ty: &ColumnType) -> FieldKind {
+    match ty.fixed_len() {
+        Some(n) if n <= 768 => FieldKind::Fixed(n),
+        _ => FieldKind::Var { max_bytes: ty.max_bytes(), big: ty.is_big(), blob: ty.is_blob() },
+    }
+}
+
+fn is_int_like(ty: &ColumnType) -> bool {
+    !matches!(ty, ColumnType::Char { .. } | ColumnType::VarChar { .. })
+        && !matches!(ty, ColumnType::Binary { .. } | ColumnType::Text { .. })
+}
+
+/// Length bytes of a non-NULL variable field holding `len` bytes (`rec_get_converted_size_comp`).
+fn len_bytes(kind: FieldKind, len: u32, off_page: bool) -> u32 {
+    match kind {
+        FieldKind::Fixed(_) => 0,
+        FieldKind::Var { .. } if off_page => 2,
+        FieldKind::Var { big: false, .. } => 1,
+        FieldKind::Var { big: true, .. } => {
+            if len < 128 {
+                1
+            } else {
+                2
+            }
+        }
+    }
+}
+
+impl Layout {
+    /// The clustered index (PRIMARY): PK columns, DB_TRX_ID, DB_ROLL_PTR, the other columns
+    /// (`dict_index_build_internal_clust`).
+    pub fn clustered(table: &Table) -> Layout {
+        let mut fields: Vec<Field> =
+            table.primary_key.iter().map(|&c| col_field(table, c)).collect();
+        fields.push(Field { col: None, kind: FieldKind::Fixed(6), nullable: false });
+        fields.push(Field { col: None, kind: FieldKind::Fixed(7), nullable: false });
+        for c in 0..table.columns.len() {
+            if !table.primary_key.contains(&c) {
+                fields.push(col_field(table, c));
+            }
+        }
+        let key_cols = table.primary_key.clone();
+        Layout::build("PRIMARY".into(), true, true, fields, &key_cols, key_cols.len(), table)
+    }
+
+    /// A secondary index: its columns, then PK columns not already in it
+    /// (`dict_index_build_internal_non_clust`). The tree key is every field.
+    pub fn secondary(table: &Table, ix: &keylab_schema::Index) -> Layout {
+        let mut cols = ix.columns.clone();
+        for &c in &table.primary_key {
+            if !cols.contains(&c) {
+                cols.push(c);
+            }
+        }
+        let fields = cols.iter().map(|&c| col_field(table, c)).collect();
+        Layout::build(ix.name.clone(), false, ix.unique, fields, &cols, ix.columns.len(), table)
+    }
+
+    fn build(
+        name: String,
+        clustered: bool,
+        unique: bool,
+        fields: Vec<Field>,
+        key_cols: &[usize],
+        n_unique_slots: usize,
+        table: &Table,
+    ) -> Layout {
+        let n_nullable = fields.iter().filter(|f| f.nullable).count() as u32;
+        let slots: Vec<KeySlot> = key_cols
+            .iter()
+            .map(|&c| {
+                let col = &table.columns[c];
+                let kind = field_kind(&col.ty);
+                let int_like = is_int_like(&col.ty);
+                let (width, var) = match kind {
+                    _ if int_like => (8, false),
+                    FieldKind::Fixed(n) => (n, false),
+                    FieldKind::Var { .. } => (0, true),
+                };
+                KeySlot { col: c, nullable: col.nullable, kind, width, var, int_like }
+            })
+            .collect();
+        let mut l = Layout {
+            name,
+            clustered,
+            unique,
+            fields,
+            null_bytes: n_nullable.div_ceil(8),
+            n_unique_slots,
+            slots,
+            key_width: 0,
+            row_format: table.row_format,
+        };
+        l.key_width = l.width_of(&l.slots);
+        l
+    }
+
+    fn width_of(&self, slots: &[KeySlot]) -> usize {
+        slots.iter().map(|s| s.nullable as usize + s.width as usize + 2 * s.var as usize).sum()
+    }
+
+    /// Encoded width of the leading `n_unique_slots` slots.
+    pub fn unique_prefix_width(&self) -> usize {
+        self.width_of(&self.slots[..self.n_unique_slots])
+    }
+
+    /// True when a unique check applies to this row (no NULL in the unique columns).
+    pub fn unique_applies(&self, row: &[Value]) -> bool {
+        self.slots[..self.n_unique_slots].iter().all(|s| !row[s.col].is_null())
+    }
+
+    /// The slot widths a row needs, when wider than the current ones (variable fields grow).
+    pub fn needed_widths(&self, row: &[Value]) -> Option<Vec<u32>> {
+        let mut grow = false;
+        let w: Vec<u32> = self
+            .slots
+            .iter()
+            .map(|s| match &row[s.col] {
+                Value::Bytes(b) if s.var && b.len() as u32 > s.width => {
+                    grow = true;
+                    b.len() as u32
+                }
+                _ => s.width,
+            })
+            .collect();
+        grow.then_some(w)
+    }
+
+    /// Re-encodes `key` (in the current widths) into `new` widths, appending to `out`.
+    pub fn reencode(&self, key: &[u8], new: &[u32], out: &mut Vec<u8>) {
+        let mut at = 0;
+        for (s, &nw) in self.slots.iter().zip(new) {
+            if s.nullable {
+                out.push(key[at]);
+                at += 1;
+            }
+            let w = s.width as usize;
+            out.extend_from_slice(&key[at..at + w]);
+            out.resize(out.len() + (nw as usize - w), 0);
+            at += w;
+            if s.var {
+                out.extend_from_slice(&key[at..at + 2]);
+                at += 2;
+            }
+        }
+    }
+
+    /// Adopts new slot widths (after every stored key was re-encoded).
+    pub fn set_widths(&mut self, new: &[u32]) {
+        for (s, &w) in self.slots.iter_mut().zip(new) {
+            s.width = w;
+        }
+        self.key_width = self.width_of(&self.slots);
+    }
+
+    /// Appends the memcmp-ordered key of `row` to `out`: per slot an optional NULL flag
+    /// (0 = NULL sorts first), the value padded with zero bytes to the slot width, and for
+    /// variable fields a 2-byte length so that "ab" < "ab\0". Ids are ASCII or binary, so byte
+    /// order is the collation order.
+    pub fn encode_key(&self, row: &[Value], out: &mut Vec<u8>) {
+        for s in &self.slots {
+            let v = &row[s.col];
+            if s.nullable {
+                out.push(!v.is_null() as u8);
+            }
+            let start = out.len();
+            if s.int_like {
+                v.write_sort_key(out);
+            } else if let Value::Bytes(b) = v {
+                out.extend_from_slice(b);
+            }
+            let len = (out.len() - start) as u32;
+            out.resize(start + s.width as usize, 0);
+            if s.var {
+                out.extend_from_slice(&(len as u16).to_be_bytes());
+            }
+        }
+    }
+
+    /// Size of a node-pointer record whose key is `key`: header, the index's NULL-bitmap bytes,
+    /// length bytes and data of the key fields, child page number (§2.2, §2.3).
+    pub fn node_ptr_size(&self, key: &[u8]) -> u32 {
+        let mut size = REC_HEADER_BYTES + self.null_bytes + NODE_PTR_CHILD_BYTES;
+        let mut at = 0;
+        for s in &self.slots {
+            let mut null = false;
+            if s.nullable {
+                null = key[at] == 0;
+                at += 1;
+            }
+            at += s.width as usize;
+            let len = if s.var {
+                let l = u16::from_be_bytes([key[at], key[at + 1]]) as u32;
+                at += 2;
+                l
+            } else if let FieldKind::Fixed(n) = s.kind {
+                n
+            } else {
+                s.width
+            };
+            if !null {
+                size += len + len_bytes(s.kind, len, false);
+            }
+        }
+        size
+    }
+
+    /// Size of the leaf record of `row`, moving columns off-page as `dtuple_convert_big_rec`
+    /// does when the record reaches the half-page limit (clustered index only).
+    pub fn leaf_record(
+        &self,
+        row: &[Value],
+        table: &Table,
+        g: &Geometry,
+    ) -> Result<LeafRecord, SimError> {
+        let mut lens: [u32; 64] = [0; 64];
+        let mut lens_vec;
+        let lens: &mut [u32] = if self.fields.len() <= 64 {
+            &mut lens[..self.fields.len()]
+        } else {
+            lens_vec = vec![0; self.fields.len()];
+            &mut lens_vec
+        };
+        let mut size = REC_HEADER_BYTES + self.null_bytes;
+        for (i, f) in self.fields.iter().enumerate() {
+            let len = match f.col {
+                None => match f.kind {
+                    FieldKind::Fixed(n) => n,
+                    FieldKind::Var { .. } => 0,
+                },
+                Some(c) => {
+                    let v = &row[c];
+                    if v.is_null() {
+                        lens[i] = u32::MAX;
+                        continue;
+                    }
+                    v.stored_len(&table.columns[c].ty)
+                }
+            };
+            lens[i] = len;
+            size += len + len_bytes(f.kind, len, false);
+        }
+        let mut rec = LeafRecord { size_bytes: size, blob_pages: 0 };
+        if !g.needs_ext(rec.size_bytes) {
+            return Ok(rec);
+        }
+        if !self.clustered {
+            return Err(SimError::RowTooLarge {
+                index: self.name.clone(),
+                record_bytes: rec.size_bytes,
+                limit_bytes: g.max_rec_bytes(),
+            });
+        }
+        // Move the longest eligible column off-page until the record fits; key fields stay.
+        let local = match self.row_format {
+            RowFormat::Dynamic => EXTERN_REF_BYTES,
+            RowFormat::Compact => COMPACT_LOCAL_PREFIX_BYTES + EXTERN_REF_BYTES,
+        };
+        let mut off = vec![false; self.fields.len()];
+        let n_key = self.slots.len();
+        while g.needs_ext(rec.size_bytes) {
+            let mut best: Option<usize> = None;
+            for (i, f) in self.fields.iter().enumerate().skip(n_key) {
+                let FieldKind::Var { big, blob, .. } = f.kind else { continue };
+                let l = lens[i];
+                if off[i] || l == u32::MAX || l <= local.max(40) {
+                    continue;
+                }
+                if self.row_format == RowFormat::Dynamic && !(big || blob) {
+                    continue;
+                }
+                if best.is_none_or(|b| lens[b] < l) {
+                    best = Some(i);
+                }
+            }
+            let Some(i) = best else {
+                return Err(SimError::RowTooLarge {
+                    index: self.name.clone(),
+                    record_bytes: rec.size_bytes,
+                    limit_bytes: g.max_rec_bytes(),
+                });
+            };
+            let l = lens[i];
+            off[i] = true;
+            rec.size_bytes = rec.size_bytes - l - len_bytes(self.fields[i].kind, l, false)
+                + local
+                + len_bytes(self.fields[i].kind, local, true);
+            let ext = if self.row_format == RowFormat::Dynamic {
+                l
+            } else {
+                l - COMPACT_LOCAL_PREFIX_BYTES
+            };
+            rec.blob_pages += ext.div_ceil(g.blob_payload_bytes());
+        }
+        Ok(rec)
+    }
+
+    /// Worst-case leaf record size, with long columns counted as off-page where allowed
+    /// (the CREATE TABLE check, `dict_index_t::record_size_info`).
+    pub fn worst_case_bytes(&self) -> u32 {
+        let n_key = self.slots.len();
+        let mut size = REC_HEADER_BYTES + self.null_bytes;
+        for (i, f) in self.fields.iter().enumerate() {
+            size += match f.kind {
+                FieldKind::Fixed(n) => n,
+                FieldKind::Var { max_bytes, big, blob } => {
+                    let can_go_off = self.clustered && i >= n_key && (big || blob);
+                    let max = if can_go_off {
+                        match self.row_format {
+                            RowFormat::Dynamic => max_bytes.min(EXTERN_REF_BYTES.max(40)),
+                            RowFormat::Compact => {
+                                max_bytes.min(COMPACT_LOCAL_PREFIX_BYTES + EXTERN_REF_BYTES)
+                            }
+                        }
+                    } else {
+                        max_bytes
+                    };
+                    max + len_bytes(f.kind, max, false)
+                }
+            };
+        }
+        size
+    }
+
+    /// The smallest possible leaf record (for page capacity reservations).
+    pub fn min_leaf_bytes(&self) -> u32 {
+        let mut size = REC_HEADER_BYTES + self.null_bytes;
+        for f in &self.fields {
+            if let FieldKind::Fixed(n) = f.kind {
+                if !f.nullable {
+                    size += n;
+                }
+            } else if !f.nullable {
+                size += 1;
+            }
+        }
+        size
+    }
+
+    /// The smallest possible node-pointer record.
+    pub fn min_node_ptr_bytes(&self) -> u32 {
+        let mut size = REC_HEADER_BYTES + self.null_bytes + NODE_PTR_CHILD_BYTES;
+        for s in &self.slots {
+            if let FieldKind::Fixed(n) = s.kind {
+                if !s.nullable {
+                    size += n;
+                }
+            } else if !s.nullable {
+                size += 1;
+            }
+        }
+        size
+    }
+}
+
+fn col_field(table: &Table, c: usize) -> Field {
+    let col = &table.columns[c];
+    Field { col: Some(c), kind: field_kind(&col.ty), nullable: col.nullable }
+}

@@ -1,0 +1,271 @@
+//! One B-tree index page: its records in key order as compact arrays, and the header fields
+//! that drive InnoDB's decisions (heap top, garbage, the PAGE_FREE list, PAGE_LAST_INSERT).
+//!
+//! Space accounting follows `page0page.inl` (innodb-internals.md §1.2); record placement
+//! follows `page_cur_insert_rec_low`. The page holds no record bytes beyond the encoded key,
+//! a u16 size and (non-leaf) a child page number, so there is no per-record allocation.
+
+use crate::Geometry;
+
+/// A page number in the table's tablespace (also the index of the page in the arena).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PageNo(pub u32);
+
+/// `page_dir_calc_reserved_space`: the directory-slot estimate for `n` records.
+#[inline]
+pub(crate) fn dir_res(n: u32) -> u32 {
+    n.div_ceil(2)
+}
+
+/// An index page.
+#[derive(Debug, Clone)]
+pub(crate) struct Page {
+    /// PAGE_LEVEL: 0 = leaf.
+    pub level: u16,
+    pub prev: Option<PageNo>,
+    pub next: Option<PageNo>,
+    /// Encoded keys, `key_width` bytes each, in key order.
+    pub keys: Vec<u8>,
+    /// Record sizes (header + data), in key order.
+    pub sizes: Vec<u16>,
+    /// Child page numbers (non-leaf pages only), in key order.
+    pub children: Vec<u32>,
+    /// Sum of live record sizes (`page_get_data_size`, INNODB_BUFFER_PAGE.DATA_SIZE).
+    pub data_bytes: u32,
+    /// PAGE_HEAP_TOP − PAGE_NEW_SUPREMUM_END.
+    pub heap_bytes: u32,
+    /// User records on the heap, live or freed (PAGE_N_HEAP − 2).
+    pub n_heap: u32,
+    /// PAGE_GARBAGE.
+    pub garbage_bytes: u32,
+    /// The PAGE_FREE list as runs of (record size, count); the head is the last run.
+    pub free_runs: Vec<(u16, u16)>,
+    /// PAGE_LAST_INSERT as a position in key order (`None` = 0 = unknown).
+    pub last_insert: Option<u32>,
+}
+
+impl Page {
+    /// A freshly created empty page (`page_create`).
+    pub fn new(level: u16, key_width: usize, cap_recs: usize) -> Page {
+        Page {
+            level,
+            prev: None,
+            next: None,
+            keys: Vec::with_capacity(cap_recs * key_width),
+            sizes: Vec::with_capacity(cap_recs),
+            children: if level > 0 { Vec::with_capacity(cap_recs) } else { Vec::new() },
+            data_bytes: 0,
+            heap_bytes: 0,
+            n_heap: 0,
+            garbage_bytes: 0,
+            free_runs: Vec::new(),
+            last_insert: None,
+        }
+    }
+
+    /// PAGE_N_RECS.
+    #[inline]
+    pub fn n_recs(&self) -> u32 {
+        self.sizes.len() as u32
+    }
+
+    #[inline]
+    pub fn key(&self, i: usize, kw: usize) -> &[u8] {
+        &self.keys[i * kw..(i + 1) * kw]
+    }
+
+    /// Number of records with key ≤ `key` (the PAGE_CUR_LE cursor is the record before this
+    /// position), and whether the record before it equals `key`.
+    #[inline]
+    pub fn search(&self, key: &[u8], kw: usize) -> (usize, bool) {
+        let (mut lo, mut hi) = (0usize, self.sizes.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.keys[mid * kw..(mid + 1) * kw] <= *key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let eq = lo > 0 && self.keys[(lo - 1) * kw..lo * kw] == *key;
+        (lo, eq)
+    }
+
+    /// Insert position for `key` under PAGE_CUR_LE. On the leftmost page of a non-leaf level
+    /// the first record carries the min-rec flag and compares below every key.
+    pub fn insert_pos(&self, key: &[u8], kw: usize) -> usize {
+        let (pos, _) = self.search(key, kw);
+        if pos == 0 && self.level > 0 && self.prev.is_none() && !self.sizes.is_empty() {
+            1
+        } else {
+            pos
+        }
+    }
+
+    /// `page_get_max_insert_size_after_reorganize(page, k)`, signed (negative = no room).
+    #[inline]
+    pub fn max_insert_after_reorg(&self, g: &Geometry, k: u32) -> i64 {
+        g.free_empty as i64 - self.data_bytes as i64 - dir_res(self.n_recs() + k) as i64
+    }
+
+    /// `page_get_max_insert_size(page, k)`, signed: room at the heap top.
+    #[inline]
+    pub fn max_insert(&self, g: &Geometry, k: u32) -> i64 {
+        g.free_empty as i64 - self.heap_bytes as i64 - dir_res(self.n_heap + k) as i64
+    }
+
+    fn free_head(&self) -> Option<u16> {
+        self.free_runs.last().map(|r| r.0)
+    }
+
+    fn free_pop(&mut self) {
+        let last = self.free_runs.last_mut().expect("free list head");
+        last.1 -= 1;
+        if last.1 == 0 {
+            self.free_runs.pop();
+        }
+    }
+
+    fn free_push(&mut self, size: u16) {
+        match self.free_runs.last_mut() {
+            Some(r) if r.0 == size && r.1 < u16::MAX => r.1 += 1,
+            _ => self.free_runs.push((size, 1)),
+        }
+    }
+
+    /// Finds room for a record of `size` bytes as `page_cur_insert_rec_low` does: only the
+    /// head of PAGE_FREE is tried, then the heap top. Returns false when neither has room
+    /// (the caller may reorganize). Accounts the bytes but does not add the record.
+    pub fn place(&mut self, g: &Geometry, size: u32) -> bool {
+        if let Some(head) = self.free_head() {
+            if head as u32 >= size {
+                self.free_pop();
+                // Left-over bytes of the reused slot stay counted as garbage.
+                self.garbage_bytes -= size;
+                self.data_bytes += size;
+                return true;
+            }
+        }
+        if self.max_insert(g, 1) >= size as i64 {
+            self.heap_bytes += size;
+            self.n_heap += 1;
+            self.data_bytes += size;
+            return true;
+        }
+        false
+    }
+
+    /// `btr_page_reorganize_low`: records rewritten compactly, no garbage.
+    pub fn reorganize(&mut self) {
+        self.heap_bytes = self.data_bytes;
+        self.n_heap = self.n_recs();
+        self.garbage_bytes = 0;
+        self.free_runs.clear();
+    }
+
+    /// Adds a record at position `pos` after `place` found room; sets PAGE_LAST_INSERT.
+    pub fn insert_placed(&mut self, pos: usize, key: &[u8], size: u32, child: u32) {
+        let kw = key.len();
+        self.keys.splice(pos * kw..pos * kw, key.iter().copied());
+        self.sizes.insert(pos, size as u16);
+        if self.level > 0 {
+            self.children.insert(pos, child);
+        }
+        self.last_insert = Some(pos as u32);
+    }
+
+    /// Deletes one record (`page_cur_delete_rec`): it heads PAGE_FREE, its bytes become
+    /// garbage, and PAGE_LAST_INSERT is reset.
+    pub fn delete_rec(&mut self, pos: usize, kw: usize) {
+        let size = self.sizes.remove(pos);
+        self.keys.drain(pos * kw..(pos + 1) * kw);
+        if self.level > 0 {
+            self.children.remove(pos);
+        }
+        self.data_bytes -= size as u32;
+        self.garbage_bytes += size as u32;
+        self.free_push(size);
+        self.last_insert = None;
+    }
+
+    /// Gives the first record the min-rec flag (`REC_INFO_MIN_REC_FLAG`): it then compares
+    /// below every key, which the simulator models by zeroing its stored key (its size, taken
+    /// when the node pointer was built, does not change).
+    pub fn set_min_rec(&mut self, kw: usize) {
+        if !self.sizes.is_empty() {
+            self.keys[..kw].fill(0);
+        }
+    }
+
+    /// Empties the page as `page_create_empty` does (keeps level and links).
+    pub fn make_empty(&mut self) {
+        self.keys.clear();
+        self.sizes.clear();
+        self.children.clear();
+        self.data_bytes = 0;
+        self.heap_bytes = 0;
+        self.n_heap = 0;
+        self.garbage_bytes = 0;
+        self.free_runs.clear();
+        self.last_insert = None;
+    }
+
+    /// Copies records `range` compactly into the empty page `to` (a freshly created page).
+    pub fn copy_to_new(&self, range: std::ops::Range<usize>, kw: usize, to: &mut Page) {
+        to.keys.extend_from_slice(&self.keys[range.start * kw..range.end * kw]);
+        to.sizes.extend_from_slice(&self.sizes[range.clone()]);
+        if self.level > 0 {
+            to.children.extend_from_slice(&self.children[range.clone()]);
+        }
+        let bytes: u32 = self.sizes[range.clone()].iter().map(|&s| s as u32).sum();
+        to.data_bytes += bytes;
+        to.heap_bytes += bytes;
+        to.n_heap += range.len() as u32;
+    }
+
+    /// Removes records `from..` after they were copied to another page
+    /// (`page_delete_rec_list_end`): they join PAGE_FREE as one chain headed by the first of
+    /// them; deleting every record re-creates the page empty instead.
+    pub fn remove_tail(&mut self, from: usize, kw: usize) {
+        let n = self.sizes.len();
+        if from == n {
+            return;
+        }
+        if from == 0 {
+            self.make_empty();
+            return;
+        }
+        for i in (from..n).rev() {
+            let s = self.sizes[i];
+            self.free_push(s);
+            self.garbage_bytes += s as u32;
+            self.data_bytes -= s as u32;
+        }
+        self.keys.truncate(from * kw);
+        self.sizes.truncate(from);
+        if self.level > 0 {
+            self.children.truncate(from);
+        }
+        self.last_insert = None;
+    }
+
+    /// Removes records `..to` after they were copied (`page_delete_rec_list_start`): deleted
+    /// one by one from the front, so the last of them heads PAGE_FREE.
+    pub fn remove_head(&mut self, to: usize, kw: usize) {
+        if to == 0 {
+            return;
+        }
+        for i in 0..to {
+            let s = self.sizes[i];
+            self.free_push(s);
+            self.garbage_bytes += s as u32;
+            self.data_bytes -= s as u32;
+        }
+        self.keys.drain(..to * kw);
+        self.sizes.drain(..to);
+        if self.level > 0 {
+            self.children.drain(..to);
+        }
+        self.last_insert = None;
+    }
+}

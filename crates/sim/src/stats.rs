@@ -1,0 +1,129 @@
+//! Statistics of a simulated table, named and defined as the server reports them:
+//! `mysql.innodb_index_stats` (`size`, `n_leaf_pages`), `TABLES.DATA_LENGTH` /
+//! `INDEX_LENGTH`, `INNODB_METRICS` counters, and per-index page figures computed the way
+//! `INFORMATION_SCHEMA.INNODB_BUFFER_PAGE` would give them (DATA_SIZE per page).
+//!
+//! Pure reads of the trees; nothing here changes state.
+
+use crate::tree::{Space, Tree};
+use serde::{Deserialize, Serialize};
+
+/// Counters named like `INNODB_METRICS` (module `index`), summed over all indexes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    /// What the flavour's `index_page_splits` counts: MariaDB 10.11 counts every call of
+    /// `btr_page_split_and_insert`, including inserts that went into the right sibling;
+    /// MySQL 8.0 counts completed splits.
+    pub page_splits: u64,
+    /// `index_page_reorg_successful`: page reorganizations.
+    pub page_reorgs: u64,
+    /// Inserts placed on the right sibling instead of splitting.
+    pub right_sibling_inserts: u64,
+    /// Root raises (tree height +1).
+    pub root_raises: u64,
+    /// `index_page_merge_attempts` (non-leaf compress attempts on the insert path).
+    pub merge_attempts: u64,
+    /// `index_page_merge_successful`.
+    pub merges: u64,
+    /// `index_page_discards`.
+    pub page_discards: u64,
+}
+
+/// Per-index figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexStats {
+    /// Index name (`PRIMARY` for the clustered index).
+    pub name: String,
+    /// `innodb_index_stats` `size`: pages reserved by the leaf and non-leaf segments.
+    pub size_pages: u64,
+    /// `innodb_index_stats` `n_leaf_pages`: used pages of the leaf segment (BLOB pages
+    /// included), at least 1.
+    pub leaf_pages: u64,
+    /// B-tree pages above the leaf level.
+    pub nonleaf_pages: u64,
+    /// B-tree pages per level; index 0 is the leaf level.
+    pub pages_per_level: Vec<u64>,
+    /// Tree height (1 for a single-page tree).
+    pub height: u32,
+    /// Leaf records (rows).
+    pub records: u64,
+    /// Mean over B-tree leaf pages of DATA_SIZE / page size × 100.
+    pub fill_pct: f64,
+    /// Leaf records per B-tree leaf page.
+    pub records_per_leaf: f64,
+    /// B-tree leaf pages by fill, buckets of 10 points (the last holds 90–100).
+    pub fill_histogram: [u64; 10],
+    /// Sum of DATA_SIZE over all B-tree pages of the index, leaf and non-leaf.
+    pub data_size_bytes: u64,
+    /// Mean over all B-tree pages (leaf and non-leaf) of DATA_SIZE / page size × 100, as an
+    /// average over an index's buffered pages gives it.
+    pub fill_pct_all_pages: f64,
+    /// BLOB pages holding off-page columns (part of `leaf_pages`).
+    pub blob_pages: u64,
+}
+
+/// Table-level figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TableStats {
+    /// Counters since the table was created.
+    pub counters: Counters,
+    /// `DATA_LENGTH` = PRIMARY `size` × page size.
+    pub data_length_bytes: u64,
+    /// `INDEX_LENGTH` = Σ secondary `size` × page size.
+    pub index_length_bytes: u64,
+    /// PRIMARY first, then the secondary indexes in table order.
+    pub indexes: Vec<IndexStats>,
+}
+
+pub(crate) fn index_stats(sp: &Space, t: &Tree) -> IndexStats {
+    let p_bytes = sp.geo.page_bytes as f64;
+    let lefts = t.leftmost_pages(sp);
+    let height = lefts.len() as u32;
+    let mut pages_per_level = vec![0u64; lefts.len()];
+    let (mut leaf_fill_sum, mut all_fill_sum, mut data_size) = (0.0, 0.0, 0u64);
+    let mut hist = [0u64; 10];
+    for &l in &lefts {
+        for p in Tree::level_pages(sp, l) {
+            let page = sp.page(p);
+            let fill = page.data_bytes as f64 / p_bytes * 100.0;
+            pages_per_level[page.level as usize] += 1;
+            data_size += page.data_bytes as u64;
+            all_fill_sum += fill;
+            if page.level == 0 {
+                leaf_fill_sum += fill;
+                hist[((fill / 10.0) as usize).min(9)] += 1;
+            }
+        }
+    }
+    let (leaf_r, _) = sp.fsp.seg_pages(t.seg_leaf);
+    let (top_r, _) = sp.fsp.seg_pages(t.seg_top);
+    let (_, leaf_used) = sp.fsp.seg_pages(t.seg_leaf);
+    let btree_leaves = pages_per_level[0];
+    let all_pages: u64 = pages_per_level.iter().sum();
+    IndexStats {
+        name: t.layout.name.clone(),
+        size_pages: leaf_r + top_r,
+        leaf_pages: leaf_used.max(1),
+        nonleaf_pages: all_pages - btree_leaves,
+        pages_per_level,
+        height,
+        records: t.records,
+        fill_pct: leaf_fill_sum / btree_leaves as f64,
+        records_per_leaf: t.records as f64 / btree_leaves as f64,
+        fill_histogram: hist,
+        data_size_bytes: data_size,
+        fill_pct_all_pages: all_fill_sum / all_pages as f64,
+        blob_pages: t.blob_pages,
+    }
+}
+
+pub(crate) fn table_stats(sp: &Space, trees: &[Tree]) -> TableStats {
+    let indexes: Vec<IndexStats> = trees.iter().map(|t| index_stats(sp, t)).collect();
+    let p = sp.geo.page_bytes as u64;
+    TableStats {
+        counters: sp.counters,
+        data_length_bytes: indexes[0].size_pages * p,
+        index_length_bytes: indexes[1..].iter().map(|i| i.size_pages).sum::<u64>() * p,
+        indexes,
+    }
+}

@@ -1,0 +1,313 @@
+//! [`SimTable`]: a table's clustered index and secondary indexes in one simulated
+//! file-per-table tablespace, maintained row by row as INSERT does
+//! (`row_ins_clust_index_entry`, then each secondary index).
+//!
+//! It validates rows, assigns AUTO_INCREMENT values, checks uniqueness before changing any
+//! index, and widens the key encoding when a longer variable-length key arrives.
+
+use crate::fsp::Fsp;
+use crate::layout::Layout;
+use crate::stats::Counters;
+use crate::tree::{Space, Tree};
+use crate::{Geometry, InvariantViolation, SimError, SimSettings, TableStats};
+use keylab_schema::{ColumnType, Table, Value};
+
+/// A simulated InnoDB table.
+#[derive(Debug, Clone)]
+pub struct SimTable {
+    table: Table,
+    settings: SimSettings,
+    space: Space,
+    /// PRIMARY first, then the secondary indexes in table order.
+    trees: Vec<Tree>,
+    rows: u64,
+    next_auto_inc: i64,
+    keys: Vec<u8>,
+    auto_row: Vec<Value>,
+}
+
+impl SimTable {
+    /// Creates the empty table: one tablespace, PRIMARY's root (page 3) and each secondary
+    /// index's root after it. Fails like CREATE TABLE on rows or keys that cannot fit.
+    pub fn new(table: &Table, settings: SimSettings) -> Result<SimTable, SimError> {
+        let bad = |reason: String| SimError::BadTable { table: table.name.clone(), reason };
+        if table.columns.is_empty() {
+            return Err(bad("no columns".into()));
+        }
+        if table.primary_key.is_empty() {
+            return Err(bad("no primary key (a hidden DB_ROW_ID is not simulated)".into()));
+        }
+        for &c in table.primary_key.iter().chain(table.indexes.iter().flat_map(|i| &i.columns)) {
+            if c >= table.columns.len() {
+                return Err(bad(format!("index column {c} out of range")));
+            }
+        }
+        if let Some(c) = table.primary_key.iter().find(|&&c| table.columns[c].nullable) {
+            return Err(bad(format!("primary key column {} is nullable", table.columns[*c].name)));
+        }
+        if table.auto_increment
+            && (table.primary_key.len() != 1
+                || !matches!(
+                    table.columns[table.primary_key[0]].ty,
+                    ColumnType::Int | ColumnType::BigInt { .. }
+                ))
+        {
+            return Err(bad("AUTO_INCREMENT needs a single integer primary-key column".into()));
+        }
+        if !(1..=100).contains(&settings.merge_threshold_pct) {
+            return Err(SimError::BadSetting(format!(
+                "merge_threshold_pct {} is outside 1..=100",
+                settings.merge_threshold_pct
+            )));
+        }
+        if !(10..=100).contains(&settings.fill_factor_pct) {
+            return Err(SimError::BadSetting(format!(
+                "fill_factor_pct {} is outside 10..=100",
+                settings.fill_factor_pct
+            )));
+        }
+        let geo = Geometry::new(settings.page_size, settings.merge_threshold_pct);
+        let mut layouts = vec![Layout::clustered(table)];
+        layouts.extend(table.indexes.iter().map(|ix| Layout::secondary(table, ix)));
+        for l in &layouts {
+            let worst = l.worst_case_bytes();
+            if geo.needs_ext(worst) {
+                return Err(SimError::RowTooLarge {
+                    index: l.name.clone(),
+                    record_bytes: worst,
+                    limit_bytes: geo.max_rec_bytes(),
+                });
+            }
+        }
+        for (ix, l) in table.indexes.iter().zip(&layouts[1..]) {
+            let key_bytes: u32 = ix.columns.iter().map(|&c| table.columns[c].ty.max_bytes()).sum();
+            if key_bytes > geo.max_key_bytes() {
+                return Err(SimError::KeyTooLong {
+                    index: l.name.clone(),
+                    key_bytes,
+                    limit_bytes: geo.max_key_bytes(),
+                });
+            }
+        }
+        let mut space = Space {
+            pages: Vec::new(),
+            fsp: Fsp::new(geo.extent_pages, geo.page_bytes, settings.flavour),
+            geo,
+            flavour: settings.flavour,
+            counters: Counters::default(),
+        };
+        let trees = layouts.into_iter().map(|l| Tree::create(&mut space, l)).collect();
+        Ok(SimTable {
+            table: table.clone(),
+            settings,
+            space,
+            trees,
+            rows: 0,
+            next_auto_inc: 1,
+            keys: Vec::new(),
+            auto_row: Vec::new(),
+        })
+    }
+
+    /// Rows inserted.
+    pub fn len(&self) -> u64 {
+        self.rows
+    }
+
+    /// True before the first row.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// The settings the table was created with.
+    pub fn settings(&self) -> &SimSettings {
+        &self.settings
+    }
+
+    /// Inserts one row (values in table column order) into every index. A NULL in an
+    /// AUTO_INCREMENT key takes the next value. Fails without changing anything on a
+    /// duplicate key or a row that does not fit the table.
+    pub fn insert(&mut self, row: &[Value]) -> Result<(), SimError> {
+        self.validate(row)?;
+        let pk0 = self.table.primary_key[0];
+        if !self.table.auto_increment {
+            return self.insert_row(row);
+        }
+        match row[pk0] {
+            Value::Null => {
+                let mut owned = std::mem::take(&mut self.auto_row);
+                owned.clear();
+                owned.extend_from_slice(row);
+                owned[pk0] = Value::Int(self.next_auto_inc);
+                let r = self.insert_row(&owned);
+                self.auto_row = owned;
+                if r.is_ok() {
+                    self.next_auto_inc += 1;
+                }
+                r
+            }
+            Value::Int(v) => {
+                self.insert_row(row)?;
+                self.next_auto_inc = self.next_auto_inc.max(v.saturating_add(1));
+                Ok(())
+            }
+            Value::UInt(v) => {
+                self.insert_row(row)?;
+                let v = i64::try_from(v).unwrap_or(i64::MAX);
+                self.next_auto_inc = self.next_auto_inc.max(v.saturating_add(1));
+                Ok(())
+            }
+            _ => self.insert_row(row),
+        }
+    }
+
+    fn insert_row(&mut self, row: &[Value]) -> Result<(), SimError> {
+        // Widen variable-length key slots first (re-encodes stored keys; rare).
+        for t in 0..self.trees.len() {
+            if let Some(w) = self.trees[t].layout.needed_widths(row) {
+                self.trees[t].rewiden(&mut self.space, &w);
+            }
+        }
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.clear();
+        let mut bounds = [(0usize, 0u32, 0u32); 8];
+        let mut bounds_vec = Vec::new();
+        let n = self.trees.len();
+        let bounds: &mut [(usize, u32, u32)] = if n <= 8 {
+            &mut bounds[..n]
+        } else {
+            bounds_vec.resize(n, (0, 0, 0));
+            &mut bounds_vec
+        };
+        let result = (|| {
+            for (t, tree) in self.trees.iter().enumerate() {
+                let start = keys.len();
+                tree.layout.encode_key(row, &mut keys);
+                let rec = tree.layout.leaf_record(row, &self.table, &self.space.geo)?;
+                bounds[t] = (start, rec.size_bytes, rec.blob_pages);
+            }
+            // Uniqueness before any change (row_ins_duplicate_error_in_clust / _scan_sec).
+            for (t, tree) in self.trees.iter().enumerate() {
+                let (start, _, _) = bounds[t];
+                let key = &keys[start..start + tree.kw()];
+                let dup = if t == 0 {
+                    tree.contains(&self.space, key)
+                } else {
+                    tree.layout.unique
+                        && tree.layout.unique_applies(row)
+                        && tree.contains_prefix(&self.space, key, tree.layout.unique_prefix_width())
+                };
+                if dup {
+                    return Err(SimError::DuplicateKey { index: tree.layout.name.clone() });
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            self.keys = keys;
+            return Err(e);
+        }
+        for (t, tree) in self.trees.iter_mut().enumerate() {
+            let (start, size, blobs) = bounds[t];
+            let key = &keys[start..start + tree.kw()];
+            let page = tree.insert(&mut self.space, 0, key, size, 0);
+            tree.records += 1;
+            if blobs > 0 {
+                tree.alloc_blob_pages(&mut self.space, page, blobs);
+            }
+        }
+        self.keys = keys;
+        self.rows += 1;
+        if let Some(every) = self.settings.check_every {
+            if every > 0 && self.rows % every == 0 {
+                if let Err(v) = self.check() {
+                    panic!("invariant violated after {} rows: {v}", self.rows);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate(&self, row: &[Value]) -> Result<(), SimError> {
+        let bad = |reason: String| SimError::BadRow { table: self.table.name.clone(), reason };
+        if row.len() != self.table.columns.len() {
+            return Err(bad(format!(
+                "{} values for {} columns",
+                row.len(),
+                self.table.columns.len()
+            )));
+        }
+        for (i, (v, col)) in row.iter().zip(&self.table.columns).enumerate() {
+            let auto = self.table.auto_increment && self.table.primary_key[0] == i;
+            match (v, &col.ty) {
+                (Value::Null, _) if col.nullable || auto => {}
+                (Value::Null, _) => {
+                    return Err(bad(format!("NULL in NOT NULL column {}", col.name)))
+                }
+                (
+                    Value::Bytes(b),
+                    ty @ (ColumnType::Char { .. }
+                    | ColumnType::VarChar { .. }
+                    | ColumnType::Binary { .. }
+                    | ColumnType::Text { .. }),
+                ) => {
+                    if b.len() as u32 > ty.max_bytes() {
+                        return Err(bad(format!(
+                            "{} bytes do not fit column {} ({} bytes at most)",
+                            b.len(),
+                            col.name,
+                            ty.max_bytes()
+                        )));
+                    }
+                }
+                (Value::Int(_) | Value::UInt(_) | Value::Time(_), ty)
+                    if !matches!(
+                        ty,
+                        ColumnType::Char { .. }
+                            | ColumnType::VarChar { .. }
+                            | ColumnType::Binary { .. }
+                            | ColumnType::Text { .. }
+                    ) => {}
+                _ => return Err(bad(format!("value {v:?} does not suit column {}", col.name))),
+            }
+        }
+        Ok(())
+    }
+
+    /// Statistics as after ANALYZE TABLE (`mysql.innodb_index_stats`, `TABLES`), the
+    /// counters, and page-level figures per index.
+    pub fn stats(&self) -> TableStats {
+        crate::stats::table_stats(&self.space, &self.trees)
+    }
+
+    /// Walks every index and checks the tree invariants.
+    pub fn check(&self) -> Result<(), InvariantViolation> {
+        for t in &self.trees {
+            crate::check::check_tree(&self.space, t)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+impl SimTable {
+    /// Every leaf key of index `ix`, in leaf-chain order (for tests).
+    pub(crate) fn leaf_keys(&self, ix: usize) -> Vec<Vec<u8>> {
+        let t = &self.trees[ix];
+        let leftmost = *t.leftmost_pages(&self.space).last().expect("leaf level");
+        let kw = t.kw();
+        Tree::level_pages(&self.space, leftmost)
+            .flat_map(|p| {
+                let page = self.space.page(p);
+                (0..page.sizes.len()).map(move |i| page.key(i, kw).to_vec())
+            })
+            .collect()
+    }
+
+    /// The encoded key of `row` in index `ix` (for tests).
+    pub(crate) fn encode(&self, ix: usize, row: &[Value]) -> Vec<u8> {
+        let mut k = Vec::new();
+        self.trees[ix].layout.encode_key(row, &mut k);
+        k
+    }
+}

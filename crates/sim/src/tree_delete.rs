@@ -1,0 +1,164 @@
+//! Node-pointer deletes and the page merges they can trigger on non-leaf levels.
+//!
+//! The insert path needs these because `btr_insert_into_right_sibling` deletes the
+//! sibling's node pointer (a pessimistic delete, `btr_cur_pessimistic_delete`) and the parent
+//! may then be compressed (`btr_compress`, innodb-internals.md §4.3–4.4). Leaf-level deletes
+//! (purge) and their merges are a later issue; these functions are written for any level so
+//! that they can serve it.
+
+use crate::page::PageNo;
+use crate::tree::{Space, Tree};
+
+impl Tree {
+    /// `btr_cur_pessimistic_delete` of the node pointer at `pos` on non-leaf page `f`,
+    /// followed by the compress attempt it makes. Returns true when `f` was discarded or
+    /// merged away.
+    pub(crate) fn delete_node_ptr(&mut self, sp: &mut Space, f: PageNo, pos: usize) -> bool {
+        let kw = self.kw();
+        let page = sp.page(f);
+        if page.n_recs() < 2 && f != self.root {
+            self.discard_page(sp, f);
+            return true;
+        }
+        if pos == 0 && page.prev.is_some() && page.n_recs() >= 2 {
+            // The leftmost node pointer goes: the parent's pointer to `f` is rebuilt from the
+            // new first record. (On the leftmost page the next record just becomes min-rec.)
+            let new_first = page.key(1, kw).to_vec();
+            let level = page.level;
+            let (gf, gpos) = self.find_father(sp, f);
+            self.delete_node_ptr(sp, gf, gpos);
+            let nptr = self.layout.node_ptr_size(&new_first);
+            self.insert(sp, level + 1, &new_first, nptr, f.0);
+        }
+        let fp = sp.page_mut(f);
+        fp.delete_rec(pos, kw);
+        if pos == 0 && fp.prev.is_none() {
+            fp.set_min_rec(kw);
+        }
+        self.compress_if_useful(sp, f)
+    }
+
+    /// `btr_cur_compress_if_useful`: compress a non-root page that is the only one on its
+    /// level or whose data fell below the merge threshold.
+    pub(crate) fn compress_if_useful(&mut self, sp: &mut Space, p: PageNo) -> bool {
+        if p == self.root {
+            return false;
+        }
+        let page = sp.page(p);
+        let alone = page.prev.is_none() && page.next.is_none();
+        if alone || page.data_bytes < sp.geo.merge_limit {
+            self.compress(sp, p)
+        } else {
+            false
+        }
+    }
+
+    /// `btr_compress`: lift the page up if it is alone on its level, else merge it into the
+    /// left sibling, else into the right one, if the sibling can take all its records.
+    fn compress(&mut self, sp: &mut Space, p: PageNo) -> bool {
+        sp.counters.merge_attempts += 1;
+        let kw = self.kw();
+        let g = sp.geo;
+        let page = sp.page(p);
+        let (prev, next, n, data) = (page.prev, page.next, page.n_recs(), page.data_bytes);
+        if prev.is_none() && next.is_none() {
+            return self.lift_up(sp, p);
+        }
+        let fits = |sp: &Space, s: PageNo| sp.page(s).max_insert_after_reorg(&g, n) >= data as i64;
+        if let Some(l) = prev.filter(|&l| fits(sp, l)) {
+            let (f, fpos) = self.find_father(sp, p);
+            if sp.page(l).max_insert(&g, n) < data as i64 {
+                sp.page_mut(l).reorganize();
+                sp.counters.page_reorgs += 1;
+            }
+            let src = sp.pages[p.0 as usize].take().expect("merged page");
+            let lp = sp.page_mut(l);
+            for i in 0..src.sizes.len() {
+                let size = src.sizes[i] as u32;
+                let placed = lp.place(&g, size);
+                debug_assert!(placed);
+                let child = src.children.get(i).copied().unwrap_or(0);
+                let at = lp.sizes.len();
+                lp.insert_placed(at, src.key(i, kw), size, child);
+            }
+            lp.next = src.next;
+            if let Some(nn) = src.next {
+                sp.page_mut(nn).prev = Some(l);
+            }
+            sp.pages[p.0 as usize] = Some(src);
+            self.delete_node_ptr(sp, f, fpos);
+            self.free(sp, p);
+            sp.counters.merges += 1;
+            return true;
+        }
+        if let Some(r) = next.filter(|&r| fits(sp, r)) {
+            let (fq, fqpos) = self.find_father(sp, p);
+            let (fr, frpos) = self.find_father(sp, r);
+            if sp.page(r).max_insert(&g, n) < data as i64 {
+                sp.page_mut(r).reorganize();
+                sp.counters.page_reorgs += 1;
+            }
+            let src = sp.pages[p.0 as usize].take().expect("merged page");
+            let rp = sp.page_mut(r);
+            for i in 0..src.sizes.len() {
+                let size = src.sizes[i] as u32;
+                let placed = rp.place(&g, size);
+                debug_assert!(placed);
+                let child = src.children.get(i).copied().unwrap_or(0);
+                rp.insert_placed(i, src.key(i, kw), size, child);
+            }
+            rp.prev = src.prev;
+            if let Some(pp) = src.prev {
+                sp.page_mut(pp).next = Some(r);
+            }
+            sp.pages[p.0 as usize] = Some(src);
+            // The pointer to `p` now leads to `r`; the old pointer to `r` goes.
+            sp.page_mut(fq).children[fqpos] = r.0;
+            self.delete_node_ptr(sp, fr, frpos);
+            self.free(sp, p);
+            sp.counters.merges += 1;
+            return true;
+        }
+        false
+    }
+
+    /// `btr_lift_page_up` for a page alone on its level whose parent is the root: the root
+    /// takes its records and its level. Deeper chains are not lifted (not reachable from
+    /// inserts).
+    fn lift_up(&mut self, sp: &mut Space, p: PageNo) -> bool {
+        let kw = self.kw();
+        let (f, _) = self.find_father(sp, p);
+        if f != self.root || sp.page(f).n_recs() != 1 {
+            return false;
+        }
+        let src = sp.pages[p.0 as usize].take().expect("lifted page");
+        let root = sp.page_mut(f);
+        root.make_empty();
+        root.level = src.level;
+        src.copy_to_new(0..src.sizes.len(), kw, root);
+        sp.pages[p.0 as usize] = Some(src);
+        self.free(sp, p);
+        sp.counters.merges += 1;
+        true
+    }
+
+    /// `btr_discard_page`: a non-root page losing its last record leaves the tree.
+    fn discard_page(&mut self, sp: &mut Space, p: PageNo) {
+        let (f, fpos) = self.find_father(sp, p);
+        let page = sp.page(p);
+        let (prev, next) = (page.prev, page.next);
+        if let Some(l) = prev {
+            sp.page_mut(l).next = next;
+        }
+        if let Some(r) = next {
+            let rp = sp.page_mut(r);
+            rp.prev = prev;
+            if prev.is_none() && rp.level > 0 {
+                rp.set_min_rec(self.kw());
+            }
+        }
+        sp.counters.page_discards += 1;
+        self.delete_node_ptr(sp, f, fpos);
+        self.free(sp, p);
+    }
+}
