@@ -33,7 +33,7 @@ use std::io;
 pub use format::{Format, UnknownFormat};
 pub use json::{load_report, parse_report, LoadError};
 pub use keylab_core::Report;
-pub use reading::{key_bytes, reading, KeyOrder};
+pub use reading::reading;
 pub use table::{Better, Cell, MetricRow, MetricTable, Ratio, Value};
 
 /// The values that would otherwise vary between two renderings of the same report; tests pass

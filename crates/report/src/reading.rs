@@ -2,60 +2,49 @@
 //! sentences computed from the figures.
 //!
 //! Every claim rests on figures in the report: a page ratio, a fill percentage, records per
-//! leaf, split counts, timings. The only outside knowledge used is what a key strategy and
-//! encoding are by definition (their byte length, [`key_bytes`], and whether ids arrive in
-//! index order, [`KeyOrder`]), and even then "keys arrive in order" is said only when the
-//! fill figure shows the in-order pattern too. Simulated figures are called simulated. This
+//! leaf, split counts, timings. The only outside knowledge used is what a variant is by
+//! definition in `keylab-keys` (its key's byte length and whether ids arrive in index order),
+//! and even then "keys arrive in order" is said only when the fill figure shows the in-order
+//! pattern too. Simulated figures are called simulated. This
 //! module does not judge which variant a team should pick.
 
 use crate::table::column_labels;
 use crate::text::{decimal, group_thousands, times};
 use keylab_core::{IndexResult, Report, RunResult};
+use keylab_keys::{Strategy, Variant};
 
 /// Whether ids arrive in the order of the index they are stored in, by definition of the
-/// strategy and encoding.
+/// variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyOrder {
+pub(crate) enum KeyOrder {
     /// Each id sorts after the previous one (auto-increment, time-ordered ids).
     Ordered,
     /// Ids land anywhere in the index (UUIDv4, hashes).
     Random,
-    /// Depends on the clock or the layout (UUIDv1 text, KSUID, unknown tokens).
+    /// Depends on the clock or the layout (UUIDv1 text, KSUID), or not a known variant.
     Unknown,
 }
 
+/// The variant of a run, `None` when its tokens are not ones this keylab knows.
+fn variant(strategy: &str, encoding: &str) -> Option<Variant> {
+    let text =
+        if encoding.is_empty() { strategy.to_string() } else { format!("{strategy}:{encoding}") };
+    text.parse().ok()
+}
+
 /// Whether `strategy` stored as `encoding` arrives in index order.
-pub fn key_order(strategy: &str, encoding: &str) -> KeyOrder {
-    match (strategy, encoding) {
-        ("auto-inc" | "seq" | "snowflake" | "tsid" | "ulid" | "uuid6" | "uuid7", _) => {
-            KeyOrder::Ordered
-        }
-        // v1 sorts by time only with the time fields swapped (`UUID_TO_BIN(u, 1)`).
-        ("uuid1", "bin-swap") => KeyOrder::Ordered,
-        ("uuid4" | "md5", _) => KeyOrder::Random,
+pub(crate) fn key_order(strategy: &str, encoding: &str) -> KeyOrder {
+    match variant(strategy, encoding) {
+        Some(v) if v.is_ascending() => KeyOrder::Ordered,
+        Some(v) if matches!(v.strategy, Strategy::Uuid4 | Strategy::Md5) => KeyOrder::Random,
         _ => KeyOrder::Unknown,
     }
 }
 
-/// Bytes the key takes in a record, by definition of the encoding: text is one byte per
-/// ASCII character (VARCHAR utf8mb4), so UUID 36, ULID 26, KSUID 27, md5 32; hex 32
-/// (KSUID 40); binary 16 (KSUID 20); bigint 8. `None` for combinations without a fixed length.
-pub fn key_bytes(strategy: &str, encoding: &str) -> Option<u32> {
-    match (encoding, strategy) {
-        ("bigint", _) => Some(8),
-        ("text", "uuid1" | "uuid4" | "uuid6" | "uuid7") => Some(36),
-        ("text", "ulid") => Some(26),
-        ("text", "ksuid") => Some(27),
-        ("text" | "hex", "md5") => Some(32),
-        ("text", "tsid") => Some(13),
-        ("hex", "ksuid") => Some(40),
-        ("hex", _) => Some(32),
-        ("bin" | "bin-swap", "ksuid") => Some(20),
-        ("bin" | "bin-swap", _) => Some(16),
-        // Integer strategies stored in their default encoding.
-        ("", "auto-inc" | "seq" | "snowflake" | "tsid") => Some(8),
-        _ => None,
-    }
+/// Bytes the key takes in a record (`Variant::stored_len`: UUID text 36, ULID text 26,
+/// binary 16, bigint 8...), `None` for an unknown variant.
+pub(crate) fn key_bytes(strategy: &str, encoding: &str) -> Option<u32> {
+    variant(strategy, encoding).map(|v| v.stored_len())
 }
 
 /// The reading of `report`: a few sentences, each a separate string.

@@ -455,3 +455,75 @@ pub(crate) fn column_labels(runs: &[RunResult]) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(values: &[Option<u64>]) -> Vec<Value> {
+        values.iter().map(|v| count(*v)).collect()
+    }
+
+    #[test]
+    fn lower_is_better_ratios() {
+        let r = ratios(&counts(&[Some(353), Some(675), None]), Better::Lower);
+        assert_eq!(r[0], Some(Ratio::Best));
+        assert!(matches!(r[1], Some(Ratio::Times(x)) if (x - 675.0 / 353.0).abs() < 1e-9));
+        assert_eq!(r[2], None, "a null figure has no ratio");
+    }
+
+    #[test]
+    fn higher_is_better_ratios() {
+        let values = vec![Value::Percent(91.6), Value::Percent(64.5)];
+        let r = ratios(&values, Better::Higher);
+        assert_eq!(r[0], Some(Ratio::Best));
+        assert!(matches!(r[1], Some(Ratio::Times(x)) if (x - 91.6 / 64.5).abs() < 1e-9));
+    }
+
+    #[test]
+    fn no_ratios_when_they_would_say_nothing() {
+        assert_eq!(ratios(&counts(&[Some(5), Some(5)]), Better::Lower), vec![None, None]);
+        assert_eq!(ratios(&counts(&[Some(5), None]), Better::Lower), vec![None, None]);
+        // Best 0: the others have no finite ratio, but the best is still marked.
+        let r = ratios(&counts(&[Some(0), Some(4)]), Better::Lower);
+        assert_eq!(r, vec![Some(Ratio::Best), None]);
+        // Ties share "best".
+        let r = ratios(&counts(&[Some(1), Some(1), Some(3)]), Better::Lower);
+        assert_eq!(r[..2], [Some(Ratio::Best), Some(Ratio::Best)]);
+    }
+
+    #[test]
+    fn values_format_for_people_and_machines() {
+        assert_eq!(Value::Null.human(), "—");
+        assert_eq!(Value::Null.raw(), "");
+        assert_eq!(Value::Bytes(5_783_552).human(), "5.5 MiB");
+        assert_eq!(Value::Bytes(5_783_552).raw(), "5783552");
+        assert_eq!(Value::Percent(91.6).human(), "91.6%");
+        assert_eq!(Value::Decimal { value: 20325.2, places: 0 }.human(), "20,325");
+        assert_eq!(Value::Decimal { value: 20325.2, places: 0 }.raw(), "20325.2");
+        assert_eq!(Ratio::Times(1.9123).human(), "×1.91");
+        assert_eq!(Ratio::Times(1.9123).raw(), "1.912");
+    }
+
+    fn run(variant: &str, placement: &str, writers: u32) -> RunResult {
+        let json = format!(
+            r#"{{"variant":"{variant}","strategy":"s","encoding":"e","placement":"{placement}",
+            "rows":10,"load":{{"method":"multi","batch":100,"writers":{writers},"wall_s":null,
+            "rows_per_s":null,"batch_latency_ms":null}},"counters":{{"page_splits":null,
+            "merge_attempts":null,"merges":null,"page_reorgs":null,"page_discards":null,
+            "pages_read":null,"pages_written":null}},"table":{{"data_length":null,
+            "index_length":null,"data_free":null}},"indexes":[]}}"#
+        );
+        serde_json::from_str(&json).unwrap()
+    }
+
+    #[test]
+    fn column_labels_tell_runs_of_one_variant_apart() {
+        let runs = [run("ulid", "pk", 1), run("ulid", "secondary", 1), run("uuid4", "pk", 1)];
+        assert_eq!(column_labels(&runs), ["ulid (pk)", "ulid (secondary)", "uuid4"]);
+        let runs = [run("a", "pk", 1), run("a", "pk", 4)];
+        assert_eq!(column_labels(&runs), ["a (1 writers)", "a (4 writers)"]);
+        let runs = [run("a", "pk", 1), run("a", "pk", 1)];
+        assert_eq!(column_labels(&runs), ["a #1", "a #2"]);
+    }
+}
