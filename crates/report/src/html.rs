@@ -155,19 +155,24 @@ fn charts(report: &Report, model: &MetricTable) -> String {
             shape.push(bar_chart(&format!("{index}: pages (size)"), &bars(values), &count));
         }
     }
-    let (data, index) = (series("table.data_length"), series("table.index_length"));
-    if data.is_some() || index.is_some() {
-        let n = labels.len();
-        let (data, index) = (data.unwrap_or(vec![None; n]), index.unwrap_or(vec![None; n]));
-        let groups: Vec<(String, Vec<Option<f64>>)> =
-            (0..n).map(|i| (labels[i].clone(), vec![data[i], index[i]])).collect();
+    // A series that is 0 for every run (no secondary index) would only add empty bars.
+    let bytes: Vec<(&str, Vec<Option<f64>>)> =
+        [("data length", "table.data_length"), ("index length", "table.index_length")]
+            .into_iter()
+            .filter_map(|(name, key)| Some((name, series(key)?)))
+            .filter(|(_, values)| values.iter().flatten().any(|v| *v != 0.0))
+            .collect();
+    if !bytes.is_empty() {
+        let groups: Vec<(String, Vec<Option<f64>>)> = (0..labels.len())
+            .map(|i| (labels[i].clone(), bytes.iter().map(|(_, v)| v[i]).collect()))
+            .collect();
         let show = |v: f64| human_bytes(v.round() as u64);
-        shape.push(grouped_bar_chart(
-            "Table bytes",
-            &["data length", "index length"],
-            &groups,
-            &show,
-        ));
+        if let [(name, _)] = bytes[..] {
+            shape.push(grouped_bar_chart(&format!("Table bytes ({name})"), &[], &groups, &show));
+        } else {
+            let names: Vec<&str> = bytes.iter().map(|(name, _)| *name).collect();
+            shape.push(grouped_bar_chart("Table bytes", &names, &groups, &show));
+        }
     }
     if let Some(values) = series("counters.page_splits") {
         shape.push(bar_chart("Page splits", &bars(values), &count));
@@ -228,9 +233,11 @@ fn charts(report: &Report, model: &MetricTable) -> String {
 
     let mut phases = Vec::new();
     for row in model.rows.iter().filter(|r| r.key.starts_with("phase")) {
-        let numeric = row.cells.iter().any(|c| c.value.number().is_some());
-        if numeric {
-            let values = row.cells.iter().map(|c| c.value.number()).collect();
+        let values: Vec<Option<f64>> = row.cells.iter().map(|c| c.value.number()).collect();
+        let present: Vec<f64> = values.iter().flatten().copied().collect();
+        // A figure every run shares (rounds, rows inserted) is a setting, not a result.
+        let varies = present.windows(2).any(|w| w[0] != w[1]);
+        if varies || (labels.len() == 1 && !present.is_empty()) {
             let show = |v: f64| if v.fract() == 0.0 { count(v) } else { decimal(v, 3) };
             phases.push(bar_chart(
                 &format!("{}: {}", row.section, row.label),
