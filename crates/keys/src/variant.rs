@@ -265,6 +265,16 @@ impl Variant {
         self.column_type().sql(dialect)
     }
 
+    /// True when the stored text mixes letter cases (KSUID's base62), so byte order is the
+    /// id order only under a binary collation (`utf8mb4_bin`, `ascii_bin`, PostgreSQL's
+    /// `"C"`). Under the servers' default case-insensitive or linguistic collations such
+    /// ids sort differently from `Key`'s order (and ids differing only in case collide).
+    /// Every other text encoding is single-case hex, Crockford base32 or digits, whose
+    /// order is the same under those collations.
+    pub fn needs_binary_collation(&self) -> bool {
+        self.strategy == Strategy::Ksuid && self.encoding == Encoding::Text
+    }
+
     /// True when ids come out in ascending stored order (with `WithinMs::Monotonic`, and at
     /// millisecond resolution or finer): what an index sees as append-only inserts.
     pub fn is_ascending(&self) -> bool {
@@ -450,6 +460,9 @@ mod tests {
         assert_eq!(v("uuid7:bin").column_sql(Dialect::Mysql), "BINARY(16)");
         assert_eq!(v("uuid7:bin").column_sql(Dialect::Postgres), "BYTEA");
         assert_eq!(v("auto-inc").column_type(), ColumnType::BigInt { unsigned: false });
+        let mixed: Vec<String> =
+            Variant::all().filter(|v| v.needs_binary_collation()).map(|v| v.to_string()).collect();
+        assert_eq!(mixed, ["ksuid:text"]);
     }
 
     #[test]

@@ -275,3 +275,14 @@ fn default_config_ids_are_pinned() {
     // The virtual clock starts at 2025-01-01T00:00:00Z: 0x01941f297c00 ms in the uuid7 above.
     assert_eq!(VIRTUAL_EPOCH_MS, 0x0194_1f29_7c00);
 }
+
+#[test]
+fn only_ksuid_text_sorts_differently_under_a_case_insensitive_collation() {
+    for variant in Variant::all().filter(|v| v.encoding.is_text()) {
+        let mut by_bytes = take(variant, &cfg(1), 2_000);
+        by_bytes.sort();
+        let mut folded = by_bytes.clone();
+        folded.sort_by_key(|k| k.to_string().to_ascii_lowercase());
+        assert_eq!(by_bytes != folded, variant.needs_binary_collation(), "{variant}");
+    }
+}
