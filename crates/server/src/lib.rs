@@ -1,1 +1,20 @@
-//! keylab-server: under construction.
+//! keylab-server: keylab's real-server engine for MariaDB and MySQL.
+//!
+//! - [`private`]: throwaway private instances started from the installed binaries, stopped
+//!   and removed on drop, on error, on panic and (with [`install_signal_cleanup`]) on Ctrl-C.
+//! - [`url`]: `--url` parsing that never shows a password.
+//! - [`sql`]: INSERT / LOAD DATA text for rows.
+//! - [`ibd`]: a reader of `.ibd` tablespace files (the start of `keylab inspect`).
+//!
+//! It does not generate rows or render reports; keylab-core and keylab-report do.
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod ibd;
+pub mod private;
+pub mod sql;
+pub mod url;
+
+pub use error::ServerError;
+pub use private::{install_signal_cleanup, PrivateServer, ServerSettings};
+pub use url::ServerUrl;

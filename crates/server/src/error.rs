@@ -1,0 +1,28 @@
+//! The crate's error type. Messages name the server by its password-free address and say
+//! what to do; no message ever carries a password.
+
+/// A failure of a private instance, a connection, or a statement on a server.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// No server binary is installed.
+    #[error("{0}")]
+    NotInstalled(String),
+    /// A private instance could not be created or started.
+    #[error("{0}")]
+    Start(String),
+    /// The server did not answer.
+    #[error("{0}")]
+    Connect(String),
+    /// A `--url` that is not `mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]`.
+    #[error("{0}")]
+    BadUrl(String),
+    /// keylab refuses to work in this database (it holds objects keylab did not create).
+    #[error("{0}")]
+    Refused(String),
+    /// A statement failed, or the loaded rows do not check out.
+    #[error("{0}")]
+    Sql(String),
+    /// A local file or process operation failed.
+    #[error("{0}")]
+    Io(String),
+}

@@ -1,0 +1,400 @@
+//! A reader of InnoDB tablespace files (`.ibd`): the structure of every index from the page
+//! headers, the start of `keylab inspect`.
+//!
+//! It reads the file page by page: the page size from the FSP header flags on page 0, which
+//! pages are allocated from the extent descriptors (on page 0 and every page-size-th page;
+//! freed pages keep stale headers, so only allocated pages count), and from each allocated
+//! INDEX page its level, record count and used bytes. Per index id it gives pages per level,
+//! height, leaf fill, records per leaf and the leaf fill histogram.
+//!
+//! It reads uncompressed, unencrypted tablespaces; it does not verify checksums (read a file
+//! after `FLUSH TABLES ... FOR EXPORT`, when it is consistent), decode records, or map index
+//! ids to names (the server's `INNODB_SYS_INDEXES`/`INNODB_INDEXES` does). It never panics
+//! on malformed input: every read is bounds-checked and reported as an [`IbdError`].
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+
+/// Why a file could not be read as a tablespace.
+#[derive(Debug, thiserror::Error)]
+pub enum IbdError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {reason}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What the OS said.
+        reason: String,
+    },
+    /// The bytes are not a tablespace this reader understands.
+    #[error("not a readable InnoDB tablespace: {0}")]
+    Format(String),
+}
+
+/// FIL header offsets (`fil0fil.h`).
+const FIL_PAGE_TYPE: usize = 24;
+const FIL_PAGE_DATA: usize = 38;
+/// Page types.
+const FIL_PAGE_INDEX: u16 = 17855;
+/// MariaDB's clustered-index root after an instant ALTER (`FIL_PAGE_TYPE_INSTANT`).
+const FIL_PAGE_TYPE_INSTANT: u16 = 18;
+const FIL_PAGE_TYPE_FSP_HDR: u16 = 8;
+/// Index page header fields, relative to `FIL_PAGE_DATA` (`page0page.h`).
+const PAGE_HEAP_TOP: usize = 2;
+const PAGE_N_HEAP: usize = 4;
+const PAGE_GARBAGE: usize = 8;
+const PAGE_N_RECS: usize = 16;
+const PAGE_LEVEL: usize = 26;
+const PAGE_INDEX_ID: usize = 28;
+/// End of the supremum record: compact and redundant formats.
+const PAGE_NEW_SUPREMUM_END: u64 = 120;
+const PAGE_OLD_SUPREMUM_END: u64 = 125;
+/// FSP header (`fsp0fsp.h`): flags at +16; the extent descriptor array follows the 112-byte
+/// header; each descriptor has its state at +20 and a 2-bit-per-page bitmap at +24.
+const FSP_SPACE_FLAGS: usize = 16;
+const XDES_ARR_OFFSET: usize = FIL_PAGE_DATA + 112;
+const XDES_STATE: usize = 20;
+const XDES_BITMAP: usize = 24;
+/// Extent states that own no pages (`XDES_FREE`, and 0 beyond the free limit).
+const XDES_NOT_INITED: u32 = 0;
+const XDES_FREE: u32 = 1;
+/// B-trees deeper than this are not InnoDB's; a larger PAGE_LEVEL means a corrupt page.
+const MAX_LEVEL: usize = 64;
+
+/// One index's pages in a tablespace.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct IndexPages {
+    /// `PAGE_INDEX_ID`.
+    pub index_id: u64,
+    /// Allocated index pages per level, leaf first.
+    pub pages_per_level: Vec<u64>,
+    /// Levels, leaf included.
+    pub height: u32,
+    /// Leaf pages.
+    pub leaf_pages: u64,
+    /// Pages above the leaf level.
+    pub nonleaf_pages: u64,
+    /// User records on leaf pages.
+    pub leaf_records: u64,
+    /// Used bytes on leaf pages (`PAGE_HEAP_TOP − supremum end − PAGE_GARBAGE`).
+    pub leaf_data_bytes: u64,
+    /// Bytes of deleted records still on leaf pages (`PAGE_GARBAGE`).
+    pub leaf_garbage_bytes: u64,
+    /// Mean over leaf pages of used bytes / page size × 100.
+    pub fill_pct: Option<f64>,
+    /// Mean user records per leaf page.
+    pub records_per_leaf: Option<f64>,
+    /// Leaf pages by fill: ten buckets of ten points, the last one `[90, 100]`.
+    pub fill_histogram: Vec<u64>,
+    /// Sum of per-leaf fill fractions (internal, for the mean).
+    #[serde(skip)]
+    fill_sum: f64,
+}
+
+/// What a tablespace holds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TablespaceReport {
+    /// Page size in bytes, from the FSP header flags.
+    pub page_size_bytes: u32,
+    /// Pages in the file.
+    pub file_pages: u64,
+    /// Pages the extent descriptors mark as in use.
+    pub allocated_pages: u64,
+    /// Allocated pages by FIL page type (17855 = INDEX, 10 = BLOB, 3 = INODE, ...).
+    pub page_types: BTreeMap<u16, u64>,
+    /// Allocated index pages whose header is implausible (skipped).
+    pub corrupt_index_pages: u64,
+    /// Per index id, ascending.
+    pub indexes: Vec<IndexPages>,
+}
+
+fn be16(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_be_bytes(b.get(at..at + 2)?.try_into().ok()?))
+}
+fn be32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+fn be64(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_be_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+/// Page size from `FSP_SPACE_FLAGS` (`fil_space_t::physical_size`): MariaDB's full_crc32
+/// format (marker bit 4) keeps the page-size shift in bits 0..3; the older format keeps it
+/// in bits 6..9, where 0 means 16 KiB.
+pub fn page_size_from_flags(flags: u32) -> Result<u32, IbdError> {
+    let ssize = if flags & (1 << 4) != 0 { flags & 0xf } else { (flags >> 6) & 0xf };
+    match ssize {
+        0 if flags & (1 << 4) == 0 => Ok(16384),
+        3..=7 => Ok(512 << ssize),
+        _ => Err(IbdError::Format(format!("page 0 has unknown tablespace flags {flags:#x}"))),
+    }
+}
+
+/// Pages per extent (`FSP_EXTENT_SIZE`): 1 MiB extents up to 16 KiB pages, 64 pages above.
+fn extent_pages(page_size: u32) -> u64 {
+    if page_size <= 16384 {
+        (1 << 20) / u64::from(page_size)
+    } else {
+        64
+    }
+}
+
+/// Allocation of the pages one descriptor page covers.
+struct Descriptors {
+    first_page: u64,
+    /// One flag per page: in use.
+    used: Vec<bool>,
+}
+
+/// Reads a descriptor page's XDES array (`xdes_get_bit` with `XDES_FREE_BIT`).
+fn read_descriptors(page: &[u8], first_page: u64, page_size: u32) -> Descriptors {
+    let ext = extent_pages(page_size);
+    let n_entries = u64::from(page_size) / ext;
+    let entry_size = XDES_BITMAP + (ext as usize * 2).div_ceil(8);
+    let mut used = vec![false; (n_entries * ext) as usize];
+    for e in 0..n_entries as usize {
+        let base = XDES_ARR_OFFSET + e * entry_size;
+        let Some(state) = be32(page, base + XDES_STATE) else { break };
+        if state == XDES_NOT_INITED || state == XDES_FREE {
+            continue;
+        }
+        for p in 0..ext as usize {
+            let bit = p * 2;
+            let Some(&byte) = page.get(base + XDES_BITMAP + bit / 8) else { break };
+            let free = byte >> (bit % 8) & 1 == 1;
+            used[e * ext as usize + p] = !free;
+        }
+    }
+    Descriptors { first_page, used }
+}
+
+/// Reads a tablespace file.
+pub fn read_tablespace(path: &Path) -> Result<TablespaceReport, IbdError> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| IbdError::Io { path: path.display().to_string(), reason: e.to_string() })?;
+    read_tablespace_from(std::io::BufReader::with_capacity(1 << 20, file)).map_err(|e| match e {
+        IbdError::Io { reason, .. } => IbdError::Io { path: path.display().to_string(), reason },
+        other => other,
+    })
+}
+
+/// Reads exactly `buf.len()` bytes, or fewer at the end of the input; returns the count.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, IbdError> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(IbdError::Io { path: String::new(), reason: e.to_string() }),
+        }
+    }
+    Ok(n)
+}
+
+/// Reads a tablespace from any byte stream.
+pub fn read_tablespace_from(mut r: impl Read) -> Result<TablespaceReport, IbdError> {
+    let mut head = vec![0u8; FIL_PAGE_DATA + FSP_SPACE_FLAGS + 4];
+    if read_full(&mut r, &mut head)? < head.len() {
+        return Err(IbdError::Format("shorter than one page header".into()));
+    }
+    let page0_type = be16(&head, FIL_PAGE_TYPE).unwrap_or(0);
+    if page0_type != FIL_PAGE_TYPE_FSP_HDR {
+        return Err(IbdError::Format(format!(
+            "page 0 has type {page0_type}, not the tablespace header (8)"
+        )));
+    }
+    let flags = be32(&head, FIL_PAGE_DATA + FSP_SPACE_FLAGS).unwrap_or(0);
+    let page_size = page_size_from_flags(flags)?;
+    let mut page = vec![0u8; page_size as usize];
+    page[..head.len()].copy_from_slice(&head);
+    let got = read_full(&mut r, &mut page[head.len()..])?;
+    if head.len() + got < page.len() {
+        return Err(IbdError::Format(format!("file ends inside page 0 (page size {page_size})")));
+    }
+    let mut report = TablespaceReport { page_size_bytes: page_size, ..Default::default() };
+    let mut by_index: BTreeMap<u64, IndexPages> = BTreeMap::new();
+    let mut desc = read_descriptors(&page, 0, page_size);
+    let mut page_no: u64 = 0;
+    loop {
+        if page_no > 0 {
+            let n = read_full(&mut r, &mut page)?;
+            if n == 0 {
+                break;
+            }
+            if n < page.len() {
+                return Err(IbdError::Format(format!(
+                    "file ends inside page {page_no} ({n} of {page_size} bytes)"
+                )));
+            }
+            if page_no % u64::from(page_size) == 0 {
+                desc = read_descriptors(&page, page_no, page_size);
+            }
+        }
+        report.file_pages += 1;
+        let used = page_no
+            .checked_sub(desc.first_page)
+            .and_then(|i| desc.used.get(i as usize).copied())
+            .unwrap_or(false);
+        if used {
+            report.allocated_pages += 1;
+            let ty = be16(&page, FIL_PAGE_TYPE).unwrap_or(0);
+            *report.page_types.entry(ty).or_default() += 1;
+            let index_page = ty == FIL_PAGE_INDEX || ty == FIL_PAGE_TYPE_INSTANT;
+            if index_page && !add_index_page(&page, page_size, &mut by_index) {
+                report.corrupt_index_pages += 1;
+            }
+        }
+        page_no += 1;
+    }
+    report.indexes = by_index.into_values().map(finish_index).collect();
+    Ok(report)
+}
+
+/// Adds one index page to its index's figures; false when its header is implausible.
+fn add_index_page(page: &[u8], page_size: u32, by_index: &mut BTreeMap<u64, IndexPages>) -> bool {
+    let h = FIL_PAGE_DATA;
+    let (Some(heap_top), Some(n_heap), Some(garbage), Some(n_recs), Some(level), Some(id)) = (
+        be16(page, h + PAGE_HEAP_TOP),
+        be16(page, h + PAGE_N_HEAP),
+        be16(page, h + PAGE_GARBAGE),
+        be16(page, h + PAGE_N_RECS),
+        be16(page, h + PAGE_LEVEL),
+        be64(page, h + PAGE_INDEX_ID),
+    ) else {
+        return false;
+    };
+    let level = usize::from(level);
+    // `page_get_data_size`: heap top minus the supremum end minus garbage.
+    let supremum_end =
+        if n_heap & 0x8000 != 0 { PAGE_NEW_SUPREMUM_END } else { PAGE_OLD_SUPREMUM_END };
+    let data = u64::from(heap_top).checked_sub(supremum_end + u64::from(garbage));
+    let (Some(data), true) = (data, level <= MAX_LEVEL && u32::from(heap_top) <= page_size) else {
+        return false;
+    };
+    let ix = by_index.entry(id).or_insert_with(|| IndexPages {
+        index_id: id,
+        fill_histogram: vec![0; 10],
+        ..Default::default()
+    });
+    if ix.pages_per_level.len() <= level {
+        ix.pages_per_level.resize(level + 1, 0);
+    }
+    ix.pages_per_level[level] += 1;
+    if level == 0 {
+        let fill = data as f64 / f64::from(page_size);
+        ix.leaf_pages += 1;
+        ix.leaf_records += u64::from(n_recs);
+        ix.leaf_data_bytes += data;
+        ix.leaf_garbage_bytes += u64::from(garbage);
+        ix.fill_sum += fill;
+        let bucket = ((fill * 10.0) as usize).min(9);
+        ix.fill_histogram[bucket] += 1;
+    } else {
+        ix.nonleaf_pages += 1;
+    }
+    true
+}
+
+fn finish_index(mut ix: IndexPages) -> IndexPages {
+    ix.height = ix.pages_per_level.len() as u32;
+    if ix.leaf_pages > 0 {
+        ix.fill_pct = Some(ix.fill_sum / ix.leaf_pages as f64 * 100.0);
+        ix.records_per_leaf = Some(ix.leaf_records as f64 / ix.leaf_pages as f64);
+    }
+    ix
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put16(p: &mut [u8], at: usize, v: u16) {
+        p[at..at + 2].copy_from_slice(&v.to_be_bytes());
+    }
+    fn put32(p: &mut [u8], at: usize, v: u32) {
+        p[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    }
+
+    /// A 4-page 16 KiB tablespace: header, two leaf pages of index 7 (one freed), one root.
+    fn synthetic() -> Vec<u8> {
+        let ps = 16384usize;
+        let mut f = vec![0u8; ps * 4];
+        put16(&mut f, FIL_PAGE_TYPE, FIL_PAGE_TYPE_FSP_HDR);
+        put32(&mut f, FIL_PAGE_DATA + FSP_SPACE_FLAGS, 0x15); // full_crc32, ssize 5
+                                                              // First extent: a fragment extent; pages 0, 1 and 3 used, page 2 free.
+        put32(&mut f, XDES_ARR_OFFSET + XDES_STATE, 2);
+        let bitmap = XDES_ARR_OFFSET + XDES_BITMAP;
+        f[bitmap] = 0b0001_0000; // page 2 free bit (bit 4); pages 0, 1, 3 used
+        for p in 4..64 {
+            f[bitmap + p * 2 / 8] |= 1 << ((p * 2) % 8);
+        }
+        for (no, level, recs, heap_top) in
+            [(1usize, 0u16, 100u16, 8312u16), (2, 0, 5, 1000), (3, 1, 2, 146)]
+        {
+            let p = &mut f[no * ps..(no + 1) * ps];
+            put16(p, FIL_PAGE_TYPE, FIL_PAGE_INDEX);
+            put16(p, FIL_PAGE_DATA + PAGE_HEAP_TOP, heap_top);
+            put16(p, FIL_PAGE_DATA + PAGE_N_HEAP, 0x8000 | (recs + 2));
+            put16(p, FIL_PAGE_DATA + PAGE_N_RECS, recs);
+            put16(p, FIL_PAGE_DATA + PAGE_LEVEL, level);
+            p[FIL_PAGE_DATA + PAGE_INDEX_ID + 7] = 7;
+        }
+        f
+    }
+
+    #[test]
+    fn reads_allocated_index_pages_only() {
+        let r = read_tablespace_from(&synthetic()[..]).unwrap();
+        assert_eq!(r.page_size_bytes, 16384);
+        assert_eq!(r.file_pages, 4);
+        assert_eq!(r.allocated_pages, 3);
+        let ix = &r.indexes[0];
+        assert_eq!(ix.index_id, 7);
+        assert_eq!(ix.pages_per_level, vec![1, 1]);
+        assert_eq!(ix.height, 2);
+        assert_eq!(ix.leaf_records, 100);
+        assert_eq!(ix.leaf_data_bytes, 8192);
+        assert_eq!(ix.fill_pct, Some(50.0));
+        assert_eq!(ix.fill_histogram[5], 1);
+    }
+
+    #[test]
+    fn page_size_flags() {
+        assert_eq!(page_size_from_flags(0).unwrap(), 16384);
+        assert_eq!(page_size_from_flags(0x21).unwrap(), 16384); // old format, ssize 0
+        assert_eq!(page_size_from_flags(3 << 6).unwrap(), 4096);
+        assert_eq!(page_size_from_flags(0x13).unwrap(), 4096);
+        assert_eq!(page_size_from_flags(0x17).unwrap(), 65536);
+        assert!(page_size_from_flags(0x11).is_err());
+    }
+
+    #[test]
+    fn truncated_files_are_errors() {
+        let f = synthetic();
+        assert!(read_tablespace_from(&f[..100]).is_err());
+        assert!(read_tablespace_from(&f[..16384 + 10]).is_err());
+        assert!(read_tablespace_from(&[][..]).is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_random_bytes(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40_000)) {
+            let _ = read_tablespace_from(&bytes[..]);
+        }
+
+        #[test]
+        fn never_panics_on_corrupted_tablespaces(
+            edits in proptest::collection::vec((0usize..65536, proptest::num::u8::ANY), 0..64),
+            cut in 0usize..65537,
+        ) {
+            let mut f = synthetic();
+            for (at, v) in edits {
+                f[at] = v;
+            }
+            let _ = read_tablespace_from(&f[..cut.min(f.len())]);
+        }
+    }
+}

@@ -1,0 +1,526 @@
+//! Private, throwaway MariaDB/MySQL instances: keylab's default real server.
+//!
+//! A [`PrivateServer`] is created from the locally installed binaries in its own temporary
+//! directory (data directory, unix socket, error log, config file), listens on a free
+//! loopback port, and is configured with the start-only settings of a [`ServerSettings`].
+//! It is stopped and its directory removed on drop, which also covers errors and panics
+//! (drop runs during unwinding); [`install_signal_cleanup`] covers Ctrl-C and SIGTERM.
+//! It never touches the system service's data directory, socket or port.
+//!
+//! This module does not run workloads or read metrics; see the engine for that.
+
+use crate::error::ServerError;
+use crate::url::ServerUrl;
+use nix::sys::signal::{kill, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Start-only settings of a private instance (the ones a shared server cannot change).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSettings {
+    /// `innodb_page_size`: 4096, 8192, 16384, 32768 or 65536 (fixed at creation).
+    pub page_size_bytes: u32,
+    /// `innodb_buffer_pool_size`.
+    pub buffer_pool_bytes: u64,
+    /// `innodb_fill_factor` (10..=100): how full sorted index builds leave pages.
+    pub fill_factor_pct: u32,
+    /// `innodb_log_file_size` (redo log).
+    pub log_file_bytes: u64,
+    /// `innodb_change_buffering` (`none`, `all`, ...); `None` keeps the server default.
+    pub change_buffering: Option<String>,
+    /// `performance_schema` on or off.
+    pub performance_schema: bool,
+    /// `innodb_stats_persistent` (statistics in `mysql.innodb_index_stats`).
+    pub stats_persistent: bool,
+    /// `innodb_flush_log_at_trx_commit` (1 = durable at every commit, the server default).
+    pub flush_log_at_trx_commit: u8,
+    /// Further `name=value` server options, written as they are.
+    pub extra: Vec<(String, String)>,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        ServerSettings {
+            page_size_bytes: 16384,
+            buffer_pool_bytes: 256 << 20,
+            fill_factor_pct: 100,
+            log_file_bytes: 256 << 20,
+            change_buffering: None,
+            performance_schema: false,
+            stats_persistent: true,
+            flush_log_at_trx_commit: 1,
+            extra: Vec::new(),
+        }
+    }
+}
+
+impl ServerSettings {
+    fn check(&self) -> Result<(), ServerError> {
+        if ![4096, 8192, 16384, 32768, 65536].contains(&self.page_size_bytes) {
+            return Err(ServerError::Start(format!(
+                "innodb_page_size {} is not one of 4096, 8192, 16384, 32768, 65536",
+                self.page_size_bytes
+            )));
+        }
+        if !(10..=100).contains(&self.fill_factor_pct) {
+            return Err(ServerError::Start(format!(
+                "innodb_fill_factor {} is outside 10..=100",
+                self.fill_factor_pct
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// MariaDB or MySQL binaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavour {
+    /// MariaDB (`mariadbd`, `mariadb-install-db`).
+    Mariadb,
+    /// MySQL (`mysqld --initialize-insecure`).
+    Mysql,
+}
+
+/// The installed server binaries a private instance is made from.
+#[derive(Debug, Clone)]
+pub struct ServerBinaries {
+    /// The server (`mariadbd` or `mysqld`).
+    pub server: PathBuf,
+    /// `mariadb-install-db`/`mysql_install_db` (MariaDB only; MySQL initialises itself).
+    pub install_db: Option<PathBuf>,
+    /// Flavour, from `--version`.
+    pub flavour: Flavour,
+    /// The `--version` line.
+    pub version: String,
+}
+
+fn search_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    for d in ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin", "/usr/local/mysql/bin"]
+    {
+        dirs.push(PathBuf::from(d));
+    }
+    dirs
+}
+
+fn find_binary(names: &[&str]) -> Option<PathBuf> {
+    let dirs = search_dirs();
+    names.iter().find_map(|n| dirs.iter().map(|d| d.join(n)).find(|p| p.is_file()))
+}
+
+impl ServerBinaries {
+    /// Finds `mariadbd`/`mysqld` and the matching initialiser on `PATH`, `/usr/sbin`,
+    /// `/usr/bin` and `/usr/local`.
+    pub fn find() -> Result<ServerBinaries, ServerError> {
+        let server = find_binary(&["mariadbd", "mysqld"]).ok_or_else(|| {
+            ServerError::NotInstalled(
+                "no MariaDB or MySQL server binary (mariadbd, mysqld) found on PATH, /usr/sbin \
+                 or /usr/bin; install one (e.g. `apt-get install mariadb-server`) or pass \
+                 --url to use a running server"
+                    .into(),
+            )
+        })?;
+        let out = Command::new(&server).arg("--version").output().map_err(|e| {
+            ServerError::NotInstalled(format!("cannot run `{} --version`: {e}", server.display()))
+        })?;
+        let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let flavour = if version.contains("MariaDB") { Flavour::Mariadb } else { Flavour::Mysql };
+        let install_db = match flavour {
+            Flavour::Mariadb => {
+                Some(find_binary(&["mariadb-install-db", "mysql_install_db"]).ok_or_else(|| {
+                    ServerError::NotInstalled(format!(
+                        "found {} but not mariadb-install-db; install the full server package \
+                         (`apt-get install mariadb-server`)",
+                        server.display()
+                    ))
+                })?)
+            }
+            Flavour::Mysql => None,
+        };
+        Ok(ServerBinaries { server, install_db, flavour, version })
+    }
+}
+
+/// One live private instance, as the signal handler needs to know it.
+struct LiveEntry {
+    pid: Option<i32>,
+    dir: PathBuf,
+}
+
+static LIVE: Mutex<BTreeMap<u64, LiveEntry>> = Mutex::new(BTreeMap::new());
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+static HANDLER_SET: AtomicBool = AtomicBool::new(false);
+
+fn live() -> std::sync::MutexGuard<'static, BTreeMap<u64, LiveEntry>> {
+    // A panic while holding the lock must not stop later cleanup.
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Installs a Ctrl-C / SIGTERM handler that stops every live private server, removes its
+/// directory and exits with code 130. Call once at program start; later calls do nothing.
+pub fn install_signal_cleanup() -> Result<(), ServerError> {
+    if HANDLER_SET.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    ctrlc::set_handler(|| {
+        cleanup_all_live();
+        std::process::exit(130);
+    })
+    .map_err(|e| ServerError::Io(format!("cannot install the Ctrl-C handler: {e}")))
+}
+
+/// Stops every registered private server and removes its directory (what the signal handler
+/// does before exiting).
+pub fn cleanup_all_live() {
+    let entries: Vec<LiveEntry> = std::mem::take(&mut *live()).into_values().collect();
+    for e in entries {
+        if let Some(pid) = e.pid {
+            stop_pid(pid, Duration::from_secs(10));
+        }
+        let _ = std::fs::remove_dir_all(&e.dir);
+    }
+}
+
+/// Number of private servers currently alive in this process (for tests and diagnostics).
+pub fn live_private_servers() -> usize {
+    live().len()
+}
+
+/// SIGTERM (the server's clean shutdown, same as `SHUTDOWN`), then SIGKILL after `grace`.
+fn stop_pid(pid: i32, grace: Duration) {
+    let pid = Pid::from_raw(pid);
+    if kill(pid, Signal::SIGTERM).is_err() {
+        let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
+        return;
+    }
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) => std::thread::sleep(Duration::from_millis(50)),
+            // Exited, or not our child any more (already reaped elsewhere).
+            _ => return,
+        }
+    }
+    let _ = kill(pid, Signal::SIGKILL);
+    let _ = waitpid(pid, None);
+}
+
+/// A throwaway server with its own data directory, socket and loopback port.
+pub struct PrivateServer {
+    dir: Option<tempfile::TempDir>,
+    child: Option<Child>,
+    registry_id: u64,
+    port: u16,
+    socket: PathBuf,
+    datadir: PathBuf,
+    binaries: ServerBinaries,
+    settings: ServerSettings,
+}
+
+impl std::fmt::Debug for PrivateServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrivateServer")
+            .field("pid", &self.pid())
+            .field("port", &self.port)
+            .field("dir", &self.dir())
+            .finish()
+    }
+}
+
+fn free_loopback_port() -> Result<u16, ServerError> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| ServerError::Start(format!("cannot find a free loopback port: {e}")))?;
+    l.local_addr()
+        .map(|a| a.port())
+        .map_err(|e| ServerError::Start(format!("cannot find a free loopback port: {e}")))
+}
+
+fn log_tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+impl PrivateServer {
+    /// Creates and starts an instance; returns once it answers on its socket.
+    pub fn start(settings: &ServerSettings) -> Result<PrivateServer, ServerError> {
+        settings.check()?;
+        let binaries = ServerBinaries::find()?;
+        let dir = tempfile::Builder::new()
+            .prefix("keylab-server-")
+            .tempdir()
+            .map_err(|e| ServerError::Start(format!("cannot create a temporary directory: {e}")))?;
+        let registry_id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
+        live().insert(registry_id, LiveEntry { pid: None, dir: dir.path().to_path_buf() });
+        let socket = dir.path().join("mysqld.sock");
+        let datadir = dir.path().join("data");
+        let mut server = PrivateServer {
+            port: 0,
+            socket,
+            datadir,
+            dir: Some(dir),
+            child: None,
+            registry_id,
+            binaries,
+            settings: settings.clone(),
+        };
+        // On any error below, dropping `server` stops what was started and removes the dir.
+        server.port = free_loopback_port()?;
+        if server.socket.as_os_str().len() > 100 {
+            return Err(ServerError::Start(format!(
+                "socket path {} is too long for a unix socket; set TMPDIR to a shorter path",
+                server.socket.display()
+            )));
+        }
+        server.write_config()?;
+        server.initialise()?;
+        server.launch()?;
+        server.wait_ready(Duration::from_secs(90))?;
+        Ok(server)
+    }
+
+    /// The instance's directory (config, data directory, socket, error log).
+    pub fn dir(&self) -> &Path {
+        self.dir.as_ref().map(|d| d.path()).unwrap_or(Path::new(""))
+    }
+
+    /// The data directory (tablespace files are `<datadir>/<database>/<table>.ibd`).
+    pub fn datadir(&self) -> &Path {
+        &self.datadir
+    }
+
+    /// The unix socket.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The loopback TCP port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The server process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(|c| c.id())
+    }
+
+    /// Server binaries and flavour.
+    pub fn binaries(&self) -> &ServerBinaries {
+        &self.binaries
+    }
+
+    /// The settings it was started with.
+    pub fn settings(&self) -> &ServerSettings {
+        &self.settings
+    }
+
+    /// A URL for its TCP port as `root` (no password), as a user would give it with `--url`.
+    pub fn tcp_url(&self, database: Option<&str>) -> ServerUrl {
+        ServerUrl {
+            user: "root".into(),
+            password: None,
+            host: "127.0.0.1".into(),
+            port: self.port,
+            database: database.map(str::to_string),
+        }
+    }
+
+    /// Connection options for its unix socket as `root`.
+    pub fn socket_opts(&self) -> mysql::OptsBuilder {
+        mysql::OptsBuilder::new()
+            .socket(Some(self.socket.to_string_lossy().into_owned()))
+            .user(Some("root"))
+            .prefer_socket(true)
+            .tcp_connect_timeout(Some(Duration::from_secs(5)))
+    }
+
+    fn error_log(&self) -> PathBuf {
+        self.dir().join("error.log")
+    }
+
+    fn config_path(&self) -> PathBuf {
+        self.dir().join("my.cnf")
+    }
+
+    fn write_config(&self) -> Result<(), ServerError> {
+        let s = &self.settings;
+        let dir = self.dir();
+        let mut cnf = String::from("[mysqld]\n");
+        let mut set = |k: &str, v: &dyn std::fmt::Display| {
+            let _ = writeln!(cnf, "{k}={v}");
+        };
+        set("datadir", &self.datadir.display());
+        set("socket", &self.socket.display());
+        set("port", &self.port);
+        set("bind-address", &"127.0.0.1");
+        set("pid-file", &dir.join("mysqld.pid").display());
+        set("log-error", &self.error_log().display());
+        set("tmpdir", &dir.display());
+        if nix::unistd::geteuid().is_root() {
+            // mariadbd/mysqld refuse to run as root unless told to.
+            set("user", &"root");
+        }
+        set("innodb_page_size", &s.page_size_bytes);
+        set("innodb_buffer_pool_size", &s.buffer_pool_bytes);
+        set("innodb_fill_factor", &s.fill_factor_pct);
+        set("innodb_flush_log_at_trx_commit", &s.flush_log_at_trx_commit);
+        if self.binaries.flavour == Flavour::Mariadb {
+            set("innodb_log_file_size", &s.log_file_bytes);
+        } else {
+            set("innodb_redo_log_capacity", &s.log_file_bytes);
+            set("skip-log-bin", &"ON");
+        }
+        set("innodb_monitor_enable", &"module_index");
+        set("local_infile", &1);
+        set("performance_schema", &if s.performance_schema { "ON" } else { "OFF" });
+        set("innodb_stats_persistent", &if s.stats_persistent { "ON" } else { "OFF" });
+        if let Some(cb) = &s.change_buffering {
+            set("innodb_change_buffering", cb);
+        }
+        set("max_allowed_packet", &(256u64 << 20));
+        set("innodb_buffer_pool_load_at_startup", &"OFF");
+        set("innodb_buffer_pool_dump_at_shutdown", &"OFF");
+        for (k, v) in &s.extra {
+            set(k, v);
+        }
+        std::fs::write(self.config_path(), cnf)
+            .map_err(|e| ServerError::Start(format!("cannot write the server config: {e}")))
+    }
+
+    fn set_live_pid(&self, pid: Option<u32>) {
+        if let Some(e) = live().get_mut(&self.registry_id) {
+            e.pid = pid.map(|p| p as i32);
+        }
+    }
+
+    fn initialise(&mut self) -> Result<(), ServerError> {
+        let defaults = format!("--defaults-file={}", self.config_path().display());
+        let mut cmd = match self.binaries.flavour {
+            Flavour::Mariadb => {
+                let mut c = Command::new(self.binaries.install_db.as_ref().expect("found"));
+                c.arg(&defaults)
+                    .arg("--auth-root-authentication-method=normal")
+                    .arg("--skip-test-db");
+                c
+            }
+            Flavour::Mysql => {
+                let mut c = Command::new(&self.binaries.server);
+                c.arg(&defaults).arg("--initialize-insecure");
+                c
+            }
+        };
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+        let child = cmd
+            .spawn()
+            .map_err(|e| ServerError::Start(format!("cannot run {:?}: {e}", cmd.get_program())))?;
+        self.set_live_pid(Some(child.id()));
+        let out = child
+            .wait_with_output()
+            .map_err(|e| ServerError::Start(format!("server initialisation failed: {e}")))?;
+        self.set_live_pid(None);
+        if !out.status.success() {
+            let mut msg = String::from_utf8_lossy(&out.stderr).into_owned();
+            msg.push_str(&String::from_utf8_lossy(&out.stdout));
+            let tail: Vec<&str> = msg.lines().rev().take(15).collect();
+            return Err(ServerError::Start(format!(
+                "creating the private instance's data directory failed ({}):\n{}\n{}",
+                out.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+                log_tail(&self.error_log(), 15)
+            )));
+        }
+        Ok(())
+    }
+
+    fn launch(&mut self) -> Result<(), ServerError> {
+        let out = std::fs::File::create(self.dir().join("stdout.log"))
+            .map_err(|e| ServerError::Start(format!("cannot create the server log: {e}")))?;
+        let err = out.try_clone().map_err(|e| ServerError::Start(e.to_string()))?;
+        let mut cmd = Command::new(&self.binaries.server);
+        cmd.arg(format!("--defaults-file={}", self.config_path().display()))
+            // The data is deleted after shutdown: skip the final flush. Not in my.cnf, where
+            // the initialiser would also skip it and leave an unreadable system tablespace.
+            .arg("--innodb-fast-shutdown=2")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            // Its own process group: a terminal Ctrl-C reaches keylab only, which then stops
+            // the server itself and removes its directory.
+            .process_group(0);
+        let child = cmd.spawn().map_err(|e| {
+            ServerError::Start(format!("cannot start {}: {e}", self.binaries.server.display()))
+        })?;
+        self.set_live_pid(Some(child.id()));
+        self.child = Some(child);
+        Ok(())
+    }
+
+    fn wait_ready(&mut self, timeout: Duration) -> Result<(), ServerError> {
+        let deadline = Instant::now() + timeout;
+        let mut last_err = String::new();
+        loop {
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    self.child = None;
+                    self.set_live_pid(None);
+                    return Err(ServerError::Start(format!(
+                        "the private server exited during start-up ({status}); error log:\n{}",
+                        log_tail(&self.error_log(), 20)
+                    )));
+                }
+            }
+            if self.socket.exists() {
+                match mysql::Conn::new(self.socket_opts()) {
+                    Ok(_) => return Ok(()),
+                    Err(e) => last_err = e.to_string(),
+                }
+            }
+            if Instant::now() >= deadline {
+                return Err(ServerError::Start(format!(
+                    "the private server did not answer within {} s ({last_err}); error log:\n{}",
+                    timeout.as_secs(),
+                    log_tail(&self.error_log(), 20)
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Stops the server and removes its directory, reporting a directory that could not be
+    /// removed (drop does the same silently).
+    pub fn stop(mut self) -> Result<(), ServerError> {
+        self.stop_inner()
+    }
+
+    fn stop_inner(&mut self) -> Result<(), ServerError> {
+        if let Some(mut child) = self.child.take() {
+            stop_pid(child.id() as i32, Duration::from_secs(30));
+            // Reap it if stop_pid's waitpid raced with nothing (harmless when already reaped).
+            let _ = child.try_wait();
+        }
+        live().remove(&self.registry_id);
+        match self.dir.take() {
+            Some(dir) => {
+                let path = dir.path().to_path_buf();
+                dir.close()
+                    .map_err(|e| ServerError::Io(format!("cannot remove {}: {e}", path.display())))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for PrivateServer {
+    fn drop(&mut self) {
+        let _ = self.stop_inner();
+    }
+}

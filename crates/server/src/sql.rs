@@ -1,0 +1,329 @@
+//! SQL text for loading rows into MariaDB/MySQL: INSERT statements (literal, multi-row and
+//! prepared), the `LOAD DATA LOCAL INFILE` statement and its tab-separated stream, and the
+//! client-side half of the load checksum.
+//!
+//! Values are rendered so that no `sql_mode` changes their meaning: strings are quoted only
+//! when they are plain printable ASCII without quotes or backslashes (so the
+//! `NO_BACKSLASH_ESCAPES` mode cannot matter), anything else is sent as a hex literal.
+//! Timestamps travel as Unix seconds through `FROM_UNIXTIME`, which the engine evaluates in
+//! the session time zone it sets to UTC. This module does not talk to a server.
+
+use keylab_schema::{ColumnType, Table, Value};
+use std::fmt::Write as _;
+
+/// `name` quoted as a MySQL identifier.
+pub fn quote_ident(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// Positions of the columns keylab sends: all but an `AUTO_INCREMENT` primary key, which the
+/// server assigns.
+pub fn sent_columns(table: &Table) -> Vec<usize> {
+    (0..table.columns.len())
+        .filter(|&i| !(table.auto_increment && table.primary_key == [i]))
+        .collect()
+}
+
+fn is_time(ty: &ColumnType) -> bool {
+    matches!(ty, ColumnType::Timestamp | ColumnType::DateTime | ColumnType::Date)
+}
+
+/// `INSERT INTO t (a, b) VALUES ` for the sent columns.
+pub fn insert_prefix(table: &Table) -> String {
+    let cols: Vec<String> =
+        sent_columns(table).iter().map(|&i| quote_ident(&table.columns[i].name)).collect();
+    format!("INSERT INTO {} ({}) VALUES ", quote_ident(&table.name), cols.join(", "))
+}
+
+fn safe_to_quote(b: &[u8]) -> bool {
+    b.iter().all(|&c| (0x20..0x7f).contains(&c) && c != b'\'' && c != b'\\')
+}
+
+/// Appends `v` as an SQL literal for a column of type `ty`.
+pub fn write_literal(out: &mut String, v: &Value, ty: &ColumnType) {
+    match v {
+        Value::Null => out.push_str("NULL"),
+        Value::Int(n) if is_time(ty) => {
+            let _ = write!(out, "FROM_UNIXTIME({n})");
+        }
+        Value::Int(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::UInt(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::Time(s) => {
+            let _ = write!(out, "FROM_UNIXTIME({s})");
+        }
+        Value::Bytes(b) if safe_to_quote(b) => {
+            out.push('\'');
+            // Safe bytes are ASCII, hence valid UTF-8.
+            out.push_str(std::str::from_utf8(b).unwrap_or_default());
+            out.push('\'');
+        }
+        Value::Bytes(b) => {
+            if b.is_empty() {
+                out.push_str("''");
+            } else {
+                out.push_str("X'");
+                push_hex(out, b);
+                out.push('\'');
+            }
+        }
+    }
+}
+
+fn push_hex(out: &mut String, b: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for &c in b {
+        out.push(HEX[(c >> 4) as usize] as char);
+        out.push(HEX[(c & 15) as usize] as char);
+    }
+}
+
+/// A multi-row `INSERT` of `rows` with literal values.
+pub fn multi_insert_sql(table: &Table, rows: &[Vec<Value>]) -> String {
+    let cols = sent_columns(table);
+    let mut sql = insert_prefix(table);
+    sql.reserve(rows.len() * 48);
+    for (r, row) in rows.iter().enumerate() {
+        if r > 0 {
+            sql.push(',');
+        }
+        sql.push('(');
+        for (k, &c) in cols.iter().enumerate() {
+            if k > 0 {
+                sql.push(',');
+            }
+            write_literal(&mut sql, &row[c], &table.columns[c].ty);
+        }
+        sql.push(')');
+    }
+    sql
+}
+
+/// A prepared `INSERT` of exactly `n_rows` tuples of placeholders.
+pub fn prepared_insert_sql(table: &Table, n_rows: usize) -> String {
+    let cols = sent_columns(table);
+    let tuple: Vec<&str> = cols
+        .iter()
+        .map(|&c| if is_time(&table.columns[c].ty) { "FROM_UNIXTIME(?)" } else { "?" })
+        .collect();
+    let tuple = format!("({})", tuple.join(","));
+    let mut sql = insert_prefix(table);
+    sql.reserve(n_rows * (tuple.len() + 1));
+    for r in 0..n_rows {
+        if r > 0 {
+            sql.push(',');
+        }
+        sql.push_str(&tuple);
+    }
+    sql
+}
+
+/// The parameters of a prepared insert for `rows`, in placeholder order.
+pub fn prepared_params(table: &Table, rows: &[Vec<Value>]) -> Vec<mysql::Value> {
+    let cols = sent_columns(table);
+    let mut params = Vec::with_capacity(rows.len() * cols.len());
+    for row in rows {
+        for &c in &cols {
+            params.push(match &row[c] {
+                Value::Null => mysql::Value::NULL,
+                Value::Int(n) | Value::Time(n) => mysql::Value::Int(*n),
+                Value::UInt(n) => mysql::Value::UInt(*n),
+                Value::Bytes(b) => mysql::Value::Bytes(b.clone()),
+            });
+        }
+    }
+    params
+}
+
+/// The `LOAD DATA LOCAL INFILE` statement matching [`write_tsv_row`]: binary columns arrive
+/// as hex (`UNHEX`), time columns as Unix seconds (`FROM_UNIXTIME`).
+pub fn load_data_sql(table: &Table, stream_name: &str) -> String {
+    let mut targets = Vec::new();
+    let mut sets = Vec::new();
+    for c in sent_columns(table) {
+        let col = &table.columns[c];
+        match col.ty {
+            ColumnType::Binary { .. } => {
+                targets.push(format!("@v{c}"));
+                sets.push(format!("{} = UNHEX(@v{c})", quote_ident(&col.name)));
+            }
+            ref t if is_time(t) => {
+                targets.push(format!("@v{c}"));
+                sets.push(format!("{} = FROM_UNIXTIME(@v{c})", quote_ident(&col.name)));
+            }
+            _ => targets.push(quote_ident(&col.name)),
+        }
+    }
+    let mut sql = format!(
+        "LOAD DATA LOCAL INFILE '{stream_name}' INTO TABLE {} CHARACTER SET utf8mb4 \
+         FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({})",
+        quote_ident(&table.name),
+        targets.join(", ")
+    );
+    if !sets.is_empty() {
+        sql.push_str(" SET ");
+        sql.push_str(&sets.join(", "));
+    }
+    sql
+}
+
+/// Appends one row of the `LOAD DATA` stream (tab-separated, `\`-escaped, `\N` for NULL).
+pub fn write_tsv_row(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Value]) {
+    for (k, &c) in cols.iter().enumerate() {
+        if k > 0 {
+            out.push(b'\t');
+        }
+        let binary = matches!(table.columns[c].ty, ColumnType::Binary { .. });
+        match &row[c] {
+            Value::Null => out.extend_from_slice(b"\\N"),
+            Value::Int(n) | Value::Time(n) => {
+                let _ = std::io::Write::write_fmt(out, format_args!("{n}"));
+            }
+            Value::UInt(n) => {
+                let _ = std::io::Write::write_fmt(out, format_args!("{n}"));
+            }
+            Value::Bytes(b) if binary => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                for &x in b {
+                    out.push(HEX[(x >> 4) as usize]);
+                    out.push(HEX[(x & 15) as usize]);
+                }
+            }
+            Value::Bytes(b) => {
+                for &x in b {
+                    match x {
+                        b'\\' => out.extend_from_slice(b"\\\\"),
+                        b'\t' => out.extend_from_slice(b"\\t"),
+                        b'\n' => out.extend_from_slice(b"\\n"),
+                        b'\r' => out.extend_from_slice(b"\\r"),
+                        0 => out.extend_from_slice(b"\\0"),
+                        _ => out.push(x),
+                    }
+                }
+            }
+        }
+    }
+    out.push(b'\n');
+}
+
+/// The column the load checksum is taken over: the first indexed column the client sends
+/// (the id), else the first sent column. `None` when nothing is sent or it is a time column.
+pub fn checksum_column(table: &Table) -> Option<usize> {
+    let sent = sent_columns(table);
+    let indexed = table.primary_key.iter().chain(table.indexes.iter().flat_map(|i| &i.columns));
+    let c = indexed.copied().find(|c| sent.contains(c)).or_else(|| sent.first().copied())?;
+    (!is_time(&table.columns[c].ty)).then_some(c)
+}
+
+/// CRC32 of a value as the server's `CRC32(col)` sees it (integers as decimal text, `BINARY(n)`
+/// zero-padded); `None` for NULL, which `BIT_XOR` skips.
+pub fn value_crc32(v: &Value, ty: &ColumnType) -> Option<u32> {
+    match v {
+        Value::Null => None,
+        Value::Int(n) | Value::Time(n) => Some(crc32fast::hash(n.to_string().as_bytes())),
+        Value::UInt(n) => Some(crc32fast::hash(n.to_string().as_bytes())),
+        Value::Bytes(b) => match *ty {
+            ColumnType::Binary { bytes } if b.len() < bytes as usize => {
+                let mut padded = b.clone();
+                padded.resize(bytes as usize, 0);
+                Some(crc32fast::hash(&padded))
+            }
+            _ => Some(crc32fast::hash(b)),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keylab_schema::{Charset, Column, Index, RowFormat};
+
+    fn table(auto: bool) -> Table {
+        Table {
+            name: "t".into(),
+            columns: vec![
+                Column::new("pk", ColumnType::BigInt { unsigned: false }, false),
+                Column::new("id", ColumnType::Binary { bytes: 16 }, false),
+                Column::new(
+                    "data",
+                    ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 },
+                    true,
+                ),
+                Column::new("created_at", ColumnType::Timestamp, true),
+            ],
+            primary_key: vec![0],
+            auto_increment: auto,
+            indexes: vec![Index { name: "k_id".into(), columns: vec![1], unique: false }],
+            row_format: RowFormat::Dynamic,
+        }
+    }
+
+    fn row() -> Vec<Value> {
+        vec![
+            Value::Int(7),
+            Value::Bytes(vec![0, 0xab]),
+            Value::Bytes(b"it's".to_vec()),
+            Value::Time(5),
+        ]
+    }
+
+    #[test]
+    fn multi_insert_skips_auto_increment_and_hexes_unsafe_bytes() {
+        let sql = multi_insert_sql(&table(true), &[row(), row()]);
+        assert_eq!(
+            sql,
+            "INSERT INTO `t` (`id`, `data`, `created_at`) VALUES \
+             (X'00ab',X'69742773',FROM_UNIXTIME(5)),(X'00ab',X'69742773',FROM_UNIXTIME(5))"
+        );
+        let sql = multi_insert_sql(
+            &table(false),
+            &[vec![
+                Value::Int(1),
+                Value::Bytes(vec![]),
+                Value::Bytes(b"data".to_vec()),
+                Value::Null,
+            ]],
+        );
+        assert!(sql.ends_with("VALUES (1,'','data',NULL)"), "{sql}");
+    }
+
+    #[test]
+    fn prepared_shape() {
+        let sql = prepared_insert_sql(&table(true), 2);
+        assert!(sql.ends_with("VALUES (?,?,FROM_UNIXTIME(?)),(?,?,FROM_UNIXTIME(?))"), "{sql}");
+        assert_eq!(prepared_params(&table(true), &[row()]).len(), 3);
+    }
+
+    #[test]
+    fn load_data_stream() {
+        let t = table(true);
+        let sql = load_data_sql(&t, "s");
+        assert!(
+            sql.contains(
+                "(@v1, `data`, @v3) SET `id` = UNHEX(@v1), `created_at` = FROM_UNIXTIME(@v3)"
+            ),
+            "{sql}"
+        );
+        let mut out = Vec::new();
+        let r = vec![
+            Value::Int(1),
+            Value::Bytes(vec![1, 2]),
+            Value::Bytes(b"a\tb\\\n".to_vec()),
+            Value::Null,
+        ];
+        write_tsv_row(&mut out, &t, &sent_columns(&t), &r);
+        assert_eq!(out, b"0102\ta\\tb\\\\\\n\t\\N\n");
+    }
+
+    #[test]
+    fn checksum_takes_the_id() {
+        assert_eq!(checksum_column(&table(true)), Some(1));
+        assert_eq!(checksum_column(&table(false)), Some(0));
+        let ty = ColumnType::Binary { bytes: 4 };
+        assert_eq!(value_crc32(&Value::Bytes(vec![1]), &ty), Some(crc32fast::hash(&[1, 0, 0, 0])));
+        assert_eq!(value_crc32(&Value::Int(42), &ColumnType::Int), Some(crc32fast::hash(b"42")));
+    }
+}
