@@ -89,7 +89,7 @@ impl Walk<'_> {
         if n == 0 && p != self.t.root {
             return e("empty non-root page".into());
         }
-        if page.keys.len() != n * kw || (level > 0 && page.children.len() != n) {
+        if page.key_bytes_len() != n * kw || (level > 0 && page.children.len() != n) {
             return e("record arrays differ in length".into());
         }
         let data: u32 = page.sizes.iter().map(|&s| s as u32).sum();

@@ -249,9 +249,14 @@ impl Fsp {
             None => (0, 0),
         };
         let state = self.xdes[ext as usize].state;
-        let page = if state == XdesState::Fseg(seg) && !self.xdes[ext as usize].is_used(hint % e) {
+        let own = state == XdesState::Fseg(seg);
+        let own_not_full = own && self.xdes[ext as usize].n_used < e;
+        let page = if own && !self.xdes[ext as usize].is_used(hint % e) {
             // 1. The hinted page.
             hint
+        } else if own_not_full && self.flavour == Flavour::MariaDb1011 {
+            // MariaDB ≥ 10.11.8 (MDEV-33542) looks in the hinted extent before adding extents.
+            ext * e + self.xdes[ext as usize].find_free(hint % e, e).expect("room")
         } else if state == XdesState::Free && may_grow {
             // 2. Take the hinted extent from the space, then the hinted page.
             let x = self.alloc_free_extent(hint);
@@ -269,8 +274,8 @@ impl Fsp {
             } else {
                 want
             }
-        } else if state == XdesState::Fseg(seg) && self.xdes[ext as usize].n_used < e {
-            // 4. Another page of the hinted extent.
+        } else if own_not_full {
+            // 4. Another page of the hinted extent (MySQL 8.0 order).
             ext * e + self.xdes[ext as usize].find_free(hint % e, e).expect("room")
         } else if reserved > used {
             // 5. Any unused page of the segment.

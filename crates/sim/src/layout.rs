@@ -189,6 +189,10 @@ impl Layout {
 
     /// The slot widths a row needs, when wider than the current ones (variable fields grow).
     pub fn needed_widths(&self, row: &[Value]) -> Option<Vec<u32>> {
+        let grows = |s: &KeySlot| matches!(&row[s.col], Value::Bytes(b) if s.var && b.len() as u32 > s.width);
+        if !self.slots.iter().any(grows) {
+            return None;
+        }
         let mut grow = false;
         let w: Vec<u32> = self
             .slots

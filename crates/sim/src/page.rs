@@ -17,6 +17,29 @@ pub(crate) fn dir_res(n: u32) -> u32 {
     n.div_ceil(2)
 }
 
+/// `a <= b` for equal-length keys, comparing 8 bytes at a time as big-endian words.
+#[inline]
+pub(crate) fn key_le(a: &[u8], b: &[u8]) -> bool {
+    if a.len() == 16 && b.len() == 16 {
+        let w = |k: &[u8], i: usize| u64::from_be_bytes(k[i..i + 8].try_into().expect("8"));
+        return (w(a, 0), w(a, 8)) <= (w(b, 0), w(b, 8));
+    }
+    if a.len() == 8 && b.len() == 8 {
+        return u64::from_be_bytes(a.try_into().expect("8"))
+            <= u64::from_be_bytes(b.try_into().expect("8"));
+    }
+    let mut ac = a.chunks_exact(8);
+    let mut bc = b.chunks_exact(8);
+    for (x, y) in (&mut ac).zip(&mut bc) {
+        let x = u64::from_be_bytes(x.try_into().expect("8 bytes"));
+        let y = u64::from_be_bytes(y.try_into().expect("8 bytes"));
+        if x != y {
+            return x < y;
+        }
+    }
+    ac.remainder() <= bc.remainder()
+}
+
 /// An index page.
 #[derive(Debug, Clone)]
 pub(crate) struct Page {
@@ -24,8 +47,9 @@ pub(crate) struct Page {
     pub level: u16,
     pub prev: Option<PageNo>,
     pub next: Option<PageNo>,
-    /// Encoded keys, `key_width` bytes each, in key order.
-    pub keys: Vec<u8>,
+    /// Encoded keys, `key_width` bytes each, in key order (contiguous, so that the binary
+    /// search walks one array; a heap-order arena with an index array measured slower).
+    keys: Vec<u8>,
     /// Record sizes (header + data), in key order.
     pub sizes: Vec<u16>,
     /// Child page numbers (non-leaf pages only), in key order.
@@ -69,9 +93,15 @@ impl Page {
         self.sizes.len() as u32
     }
 
+    /// The key of the i-th record in key order.
     #[inline]
     pub fn key(&self, i: usize, kw: usize) -> &[u8] {
         &self.keys[i * kw..(i + 1) * kw]
+    }
+
+    /// Bytes of key storage (for the checker).
+    pub fn key_bytes_len(&self) -> usize {
+        self.keys.len()
     }
 
     /// Number of records with key ≤ `key` (the PAGE_CUR_LE cursor is the record before this
@@ -81,14 +111,29 @@ impl Page {
         let (mut lo, mut hi) = (0usize, self.sizes.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if self.keys[mid * kw..(mid + 1) * kw] <= *key {
+            if key_le(self.key(mid, kw), key) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        let eq = lo > 0 && self.keys[(lo - 1) * kw..lo * kw] == *key;
+        let eq = lo > 0 && self.key(lo - 1, kw) == key;
         (lo, eq)
+    }
+
+    /// Rewrites the key arena compactly, keeping the records at sorted positions `keep`.
+    fn compact(&mut self, keep: std::ops::Range<usize>, kw: usize) {
+        self.keys.truncate(keep.end * kw);
+        self.keys.drain(..keep.start * kw);
+    }
+
+    /// Re-encodes every key through `f` (key widening).
+    pub fn map_keys(&mut self, kw: usize, mut f: impl FnMut(&[u8], &mut Vec<u8>)) {
+        let mut keys = Vec::with_capacity(self.keys.capacity());
+        for i in 0..self.sizes.len() {
+            f(self.key(i, kw), &mut keys);
+        }
+        self.keys = keys;
     }
 
     /// Insert position for `key` under PAGE_CUR_LE. On the leftmost page of a non-leaf level
@@ -166,7 +211,10 @@ impl Page {
     /// Adds a record at position `pos` after `place` found room; sets PAGE_LAST_INSERT.
     pub fn insert_placed(&mut self, pos: usize, key: &[u8], size: u32, child: u32) {
         let kw = key.len();
-        self.keys.splice(pos * kw..pos * kw, key.iter().copied());
+        let old = self.keys.len();
+        self.keys.resize(old + kw, 0);
+        self.keys.copy_within(pos * kw..old, (pos + 1) * kw);
+        self.keys[pos * kw..(pos + 1) * kw].copy_from_slice(key);
         self.sizes.insert(pos, size as u16);
         if self.level > 0 {
             self.children.insert(pos, child);
@@ -177,8 +225,9 @@ impl Page {
     /// Deletes one record (`page_cur_delete_rec`): it heads PAGE_FREE, its bytes become
     /// garbage, and PAGE_LAST_INSERT is reset.
     pub fn delete_rec(&mut self, pos: usize, kw: usize) {
+        let n = self.sizes.len();
+        self.compact_without(pos, n, kw);
         let size = self.sizes.remove(pos);
-        self.keys.drain(pos * kw..(pos + 1) * kw);
         if self.level > 0 {
             self.children.remove(pos);
         }
@@ -195,6 +244,12 @@ impl Page {
         if !self.sizes.is_empty() {
             self.keys[..kw].fill(0);
         }
+    }
+
+    /// Compacts the key arena dropping the record at sorted position `pos` of `n`.
+    fn compact_without(&mut self, pos: usize, n: usize, kw: usize) {
+        debug_assert!(pos < n);
+        self.keys.drain(pos * kw..(pos + 1) * kw);
     }
 
     /// Empties the page as `page_create_empty` does (keeps level and links).
@@ -241,7 +296,7 @@ impl Page {
             self.garbage_bytes += s as u32;
             self.data_bytes -= s as u32;
         }
-        self.keys.truncate(from * kw);
+        self.compact(0..from, kw);
         self.sizes.truncate(from);
         if self.level > 0 {
             self.children.truncate(from);
@@ -261,7 +316,8 @@ impl Page {
             self.garbage_bytes += s as u32;
             self.data_bytes -= s as u32;
         }
-        self.keys.drain(..to * kw);
+        let n = self.sizes.len();
+        self.compact(to..n, kw);
         self.sizes.drain(..to);
         if self.level > 0 {
             self.children.drain(..to);

@@ -190,13 +190,11 @@ impl SimTable {
             for (t, tree) in self.trees.iter().enumerate() {
                 let (start, _, _) = bounds[t];
                 let key = &keys[start..start + tree.kw()];
-                let dup = if t == 0 {
-                    tree.contains(&self.space, key)
-                } else {
-                    tree.layout.unique
-                        && tree.layout.unique_applies(row)
-                        && tree.contains_prefix(&self.space, key, tree.layout.unique_prefix_width())
-                };
+                // PRIMARY is checked by its insert descent below.
+                let dup = t > 0
+                    && tree.layout.unique
+                    && tree.layout.unique_applies(row)
+                    && tree.contains_prefix(&self.space, key, tree.layout.unique_prefix_width());
                 if dup {
                     return Err(SimError::DuplicateKey { index: tree.layout.name.clone() });
                 }
@@ -210,7 +208,18 @@ impl SimTable {
         for (t, tree) in self.trees.iter_mut().enumerate() {
             let (start, size, blobs) = bounds[t];
             let key = &keys[start..start + tree.kw()];
-            let page = tree.insert(&mut self.space, 0, key, size, 0);
+            let page = if t == 0 {
+                match tree.insert_unique(&mut self.space, key, size) {
+                    Some(p) => p,
+                    None => {
+                        let index = tree.layout.name.clone();
+                        self.keys = keys;
+                        return Err(SimError::DuplicateKey { index });
+                    }
+                }
+            } else {
+                tree.insert(&mut self.space, 0, key, size, 0)
+            };
             tree.records += 1;
             if blobs > 0 {
                 tree.alloc_blob_pages(&mut self.space, page, blobs);

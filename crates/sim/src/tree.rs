@@ -137,12 +137,6 @@ impl Tree {
         }
     }
 
-    /// True when the leaf already holds `key` (the duplicate check of a clustered insert).
-    pub fn contains(&self, sp: &Space, key: &[u8]) -> bool {
-        let (p, _) = self.descend(sp, key, 0);
-        sp.page(p).search(key, self.kw()).1
-    }
-
     /// True when a record whose key starts with `prefix` exists (unique secondary check):
     /// such records sit together, around the position of `key`.
     pub fn contains_prefix(&self, sp: &Space, key: &[u8], prefix: usize) -> bool {
@@ -184,6 +178,28 @@ impl Tree {
         child: u32,
     ) -> PageNo {
         let (p, pos) = self.descend(sp, key, level);
+        self.insert_at(sp, p, pos, key, size, child)
+    }
+
+    /// Inserts a leaf record unless its key exists (one descent serves both); `None` on a
+    /// duplicate, with nothing changed.
+    pub fn insert_unique(&mut self, sp: &mut Space, key: &[u8], size: u32) -> Option<PageNo> {
+        let (p, pos) = self.descend(sp, key, 0);
+        if pos > 0 && sp.page(p).key(pos - 1, self.kw()) == key {
+            return None;
+        }
+        Some(self.insert_at(sp, p, pos, key, size, 0))
+    }
+
+    fn insert_at(
+        &mut self,
+        sp: &mut Space,
+        p: PageNo,
+        pos: usize,
+        key: &[u8],
+        size: u32,
+        child: u32,
+    ) -> PageNo {
         if self.optimistic(sp, p, pos, key, size, child) {
             return p;
         }
@@ -274,7 +290,7 @@ impl Tree {
         root.level = level + 1;
         root.children = Vec::with_capacity(self.cap_nonleaf);
         let first = sp.page(new).key(0, kw).to_vec();
-        let nptr = self.layout.node_ptr_size(&first);
+        let nptr = self.node_ptr_size_of(sp.page(new), 0);
         let placed = root.place(&sp.geo, nptr);
         debug_assert!(placed);
         root.insert_placed(0, &first, nptr, new.0);
@@ -345,12 +361,17 @@ impl Tree {
                 SplitAt::Tuple if insert_left => page.key(0, kw).to_vec(),
                 SplitAt::Tuple => key.to_vec(),
             };
+            let nptr = match at {
+                SplitAt::Rec(s) => self.node_ptr_size_of(page, s),
+                SplitAt::Tuple if insert_left => self.node_ptr_size_of(page, 0),
+                SplitAt::Tuple if level > 0 => size,
+                SplitAt::Tuple => self.layout.node_ptr_size(key),
+            };
             let (lower, upper) = if dir == Dir::Down { (new, p) } else { (p, new) };
             if dir == Dir::Down {
                 let (f, fpos) = self.find_father(sp, p);
                 sp.page_mut(f).children[fpos] = new.0;
             }
-            let nptr = self.layout.node_ptr_size(&upper_key);
             self.insert(sp, level + 1, &upper_key, nptr, upper.0);
             // Move the records (btr_page_split_and_insert step 5).
             let old = sp.pages[p.0 as usize].take().expect("split page");
@@ -445,7 +466,8 @@ impl Tree {
         if !compressed && sp.pages[f.0 as usize].is_some() {
             self.compress_if_useful(sp, f);
         }
-        let nptr = self.layout.node_ptr_size(key);
+        // A node pointer built from a node pointer has the same fields: the same size.
+        let nptr = if level > 0 { size } else { self.layout.node_ptr_size(key) };
         self.insert(sp, level + 1, key, nptr, r.0);
         Some(r)
     }
@@ -498,6 +520,16 @@ impl Tree {
         }
     }
 
+    /// Size of the node pointer built from record `i` of `page` (`dict_index_build_node_ptr`):
+    /// a non-leaf record already is one (its key may be zeroed as the min-rec).
+    pub(crate) fn node_ptr_size_of(&self, page: &Page, i: usize) -> u32 {
+        if page.level > 0 {
+            page.sizes[i] as u32
+        } else {
+            self.layout.node_ptr_size(page.key(i, self.kw()))
+        }
+    }
+
     /// The leftmost page of every level, root level first.
     pub(crate) fn leftmost_pages(&self, sp: &Space) -> Vec<PageNo> {
         let mut out = vec![self.root];
@@ -522,15 +554,8 @@ impl Tree {
             .into_iter()
             .flat_map(|l| Self::level_pages(sp, l).collect::<Vec<_>>())
             .collect();
-        let mut buf = Vec::new();
         for p in pages {
-            let page = sp.page_mut(p);
-            buf.clear();
-            for i in 0..page.sizes.len() {
-                self.layout.reencode(&page.keys[i * kw..(i + 1) * kw], widths, &mut buf);
-            }
-            page.keys.clear();
-            page.keys.extend_from_slice(&buf);
+            sp.page_mut(p).map_keys(kw, |k, out| self.layout.reencode(k, widths, out));
         }
         self.layout.set_widths(widths);
     }

@@ -24,10 +24,10 @@ impl Tree {
             // The leftmost node pointer goes: the parent's pointer to `f` is rebuilt from the
             // new first record. (On the leftmost page the next record just becomes min-rec.)
             let new_first = page.key(1, kw).to_vec();
+            let nptr = self.node_ptr_size_of(page, 1);
             let level = page.level;
             let (gf, gpos) = self.find_father(sp, f);
             self.delete_node_ptr(sp, gf, gpos);
-            let nptr = self.layout.node_ptr_size(&new_first);
             self.insert(sp, level + 1, &new_first, nptr, f.0);
         }
         let fp = sp.page_mut(f);

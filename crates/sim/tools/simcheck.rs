@@ -1,0 +1,136 @@
+//! Fidelity helper: generates id files and runs the simulator on them, so that the same ids
+//! in the same order can be loaded into a real server by `tools/servercheck.sh`.
+//!
+//! `simcheck gen KIND N SEED` prints N ids, one per line. KIND: `uuid4` (random 36-char
+//! lowercase hex), `ulid` (ascending 26-char Crockford), `ulid-ms-random` (26-char, the
+//! millisecond part ascends every 8 ids, the rest random inside one millisecond).
+//! `simcheck sim pk|secondary CHARS [mariadb|mysql] < ids` prints the simulator's stats as
+//! JSON-like text for the E1 table with `id VARCHAR(CHARS)`.
+
+use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
+use keylab_sim::{Flavour, SimSettings, SimTable};
+use std::io::{BufRead, Write};
+
+struct Rng(u64);
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+const CROCKFORD: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+fn ulid(ms: u64, rand: u128) -> String {
+    let mut s = String::with_capacity(26);
+    for k in (0..10).rev() {
+        s.push(CROCKFORD[((ms >> (5 * k)) & 31) as usize] as char);
+    }
+    for k in (0..16).rev() {
+        s.push(CROCKFORD[((rand >> (5 * k)) & 31) as usize] as char);
+    }
+    s
+}
+
+fn gen(kind: &str, n: u64, seed: u64) {
+    let mut rng = Rng(seed);
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let mut rand: u128 = ((rng.next_u64() as u128) << 16) & ((1u128 << 80) - 1) >> 1;
+    for i in 0..n {
+        let id = match kind {
+            "uuid4" => {
+                let hex = format!("{:016x}{:016x}", rng.next_u64(), rng.next_u64());
+                format!(
+                    "{}-{}-{}-{}-{}",
+                    &hex[0..8],
+                    &hex[8..12],
+                    &hex[12..16],
+                    &hex[16..20],
+                    &hex[20..32]
+                )
+            }
+            "ulid" => {
+                rand += 1;
+                ulid(1_700_000_000_000 + i, rand)
+            }
+            "ulid-ms-random" => {
+                let r = ((rng.next_u64() as u128) << 64 | rng.next_u64() as u128) & ((1 << 80) - 1);
+                ulid(1_700_000_000_000 + i / 8, r)
+            }
+            _ => panic!("unknown kind {kind}"),
+        };
+        writeln!(out, "{id}").unwrap();
+    }
+}
+
+fn table(chars: u32, secondary: bool) -> Table {
+    let id_ty = ColumnType::VarChar { chars, charset: Charset::Utf8mb4 };
+    let data =
+        Column::new("data", ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 }, true);
+    let mut columns = vec![Column::new("id", id_ty, false), data];
+    let (primary_key, indexes) = if secondary {
+        columns.insert(0, Column::new("pk", ColumnType::BigInt { unsigned: false }, false));
+        (vec![0], vec![Index { name: "k_id".into(), columns: vec![1], unique: false }])
+    } else {
+        (vec![0], vec![])
+    };
+    Table {
+        name: "t".into(),
+        columns,
+        primary_key,
+        auto_increment: secondary,
+        indexes,
+        row_format: RowFormat::Dynamic,
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("gen") => gen(&args[2], args[3].parse().unwrap(), args[4].parse().unwrap()),
+        Some("sim") => {
+            let secondary = args[2] == "secondary";
+            let chars: u32 = args[3].parse().unwrap();
+            let flavour = match args.get(4).map(String::as_str) {
+                Some("mysql") => Flavour::Mysql80,
+                _ => Flavour::MariaDb1011,
+            };
+            let settings = SimSettings { flavour, ..SimSettings::default() };
+            let mut sim = SimTable::new(&table(chars, secondary), settings).unwrap();
+            let data = Value::Bytes(b"data".to_vec());
+            for line in std::io::stdin().lock().lines() {
+                let id = Value::Bytes(line.unwrap().into_bytes());
+                let row = if secondary {
+                    vec![Value::Null, id, data.clone()]
+                } else {
+                    vec![id, data.clone()]
+                };
+                sim.insert(&row).unwrap();
+            }
+            sim.check().unwrap();
+            let s = sim.stats();
+            println!("counters {:?}", s.counters);
+            println!("data_length {} index_length {}", s.data_length_bytes, s.index_length_bytes);
+            for ix in &s.indexes {
+                println!(
+                    "{} size {} n_leaf_pages {} per_level {:?} height {} fill {:.3} recs/leaf {:.2} data_size {}",
+                    ix.name,
+                    ix.size_pages,
+                    ix.leaf_pages,
+                    ix.pages_per_level,
+                    ix.height,
+                    ix.fill_pct,
+                    ix.records_per_leaf,
+                    ix.data_size_bytes
+                );
+            }
+        }
+        _ => eprintln!(
+            "usage: simcheck gen KIND N SEED | simcheck sim pk|secondary CHARS [mariadb|mysql]"
+        ),
+    }
+}
