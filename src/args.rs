@@ -51,10 +51,10 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub ids_per_ms: u32,
     /// Order of time-ordered ids inside one millisecond.
-    #[arg(long, default_value = "monotonic", value_parser = parse_within_ms)]
+    #[arg(long, default_value = "monotonic")]
     pub within_ms: WithinMs,
     /// Clock of time-based ids: a virtual clock (reproducible) or the wall clock.
-    #[arg(long, default_value = "virtual", value_parser = parse_clock)]
+    #[arg(long, default_value = "virtual")]
     pub clock: ClockKind,
 }
 
@@ -212,22 +212,6 @@ pub struct ReportArgs {
     pub result: PathBuf,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-fn parse_within_ms(s: &str) -> Result<WithinMs, String> {
-    match s {
-        "monotonic" => Ok(WithinMs::Monotonic),
-        "random" => Ok(WithinMs::Random),
-        _ => Err(format!("unknown order `{s}`; valid: monotonic, random")),
-    }
-}
-
-fn parse_clock(s: &str) -> Result<ClockKind, String> {
-    match s {
-        "virtual" => Ok(ClockKind::Virtual),
-        "wall" => Ok(ClockKind::Wall),
-        _ => Err(format!("unknown clock `{s}`; valid: virtual, wall")),
-    }
 }
 
 fn parse_server_engine(s: &str) -> Result<EngineKind, String> {

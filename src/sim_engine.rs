@@ -8,7 +8,7 @@ use keylab_core::{
     Row, TableSizes,
 };
 use keylab_schema::Table;
-use keylab_sim::{SimSettings, SimTable};
+use keylab_sim::{Flavour, SimSettings, SimTable};
 use std::collections::BTreeMap;
 
 /// Rows between progress reports.
@@ -33,6 +33,10 @@ impl SimEngine {
 
 impl Engine for SimEngine {
     fn info(&self) -> EngineInfo {
+        let model = match self.settings.flavour {
+            Flavour::MariaDb1011 => "MariaDB 10.11",
+            Flavour::Mysql80 => "MySQL 8.0",
+        };
         let mut settings = BTreeMap::new();
         settings.insert("innodb_page_size".into(), self.settings.page_size.bytes().into());
         settings.insert("innodb_fill_factor".into(), self.settings.fill_factor_pct.into());
@@ -51,7 +55,7 @@ impl Engine for SimEngine {
     }
 
     fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
-        let sim = SimTable::new(table, self.settings.clone())
+        let sim = SimTable::new(table, self.settings)
             .map_err(|e| EngineError::Rejected(e.to_string()))?;
         self.table = Some(sim);
         Ok(())
