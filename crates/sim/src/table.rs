@@ -136,8 +136,17 @@ impl SimTable {
         match row[pk0] {
             Value::Null => {
                 let mut owned = std::mem::take(&mut self.auto_row);
-                owned.clear();
-                owned.extend_from_slice(row);
+                // Reuse the buffers of the previous row: no allocation per row.
+                owned.resize(row.len(), Value::Null);
+                for (o, v) in owned.iter_mut().zip(row) {
+                    match (o, v) {
+                        (Value::Bytes(ob), Value::Bytes(vb)) => {
+                            ob.clear();
+                            ob.extend_from_slice(vb);
+                        }
+                        (o, v) => *o = v.clone(),
+                    }
+                }
                 owned[pk0] = Value::Int(self.next_auto_inc);
                 let r = self.insert_row(&owned);
                 self.auto_row = owned;
