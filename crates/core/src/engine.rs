@@ -1,5 +1,6 @@
 //! The one trait every engine implements, and the engine-neutral vocabulary of a load.
 
+use crate::phase::{DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 use crate::result::{Counters, EngineInfo, IndexResult, LatencyMs, TableSizes};
 use crate::workload::Row;
 use keylab_schema::Table;
@@ -174,4 +175,40 @@ pub trait Engine {
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError>;
     /// Drops `table`.
     fn drop_table(&mut self, table: &Table) -> Result<(), EngineError>;
+
+    /// Applies churn operations in order (inserts of new rows, deletes by primary key), as
+    /// committed transactions whose deletes have been purged.
+    fn apply(
+        &mut self,
+        table: &Table,
+        ops: &mut dyn Iterator<Item = Op>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<(), EngineError> {
+        let _ = (table, ops, on_ops);
+        Err(EngineError::Unsupported("churn (inserts and deletes) is not modelled yet".into()))
+    }
+
+    /// Rebuilds every index of `table` by a sorted build (`OPTIMIZE TABLE`) with
+    /// `innodb_fill_factor` = `fill_factor_pct`.
+    fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
+        let _ = (table, fill_factor_pct);
+        Err(EngineError::Unsupported("rebuilds are not modelled yet".into()))
+    }
+
+    /// Runs `query` `runs` times and times each run.
+    fn query(
+        &mut self,
+        table: &Table,
+        query: &QuerySpec,
+        runs: u32,
+    ) -> Result<QueryOutcome, EngineError> {
+        let _ = (table, query, runs);
+        Err(EngineError::Unsupported("timed queries need a real server".into()))
+    }
+
+    /// Runs an online schema change.
+    fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
+        let _ = (table, ddl);
+        Err(EngineError::Unsupported("online DDL needs a real server".into()))
+    }
 }

@@ -14,11 +14,13 @@
 #![deny(missing_docs)]
 
 mod engine;
+mod phase;
 mod result;
 mod runner;
 mod workload;
 
 pub use engine::{Engine, EngineError, EngineKind, LoadMethod, LoadOutcome, LoadPlan, Measurement};
+pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 pub use result::{
     Counters, EngineInfo, IndexResult, LatencyMs, LoadResult, PhaseResult, QueryResult, Report,
     RunResult, TableSizes, REPORT_SCHEMA_VERSION,
