@@ -5,6 +5,7 @@
 
 mod args;
 mod cmd;
+mod engines;
 mod output;
 mod progress;
 mod sim_engine;

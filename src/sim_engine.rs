@@ -45,11 +45,7 @@ impl Engine for SimEngine {
         settings.insert("figures".into(), "simulated".into());
         EngineInfo {
             kind: "sim".into(),
-            version: format!(
-                "keylab {} InnoDB page model ({:?})",
-                env!("CARGO_PKG_VERSION"),
-                self.settings.flavour
-            ),
+            version: format!("keylab {} InnoDB page model of {model}", env!("CARGO_PKG_VERSION")),
             settings,
         }
     }

@@ -3,16 +3,13 @@
 
 use crate::args::CompareArgs;
 use crate::cmd::keys::gen_config;
+use crate::engines::make_engine;
 use crate::output;
 use crate::progress::LoadProgress;
-use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::{Context, Result};
-use keylab_core::{
-    run_variant, Engine, EngineKind, KeySource, LoadPlan, Payload, Report, Workload,
-};
+use keylab_core::{run_variant, EngineSettings, KeySource, LoadPlan, Payload, Report, Workload};
 use keylab_keys::{Key, Variant};
-use keylab_sim::SimSettings;
 use std::path::Path;
 
 /// Runs `keylab compare`.
@@ -30,7 +27,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }
         None => None,
     };
-    let mut engine = make_engine(&args)?;
+    let settings =
+        EngineSettings { page_size_bytes: args.page_size.bytes(), ..EngineSettings::default() };
+    let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
     let plan = LoadPlan { method: args.method, batch: args.batch, writers: args.writers };
     let mut report = Report {
         keylab: env!("CARGO_PKG_VERSION").to_string(),
@@ -84,28 +83,6 @@ fn table_name(variant: &Variant) -> String {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
     format!("t_{name}")
-}
-
-fn make_engine(args: &CompareArgs) -> Result<Box<dyn Engine>> {
-    match args.engine.engine {
-        EngineKind::Sim => {
-            if args.engine.url.is_some() {
-                return Err(UsageError(
-                    "--url needs a server engine: add --engine mariadb or --engine mysql".into(),
-                )
-                .into());
-            }
-            let settings = SimSettings {
-                page_size: args.page_size,
-                check_every: args.check_every,
-                ..SimSettings::default()
-            };
-            Ok(Box::new(SimEngine::new(settings)))
-        }
-        other => Err(anyhow::anyhow!(
-            "--engine {other} is not built yet; --engine sim (the default) works"
-        )),
-    }
 }
 
 /// Reads ids, one per line as `keylab keys` prints them; errors name the file, line and column.

@@ -116,6 +116,36 @@ impl Default for LoadPlan {
     }
 }
 
+/// Engine settings a scenario or the command line asks for. A simulator applies them all; a
+/// private server is started with them; a `--url` server reports what it actually has.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EngineSettings {
+    /// `innodb_page_size` in bytes (4096 to 65536).
+    pub page_size_bytes: u32,
+    /// `innodb_buffer_pool_size` in bytes; `None` keeps the engine's default.
+    pub buffer_pool_bytes: Option<u64>,
+    /// `innodb_fill_factor` for sorted index builds (10 to 100).
+    pub fill_factor_pct: u8,
+    /// `MERGE_THRESHOLD` of every index (1 to 50).
+    pub merge_threshold_pct: u8,
+    /// `innodb_change_buffering`: `Some(true)` = all, `Some(false)` = none, `None` = the
+    /// engine's default.
+    pub change_buffering: Option<bool>,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            page_size_bytes: 16_384,
+            buffer_pool_bytes: None,
+            fill_factor_pct: 100,
+            merge_threshold_pct: 50,
+            change_buffering: None,
+        }
+    }
+}
+
 /// What a load reports about itself. Engines that do not time a load (the simulator) leave
 /// the timings `None`: its wall time predicts nothing about a server's.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -19,7 +19,9 @@ mod result;
 mod runner;
 mod workload;
 
-pub use engine::{Engine, EngineError, EngineKind, LoadMethod, LoadOutcome, LoadPlan, Measurement};
+pub use engine::{
+    Engine, EngineError, EngineKind, EngineSettings, LoadMethod, LoadOutcome, LoadPlan, Measurement,
+};
 pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 pub use result::{
     Counters, EngineInfo, IndexResult, LatencyMs, LoadResult, PhaseResult, QueryResult, Report,
