@@ -1,5 +1,9 @@
 //! keylab-server: keylab's real-server engine for MariaDB and MySQL.
 //!
+//! - [`engine`]: [`MariaDbEngine`], the `keylab_core::Engine` on a private instance or a
+//!   user's server (`--url`), working only inside its own database.
+//! - [`load`]: the row pipeline to N writer connections (row, multi, prepared, load-data).
+//! - [`metrics`]: counters, index statistics, table sizes and buffer-pool page figures.
 //! - [`private`]: throwaway private instances started from the installed binaries, stopped
 //!   and removed on drop, on error, on panic and (with [`install_signal_cleanup`]) on Ctrl-C.
 //! - [`url`]: `--url` parsing that never shows a password.
@@ -9,12 +13,16 @@
 //! It does not generate rows or render reports; keylab-core and keylab-report do.
 #![deny(missing_docs)]
 
+pub mod engine;
 pub mod error;
 pub mod ibd;
+pub mod load;
+pub mod metrics;
 pub mod private;
 pub mod sql;
 pub mod url;
 
+pub use engine::MariaDbEngine;
 pub use error::ServerError;
 pub use private::{install_signal_cleanup, PrivateServer, ServerSettings};
 pub use url::ServerUrl;

@@ -1,0 +1,604 @@
+//! [`MariaDbEngine`]: keylab's [`Engine`] on a MariaDB or MySQL server, either a private
+//! instance it starts itself or a user's server at a `--url`.
+//!
+//! On a user's server keylab works only inside its own database (default `keylab`): it
+//! creates the database if absent and marks it with a `keylab_owner` table listing the
+//! tables keylab created; it refuses a database holding any table not on that list, and it
+//! only ever drops tables on the list. Server settings are read back and reported as they
+//! are; nothing global is changed. This module does not start servers (see [`crate::private`])
+//! or build SQL text (see [`crate::sql`]).
+
+use crate::error::ServerError;
+use crate::ibd;
+use crate::load::{self, LoadStats};
+use crate::metrics::{self, CounterSnapshot};
+use crate::private::{Flavour, PrivateServer, ServerSettings};
+use crate::sql::{self, quote_ident};
+use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE};
+use keylab_core::{
+    Counters, Engine, EngineError, EngineInfo, EngineKind, IndexResult, LoadOutcome, LoadPlan,
+    Measurement, Row,
+};
+use keylab_schema::{Dialect, Table};
+use mysql::prelude::Queryable;
+use mysql::{Conn, OptsBuilder};
+use serde_json::Value as Json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+/// The table marking a database as keylab's, and listing the tables keylab created in it.
+pub const OWNER_TABLE: &str = "keylab_owner";
+/// How long a server may take to accept a connection.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl From<ServerError> for EngineError {
+    fn from(e: ServerError) -> Self {
+        match e {
+            ServerError::Refused(m) | ServerError::BadUrl(m) => EngineError::Rejected(m),
+            other => EngineError::Failed(other.to_string()),
+        }
+    }
+}
+
+/// Where the connections go.
+enum Target {
+    Private { socket: String },
+    Url(ServerUrl),
+}
+
+/// Details of the last load that the result format has no field for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadDetails {
+    /// Each writer's first batch, milliseconds.
+    pub first_batch_ms: Vec<f64>,
+    /// Rows and `BIT_XOR(CRC32(..))` as the server counted them (equal to the client's).
+    pub server_checksum: (u64, u64),
+}
+
+/// A MariaDB/MySQL server as a keylab engine.
+pub struct MariaDbEngine {
+    // Field order matters: the connection closes before a private server stops.
+    conn: Conn,
+    target: Target,
+    database: String,
+    flavour: Flavour,
+    version: String,
+    page_size: u32,
+    settings: BTreeMap<String, Json>,
+    notes: Vec<String>,
+    owned_tables: BTreeSet<String>,
+    load_counters: BTreeMap<String, Counters>,
+    last_load: Option<LoadDetails>,
+    server: Option<PrivateServer>,
+}
+
+fn sql_err(what: &str, e: mysql::Error) -> ServerError {
+    ServerError::Sql(format!("{what}: {e}"))
+}
+
+impl MariaDbEngine {
+    /// Starts a private instance with `settings` and works in its `keylab` database.
+    pub fn private(settings: &ServerSettings) -> Result<MariaDbEngine, ServerError> {
+        let server = PrivateServer::start(settings)?;
+        let socket = server.socket().to_string_lossy().into_owned();
+        let flavour = server.binaries().flavour;
+        let target = Target::Private { socket };
+        let probe = Conn::new(base_opts(&target, CONNECT_TIMEOUT)).map_err(|e| {
+            ServerError::Connect(format!("cannot connect to the private server: {e}"))
+        })?;
+        let mut engine = Self::setup(probe, target, DEFAULT_DATABASE, Some(flavour))?;
+        engine.settings.insert("instance".into(), Json::from("private"));
+        engine.server = Some(server);
+        Ok(engine)
+    }
+
+    /// Connects to a user's server. `database` (from `--database`) overrides the URL's; the
+    /// default is `keylab`. `settings_hint` is what the scenario would like: settings that
+    /// differ on the server are listed under `not_applied` in [`EngineInfo::settings`].
+    pub fn connect(
+        url: &ServerUrl,
+        database: Option<&str>,
+        settings_hint: Option<&ServerSettings>,
+    ) -> Result<MariaDbEngine, ServerError> {
+        let db = database.or(url.database.as_deref()).unwrap_or(DEFAULT_DATABASE).to_string();
+        if !valid_identifier(&db) {
+            return Err(ServerError::BadUrl(format!(
+                "database `{db}`: use letters, digits, `_` or `$` (at most 64)"
+            )));
+        }
+        let target = Target::Url(url.clone());
+        // A read timeout on the first connection only: a port that accepts but never
+        // answers fails in seconds, while later statements may run as long as they need.
+        let probe = Conn::new(
+            base_opts(&target, CONNECT_TIMEOUT).read_timeout(Some(Duration::from_secs(10))),
+        )
+        .map_err(|e| {
+            ServerError::Connect(format!(
+                "cannot connect to {url} within {} s: {e}",
+                CONNECT_TIMEOUT.as_secs()
+            ))
+        })?;
+        let mut engine = Self::setup(probe, target, &db, None)?;
+        engine.settings.insert("instance".into(), Json::from("url"));
+        engine.settings.insert("server".into(), Json::from(url.to_string()));
+        engine.notes.push(
+            "INNODB_BUFFER_PAGE has no page level: fill_pct, records_per_leaf and \
+             fill_histogram cover all buffered pages of each index (leaf and non-leaf), \
+             and height, nonleaf_pages and pages_per_level are null"
+                .into(),
+        );
+        engine.notes.push(
+            "counters are server-wide: other sessions' work on this server is counted too".into(),
+        );
+        if let Some(hint) = settings_hint {
+            engine.note_unapplied(hint);
+        }
+        Ok(engine)
+    }
+
+    fn setup(
+        mut probe: Conn,
+        target: Target,
+        db: &str,
+        flavour: Option<Flavour>,
+    ) -> Result<MariaDbEngine, ServerError> {
+        let (version, comment): (String, String) = probe
+            .query_first("SELECT VERSION(), @@version_comment")
+            .map_err(|e| sql_err("SELECT VERSION() failed", e))?
+            .unwrap_or_default();
+        let flavour = flavour.unwrap_or(
+            if version.contains("MariaDB") || comment.to_lowercase().contains("mariadb") {
+                Flavour::Mariadb
+            } else {
+                Flavour::Mysql
+            },
+        );
+        let owned_tables = claim_database(&mut probe, db, &target)?;
+        drop(probe);
+        let conn = Conn::new(work_opts(&target, db, flavour))
+            .map_err(|e| ServerError::Connect(format!("cannot connect: {e}")))?;
+        let mut engine = MariaDbEngine {
+            conn,
+            target,
+            database: db.to_string(),
+            flavour,
+            version: format!("{version} ({comment})"),
+            page_size: 16384,
+            settings: BTreeMap::new(),
+            notes: Vec::new(),
+            owned_tables,
+            load_counters: BTreeMap::new(),
+            last_load: None,
+            server: None,
+        };
+        engine.read_settings()?;
+        Ok(engine)
+    }
+
+    /// The database keylab works in.
+    pub fn database(&self) -> &str {
+        &self.database
+    }
+
+    /// The private instance, when keylab started one.
+    pub fn private_server(&self) -> Option<&PrivateServer> {
+        self.server.as_ref()
+    }
+
+    /// Details of the last load (first batch per writer, server checksum).
+    pub fn last_load(&self) -> Option<&LoadDetails> {
+        self.last_load.as_ref()
+    }
+
+    /// A new connection to keylab's database (for tests and tools).
+    pub fn new_connection(&self) -> Result<Conn, ServerError> {
+        Conn::new(work_opts(&self.target, &self.database, self.flavour))
+            .map_err(|e| ServerError::Connect(format!("cannot connect: {e}")))
+    }
+
+    fn read_settings(&mut self) -> Result<(), ServerError> {
+        const VARS: [&str; 16] = [
+            "innodb_page_size",
+            "innodb_buffer_pool_size",
+            "innodb_fill_factor",
+            "innodb_change_buffering",
+            "innodb_log_file_size",
+            "innodb_redo_log_capacity",
+            "innodb_flush_log_at_trx_commit",
+            "innodb_doublewrite",
+            "innodb_flush_method",
+            "innodb_stats_persistent",
+            "innodb_stats_auto_recalc",
+            "innodb_autoinc_lock_mode",
+            "innodb_default_row_format",
+            "local_infile",
+            "performance_schema",
+            "max_allowed_packet",
+        ];
+        let list = VARS.map(|v| format!("'{v}'")).join(",");
+        let rows: Vec<(String, String)> = self
+            .conn
+            .query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))
+            .map_err(|e| sql_err("reading server variables failed", e))?;
+        for (name, value) in rows {
+            let json = value.parse::<u64>().map(Json::from).unwrap_or(Json::from(value));
+            self.settings.insert(name.to_lowercase(), json);
+        }
+        self.page_size = self.setting_u64("innodb_page_size").unwrap_or(16384) as u32;
+        let snap = metrics::read_counters(&mut self.conn);
+        let enabled = snap.metrics.values().filter(|v| v.is_some()).count();
+        let state = match enabled {
+            0 => "disabled or unavailable (page_splits and merges are null)",
+            5 => "enabled",
+            _ => "partly enabled",
+        };
+        self.settings.insert("index_page_counters".into(), Json::from(state));
+        self.settings.insert("database".into(), Json::from(self.database.clone()));
+        Ok(())
+    }
+
+    fn setting_u64(&self, name: &str) -> Option<u64> {
+        self.settings.get(name).and_then(Json::as_u64)
+    }
+
+    fn note_unapplied(&mut self, hint: &ServerSettings) {
+        let mut diffs = Vec::new();
+        let mut cmp = |name: &str, wanted: u64| match self.setting_u64(name) {
+            Some(have) if have != wanted => {
+                diffs.push(format!("{name}: wanted {wanted}, server has {have}"))
+            }
+            _ => {}
+        };
+        cmp("innodb_page_size", u64::from(hint.page_size_bytes));
+        cmp("innodb_buffer_pool_size", hint.buffer_pool_bytes);
+        cmp("innodb_fill_factor", u64::from(hint.fill_factor_pct));
+        if let Some(cb) = &hint.change_buffering {
+            let have = self.settings.get("innodb_change_buffering").and_then(Json::as_str);
+            if have.is_some_and(|h| h != cb) {
+                diffs.push(format!("innodb_change_buffering: wanted {cb}, server has {have:?}"));
+            }
+        }
+        if !diffs.is_empty() {
+            self.settings.insert("not_applied".into(), Json::from(diffs));
+        }
+    }
+
+    fn table_name<'t>(&self, table: &'t Table) -> Result<&'t str, ServerError> {
+        if !valid_identifier(&table.name) || table.name == OWNER_TABLE {
+            return Err(ServerError::Refused(format!(
+                "table name `{}` is not one keylab may use",
+                table.name
+            )));
+        }
+        Ok(&table.name)
+    }
+
+    fn dialect(&self) -> Dialect {
+        match self.flavour {
+            Flavour::Mariadb => Dialect::Mariadb,
+            Flavour::Mysql => Dialect::Mysql,
+        }
+    }
+
+    fn create(&mut self, table: &Table) -> Result<(), ServerError> {
+        let name = self.table_name(table)?.to_string();
+        let existing = list_tables(&mut self.conn, &self.database)?;
+        if existing.contains(&name) && !self.owned_tables.contains(&name) {
+            return Err(ServerError::Refused(format!(
+                "table `{}`.`{name}` exists and keylab did not create it; keylab leaves it alone",
+                self.database
+            )));
+        }
+        // Register before creating: a crash in between leaves only a name on the list.
+        self.conn
+            .exec_drop(
+                format!("INSERT IGNORE INTO {} (table_name) VALUES (?)", quote_ident(OWNER_TABLE)),
+                (&name,),
+            )
+            .map_err(|e| sql_err("registering the table failed", e))?;
+        self.owned_tables.insert(name.clone());
+        self.conn
+            .query_drop(format!("DROP TABLE IF EXISTS {}", quote_ident(&name)))
+            .map_err(|e| sql_err("dropping keylab's earlier table failed", e))?;
+        self.conn
+            .query_drop(table.create_sql(self.dialect()))
+            .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))
+    }
+
+    fn drop_owned(&mut self, table: &Table) -> Result<(), ServerError> {
+        let name = self.table_name(table)?.to_string();
+        if !self.owned_tables.contains(&name) {
+            return Err(ServerError::Refused(format!(
+                "keylab did not create `{}`.`{name}` and will not drop it",
+                self.database
+            )));
+        }
+        self.conn
+            .query_drop(format!("DROP TABLE IF EXISTS {}", quote_ident(&name)))
+            .map_err(|e| sql_err("DROP TABLE failed", e))?;
+        self.conn
+            .exec_drop(
+                format!("DELETE FROM {} WHERE table_name = ?", quote_ident(OWNER_TABLE)),
+                (&name,),
+            )
+            .map_err(|e| sql_err("unregistering the table failed", e))?;
+        self.owned_tables.remove(&name);
+        Ok(())
+    }
+
+    fn run_load(
+        &mut self,
+        table: &Table,
+        plan: &LoadPlan,
+        rows: &mut dyn Iterator<Item = Row>,
+        on_rows: &mut dyn FnMut(u64),
+    ) -> Result<LoadOutcome, ServerError> {
+        let name = self.table_name(table)?.to_string();
+        if plan.method == keylab_core::LoadMethod::LoadData {
+            let on: Option<u64> = self.conn.query_first("SELECT @@local_infile").ok().flatten();
+            if on == Some(0) {
+                return Err(ServerError::Refused(
+                    "the server has local_infile=OFF, so LOAD DATA LOCAL INFILE is refused; \
+                     an administrator can SET GLOBAL local_infile=1, or use another --method"
+                        .into(),
+                ));
+            }
+        }
+        let writers = plan.writers.max(1) as usize;
+        let conns = (0..writers).map(|_| self.new_connection()).collect::<Result<Vec<_>, _>>()?;
+        let before = metrics::read_counters(&mut self.conn);
+        let stats: LoadStats = load::run_load(table, plan, conns, rows, on_rows)?;
+        let after: CounterSnapshot = metrics::read_counters(&mut self.conn);
+        self.load_counters.insert(name.clone(), metrics::counter_delta(&before, &after));
+        let server_checksum = self.verify(table, stats.client_checksum)?;
+        self.last_load =
+            Some(LoadDetails { first_batch_ms: stats.first_batch_ms.clone(), server_checksum });
+        Ok(LoadOutcome {
+            rows: stats.rows,
+            wall_s: Some(stats.wall_s),
+            batch_latency_ms: load::latency_ms(&stats.batch_latency_us),
+        })
+    }
+
+    /// Row count and checksum on the server must equal the client's.
+    fn verify(&mut self, table: &Table, client: (u64, u64)) -> Result<(u64, u64), ServerError> {
+        let expr = match sql::checksum_column(table) {
+            Some(c) => {
+                format!("COALESCE(BIT_XOR(CRC32({})), 0)", quote_ident(&table.columns[c].name))
+            }
+            None => "0".into(),
+        };
+        let server: (u64, u64) = self
+            .conn
+            .query_first(format!("SELECT COUNT(*), {expr} FROM {}", quote_ident(&table.name)))
+            .map_err(|e| sql_err("checking the loaded rows failed", e))?
+            .unwrap_or_default();
+        if server != client {
+            return Err(ServerError::Sql(format!(
+                "load check failed on `{}`: the client sent {} rows (checksum {:#x}), the \
+                 server holds {} rows (checksum {:#x}); rows were lost or duplicated",
+                table.name, client.0, client.1, server.0, server.1
+            )));
+        }
+        Ok(server)
+    }
+
+    fn measure_table(&mut self, table: &Table) -> Result<Measurement, ServerError> {
+        let name = self.table_name(table)?.to_string();
+        self.conn
+            .query_drop(format!("ANALYZE TABLE {}", quote_ident(&name)))
+            .map_err(|e| sql_err("ANALYZE TABLE failed", e))?;
+        let counters = self.load_counters.get(&name).cloned().unwrap_or_default();
+        let sizes = metrics::table_sizes(&mut self.conn, &self.database, &name);
+        let stats = metrics::index_stats(&mut self.conn, &self.database, &name);
+        let mut names = vec!["PRIMARY".to_string()];
+        names.extend(table.indexes.iter().map(|i| i.name.clone()));
+        let mut indexes: Vec<IndexResult> = names
+            .iter()
+            .map(|n| {
+                let (size, leaf) = stats.get(n).copied().unwrap_or_default();
+                IndexResult {
+                    name: n.clone(),
+                    size_pages: size,
+                    leaf_pages: leaf,
+                    ..IndexResult::default()
+                }
+            })
+            .collect();
+        if self.server.is_some() {
+            self.fill_from_tablespace(&name, &mut indexes)?;
+        } else {
+            self.fill_from_buffer_pool(&name, &mut indexes);
+        }
+        Ok(Measurement { counters, table: sizes, indexes })
+    }
+
+    /// Private instance: exact per-level figures from the `.ibd` file after
+    /// `FLUSH TABLES ... FOR EXPORT` (which writes the table's dirty pages and quiesces it).
+    fn fill_from_tablespace(
+        &mut self,
+        name: &str,
+        indexes: &mut [IndexResult],
+    ) -> Result<(), ServerError> {
+        let ids = metrics::index_ids(&mut self.conn, self.flavour, &self.database, name)
+            .map_err(|e| sql_err("reading index ids failed", e))?;
+        let path = self.tablespace_path(name)?;
+        self.conn
+            .query_drop(format!("FLUSH TABLES {} FOR EXPORT", quote_ident(name)))
+            .map_err(|e| sql_err("FLUSH TABLES FOR EXPORT failed", e))?;
+        let report = ibd::read_tablespace(&path);
+        self.conn.query_drop("UNLOCK TABLES").map_err(|e| sql_err("UNLOCK TABLES failed", e))?;
+        let report = report.map_err(|e| ServerError::Io(e.to_string()))?;
+        for ix in &report.indexes {
+            let Some(index_name) = ids.get(&ix.index_id) else { continue };
+            let Some(r) = indexes.iter_mut().find(|r| &r.name == index_name) else { continue };
+            r.leaf_pages = r.leaf_pages.or(Some(ix.leaf_pages));
+            r.nonleaf_pages = Some(ix.nonleaf_pages);
+            r.height = Some(ix.height);
+            r.fill_pct = ix.fill_pct;
+            r.records_per_leaf = ix.records_per_leaf;
+            r.fill_histogram = Some(ix.fill_histogram.clone());
+            r.pages_per_level = Some(ix.pages_per_level.clone());
+        }
+        Ok(())
+    }
+
+    /// Path of a table's tablespace file on a private instance.
+    pub fn tablespace_path(&self, table: &str) -> Result<std::path::PathBuf, ServerError> {
+        let server = self.server.as_ref().ok_or_else(|| {
+            ServerError::Refused("tablespace files are read only on a private instance".into())
+        })?;
+        Ok(server.datadir().join(&self.database).join(format!("{table}.ibd")))
+    }
+
+    /// A user's server: figures over the buffered pages of each index, with a warning when
+    /// an index is not wholly in the buffer pool.
+    fn fill_from_buffer_pool(&mut self, name: &str, indexes: &mut [IndexResult]) {
+        let Some(buffered) =
+            metrics::buffered_pages(&mut self.conn, &self.database, name, self.page_size)
+        else {
+            self.notes.push(format!(
+                "INNODB_BUFFER_PAGE could not be read for `{name}` (PROCESS privilege?): \
+                 fill figures are null"
+            ));
+            return;
+        };
+        for r in indexes.iter_mut() {
+            let Some(b) = buffered.get(&r.name) else { continue };
+            if let Some(size) = r.size_pages.filter(|&s| b.pages < s.min(r.leaf_pages.unwrap_or(s)))
+            {
+                self.notes.push(format!(
+                    "`{name}`.{}: only {} of its {size} pages are in the buffer pool; its fill \
+                     figures cover only those",
+                    r.name, b.pages
+                ));
+            }
+            r.fill_pct = Some(b.fill_pct);
+            r.records_per_leaf = Some(b.records_per_page);
+            r.fill_histogram = Some(b.fill_histogram.clone());
+        }
+    }
+}
+
+fn base_opts(target: &Target, timeout: Duration) -> OptsBuilder {
+    match target {
+        Target::Private { socket } => OptsBuilder::new()
+            .socket(Some(socket.clone()))
+            .user(Some("root"))
+            .prefer_socket(true)
+            .tcp_connect_timeout(Some(timeout)),
+        Target::Url(url) => url.opts(timeout),
+    }
+}
+
+fn work_opts(target: &Target, db: &str, flavour: Flavour) -> OptsBuilder {
+    let mut init = vec!["SET time_zone = '+00:00'".to_string()];
+    if flavour == Flavour::Mysql {
+        // MySQL caches INFORMATION_SCHEMA.TABLES sizes for a day unless told not to.
+        init.push("SET SESSION information_schema_stats_expiry = 0".into());
+    }
+    base_opts(target, CONNECT_TIMEOUT).db_name(Some(db)).init(init)
+}
+
+fn list_tables(conn: &mut Conn, db: &str) -> Result<BTreeSet<String>, ServerError> {
+    conn.exec::<String, _, _>(
+        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
+        (db,),
+    )
+    .map(|v| v.into_iter().collect())
+    .map_err(|e| sql_err("listing tables failed", e))
+}
+
+/// Makes `db` keylab's: creates and marks it when absent, marks it when empty, and refuses
+/// it when it holds tables keylab did not create. Returns the tables keylab owns in it.
+fn claim_database(
+    conn: &mut Conn,
+    db: &str,
+    target: &Target,
+) -> Result<BTreeSet<String>, ServerError> {
+    let where_ = match target {
+        Target::Private { .. } => "the private server".to_string(),
+        Target::Url(u) => u.to_string(),
+    };
+    let exists: Option<String> = conn
+        .exec_first(
+            "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+            (db,),
+        )
+        .map_err(|e| sql_err("reading the database list failed", e))?;
+    if exists.is_none() {
+        conn.query_drop(format!("CREATE DATABASE {}", quote_ident(db))).map_err(|e| {
+            sql_err(&format!("cannot create database `{db}` on {where_} (name one you may create, or an empty one, in the --url)"), e)
+        })?;
+    }
+    let tables = list_tables(conn, db)?;
+    let owner = format!("{}.{}", quote_ident(db), quote_ident(OWNER_TABLE));
+    let owned: BTreeSet<String> = if tables.contains(OWNER_TABLE) {
+        conn.query::<String, _>(format!("SELECT table_name FROM {owner}"))
+            .map_err(|e| {
+                ServerError::Refused(format!(
+                    "database `{db}` on {where_} has a `{OWNER_TABLE}` table keylab cannot read \
+                     ({e}); keylab refuses to work in it"
+                ))
+            })?
+            .into_iter()
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
+    let foreign: Vec<&String> =
+        tables.iter().filter(|t| *t != OWNER_TABLE && !owned.contains(*t)).collect();
+    if !foreign.is_empty() {
+        let list = foreign.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ");
+        return Err(ServerError::Refused(format!(
+            "database `{db}` on {where_} holds tables keylab did not create ({list}); keylab \
+             works only in a database of its own and leaves this one untouched. Name another \
+             database in the --url (e.g. .../keylab_bench)"
+        )));
+    }
+    if !tables.contains(OWNER_TABLE) {
+        conn.query_drop(format!(
+            "CREATE TABLE {owner} (table_name VARCHAR(64) NOT NULL PRIMARY KEY, \
+             created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) \
+             COMMENT = 'keylab owns this database; it drops only the tables listed here'"
+        ))
+        .map_err(|e| sql_err("marking the database as keylab's failed", e))?;
+    }
+    Ok(owned)
+}
+
+impl Engine for MariaDbEngine {
+    fn info(&self) -> EngineInfo {
+        let kind = match self.flavour {
+            Flavour::Mariadb => EngineKind::Mariadb,
+            Flavour::Mysql => EngineKind::Mysql,
+        };
+        let mut settings = self.settings.clone();
+        if !self.notes.is_empty() {
+            settings.insert("notes".into(), Json::from(self.notes.clone()));
+        }
+        EngineInfo { kind: kind.token().to_string(), version: self.version.clone(), settings }
+    }
+
+    fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
+        Ok(self.create(table)?)
+    }
+
+    fn load(
+        &mut self,
+        table: &Table,
+        plan: &LoadPlan,
+        rows: &mut dyn Iterator<Item = Row>,
+        on_rows: &mut dyn FnMut(u64),
+    ) -> Result<LoadOutcome, EngineError> {
+        Ok(self.run_load(table, plan, rows, on_rows)?)
+    }
+
+    fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
+        Ok(self.measure_table(table)?)
+    }
+
+    fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {
+        Ok(self.drop_owned(table)?)
+    }
+}

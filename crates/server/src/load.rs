@@ -1,0 +1,326 @@
+//! The load pipeline: rows from the generator to N writer connections.
+//!
+//! The calling thread pulls rows from the (not `Send`) iterator, groups them into batches
+//! and sends them through a bounded channel to `writers` scoped threads, each with its own
+//! connection; every row goes to exactly one writer, so ids are split without collisions
+//! (an `AUTO_INCREMENT` key is left to the server). Each batch is timed into an HDR
+//! histogram, and each writer's first batch is kept apart (it pays for connection warm-up,
+//! statement preparation and the first page allocations). The calling thread also computes
+//! the client half of the row checksum and reports progress.
+//!
+//! This module does not create tables or read metrics.
+
+use crate::error::ServerError;
+use crate::sql;
+use hdrhistogram::Histogram;
+use keylab_core::{LoadMethod, LoadPlan, Row};
+use keylab_schema::Table;
+use mysql::prelude::Queryable;
+use mysql::{Conn, LocalInfileHandler};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Most placeholders one prepared statement may have (a 16-bit count in the protocol).
+const MAX_PLACEHOLDERS: usize = 65_535;
+/// Rows per chunk handed to a `LOAD DATA` stream: a statement spans as many chunks as its
+/// batch needs, so a whole load can be one streamed statement without buffering it.
+const LOAD_DATA_CHUNK_ROWS: usize = 1000;
+
+/// What a load measured.
+#[derive(Debug, Clone)]
+pub struct LoadStats {
+    /// Rows sent.
+    pub rows: u64,
+    /// Wall time from the first batch sent to the last one finished, seconds.
+    pub wall_s: f64,
+    /// Per-batch latency in microseconds, all writers.
+    pub batch_latency_us: Histogram<u64>,
+    /// Each writer's first batch, milliseconds (a writer that got no batch has none).
+    pub first_batch_ms: Vec<f64>,
+    /// Client-side checksum: rows and `BIT_XOR` of the checksum column's CRC32.
+    pub client_checksum: (u64, u64),
+}
+
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
+}
+
+fn sql_err(what: &str, e: mysql::Error) -> ServerError {
+    ServerError::Sql(format!("{what}: {e}"))
+}
+
+/// Rows of one statement for the chosen method.
+fn chunk_rows(plan: &LoadPlan) -> usize {
+    let batch = plan.batch.max(1) as usize;
+    match plan.method {
+        LoadMethod::LoadData => batch.min(LOAD_DATA_CHUNK_ROWS),
+        _ => batch,
+    }
+}
+
+/// Loads `rows` into `table` over `conns` (one writer per connection).
+pub fn run_load(
+    table: &Table,
+    plan: &LoadPlan,
+    conns: Vec<Conn>,
+    rows: &mut dyn Iterator<Item = Row>,
+    on_rows: &mut dyn FnMut(u64),
+) -> Result<LoadStats, ServerError> {
+    let cols = sql::sent_columns(table);
+    if plan.method == LoadMethod::Prepared
+        && (plan.batch.max(1) as usize).saturating_mul(cols.len()) > MAX_PLACEHOLDERS
+    {
+        return Err(ServerError::Refused(format!(
+            "a prepared INSERT of {} rows x {} columns needs more than {MAX_PLACEHOLDERS} \
+             placeholders; use a smaller --batch",
+            plan.batch,
+            cols.len()
+        )));
+    }
+    let checksum_col = sql::checksum_column(table);
+    let writers = conns.len();
+    let (tx, rx) = sync_channel::<Vec<Row>>(writers * 2);
+    let rx = Arc::new(Mutex::new(rx));
+    let failed = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let mut client = (0u64, 0u64);
+    let results = std::thread::scope(|s| {
+        let handles: Vec<_> = conns
+            .into_iter()
+            .map(|conn| {
+                let w = Writer {
+                    table,
+                    plan,
+                    rx: rx.clone(),
+                    failed: failed.clone(),
+                    done: done.clone(),
+                };
+                s.spawn(move || w.run(conn))
+            })
+            .collect();
+        drop(rx);
+        let chunk = chunk_rows(plan);
+        let mut reported = 0u64;
+        let mut batch: Vec<Row> = Vec::with_capacity(chunk);
+        let send = |batch: Vec<Row>| tx.send(batch).is_ok() && !failed.load(Ordering::SeqCst);
+        for row in &mut *rows {
+            client.0 += 1;
+            if let Some(c) = checksum_col {
+                if let Some(crc) = sql::value_crc32(&row[c], &table.columns[c].ty) {
+                    client.1 ^= u64::from(crc);
+                }
+            }
+            batch.push(row);
+            if batch.len() == chunk {
+                if !send(std::mem::replace(&mut batch, Vec::with_capacity(chunk))) {
+                    break;
+                }
+                let now = done.load(Ordering::Relaxed);
+                on_rows(now - reported);
+                reported = now;
+            }
+        }
+        if !batch.is_empty() && !failed.load(Ordering::SeqCst) {
+            send(batch);
+        }
+        drop(tx);
+        let results: Vec<_> = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(ServerError::Sql("a writer thread panicked".into())))
+            })
+            .collect();
+        on_rows(done.load(Ordering::Relaxed) - reported);
+        results
+    });
+    let wall_s = started.elapsed().as_secs_f64();
+    let mut hist = new_histogram();
+    let mut first_batch_ms = Vec::new();
+    for r in results {
+        let w = r?;
+        hist.add(&w.latency_us).map_err(|e| ServerError::Sql(e.to_string()))?;
+        first_batch_ms.extend(w.first_batch_us.map(|us| us as f64 / 1000.0));
+    }
+    Ok(LoadStats {
+        rows: client.0,
+        wall_s,
+        batch_latency_us: hist,
+        first_batch_ms,
+        client_checksum: client,
+    })
+}
+
+/// One writer thread's share of the work.
+struct Writer<'a> {
+    table: &'a Table,
+    plan: &'a LoadPlan,
+    rx: Arc<Mutex<Receiver<Vec<Row>>>>,
+    failed: Arc<AtomicBool>,
+    done: Arc<AtomicU64>,
+}
+
+struct WriterResult {
+    latency_us: Histogram<u64>,
+    first_batch_us: Option<u64>,
+}
+
+fn recv(rx: &Mutex<Receiver<Vec<Row>>>) -> Option<Vec<Row>> {
+    rx.lock().unwrap_or_else(|e| e.into_inner()).recv().ok()
+}
+
+impl Writer<'_> {
+    fn run(self, mut conn: Conn) -> Result<WriterResult, ServerError> {
+        let r = self.run_inner(&mut conn);
+        if r.is_err() {
+            self.failed.store(true, Ordering::SeqCst);
+        }
+        r
+    }
+
+    fn run_inner(&self, conn: &mut Conn) -> Result<WriterResult, ServerError> {
+        let mut out = WriterResult { latency_us: new_histogram(), first_batch_us: None };
+        let mut statements = PreparedCache::default();
+        // Rows a LOAD DATA statement took beyond its batch, sent first by the next one.
+        let mut carry: Option<Vec<Row>> = None;
+        while let Some(batch) = carry.take().or_else(|| recv(&self.rx)) {
+            if self.failed.load(Ordering::SeqCst) {
+                break;
+            }
+            let t0 = Instant::now();
+            let n = match self.plan.method {
+                LoadMethod::Row => self.rows_in_transaction(conn, &batch)?,
+                LoadMethod::Multi => {
+                    conn.query_drop(sql::multi_insert_sql(self.table, &batch))
+                        .map_err(|e| sql_err("multi-row INSERT failed", e))?;
+                    batch.len() as u64
+                }
+                LoadMethod::Prepared => {
+                    let stmt = statements.get(conn, self.table, batch.len())?;
+                    conn.exec_drop(stmt, sql::prepared_params(self.table, &batch))
+                        .map_err(|e| sql_err("prepared INSERT failed", e))?;
+                    batch.len() as u64
+                }
+                LoadMethod::LoadData => {
+                    let (n, rest) = self.load_data(conn, batch)?;
+                    carry = rest;
+                    n
+                }
+            };
+            let us = (t0.elapsed().as_micros() as u64).max(1);
+            out.first_batch_us.get_or_insert(us);
+            out.latency_us.saturating_record(us);
+            // LOAD DATA counts its rows while streaming.
+            if self.plan.method != LoadMethod::LoadData {
+                self.done.fetch_add(n, Ordering::Relaxed);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `row`: one INSERT per row, committed every batch.
+    fn rows_in_transaction(&self, conn: &mut Conn, batch: &[Row]) -> Result<u64, ServerError> {
+        conn.query_drop("START TRANSACTION").map_err(|e| sql_err("START TRANSACTION", e))?;
+        for row in batch {
+            conn.query_drop(sql::multi_insert_sql(self.table, std::slice::from_ref(row)))
+                .map_err(|e| sql_err("INSERT failed", e))?;
+        }
+        conn.query_drop("COMMIT").map_err(|e| sql_err("COMMIT failed", e))?;
+        Ok(batch.len() as u64)
+    }
+
+    /// `load-data`: one `LOAD DATA LOCAL INFILE` statement streaming `batch` rows, starting
+    /// with `first` and pulling further chunks from the channel while it runs. Returns the
+    /// rows sent and those of the last chunk beyond the batch.
+    fn load_data(
+        &self,
+        conn: &mut Conn,
+        first: Vec<Row>,
+    ) -> Result<(u64, Option<Vec<Row>>), ServerError> {
+        let limit = self.plan.batch.max(1) as u64;
+        let table = Arc::new(self.table.clone());
+        let cols = Arc::new(sql::sent_columns(self.table));
+        let pending = Arc::new(Mutex::new(Some(first)));
+        let streamed = Arc::new(AtomicU64::new(0));
+        let (rx, done, failed) = (self.rx.clone(), self.done.clone(), self.failed.clone());
+        let (h_pending, h_streamed) = (pending.clone(), streamed.clone());
+        let handler = LocalInfileHandler::new(move |_name, stream| {
+            let mut buf = Vec::with_capacity(64 << 10);
+            loop {
+                let chunk = h_pending.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let mut chunk = match chunk {
+                    Some(c) => c,
+                    None if h_streamed.load(Ordering::Relaxed) >= limit => break,
+                    None if failed.load(Ordering::SeqCst) => break,
+                    None => match recv(&rx) {
+                        Some(c) => c,
+                        None => break,
+                    },
+                };
+                let room = limit.saturating_sub(h_streamed.load(Ordering::Relaxed)) as usize;
+                let full = chunk.len() >= room;
+                if chunk.len() > room {
+                    let rest = chunk.split_off(room);
+                    *h_pending.lock().unwrap_or_else(|e| e.into_inner()) = Some(rest);
+                }
+                buf.clear();
+                for row in &chunk {
+                    sql::write_tsv_row(&mut buf, &table, &cols, row);
+                }
+                stream.write_all(&buf)?;
+                h_streamed.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                if full {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        conn.set_local_infile_handler(Some(handler));
+        let r = conn.query_drop(sql::load_data_sql(self.table, "keylab-stream"));
+        conn.set_local_infile_handler(None);
+        r.map_err(|e| sql_err("LOAD DATA LOCAL INFILE failed", e))?;
+        let rest = pending.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Ok((streamed.load(Ordering::Relaxed), rest))
+    }
+}
+
+/// The prepared INSERTs of one connection: one of the batch shape, one for a remainder.
+#[derive(Default)]
+struct PreparedCache {
+    by_rows: Vec<(usize, mysql::Statement)>,
+}
+
+impl PreparedCache {
+    fn get(
+        &mut self,
+        conn: &mut Conn,
+        table: &Table,
+        rows: usize,
+    ) -> Result<&mysql::Statement, ServerError> {
+        let pos = match self.by_rows.iter().position(|(n, _)| *n == rows) {
+            Some(p) => p,
+            None => {
+                let stmt = conn
+                    .prep(sql::prepared_insert_sql(table, rows))
+                    .map_err(|e| sql_err("preparing the INSERT failed", e))?;
+                self.by_rows.push((rows, stmt));
+                self.by_rows.len() - 1
+            }
+        };
+        Ok(&self.by_rows[pos].1)
+    }
+}
+
+/// Percentiles of a latency histogram in milliseconds.
+pub fn latency_ms(h: &Histogram<u64>) -> Option<keylab_core::LatencyMs> {
+    (!h.is_empty()).then(|| keylab_core::LatencyMs {
+        p50: h.value_at_quantile(0.5) as f64 / 1000.0,
+        p99: h.value_at_quantile(0.99) as f64 / 1000.0,
+        max: h.max() as f64 / 1000.0,
+    })
+}

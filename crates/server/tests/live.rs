@@ -1,0 +1,290 @@
+//! Live tests against private MariaDB/MySQL instances started by the tests themselves: every
+//! load method with 1 and 4 writers in both placements, the `--url` safety rules (with a
+//! second private instance standing in for a user's server), cleanup after a failure, the
+//! tablespace reader against `innodb_index_stats`, and the result format.
+//!
+//! Without a server binary they print `SKIPPED: ...` and return, except under `CI=true`,
+//! where a missing server fails the run.
+
+use keylab_core::{
+    run_variant, Engine, EngineError, KeySource, LoadMethod, LoadPlan, Payload, Placement,
+    Progress, Report, Workload,
+};
+use keylab_keys::GenConfig;
+use keylab_schema::Value;
+use keylab_server::private::ServerBinaries;
+use keylab_server::{MariaDbEngine, PrivateServer, ServerError, ServerSettings, ServerUrl};
+use mysql::prelude::Queryable;
+use std::time::{Duration, Instant};
+
+fn server_installed() -> bool {
+    match ServerBinaries::find() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("CI=true but no MariaDB/MySQL server is installed: {e}");
+            }
+            eprintln!("SKIPPED: no MariaDB/MySQL server installed: {e}");
+            false
+        }
+    }
+}
+
+struct NoProgress;
+impl Progress for NoProgress {
+    fn start(&mut self, _: &str, _: u64) {}
+    fn advance(&mut self, _: u64) {}
+    fn finish(&mut self) {}
+}
+
+fn workload(variant: &str, placement: Placement, rows: u64, name: &str) -> Workload {
+    Workload {
+        variant: variant.parse().unwrap(),
+        placement,
+        payload: Payload::E1,
+        rows,
+        table_name: name.into(),
+    }
+}
+
+fn keys() -> KeySource {
+    KeySource::Generated(GenConfig::default())
+}
+
+#[test]
+fn every_method_with_one_and_four_writers_in_both_placements() {
+    if !server_installed() {
+        return;
+    }
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
+    // 3007 rows with batch 500: every method also sends a remainder.
+    let rows = 3007;
+    for placement in [Placement::Pk, Placement::Secondary] {
+        for method in LoadMethod::ALL {
+            for writers in [1, 4] {
+                for variant in ["uuid4:text", "uuid7:bin", "auto-inc"] {
+                    if variant == "auto-inc" && placement == Placement::Secondary {
+                        continue;
+                    }
+                    let name = format!("t_{}", variant.replace([':', '-'], "_"));
+                    let w = workload(variant, placement, rows, &name);
+                    let plan = LoadPlan { method, batch: 500, writers };
+                    let label = format!("{variant} {placement} {method} x{writers}");
+                    let r = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress)
+                        .unwrap_or_else(|e| panic!("{label}: {e}"));
+                    assert_eq!(r.rows, rows, "{label}");
+                    assert!(r.load.rows_per_s.unwrap() > 0.0, "{label}");
+                    let lat = r.load.batch_latency_ms.expect("latency");
+                    assert!(lat.p50 <= lat.max, "{label}");
+                    assert!(r.counters.page_splits.is_some(), "{label}: counters enabled");
+                    assert!(r.counters.pages_written.is_some(), "{label}");
+                    let expected_indexes = if placement == Placement::Pk { 1 } else { 2 };
+                    assert_eq!(r.indexes.len(), expected_indexes, "{label}");
+                    for ix in &r.indexes {
+                        assert!(ix.size_pages.unwrap() >= 1, "{label}");
+                        assert!(ix.height.unwrap() >= 1, "{label} {}", ix.name);
+                        assert!(ix.fill_pct.unwrap() > 0.0, "{label} {}", ix.name);
+                        let hist: u64 = ix.fill_histogram.as_ref().unwrap().iter().sum();
+                        assert_eq!(Some(hist), ix.pages_per_level.as_ref().map(|l| l[0]));
+                    }
+                    let first = &engine.last_load().unwrap().first_batch_ms;
+                    assert!(!first.is_empty() && first.len() <= writers as usize, "{label}");
+                }
+            }
+        }
+    }
+    // Everything keylab created was dropped again; only its marker remains.
+    let mut conn = engine.new_connection().unwrap();
+    let tables: Vec<String> = conn.query("SHOW TABLES").unwrap();
+    assert_eq!(tables, vec!["keylab_owner".to_string()]);
+}
+
+#[test]
+fn tablespace_reader_agrees_with_innodb_index_stats() {
+    if !server_installed() {
+        return;
+    }
+    for page_size in [16384u32, 4096] {
+        let settings = ServerSettings { page_size_bytes: page_size, ..ServerSettings::default() };
+        let mut engine = MariaDbEngine::private(&settings).expect("private server");
+        assert_eq!(engine.info().settings["innodb_page_size"], page_size);
+        let w = workload("uuid4:text", Placement::Secondary, 20_000, "t_ibd");
+        let table = w.table();
+        engine.create_table(&table).unwrap();
+        let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1 };
+        engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap();
+        let m = engine.measure(&table).unwrap();
+        // measure() ran ANALYZE; now read the file ourselves and compare with the stats.
+        let mut conn = engine.new_connection().unwrap();
+        let stats: Vec<(String, u64)> = conn
+            .query(
+                "SELECT index_name, stat_value FROM mysql.innodb_index_stats \
+                 WHERE database_name = 'keylab' AND table_name = 't_ibd' \
+                 AND stat_name = 'n_leaf_pages' ORDER BY index_name",
+            )
+            .unwrap();
+        conn.query_drop("FLUSH TABLES t_ibd FOR EXPORT").unwrap();
+        let report =
+            keylab_server::ibd::read_tablespace(&engine.tablespace_path("t_ibd").unwrap()).unwrap();
+        conn.query_drop("UNLOCK TABLES").unwrap();
+        assert_eq!(report.page_size_bytes, page_size);
+        let ids: Vec<(u64, String)> = conn
+            .query(
+                "SELECT i.INDEX_ID, i.NAME FROM information_schema.INNODB_SYS_INDEXES i JOIN \
+                 information_schema.INNODB_SYS_TABLES t USING (TABLE_ID) \
+                 WHERE t.NAME = 'keylab/t_ibd'",
+            )
+            .unwrap();
+        for (index, n_leaf) in &stats {
+            let id = ids.iter().find(|(_, n)| n == index).unwrap().0;
+            let ix = report.indexes.iter().find(|i| i.index_id == id).unwrap();
+            assert_eq!(ix.leaf_pages, *n_leaf, "{page_size}: {index} leaf pages");
+            assert!(ix.height >= 2, "{page_size}: {index}");
+            assert_eq!(ix.leaf_records, 20_000, "{page_size}: {index}");
+            let r = m.indexes.iter().find(|r| &r.name == index).unwrap();
+            assert_eq!(r.leaf_pages, Some(*n_leaf));
+            assert_eq!(r.height, Some(ix.height));
+            assert!(r.size_pages.unwrap() >= ix.leaf_pages + ix.nonleaf_pages);
+        }
+        engine.drop_table(&table).unwrap();
+    }
+}
+
+/// A second private instance plays the user's server, reached by its TCP URL.
+#[test]
+fn url_rules_keep_other_objects_untouched() {
+    if !server_installed() {
+        return;
+    }
+    let users_server = PrivateServer::start(&ServerSettings::default()).expect("second server");
+    let mut admin = mysql::Conn::new(users_server.socket_opts()).unwrap();
+    admin
+        .query_drop(
+            "CREATE DATABASE keylab; CREATE TABLE keylab.customers (id INT PRIMARY KEY); \
+             INSERT INTO keylab.customers VALUES (1), (2); CREATE DATABASE appdb; \
+             CREATE TABLE appdb.orders (id INT PRIMARY KEY); INSERT INTO appdb.orders VALUES (7); \
+             CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY 'hunter2-secret'; \
+             GRANT ALL ON *.* TO 'bench'@'127.0.0.1'",
+        )
+        .unwrap();
+    let url = ServerUrl::parse(&format!(
+        "mysql://bench:hunter2-secret@127.0.0.1:{}",
+        users_server.port()
+    ))
+    .unwrap();
+
+    // A foreign table in `keylab`: refused, named, and left alone.
+    let err = MariaDbEngine::connect(&url, None, None).err().expect("must refuse");
+    let msg = err.to_string();
+    assert!(matches!(err, ServerError::Refused(_)), "{msg}");
+    assert!(msg.contains("`customers`") && msg.contains("`keylab`"), "{msg}");
+    assert!(!msg.contains("hunter2"), "{msg}");
+    assert!(matches!(EngineError::from(err), EngineError::Rejected(_)));
+
+    // Its own database works, and the user's objects stay as they were.
+    let hint = ServerSettings { page_size_bytes: 4096, ..ServerSettings::default() };
+    let mut engine = MariaDbEngine::connect(&url, Some("keylab_run"), Some(&hint)).unwrap();
+    let info = serde_json::to_string(&engine.info()).unwrap();
+    assert!(!info.contains("hunter2"), "{info}");
+    assert!(info.contains("not_applied") && info.contains("innodb_page_size"), "{info}");
+    let w = workload("ulid", Placement::Pk, 2000, "t_url");
+    let plan = LoadPlan { method: LoadMethod::LoadData, batch: 1000, writers: 2 };
+    let r = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress).unwrap();
+    assert_eq!(r.rows, 2000);
+    assert!(r.indexes[0].fill_pct.is_some() && r.indexes[0].height.is_none());
+    // keylab never drops what it did not create.
+    let foreign = workload("ulid", Placement::Pk, 1, "customers").table();
+    assert!(matches!(engine.drop_table(&foreign), Err(EngineError::Rejected(_))));
+    drop(engine);
+    let customers: Vec<i32> = admin.query("SELECT id FROM keylab.customers ORDER BY id").unwrap();
+    assert_eq!(customers, vec![1, 2]);
+    let orders: Vec<i32> = admin.query("SELECT id FROM appdb.orders").unwrap();
+    assert_eq!(orders, vec![7]);
+    let run_tables: Vec<String> = admin.query("SHOW TABLES FROM keylab_run").unwrap();
+    assert_eq!(run_tables, vec!["keylab_owner".to_string()]);
+    // Coming back to its own database is fine.
+    MariaDbEngine::connect(&url, Some("keylab_run"), None).expect("reconnect");
+
+    // A wrong password fails without echoing it.
+    let bad = ServerUrl { password: Some("wrong-pass-xyz".into()), ..url.clone() };
+    let e = MariaDbEngine::connect(&bad, Some("keylab_run"), None).err().unwrap().to_string();
+    assert!(!e.contains("wrong-pass-xyz") && e.contains("127.0.0.1"), "{e}");
+}
+
+#[test]
+fn a_dead_server_fails_within_seconds_naming_the_address() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = ServerUrl::parse(&format!("mysql://u:topsecret@127.0.0.1:{port}/x")).unwrap();
+    let t0 = Instant::now();
+    let e = MariaDbEngine::connect(&url, None, None).err().unwrap().to_string();
+    assert!(t0.elapsed() < Duration::from_secs(8));
+    assert!(e.contains(&format!("127.0.0.1:{port}")) && !e.contains("topsecret"), "{e}");
+    // A port that accepts but never answers also fails within the timeout.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let url = ServerUrl::parse(&format!("mysql://u@127.0.0.1:{port}")).unwrap();
+    let t0 = Instant::now();
+    let e = MariaDbEngine::connect(&url, None, None).err().unwrap().to_string();
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+    assert!(e.contains(&format!("127.0.0.1:{port}")), "{e}");
+}
+
+#[test]
+fn a_failed_load_is_an_error_and_leaves_nothing_behind() {
+    if !server_installed() {
+        return;
+    }
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).unwrap();
+    let (pid, dir) = {
+        let s = engine.private_server().unwrap();
+        (s.pid().unwrap(), s.dir().to_path_buf())
+    };
+    let table = workload("uuid4:text", Placement::Pk, 2, "t_dup").table();
+    engine.create_table(&table).unwrap();
+    let dup = vec![Value::Bytes(b"same-id".to_vec()), Value::Bytes(b"data".to_vec())];
+    let mut rows = vec![dup.clone(), dup].into_iter();
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 1, writers: 1 };
+    let err = engine.load(&table, &plan, &mut rows, &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("Duplicate"), "{err}");
+    drop(engine);
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "server still running");
+    assert!(!dir.exists(), "{} still exists", dir.display());
+}
+
+#[test]
+fn the_result_format_carries_server_figures() {
+    if !server_installed() {
+        return;
+    }
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).unwrap();
+    let w = workload("uuid7:text", Placement::Pk, 5000, "t_fmt");
+    let plan = LoadPlan { method: LoadMethod::Prepared, batch: 1000, writers: 1 };
+    let run = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress).unwrap();
+    let report = Report {
+        keylab: "test".into(),
+        schema_version: keylab_core::REPORT_SCHEMA_VERSION,
+        scenario: "compare".into(),
+        seed: 1,
+        engine: engine.info(),
+        runs: vec![run],
+    };
+    let json: serde_json::Value = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["engine"]["kind"], "mariadb");
+    assert!(json["engine"]["version"].as_str().unwrap().contains("MariaDB"));
+    assert_eq!(json["engine"]["settings"]["innodb_page_size"], 16384);
+    assert_eq!(json["engine"]["settings"]["index_page_counters"], "enabled");
+    let r = &json["runs"][0];
+    assert_eq!(r["load"]["method"], "prepared");
+    assert!(r["load"]["batch_latency_ms"]["p99"].is_number());
+    assert!(r["counters"]["page_splits"].as_u64().unwrap() > 0);
+    assert!(r["table"]["data_length"].as_u64().unwrap() >= 16384);
+    let ix = &r["indexes"][0];
+    assert_eq!(ix["name"], "PRIMARY");
+    for field in ["size_pages", "leaf_pages", "nonleaf_pages", "height", "fill_pct"] {
+        assert!(ix[field].is_number(), "{field}: {ix}");
+    }
+    assert_eq!(ix["fill_histogram"].as_array().unwrap().len(), 10);
+    // Round trip through the contract's types.
+    let back: Report = serde_json::from_value(json).unwrap();
+    assert_eq!(back.runs[0].rows, 5000);
+}
