@@ -51,10 +51,10 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub ids_per_ms: u32,
     /// Order of time-ordered ids inside one millisecond.
-    #[arg(long, default_value = "monotonic")]
+    #[arg(long, default_value = "monotonic", value_parser = choices::<WithinMs>(&["monotonic", "random"]))]
     pub within_ms: WithinMs,
     /// Clock of time-based ids: a virtual clock (reproducible) or the wall clock.
-    #[arg(long, default_value = "virtual")]
+    #[arg(long, default_value = "virtual", value_parser = choices::<ClockKind>(&["virtual", "wall"]))]
     pub clock: ClockKind,
 }
 
@@ -62,7 +62,7 @@ pub struct GenArgs {
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Output format on standard output.
-    #[arg(long, default_value = "table")]
+    #[arg(long, default_value = "table", value_parser = choices::<Format>(&Format::ALL.map(|f| f.token())))]
     pub format: Format,
     /// Also write the JSON result to this file.
     #[arg(long, value_name = "FILE")]
@@ -82,7 +82,7 @@ pub struct OutputArgs {
 #[derive(Debug, Clone, Args)]
 pub struct EngineArgs {
     /// Engine: the embedded simulator, or a real server (a private instance unless --url).
-    #[arg(long, default_value = "sim")]
+    #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&EngineKind::ALL.map(|k| k.token())))]
     pub engine: EngineKind,
     /// A server to use instead of a private instance:
     /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://).
@@ -114,16 +114,16 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub rows: u64,
     /// Where the id lives: the clustered primary key, or a secondary index.
-    #[arg(long, default_value = "pk")]
+    #[arg(long, default_value = "pk", value_parser = choices::<Placement>(&["pk", "secondary"]))]
     pub placement: Placement,
     /// Bytes of the `data` payload column per row (E1 stores the 4-byte string `data`).
     #[arg(long, default_value_t = 4)]
     pub payload_bytes: u32,
     /// InnoDB page size.
-    #[arg(long, default_value = "16k")]
+    #[arg(long, default_value = "16k", value_parser = choices::<PageSize>(&["4k", "8k", "16k", "32k", "64k"]))]
     pub page_size: PageSize,
     /// Load method.
-    #[arg(long, default_value = "multi")]
+    #[arg(long, default_value = "multi", value_parser = choices::<LoadMethod>(&LoadMethod::ALL.map(|m| m.token())))]
     pub method: LoadMethod,
     /// Rows per statement or transaction.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
@@ -212,6 +212,17 @@ pub struct ReportArgs {
     pub result: PathBuf,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// A parser that lists `tokens` in `--help` and in errors, then parses the token into `T`.
+fn choices<T>(tokens: &[&'static str]) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(tokens.to_vec())
+        .try_map(|s: String| s.parse::<T>().map_err(|e| e.to_string()))
 }
 
 fn parse_server_engine(s: &str) -> Result<EngineKind, String> {

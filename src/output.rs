@@ -45,6 +45,12 @@ fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     render(report, format, &context(false), &mut tmp)?;
     tmp.flush()?;
+    // A temporary file is private (0600); an exported report is an ordinary file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
+    }
     tmp.persist(path)?;
     Ok(())
 }

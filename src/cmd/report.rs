@@ -7,8 +7,7 @@ use anyhow::Result;
 
 /// Runs `keylab report`.
 pub fn run(args: ReportArgs) -> Result<()> {
-    let report = keylab_report::load_report(&args.result)
-        .map_err(|e| UsageError(format!("{}: {e}", args.result.display())))?;
+    let report = keylab_report::load_report(&args.result).map_err(|e| UsageError(e.to_string()))?;
     output::write_exports(&report, &args.output)?;
     output::print(&report, &args.output)
 }
