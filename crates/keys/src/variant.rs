@@ -255,7 +255,12 @@ impl Variant {
             Encoding::Bigint => ColumnType::BigInt { unsigned: false },
             Encoding::Bin | Encoding::BinSwap => ColumnType::Binary { bytes: self.stored_len() },
             Encoding::Text | Encoding::Hex => {
-                ColumnType::VarChar { chars: self.stored_len(), charset: Charset::Utf8mb4 }
+                let charset = if self.needs_binary_collation() {
+                    Charset::Utf8mb4Bin
+                } else {
+                    Charset::Utf8mb4
+                };
+                ColumnType::VarChar { chars: self.stored_len(), charset }
             }
         }
     }
@@ -463,6 +468,11 @@ mod tests {
         let mixed: Vec<String> =
             Variant::all().filter(|v| v.needs_binary_collation()).map(|v| v.to_string()).collect();
         assert_eq!(mixed, ["ksuid:text"]);
+        assert_eq!(
+            v("ksuid:text").column_sql(Dialect::Mariadb),
+            "VARCHAR(27) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+        );
+        assert_eq!(v("ksuid:text").column_sql(Dialect::Postgres), "VARCHAR(27) COLLATE \"C\"");
     }
 
     #[test]

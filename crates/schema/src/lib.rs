@@ -34,6 +34,9 @@ pub enum Dialect {
 pub enum Charset {
     /// `utf8mb4`: up to 4 bytes per character (the MySQL/MariaDB default).
     Utf8mb4,
+    /// `utf8mb4` with the binary collation `utf8mb4_bin`: compares bytes, so mixed-case ids
+    /// (KSUID's base62) sort as the simulator sorts them and never collide by case.
+    Utf8mb4Bin,
     /// `utf8mb3`: up to 3 bytes per character.
     Utf8mb3,
     /// `latin1`: one byte per character.
@@ -46,16 +49,18 @@ impl Charset {
     /// Maximum bytes one character takes (InnoDB's `mbmaxlen`).
     pub fn max_bytes_per_char(self) -> u32 {
         match self {
-            Charset::Utf8mb4 => 4,
+            Charset::Utf8mb4 | Charset::Utf8mb4Bin => 4,
             Charset::Utf8mb3 => 3,
             Charset::Latin1 | Charset::Ascii => 1,
         }
     }
 
-    /// The name MySQL/MariaDB use in `CHARACTER SET`.
+    /// What follows `CHARACTER SET` in MySQL/MariaDB DDL (with the collation when it is not
+    /// the character set's default).
     pub fn sql_name(self) -> &'static str {
         match self {
             Charset::Utf8mb4 => "utf8mb4",
+            Charset::Utf8mb4Bin => "utf8mb4 COLLATE utf8mb4_bin",
             Charset::Utf8mb3 => "utf8mb3",
             Charset::Latin1 => "latin1",
             Charset::Ascii => "ascii",
@@ -173,8 +178,12 @@ impl ColumnType {
             // PostgreSQL has no unsigned integers; NUMERIC(20) holds every u64.
             ColumnType::BigInt { unsigned: true } if pg => "NUMERIC(20)".into(),
             ColumnType::BigInt { unsigned: true } => "BIGINT UNSIGNED".into(),
-            ColumnType::Char { chars, .. } if pg => format!("CHAR({chars})"),
-            ColumnType::VarChar { chars, .. } if pg => format!("VARCHAR({chars})"),
+            ColumnType::Char { chars, charset } if pg => {
+                format!("CHAR({chars}){}", pg_collate(charset))
+            }
+            ColumnType::VarChar { chars, charset } if pg => {
+                format!("VARCHAR({chars}){}", pg_collate(charset))
+            }
             ColumnType::Char { chars, charset } => {
                 format!("CHAR({chars}) CHARACTER SET {}", charset.sql_name())
             }
@@ -192,6 +201,14 @@ impl ColumnType {
             ColumnType::Date => "DATE".into(),
             ColumnType::Decimal { precision, scale } => format!("DECIMAL({precision},{scale})"),
         }
+    }
+}
+
+/// PostgreSQL's byte-order collation for the binary-collated character set.
+fn pg_collate(charset: Charset) -> &'static str {
+    match charset {
+        Charset::Utf8mb4Bin => " COLLATE \"C\"",
+        _ => "",
     }
 }
 
