@@ -12,6 +12,8 @@ use crate::error::ServerError;
 use crate::ibd;
 use crate::load::{self, LoadStats};
 use crate::metrics::{self, CounterSnapshot};
+pub use crate::owner::OWNER_TABLE;
+use crate::owner::{claim_database, list_tables};
 use crate::private::{Flavour, PrivateServer, ServerSettings};
 use crate::sql::{self, quote_ident};
 use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE};
@@ -26,8 +28,6 @@ use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-/// The table marking a database as keylab's, and listing the tables keylab created in it.
-pub const OWNER_TABLE: &str = "keylab_owner";
 /// How long a server may take to accept a connection.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -153,7 +153,11 @@ impl MariaDbEngine {
                 Flavour::Mysql
             },
         );
-        let owned_tables = claim_database(&mut probe, db, &target)?;
+        let where_ = match &target {
+            Target::Private { .. } => "the private server".to_string(),
+            Target::Url(u) => u.to_string(),
+        };
+        let owned_tables = claim_database(&mut probe, db, &where_)?;
         drop(probe);
         let conn = Conn::new(work_opts(&target, db, flavour))
             .map_err(|e| ServerError::Connect(format!("cannot connect: {e}")))?;
@@ -498,73 +502,6 @@ fn work_opts(target: &Target, db: &str, flavour: Flavour) -> OptsBuilder {
         init.push("SET SESSION information_schema_stats_expiry = 0".into());
     }
     base_opts(target, CONNECT_TIMEOUT).db_name(Some(db)).init(init)
-}
-
-fn list_tables(conn: &mut Conn, db: &str) -> Result<BTreeSet<String>, ServerError> {
-    conn.exec::<String, _, _>(
-        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
-        (db,),
-    )
-    .map(|v| v.into_iter().collect())
-    .map_err(|e| sql_err("listing tables failed", e))
-}
-
-/// Makes `db` keylab's: creates and marks it when absent, marks it when empty, and refuses
-/// it when it holds tables keylab did not create. Returns the tables keylab owns in it.
-fn claim_database(
-    conn: &mut Conn,
-    db: &str,
-    target: &Target,
-) -> Result<BTreeSet<String>, ServerError> {
-    let where_ = match target {
-        Target::Private { .. } => "the private server".to_string(),
-        Target::Url(u) => u.to_string(),
-    };
-    let exists: Option<String> = conn
-        .exec_first(
-            "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
-            (db,),
-        )
-        .map_err(|e| sql_err("reading the database list failed", e))?;
-    if exists.is_none() {
-        conn.query_drop(format!("CREATE DATABASE {}", quote_ident(db))).map_err(|e| {
-            sql_err(&format!("cannot create database `{db}` on {where_} (name one you may create, or an empty one, in the --url)"), e)
-        })?;
-    }
-    let tables = list_tables(conn, db)?;
-    let owner = format!("{}.{}", quote_ident(db), quote_ident(OWNER_TABLE));
-    let owned: BTreeSet<String> = if tables.contains(OWNER_TABLE) {
-        conn.query::<String, _>(format!("SELECT table_name FROM {owner}"))
-            .map_err(|e| {
-                ServerError::Refused(format!(
-                    "database `{db}` on {where_} has a `{OWNER_TABLE}` table keylab cannot read \
-                     ({e}); keylab refuses to work in it"
-                ))
-            })?
-            .into_iter()
-            .collect()
-    } else {
-        BTreeSet::new()
-    };
-    let foreign: Vec<&String> =
-        tables.iter().filter(|t| *t != OWNER_TABLE && !owned.contains(*t)).collect();
-    if !foreign.is_empty() {
-        let list = foreign.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ");
-        return Err(ServerError::Refused(format!(
-            "database `{db}` on {where_} holds tables keylab did not create ({list}); keylab \
-             works only in a database of its own and leaves this one untouched. Name another \
-             database in the --url (e.g. .../keylab_bench)"
-        )));
-    }
-    if !tables.contains(OWNER_TABLE) {
-        conn.query_drop(format!(
-            "CREATE TABLE {owner} (table_name VARCHAR(64) NOT NULL PRIMARY KEY, \
-             created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) \
-             COMMENT = 'keylab owns this database; it drops only the tables listed here'"
-        ))
-        .map_err(|e| sql_err("marking the database as keylab's failed", e))?;
-    }
-    Ok(owned)
 }
 
 impl Engine for MariaDbEngine {

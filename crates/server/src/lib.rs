@@ -4,6 +4,7 @@
 //!   user's server (`--url`), working only inside its own database.
 //! - [`load`]: the row pipeline to N writer connections (row, multi, prepared, load-data).
 //! - [`metrics`]: counters, index statistics, table sizes and buffer-pool page figures.
+//! - [`owner`]: keylab's claim on its database of a user's server.
 //! - [`private`]: throwaway private instances started from the installed binaries, stopped
 //!   and removed on drop, on error, on panic and (with [`install_signal_cleanup`]) on Ctrl-C.
 //! - [`url`]: `--url` parsing that never shows a password.
@@ -18,6 +19,7 @@ pub mod error;
 pub mod ibd;
 pub mod load;
 pub mod metrics;
+pub mod owner;
 pub mod private;
 pub mod sql;
 pub mod url;
