@@ -1,0 +1,35 @@
+//! Loads one variant into a private server and prints the measurement as JSON.
+//!
+//! `cargo run -p keylab-server --example measure -- VARIANT ROWS [pk|secondary] [METHOD]`
+
+use keylab_core::{run_variant, KeySource, LoadPlan, Payload, Progress, Workload};
+use keylab_keys::GenConfig;
+use keylab_server::{MariaDbEngine, ServerSettings};
+
+struct Quiet;
+impl Progress for Quiet {
+    fn start(&mut self, _: &str, _: u64) {}
+    fn advance(&mut self, _: u64) {}
+    fn finish(&mut self) {}
+}
+
+fn main() {
+    keylab_server::install_signal_cleanup().unwrap();
+    let args: Vec<String> = std::env::args().collect();
+    let variant = args.get(1).map_or("uuid4:text", String::as_str);
+    let rows = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(100_000);
+    let placement = args.get(3).map_or("pk", String::as_str).parse().unwrap();
+    let method = args.get(4).map_or("multi", String::as_str).parse().unwrap();
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
+    let w = Workload {
+        variant: variant.parse().unwrap(),
+        placement,
+        payload: Payload::E1,
+        rows,
+        table_name: "t_measure".into(),
+    };
+    let plan = LoadPlan { method, ..LoadPlan::default() };
+    let keys = KeySource::Generated(GenConfig::default());
+    let run = run_variant(&mut engine, &w, keys, &plan, &mut Quiet).expect("run");
+    println!("{}", serde_json::to_string_pretty(&run).unwrap());
+}
