@@ -88,9 +88,10 @@ pub struct EngineArgs {
     /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://).
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
-    /// Database keylab creates and works in on a --url server.
-    #[arg(long, value_name = "NAME", default_value = "keylab")]
-    pub database: String,
+    /// Database keylab creates and works in on a --url server [default: the URL's database,
+    /// else keylab].
+    #[arg(long, value_name = "NAME")]
+    pub database: Option<String>,
 }
 
 /// `keylab compare`.
@@ -201,8 +202,11 @@ pub struct ValidateArgs {
 /// `keylab inspect`.
 #[derive(Debug, Clone, Args)]
 pub struct InspectArgs {
-    /// An InnoDB tablespace file.
+    /// An InnoDB tablespace file (copy it after `FLUSH TABLES t FOR EXPORT`).
     pub file: PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `keylab report`.

@@ -6,6 +6,7 @@ use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{Engine, EngineKind, EngineSettings};
+use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl};
 use keylab_sim::{PageSize, SimSettings};
 
 /// The engine `args` name, configured with `settings`. `check_every` turns on the
@@ -41,8 +42,51 @@ pub fn make_engine(
             };
             Ok(Box::new(SimEngine::new(sim)))
         }
-        other => Err(anyhow::anyhow!(
-            "--engine {other} is not built yet; --engine sim (the default) works"
+        EngineKind::Mariadb | EngineKind::Mysql => server_engine(args, settings),
+        EngineKind::Postgres => Err(anyhow::anyhow!(
+            "--engine postgres is not built yet; --engine sim (the default) and --engine \
+             mariadb work"
         )),
+    }
+}
+
+/// A MariaDB/MySQL engine: a private instance started with `settings`, or the `--url` server.
+fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn Engine>> {
+    let defaults = ServerSettings::default();
+    let server_settings = ServerSettings {
+        page_size_bytes: settings.page_size_bytes,
+        buffer_pool_bytes: settings.buffer_pool_bytes.unwrap_or(defaults.buffer_pool_bytes),
+        fill_factor_pct: u32::from(settings.fill_factor_pct),
+        change_buffering: settings
+            .change_buffering
+            .map(|on| if on { "all" } else { "none" }.into()),
+        ..defaults
+    };
+    let engine = match &args.url {
+        Some(url) => {
+            let url = ServerUrl::parse(url).map_err(usage_if_refused)?;
+            MariaDbEngine::connect(&url, args.database.as_deref(), Some(&server_settings))
+                .map_err(usage_if_refused)?
+        }
+        None => MariaDbEngine::private(&server_settings).map_err(usage_if_refused)?,
+    };
+    let found = engine.info().kind;
+    if found != args.engine.token() {
+        let how = if args.url.is_some() { "the server at --url" } else { "the installed server" };
+        return Err(UsageError(format!(
+            "--engine {} asked for, but {how} is {found} ({}); use --engine {found}",
+            args.engine,
+            engine.info().version
+        ))
+        .into());
+    }
+    Ok(Box::new(engine))
+}
+
+/// A bad `--url` or a database keylab must not touch is the user's to fix: exit 2.
+fn usage_if_refused(err: ServerError) -> anyhow::Error {
+    match err {
+        ServerError::BadUrl(_) | ServerError::Refused(_) => UsageError(err.to_string()).into(),
+        other => other.into(),
     }
 }

@@ -28,6 +28,10 @@ impl std::error::Error for UsageError {}
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    // Ctrl-C must stop any private server this run starts and remove its files.
+    if let Err(err) = keylab_server::install_signal_cleanup() {
+        eprintln!("keylab: warning: cannot install the Ctrl-C handler: {err}");
+    }
     match cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -75,7 +75,7 @@ impl Engine for SimEngine {
             }
         }
         on_rows(loaded % PROGRESS_EVERY);
-        Ok(LoadOutcome { rows: loaded, wall_s: None, batch_latency_ms: None })
+        Ok(LoadOutcome { rows: loaded, ..LoadOutcome::default() })
     }
 
     fn measure(&mut self, _table: &Table) -> Result<Measurement, EngineError> {

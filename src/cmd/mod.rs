@@ -1,6 +1,7 @@
 //! One module per command; each takes its parsed arguments and does the work.
 
 mod compare;
+mod inspect;
 mod keys;
 mod report;
 
@@ -16,7 +17,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Run(_) => not_built("run", "scenario files and the built-in experiments"),
         Command::Scenarios(_) => not_built("scenarios", "the built-in experiments"),
         Command::Validate(_) => not_built("validate", "the simulator-vs-server matrix"),
-        Command::Inspect(_) => not_built("inspect", "the tablespace reader"),
+        Command::Inspect(args) => inspect::run(args),
     }
 }
 

@@ -156,6 +156,8 @@ pub struct LoadOutcome {
     pub wall_s: Option<f64>,
     /// Per-batch latency.
     pub batch_latency_ms: Option<LatencyMs>,
+    /// Latency of each writer's first batch, ms (E2's "the first batch waits").
+    pub first_batch_ms: Option<Vec<f64>>,
 }
 
 /// The structural metrics of a table, read after the load (as after `ANALYZE TABLE`).

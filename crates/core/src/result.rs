@@ -85,6 +85,10 @@ pub struct LoadResult {
     pub rows_per_s: Option<f64>,
     /// Measured per-batch latency (`null` on the simulator).
     pub batch_latency_ms: Option<LatencyMs>,
+    /// Measured latency of each writer's first batch, ms (an extension of the contract;
+    /// absent where not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_batch_ms: Option<Vec<f64>>,
 }
 
 /// Latency percentiles in milliseconds.

@@ -51,6 +51,7 @@ pub fn run_variant(
             wall_s: load.wall_s,
             rows_per_s,
             batch_latency_ms: load.batch_latency_ms,
+            first_batch_ms: load.first_batch_ms,
         },
         counters: measured.counters,
         table: measured.table,

@@ -361,6 +361,7 @@ impl MariaDbEngine {
             rows: stats.rows,
             wall_s: Some(stats.wall_s),
             batch_latency_ms: load::latency_ms(&stats.batch_latency_us),
+            first_batch_ms: Some(stats.first_batch_ms.clone()),
         })
     }
 
