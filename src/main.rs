@@ -50,8 +50,10 @@ fn main() -> ExitCode {
 
 /// `keylab keys ... | head` closes the pipe early; that is success, as in ripgrep.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    let pipe = Some(std::io::ErrorKind::BrokenPipe);
     err.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        c.downcast_ref::<std::io::Error>().map(std::io::Error::kind) == pipe
+            || c.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind)
+                == pipe
     })
 }

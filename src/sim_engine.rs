@@ -78,7 +78,7 @@ impl Engine for SimEngine {
         Ok(LoadOutcome { rows: loaded, ..LoadOutcome::default() })
     }
 
-    fn measure(&mut self, _table: &Table) -> Result<Measurement, EngineError> {
+    fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
         let stats = self.table()?.stats();
         let c = &stats.counters;
         Ok(Measurement {
@@ -101,10 +101,16 @@ impl Engine for SimEngine {
             indexes: stats
                 .indexes
                 .iter()
-                .map(|ix| IndexResult {
+                .enumerate()
+                .map(|(i, ix)| IndexResult {
                     name: ix.name.clone(),
                     size_pages: Some(ix.size_pages),
                     leaf_pages: Some(ix.leaf_pages),
+                    n_leaf_pages_stat: Some(n_leaf_pages_stat(
+                        ix.leaf_pages,
+                        ix.height,
+                        n_uniq(table, i),
+                    )),
                     nonleaf_pages: Some(ix.nonleaf_pages),
                     height: Some(ix.height),
                     fill_pct: Some(ix.fill_pct),
@@ -120,4 +126,33 @@ impl Engine for SimEngine {
         self.table = None;
         Ok(())
     }
+}
+
+/// `innodb_stats_persistent_sample_pages`, the server default.
+const STATS_SAMPLE_PAGES: u64 = 20;
+
+/// `n_leaf_pages` as `ANALYZE TABLE` stores it. `dict_stats_analyze_index` scans the whole
+/// leaf level when the tree is a single page or when sampling would read more pages than the
+/// level has (sample pages x n_uniq > leaf pages); that path keeps the value the index's
+/// statistics were emptied to, 1 (seen on MariaDB 10.11: 15 leaves stored as 1).
+fn n_leaf_pages_stat(leaf_pages: u64, height: u32, n_uniq: u64) -> u64 {
+    if height <= 1 || STATS_SAMPLE_PAGES * n_uniq > leaf_pages {
+        1
+    } else {
+        leaf_pages
+    }
+}
+
+/// Fields that make an index's records unique (`dict_index_get_n_unique`): the primary key's
+/// columns; a unique index's columns; a non-unique index's columns plus the primary-key
+/// columns it lacks. `index` 0 is PRIMARY, then the secondary indexes in table order.
+fn n_uniq(table: &Table, index: usize) -> u64 {
+    let Some(ix) = index.checked_sub(1).and_then(|i| table.indexes.get(i)) else {
+        return table.primary_key.len() as u64;
+    };
+    if ix.unique {
+        return ix.columns.len() as u64;
+    }
+    let extra = table.primary_key.iter().filter(|c| !ix.columns.contains(c)).count();
+    (ix.columns.len() + extra) as u64
 }

@@ -2,4 +2,5 @@
 
 mod compare;
 mod keys;
+mod server;
 mod util;

@@ -139,8 +139,15 @@ pub struct IndexResult {
     pub name: String,
     /// `mysql.innodb_index_stats` `size`: pages allocated to the index.
     pub size_pages: Option<u64>,
-    /// `n_leaf_pages`.
+    /// Leaf pages in use (`btr_get_size(BTR_N_LEAF_PAGES)`: B-tree leaves and BLOB pages).
+    /// This is the true count; `mysql.innodb_index_stats` can say otherwise, see
+    /// `n_leaf_pages_stat`.
     pub leaf_pages: Option<u64>,
+    /// `n_leaf_pages` exactly as `mysql.innodb_index_stats` stores it after `ANALYZE TABLE`
+    /// (an extension of the contract). It differs from `leaf_pages` when the statistics take
+    /// their full-scan path, which stores 1 (see `dict_stats_analyze_index`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_leaf_pages_stat: Option<u64>,
     /// Pages above the leaf level.
     pub nonleaf_pages: Option<u64>,
     /// Levels, leaf included.

@@ -437,7 +437,10 @@ impl MariaDbEngine {
         for ix in &report.indexes {
             let Some(index_name) = ids.get(&ix.index_id) else { continue };
             let Some(r) = indexes.iter_mut().find(|r| &r.name == index_name) else { continue };
-            r.leaf_pages = r.leaf_pages.or(Some(ix.leaf_pages));
+            // The file gives the true leaf count; the statistic can say 1 (full-scan path of
+            // dict_stats_analyze_index), so it is kept apart.
+            r.n_leaf_pages_stat = r.leaf_pages;
+            r.leaf_pages = Some(ix.leaf_pages);
             r.nonleaf_pages = Some(ix.nonleaf_pages);
             r.height = Some(ix.height);
             r.fill_pct = ix.fill_pct;
