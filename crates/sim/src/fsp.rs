@@ -352,4 +352,16 @@ impl Fsp {
             self.free.push_back(x);
         }
     }
+
+    /// `fsp_get_available_space_in_free_extents` in bytes (TABLES.DATA_FREE): extents on
+    /// FSP_FREE (the file never extends past the free limit here) less a reserve of 2 extents
+    /// plus 1 % of the file's extents; 0 for files smaller than one extent.
+    pub fn available_free_extent_bytes(&self) -> u64 {
+        if self.size_pages < self.extent_pages {
+            return 0;
+        }
+        let n_free = self.free.len() as u64;
+        let reserve = 2 + (self.size_pages / self.extent_pages) as u64 * 2 / 200;
+        n_free.saturating_sub(reserve) * self.extent_pages as u64 * self.page_bytes as u64
+    }
 }

@@ -13,17 +13,25 @@
 //! clock or entropy: the same rows give the same tree.
 #![deny(missing_docs)]
 
+mod bulk;
 mod check;
+mod delete;
+mod device;
 mod fsp;
+mod ibuf;
 mod layout;
 mod page;
+pub(crate) mod pool;
 mod stats;
 mod table;
+mod table_ops;
 mod tree;
 mod tree_delete;
 
 pub use check::InvariantViolation;
+pub use device::Device;
 pub use page::PageNo;
+pub use pool::{PoolCounters, PoolSettings};
 pub use stats::{Counters, IndexStats, TableStats};
 pub use table::SimTable;
 
@@ -98,17 +106,34 @@ pub enum Flavour {
 
 /// Simulator settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SimSettings {
     /// `innodb_page_size`.
     pub page_size: PageSize,
     /// Which server's rules to follow where they differ.
     pub flavour: Flavour,
-    /// `innodb_fill_factor` (sorted builds only; kept for the rebuild issue).
+    /// `innodb_fill_factor` of sorted index builds ([`SimTable::rebuild`] takes its own).
     pub fill_factor_pct: u8,
-    /// MERGE_THRESHOLD of every index, percent of the page.
+    /// MERGE_THRESHOLD of every index, percent of the page
+    /// ([`SimTable::set_merge_threshold`] changes one index).
     pub merge_threshold_pct: u8,
-    /// Run the full invariant checker every N inserts (None = never).
+    /// Run the full invariant checker every N operations (None = never).
     pub check_every: Option<u64>,
+    /// `innodb_buffer_pool_size` in bytes; `None` = every page cached and no I/O modelled.
+    pub buffer_pool_bytes: Option<u64>,
+    /// `innodb_change_buffering` all (`Some(true)`) or none (`Some(false)`); `None` = the
+    /// flavour's default: off for MariaDB 10.11 (MDEV-27734), on (`all`) for MySQL 8.0.
+    /// Needs a buffer pool: without one every leaf is cached and nothing is buffered.
+    pub change_buffering: Option<bool>,
+    /// LRU and checkpoint settings of the buffer pool model.
+    pub pool: PoolSettings,
+}
+
+impl SimSettings {
+    /// Whether the change buffer is on, after the flavour default.
+    pub fn change_buffering_on(&self) -> bool {
+        self.change_buffering.unwrap_or(self.flavour == Flavour::Mysql80)
+    }
 }
 
 impl Default for SimSettings {
@@ -119,6 +144,9 @@ impl Default for SimSettings {
             fill_factor_pct: 100,
             merge_threshold_pct: 50,
             check_every: None,
+            buffer_pool_bytes: None,
+            change_buffering: None,
+            pool: PoolSettings::default(),
         }
     }
 }
@@ -240,5 +268,7 @@ impl Geometry {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_churn;
 #[cfg(test)]
 mod tests_prop;

@@ -6,6 +6,7 @@
 //! Pure reads of the trees; nothing here changes state.
 
 use crate::tree::{Space, Tree};
+use crate::{Device, PoolCounters, SimSettings};
 use serde::{Deserialize, Serialize};
 
 /// Counters named like `INNODB_METRICS` (module `index`), summed over all indexes.
@@ -21,7 +22,7 @@ pub struct Counters {
     pub right_sibling_inserts: u64,
     /// Root raises (tree height +1).
     pub root_raises: u64,
-    /// `index_page_merge_attempts` (non-leaf compress attempts on the insert path).
+    /// `index_page_merge_attempts`: entries to `btr_compress` (merge or lift-up attempts).
     pub merge_attempts: u64,
     /// `index_page_merge_successful`.
     pub merges: u64,
@@ -71,8 +72,35 @@ pub struct TableStats {
     pub data_length_bytes: u64,
     /// `INDEX_LENGTH` = Σ secondary `size` × page size.
     pub index_length_bytes: u64,
+    /// `DATA_FREE`: free extents of the tablespace less InnoDB's reserve
+    /// (`fsp_get_available_space_in_free_extents`).
+    pub data_free_bytes: u64,
+    /// Buffer pool and change buffer figures, when a pool is modelled.
+    pub pool: Option<PoolStats>,
     /// PRIMARY first, then the secondary indexes in table order.
     pub indexes: Vec<IndexStats>,
+}
+
+/// Buffer pool figures with the device model's estimates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PoolStats {
+    /// Pool size in pages.
+    pub capacity_pages: u64,
+    /// Cumulative counters.
+    pub counters: PoolCounters,
+    /// Hits / page accesses.
+    pub hit_ratio: f64,
+    /// Page reads per row operation.
+    pub misses_per_op: f64,
+    /// Pages with buffered changes not yet merged.
+    pub ibuf_pending_pages: u64,
+    /// Change-buffer pages held in the pool.
+    pub ibuf_pool_pages: u64,
+    /// Estimated I/O time of all reads and writes on the HDD model (an estimate, see
+    /// [`Device`]).
+    pub est_io_s_hdd: f64,
+    /// Estimated I/O time on the SSD model (an estimate).
+    pub est_io_s_ssd: f64,
 }
 
 pub(crate) fn index_stats(sp: &Space, t: &Tree) -> IndexStats {
@@ -117,13 +145,28 @@ pub(crate) fn index_stats(sp: &Space, t: &Tree) -> IndexStats {
     }
 }
 
-pub(crate) fn table_stats(sp: &Space, trees: &[Tree]) -> TableStats {
+pub(crate) fn table_stats(sp: &Space, trees: &[Tree], _settings: &SimSettings) -> TableStats {
     let indexes: Vec<IndexStats> = trees.iter().map(|t| index_stats(sp, t)).collect();
     let p = sp.geo.page_bytes as u64;
+    let pool = sp.pool.as_ref().map(|pool| {
+        let c = pool.counters;
+        PoolStats {
+            capacity_pages: pool.capacity() as u64,
+            counters: c,
+            hit_ratio: c.hit_ratio(),
+            misses_per_op: if c.ops == 0 { 0.0 } else { c.pages_read as f64 / c.ops as f64 },
+            ibuf_pending_pages: pool.ibuf.pending_pages() as u64,
+            ibuf_pool_pages: pool.ibuf.pool_pages(pool.capacity()) as u64,
+            est_io_s_hdd: Device::Hdd.est_io_s(c.pages_read, c.pages_written, sp.geo.page_bytes),
+            est_io_s_ssd: Device::Ssd.est_io_s(c.pages_read, c.pages_written, sp.geo.page_bytes),
+        }
+    });
     TableStats {
         counters: sp.counters,
         data_length_bytes: indexes[0].size_pages * p,
         index_length_bytes: indexes[1..].iter().map(|i| i.size_pages).sum::<u64>() * p,
+        data_free_bytes: sp.fsp.available_free_extent_bytes(),
+        pool,
         indexes,
     }
 }

@@ -11,19 +11,50 @@ use crate::stats::Counters;
 use crate::tree::{Space, Tree};
 use crate::{Geometry, InvariantViolation, SimError, SimSettings, TableStats};
 use keylab_schema::{ColumnType, Table, Value};
+use std::collections::HashMap;
 
 /// A simulated InnoDB table.
 #[derive(Debug, Clone)]
 pub struct SimTable {
-    table: Table,
-    settings: SimSettings,
-    space: Space,
+    pub(crate) table: Table,
+    pub(crate) settings: SimSettings,
+    pub(crate) space: Space,
     /// PRIMARY first, then the secondary indexes in table order.
-    trees: Vec<Tree>,
-    rows: u64,
+    pub(crate) trees: Vec<Tree>,
+    pub(crate) rows: u64,
+    /// Inserts and deletes applied.
+    ops: u64,
     next_auto_inc: i64,
     keys: Vec<u8>,
     auto_row: Vec<Value>,
+    /// Columns of secondary indexes that are not primary-key columns.
+    pub(crate) sec_cols: Vec<usize>,
+    /// Per row (by [`pk_map_key`]): the values of `sec_cols`, so that a delete by primary key
+    /// finds the row's secondary records. Kept only when there are secondary indexes.
+    pub(crate) row_sec: HashMap<Vec<u8>, Box<[Value]>>,
+    /// Per row with off-page columns: its BLOB pages, freed when the row is deleted.
+    pub(crate) row_blobs: HashMap<Vec<u8>, Vec<u32>>,
+}
+
+/// A primary key as a hash-map key, independent of the simulator's key-slot widths (which
+/// grow with longer values): per value a tag, then its bytes with their length or its
+/// 8-byte sort key.
+pub(crate) fn pk_map_key<'a>(values: impl Iterator<Item = &'a Value>, out: &mut Vec<u8>) {
+    out.clear();
+    for v in values {
+        match v {
+            Value::Null => out.push(0),
+            Value::Bytes(b) => {
+                out.push(1);
+                out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+                out.extend_from_slice(b);
+            }
+            other => {
+                out.push(2);
+                other.write_sort_key(out);
+            }
+        }
+    }
 }
 
 impl SimTable {
@@ -89,27 +120,67 @@ impl SimTable {
                 });
             }
         }
-        let mut space = Space {
-            pages: Vec::new(),
-            fsp: Fsp::new(geo.extent_pages, geo.page_bytes, settings.flavour),
-            geo,
-            flavour: settings.flavour,
-            counters: Counters::default(),
-        };
-        let trees = layouts.into_iter().map(|l| Tree::create(&mut space, l)).collect();
+        if settings.buffer_pool_bytes.is_some_and(|b| b < 8 * geo.page_bytes as u64) {
+            return Err(SimError::BadSetting(format!(
+                "buffer_pool_bytes {:?} is less than 8 pages",
+                settings.buffer_pool_bytes
+            )));
+        }
+        let (space, trees) = Self::fresh_space(&settings, geo, layouts, Counters::default());
+        let pk = &table.primary_key;
+        let mut sec_cols: Vec<usize> = table
+            .indexes
+            .iter()
+            .flat_map(|i| i.columns.iter().copied())
+            .filter(|c| !pk.contains(c))
+            .collect();
+        sec_cols.sort_unstable();
+        sec_cols.dedup();
         Ok(SimTable {
             table: table.clone(),
             settings,
             space,
             trees,
             rows: 0,
+            ops: 0,
             next_auto_inc: 1,
             keys: Vec::new(),
             auto_row: Vec::new(),
+            sec_cols,
+            row_sec: HashMap::new(),
+            row_blobs: HashMap::new(),
         })
     }
 
-    /// Rows inserted.
+    /// A new tablespace with an empty tree per layout (CREATE TABLE, or the new table of a
+    /// rebuild), with a buffer pool when the settings ask for one.
+    pub(crate) fn fresh_space(
+        settings: &SimSettings,
+        geo: Geometry,
+        layouts: Vec<Layout>,
+        counters: Counters,
+    ) -> (Space, Vec<Tree>) {
+        let pool = settings.buffer_pool_bytes.map(|b| {
+            crate::pool::Pool::new(
+                (b / geo.page_bytes as u64) as usize,
+                geo.page_bytes,
+                settings.pool,
+                settings.change_buffering_on(),
+            )
+        });
+        let mut space = Space {
+            pages: Vec::new(),
+            fsp: Fsp::new(geo.extent_pages, geo.page_bytes, settings.flavour),
+            geo,
+            flavour: settings.flavour,
+            counters,
+            pool,
+        };
+        let trees = layouts.into_iter().map(|l| Tree::create(&mut space, l)).collect();
+        (space, trees)
+    }
+
+    /// Rows in the table.
     pub fn len(&self) -> u64 {
         self.rows
     }
@@ -214,6 +285,7 @@ impl SimTable {
             self.keys = keys;
             return Err(e);
         }
+        let mut blob_pages = Vec::new();
         for (t, tree) in self.trees.iter_mut().enumerate() {
             let (start, size, blobs) = bounds[t];
             let key = &keys[start..start + tree.kw()];
@@ -226,24 +298,47 @@ impl SimTable {
                         return Err(SimError::DuplicateKey { index });
                     }
                 }
+            } else if !tree.layout.unique {
+                tree.insert_secondary(&mut self.space, key, size)
             } else {
                 tree.insert(&mut self.space, 0, key, size, 0)
             };
             tree.records += 1;
             if blobs > 0 {
-                tree.alloc_blob_pages(&mut self.space, page, blobs);
+                tree.alloc_blob_pages(&mut self.space, page, blobs, &mut blob_pages);
             }
         }
         self.keys = keys;
         self.rows += 1;
+        if self.trees.len() > 1 || !blob_pages.is_empty() {
+            let pk = &self.table.primary_key;
+            let mut k = Vec::new();
+            pk_map_key(pk.iter().map(|&c| &row[c]), &mut k);
+            if !blob_pages.is_empty() {
+                self.row_blobs.insert(k.clone(), blob_pages);
+            }
+            if self.trees.len() > 1 {
+                let vals: Box<[Value]> = self.sec_cols.iter().map(|&c| row[c].clone()).collect();
+                self.row_sec.insert(k, vals);
+            }
+        }
+        self.after_op();
+        Ok(())
+    }
+
+    /// Per-operation bookkeeping: the pool's clock and the periodic invariant check.
+    pub(crate) fn after_op(&mut self) {
+        if let Some(pool) = &mut self.space.pool {
+            pool.tick();
+        }
+        self.ops += 1;
         if let Some(every) = self.settings.check_every {
-            if every > 0 && self.rows % every == 0 {
+            if every > 0 && self.ops % every == 0 {
                 if let Err(v) = self.check() {
-                    panic!("invariant violated after {} rows: {v}", self.rows);
+                    panic!("invariant violated after {} operations: {v}", self.ops);
                 }
             }
         }
-        Ok(())
     }
 
     fn validate(&self, row: &[Value]) -> Result<(), SimError> {
@@ -295,7 +390,7 @@ impl SimTable {
     /// Statistics as after ANALYZE TABLE (`mysql.innodb_index_stats`, `TABLES`), the
     /// counters, and page-level figures per index.
     pub fn stats(&self) -> TableStats {
-        crate::stats::table_stats(&self.space, &self.trees)
+        crate::stats::table_stats(&self.space, &self.trees, &self.settings)
     }
 
     /// Walks every index and checks the tree invariants.
@@ -318,6 +413,19 @@ impl SimTable {
             .flat_map(|p| {
                 let page = self.space.page(p);
                 (0..page.sizes.len()).map(move |i| page.key(i, kw).to_vec())
+            })
+            .collect()
+    }
+
+    /// Leaf keys of index `ix` grouped by page, in leaf-chain order (for tests).
+    pub(crate) fn leaf_page_keys(&self, ix: usize) -> Vec<Vec<Vec<u8>>> {
+        let t = &self.trees[ix];
+        let leftmost = *t.leftmost_pages(&self.space).last().expect("leaf level");
+        let kw = t.kw();
+        Tree::level_pages(&self.space, leftmost)
+            .map(|p| {
+                let page = self.space.page(p);
+                (0..page.sizes.len()).map(|i| page.key(i, kw).to_vec()).collect()
             })
             .collect()
     }

@@ -20,6 +20,8 @@ pub(crate) struct Space {
     pub geo: Geometry,
     pub flavour: Flavour,
     pub counters: Counters,
+    /// The buffer pool (and change buffer) model; `None` = every page cached, no I/O.
+    pub pool: Option<crate::pool::Pool>,
 }
 
 impl Space {
@@ -27,9 +29,27 @@ impl Space {
     pub fn page(&self, p: PageNo) -> &Page {
         self.pages[p.0 as usize].as_ref().expect("live page")
     }
+    /// A page about to change: the buffer pool sees an access that dirties it.
     #[inline]
     pub fn page_mut(&mut self, p: PageNo) -> &mut Page {
+        if let Some(pool) = &mut self.pool {
+            pool.access(p.0, true);
+        }
         self.pages[p.0 as usize].as_mut().expect("live page")
+    }
+    /// A page read (descent, sibling check) without a change.
+    #[inline]
+    pub fn touch_read(&mut self, p: PageNo) {
+        if let Some(pool) = &mut self.pool {
+            pool.access(p.0, false);
+        }
+    }
+    /// A page changed through a path that does not go through `page_mut`.
+    #[inline]
+    pub fn touch_dirty(&mut self, p: PageNo) {
+        if let Some(pool) = &mut self.pool {
+            pool.access(p.0, true);
+        }
     }
 }
 
@@ -42,6 +62,8 @@ pub(crate) struct Tree {
     pub seg_top: SegId,
     pub records: u64,
     pub blob_pages: u64,
+    /// `BTR_CUR_PAGE_COMPRESS_LIMIT` of this index: page bytes × MERGE_THRESHOLD / 100.
+    pub merge_limit: u32,
     /// Page capacity reservations (records) for leaf and non-leaf pages.
     cap_leaf: usize,
     cap_nonleaf: usize,
@@ -73,6 +95,7 @@ impl Tree {
             seg_top,
             records: 0,
             blob_pages: 0,
+            merge_limit: g.merge_limit,
         };
         let root = sp.fsp.alloc_page(seg_top, 0, Dir::Neither);
         t.install_page(sp, root, 0);
@@ -94,10 +117,13 @@ impl Tree {
         }
         debug_assert!(sp.pages[i].is_none());
         sp.pages[i] = Some(page);
+        if let Some(pool) = &mut sp.pool {
+            pool.create(no);
+        }
     }
 
     /// `btr_page_alloc`: leaf pages from the leaf segment, others from the top segment.
-    fn alloc(&self, sp: &mut Space, level: u16, hint: u32, dir: Dir) -> PageNo {
+    pub(crate) fn alloc(&self, sp: &mut Space, level: u16, hint: u32, dir: Dir) -> PageNo {
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
         let no = sp.fsp.alloc_page(seg, hint, dir);
         self.install_page(sp, no, level);
@@ -110,21 +136,59 @@ impl Tree {
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
         sp.fsp.free_page(seg, p.0);
         sp.pages[p.0 as usize] = None;
+        if let Some(pool) = &mut sp.pool {
+            pool.forget(p.0);
+        }
     }
 
     /// Allocates BLOB pages for one record's off-page columns (`btr_store_big_rec_extern_fields`:
     /// leaf segment, hint = the record's page + 1, then the previous BLOB page + 1).
-    pub fn alloc_blob_pages(&mut self, sp: &mut Space, near: PageNo, n: u32) {
+    /// Their page numbers are appended to `out`.
+    pub fn alloc_blob_pages(&mut self, sp: &mut Space, near: PageNo, n: u32, out: &mut Vec<u32>) {
         let mut hint = near.0 + 1;
         for _ in 0..n {
             let p = sp.fsp.alloc_page(self.seg_leaf, hint, Dir::Neither);
+            if let Some(pool) = &mut sp.pool {
+                pool.create(p);
+            }
+            out.push(p);
             hint = p + 1;
             self.blob_pages += 1;
         }
     }
 
-    /// Descends with PAGE_CUR_LE to `level`; returns the page and the insert position.
-    pub fn descend(&self, sp: &Space, key: &[u8], level: u16) -> (PageNo, usize) {
+    /// Frees a deleted record's BLOB pages (`btr_free_externally_stored_field`).
+    pub fn free_blob_pages(&mut self, sp: &mut Space, pages: &[u32]) {
+        for &p in pages {
+            sp.fsp.free_page(self.seg_leaf, p);
+            if let Some(pool) = &mut sp.pool {
+                pool.forget(p);
+            }
+            self.blob_pages -= 1;
+        }
+    }
+
+    /// Descends with PAGE_CUR_LE to `level`; returns the page and the insert position. Every
+    /// page on the path is an access for the buffer pool.
+    pub fn descend(&self, sp: &mut Space, key: &[u8], level: u16) -> (PageNo, usize) {
+        if sp.pool.is_none() {
+            return self.descend_ro(sp, key, level);
+        }
+        let kw = self.kw();
+        let mut p = self.root;
+        loop {
+            sp.touch_read(p);
+            let page = sp.page(p);
+            if page.level == level {
+                return (p, page.insert_pos(key, kw));
+            }
+            let (cnt, _) = page.search(key, kw);
+            p = PageNo(page.children[cnt.saturating_sub(1)]);
+        }
+    }
+
+    /// [`Tree::descend`] without buffer-pool accesses (a search on pages already latched).
+    pub fn descend_ro(&self, sp: &Space, key: &[u8], level: u16) -> (PageNo, usize) {
         let kw = self.kw();
         let mut p = self.root;
         loop {
@@ -141,7 +205,7 @@ impl Tree {
     /// such records sit together, around the position of `key`.
     pub fn contains_prefix(&self, sp: &Space, key: &[u8], prefix: usize) -> bool {
         let kw = self.kw();
-        let (p, pos) = self.descend(sp, key, 0);
+        let (p, pos) = self.descend_ro(sp, key, 0);
         let page = sp.page(p);
         let same = |k: &[u8]| k[..prefix] == key[..prefix];
         if pos > 0 && same(page.key(pos - 1, kw))
@@ -280,6 +344,7 @@ impl Tree {
         let kw = self.kw();
         let level = sp.page(self.root).level;
         let new = self.alloc(sp, level, 0, Dir::Neither);
+        sp.touch_dirty(self.root);
         let root = sp.pages[self.root.0 as usize].take().expect("root");
         {
             let np = sp.page_mut(new);
@@ -374,6 +439,7 @@ impl Tree {
             }
             self.insert(sp, level + 1, &upper_key, nptr, upper.0);
             // Move the records (btr_page_split_and_insert step 5).
+            sp.touch_dirty(p);
             let old = sp.pages[p.0 as usize].take().expect("split page");
             let mut old = old;
             {
@@ -564,7 +630,7 @@ impl Tree {
     pub(crate) fn find_father(&self, sp: &Space, p: PageNo) -> (PageNo, usize) {
         let page = sp.page(p);
         let key = page.key(0, self.kw()).to_vec();
-        let (f, pos) = self.descend(sp, &key, page.level + 1);
+        let (f, pos) = self.descend_ro(sp, &key, page.level + 1);
         let fp = sp.page(f);
         let i = pos.saturating_sub(1);
         if fp.children.get(i) == Some(&p.0) {

@@ -3,8 +3,8 @@
 //! The insert path needs these because `btr_insert_into_right_sibling` deletes the
 //! sibling's node pointer (a pessimistic delete, `btr_cur_pessimistic_delete`) and the parent
 //! may then be compressed (`btr_compress`, innodb-internals.md §4.3–4.4). Leaf-level deletes
-//! (purge) and their merges are a later issue; these functions are written for any level so
-//! that they can serve it.
+//! (purge) start in `delete.rs` and end here; lift-up and the discard of a lone page live
+//! there too.
 
 use crate::page::PageNo;
 use crate::tree::{Space, Tree};
@@ -26,8 +26,7 @@ impl Tree {
             let new_first = page.key(1, kw).to_vec();
             let nptr = self.node_ptr_size_of(page, 1);
             let level = page.level;
-            let (gf, gpos) = self.find_father(sp, f);
-            self.delete_node_ptr(sp, gf, gpos);
+            self.node_ptr_delete(sp, f);
             self.insert(sp, level + 1, &new_first, nptr, f.0);
         }
         let fp = sp.page_mut(f);
@@ -38,6 +37,17 @@ impl Tree {
         self.compress_if_useful(sp, f)
     }
 
+    /// `btr_node_ptr_delete`: the pessimistic delete of `child`'s node pointer, then, when
+    /// that did not compress the parent, one more compress attempt on it (the server makes
+    /// both calls, so a parent that stays under the threshold counts two attempts).
+    pub(crate) fn node_ptr_delete(&mut self, sp: &mut Space, child: PageNo) {
+        let (f, fpos) = self.find_father(sp, child);
+        let compressed = self.delete_node_ptr(sp, f, fpos);
+        if !compressed && sp.pages[f.0 as usize].is_some() {
+            self.compress_if_useful(sp, f);
+        }
+    }
+
     /// `btr_cur_compress_if_useful`: compress a non-root page that is the only one on its
     /// level or whose data fell below the merge threshold.
     pub(crate) fn compress_if_useful(&mut self, sp: &mut Space, p: PageNo) -> bool {
@@ -46,7 +56,7 @@ impl Tree {
         }
         let page = sp.page(p);
         let alone = page.prev.is_none() && page.next.is_none();
-        if alone || page.data_bytes < sp.geo.merge_limit {
+        if alone || page.data_bytes < self.merge_limit {
             self.compress(sp, p)
         } else {
             false
@@ -55,7 +65,7 @@ impl Tree {
 
     /// `btr_compress`: lift the page up if it is alone on its level, else merge it into the
     /// left sibling, else into the right one, if the sibling can take all its records.
-    fn compress(&mut self, sp: &mut Space, p: PageNo) -> bool {
+    pub(crate) fn compress(&mut self, sp: &mut Space, p: PageNo) -> bool {
         sp.counters.merge_attempts += 1;
         let kw = self.kw();
         let g = sp.geo;
@@ -65,8 +75,11 @@ impl Tree {
             return self.lift_up(sp, p);
         }
         let fits = |sp: &Space, s: PageNo| sp.page(s).max_insert_after_reorg(&g, n) >= data as i64;
+        // btr_can_merge_with_page reads the sibling.
+        if let Some(l) = prev {
+            sp.touch_read(l);
+        }
         if let Some(l) = prev.filter(|&l| fits(sp, l)) {
-            let (f, fpos) = self.find_father(sp, p);
             if sp.page(l).max_insert(&g, n) < data as i64 {
                 sp.page_mut(l).reorganize();
                 sp.counters.page_reorgs += 1;
@@ -86,10 +99,13 @@ impl Tree {
                 sp.page_mut(nn).prev = Some(l);
             }
             sp.pages[p.0 as usize] = Some(src);
-            self.delete_node_ptr(sp, f, fpos);
+            self.node_ptr_delete(sp, p);
             self.free(sp, p);
             sp.counters.merges += 1;
             return true;
+        }
+        if let Some(r) = next {
+            sp.touch_read(r);
         }
         if let Some(r) = next.filter(|&r| fits(sp, r)) {
             let (fq, fqpos) = self.find_father(sp, p);
@@ -114,7 +130,10 @@ impl Tree {
             sp.pages[p.0 as usize] = Some(src);
             // The pointer to `p` now leads to `r`; the old pointer to `r` goes.
             sp.page_mut(fq).children[fqpos] = r.0;
-            self.delete_node_ptr(sp, fr, frpos);
+            let compressed = self.delete_node_ptr(sp, fr, frpos);
+            if !compressed && sp.pages[fr.0 as usize].is_some() {
+                self.compress_if_useful(sp, fr);
+            }
             self.free(sp, p);
             sp.counters.merges += 1;
             return true;
@@ -122,31 +141,16 @@ impl Tree {
         false
     }
 
-    /// `btr_lift_page_up` for a page alone on its level whose parent is the root: the root
-    /// takes its records and its level. Deeper chains are not lifted (not reachable from
-    /// inserts).
-    fn lift_up(&mut self, sp: &mut Space, p: PageNo) -> bool {
-        let kw = self.kw();
-        let (f, _) = self.find_father(sp, p);
-        if f != self.root || sp.page(f).n_recs() != 1 {
-            return false;
-        }
-        let src = sp.pages[p.0 as usize].take().expect("lifted page");
-        let root = sp.page_mut(f);
-        root.make_empty();
-        root.level = src.level;
-        src.copy_to_new(0..src.sizes.len(), kw, root);
-        sp.pages[p.0 as usize] = Some(src);
-        self.free(sp, p);
-        sp.counters.merges += 1;
-        true
-    }
-
     /// `btr_discard_page`: a non-root page losing its last record leaves the tree.
-    fn discard_page(&mut self, sp: &mut Space, p: PageNo) {
-        let (f, fpos) = self.find_father(sp, p);
+    pub(crate) fn discard_page(&mut self, sp: &mut Space, p: PageNo) {
         let page = sp.page(p);
         let (prev, next) = (page.prev, page.next);
+        if prev.is_none() && next.is_none() {
+            sp.counters.page_discards += 1;
+            self.discard_only_page_on_level(sp, p);
+            return;
+        }
+        let (f, fpos) = self.find_father(sp, p);
         if let Some(l) = prev {
             sp.page_mut(l).next = next;
         }
@@ -158,7 +162,10 @@ impl Tree {
             }
         }
         sp.counters.page_discards += 1;
-        self.delete_node_ptr(sp, f, fpos);
+        let compressed = self.delete_node_ptr(sp, f, fpos);
+        if !compressed && sp.pages[f.0 as usize].is_some() {
+            self.compress_if_useful(sp, f);
+        }
         self.free(sp, p);
     }
 }

@@ -1,0 +1,146 @@
+//! [`SimTable`] operations beyond INSERT: deletes as purge applies them, rebuilds by sorted
+//! index builds, per-index MERGE_THRESHOLD, and the cheap counter reads a churn loop makes
+//! every round.
+
+use crate::layout::Layout;
+use crate::page::PageNo;
+use crate::table::pk_map_key;
+use crate::tree::Tree;
+use crate::{Counters, PoolCounters, SimError, SimTable};
+use keylab_schema::Value;
+
+impl SimTable {
+    /// Deletes the row whose primary key is `pk` (values in key column order) from every
+    /// index, as purge removes a committed delete: optimistic delete, else pessimistic with
+    /// page discards and merge attempts. Returns false (nothing changed) when no such row.
+    pub fn delete(&mut self, pk: &[Value]) -> Result<bool, SimError> {
+        let key_cols = &self.table.primary_key;
+        if pk.len() != key_cols.len() {
+            return Err(SimError::BadRow {
+                table: self.table.name.clone(),
+                reason: format!(
+                    "{} primary-key values for {} key columns",
+                    pk.len(),
+                    key_cols.len()
+                ),
+            });
+        }
+        let mut row = vec![Value::Null; self.table.columns.len()];
+        for (&c, v) in key_cols.iter().zip(pk) {
+            row[c] = v.clone();
+        }
+        // A key longer than every stored one cannot exist (and would not encode).
+        if self.trees[0].layout.needed_widths(&row).is_some() {
+            return Ok(false);
+        }
+        let mut key = Vec::new();
+        self.trees[0].layout.encode_key(&row, &mut key);
+        if !self.trees[0].delete_leaf(&mut self.space, &key) {
+            return Ok(false);
+        }
+        let mut map_key = Vec::new();
+        pk_map_key(pk.iter(), &mut map_key);
+        if self.trees.len() > 1 {
+            let vals = self.row_sec.remove(&map_key).expect("secondary values of a stored row");
+            for (&c, v) in self.sec_cols.iter().zip(vals.into_vec()) {
+                row[c] = v;
+            }
+            for tree in &mut self.trees[1..] {
+                key.clear();
+                tree.layout.encode_key(&row, &mut key);
+                let found = if tree.layout.unique {
+                    tree.delete_leaf(&mut self.space, &key)
+                } else {
+                    tree.delete_secondary(&mut self.space, &key)
+                };
+                debug_assert!(found, "secondary record of a stored row");
+            }
+        }
+        if let Some(pages) = self.row_blobs.remove(&map_key) {
+            self.trees[0].free_blob_pages(&mut self.space, &pages);
+        }
+        self.rows -= 1;
+        self.after_op();
+        Ok(true)
+    }
+
+    /// Rebuilds the table as `OPTIMIZE TABLE` / `ALTER TABLE ... FORCE` does: a new
+    /// tablespace with new segments, every index built by InnoDB's sorted build (PRIMARY
+    /// first, then each secondary index) with `innodb_fill_factor` = `fill_factor_pct`.
+    /// Counters carry on; pages of the old table leave the buffer pool.
+    pub fn rebuild(&mut self, fill_factor_pct: u8) -> Result<(), SimError> {
+        if !(10..=100).contains(&fill_factor_pct) {
+            return Err(SimError::BadSetting(format!(
+                "fill_factor_pct {fill_factor_pct} is outside 10..=100"
+            )));
+        }
+        let old_pool = self.space.pool.take();
+        let layouts: Vec<Layout> = self.trees.iter().map(|t| t.layout.clone()).collect();
+        let limits: Vec<u32> = self.trees.iter().map(|t| t.merge_limit).collect();
+        let (mut space, mut trees) =
+            Self::fresh_space(&self.settings, self.space.geo, layouts, self.space.counters);
+        if let (Some(old), Some(new)) = (old_pool, space.pool.as_mut()) {
+            new.counters = old.counters;
+        }
+        for (t, (new, old)) in trees.iter_mut().zip(&self.trees).enumerate() {
+            new.merge_limit = limits[t];
+            let kw = old.kw();
+            let leftmost = *old.leftmost_pages(&self.space).last().expect("leaf level");
+            let leaves: Vec<PageNo> = Tree::level_pages(&self.space, leftmost).collect();
+            let sp = &self.space;
+            let recs = leaves.iter().flat_map(|&p| {
+                let page = sp.page(p);
+                (0..page.sizes.len()).map(move |i| (page.key(i, kw), page.sizes[i] as u32))
+            });
+            new.bulk_build(&mut space, recs, fill_factor_pct);
+            if t == 0 && !self.row_blobs.is_empty() {
+                // Off-page columns are written again into the new leaf segment. (Their order
+                // among the leaf pages is not modelled: they follow the leaves, row by row.)
+                let mut keys: Vec<&Vec<u8>> = self.row_blobs.keys().collect();
+                keys.sort();
+                let mut moved = Vec::with_capacity(keys.len());
+                for k in keys {
+                    let n = self.row_blobs[k].len() as u32;
+                    let mut pages = Vec::with_capacity(n as usize);
+                    new.alloc_blob_pages(&mut space, new.root, n, &mut pages);
+                    moved.push((k.clone(), pages));
+                }
+                self.row_blobs = moved.into_iter().collect();
+            }
+        }
+        self.space = space;
+        self.trees = trees;
+        Ok(())
+    }
+
+    /// Sets MERGE_THRESHOLD of one index (`COMMENT 'MERGE_THRESHOLD=n'`, 1 to 50).
+    pub fn set_merge_threshold(&mut self, index: &str, pct: u8) -> Result<(), SimError> {
+        if !(1..=50).contains(&pct) {
+            return Err(SimError::BadSetting(format!("MERGE_THRESHOLD {pct} is outside 1..=50")));
+        }
+        let g = self.space.geo;
+        let tree = self.trees.iter_mut().find(|t| t.layout.name == index).ok_or_else(|| {
+            SimError::BadSetting(format!("no index named {index} in table {}", self.table.name))
+        })?;
+        tree.merge_limit = g.page_bytes * pct as u32 / 100;
+        Ok(())
+    }
+
+    /// The cumulative counters, without walking the trees (cheap enough for every round).
+    pub fn counters(&self) -> Counters {
+        self.space.counters
+    }
+
+    /// The buffer pool's cumulative figures, when a pool is modelled.
+    pub fn pool_counters(&self) -> Option<PoolCounters> {
+        self.space.pool.as_ref().map(|p| p.counters)
+    }
+
+    /// Writes every dirty page now (as a clean shutdown or a checkpoint would); a no-op
+    /// without a buffer pool.
+    pub fn flush(&mut self) {
+        if let Some(p) = &mut self.space.pool {
+            p.flush_all();
+        }
+    }
+}
