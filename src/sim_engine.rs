@@ -2,9 +2,12 @@
 //! come from its model of InnoDB, so every one of them is a prediction, never a measurement.
 //! Load method, batch and writers do not change what the model builds (one ordered stream);
 //! timings are left `null` because the simulator's speed predicts nothing about a server's.
+//! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
+//! Page reads and writes come from the buffer pool model and are `null` when no pool size
+//! was set (every page cached).
 
 use keylab_core::{
-    Counters, Engine, EngineError, EngineInfo, IndexResult, LoadOutcome, LoadPlan, Measurement,
+    Counters, Engine, EngineError, EngineInfo, IndexResult, LoadOutcome, LoadPlan, Measurement, Op,
     Row, TableSizes,
 };
 use keylab_schema::Table;
@@ -29,6 +32,10 @@ impl SimEngine {
     fn table(&self) -> Result<&SimTable, EngineError> {
         self.table.as_ref().ok_or_else(|| EngineError::Failed("no table created".into()))
     }
+
+    fn table_mut(&mut self) -> Result<&mut SimTable, EngineError> {
+        self.table.as_mut().ok_or_else(|| EngineError::Failed("no table created".into()))
+    }
 }
 
 impl Engine for SimEngine {
@@ -42,6 +49,17 @@ impl Engine for SimEngine {
         settings.insert("innodb_fill_factor".into(), self.settings.fill_factor_pct.into());
         settings.insert("merge_threshold_pct".into(), self.settings.merge_threshold_pct.into());
         settings.insert("row_format".into(), "DYNAMIC".into());
+        settings.insert(
+            "innodb_buffer_pool_size".into(),
+            match self.settings.buffer_pool_bytes {
+                Some(b) => b.into(),
+                None => "unbounded (every page cached, no I/O modelled)".into(),
+            },
+        );
+        settings.insert(
+            "innodb_change_buffering".into(),
+            if self.settings.change_buffering_on() { "all" } else { "none" }.into(),
+        );
         settings.insert("figures".into(), "simulated".into());
         EngineInfo {
             kind: "sim".into(),
@@ -64,8 +82,7 @@ impl Engine for SimEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
-        let sim =
-            self.table.as_mut().ok_or_else(|| EngineError::Failed("no table created".into()))?;
+        let sim = self.table_mut()?;
         let mut loaded = 0u64;
         for row in rows {
             sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;
@@ -81,22 +98,21 @@ impl Engine for SimEngine {
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
         let stats = self.table()?.stats();
         let c = &stats.counters;
+        let pool = stats.pool.as_ref().map(|p| p.counters);
         Ok(Measurement {
             counters: Counters {
                 page_splits: Some(c.page_splits),
-                // The insert path never merges or discards: these zeros are the model's.
-                merge_attempts: Some(0),
-                merges: Some(0),
+                merge_attempts: Some(c.merge_attempts),
+                merges: Some(c.merges),
                 page_reorgs: Some(c.page_reorgs),
-                page_discards: Some(0),
-                // No buffer pool is modelled yet.
-                pages_read: None,
-                pages_written: None,
+                page_discards: Some(c.page_discards),
+                pages_read: pool.map(|p| p.pages_read),
+                pages_written: pool.map(|p| p.pages_written),
             },
             table: TableSizes {
                 data_length: Some(stats.data_length_bytes),
                 index_length: Some(stats.index_length_bytes),
-                data_free: None,
+                data_free: Some(stats.data_free_bytes),
             },
             indexes: stats
                 .indexes
@@ -120,6 +136,37 @@ impl Engine for SimEngine {
                 })
                 .collect(),
         })
+    }
+
+    fn apply(
+        &mut self,
+        _table: &Table,
+        ops: &mut dyn Iterator<Item = Op>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<(), EngineError> {
+        let sim = self.table_mut()?;
+        let mut done = 0u64;
+        for op in ops {
+            match op {
+                Op::Insert(row) => {
+                    sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?
+                }
+                // Like a server's DELETE, a key that is not there deletes nothing.
+                Op::Delete(pk) => {
+                    sim.delete(&pk).map_err(|e| EngineError::Rejected(e.to_string()))?;
+                }
+            }
+            done += 1;
+            if done % PROGRESS_EVERY == 0 {
+                on_ops(PROGRESS_EVERY);
+            }
+        }
+        on_ops(done % PROGRESS_EVERY);
+        Ok(())
+    }
+
+    fn rebuild(&mut self, _table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
+        self.table_mut()?.rebuild(fill_factor_pct).map_err(|e| EngineError::Rejected(e.to_string()))
     }
 
     fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {
@@ -155,4 +202,59 @@ fn n_uniq(table: &Table, index: usize) -> u64 {
     }
     let extra = table.primary_key.iter().filter(|c| !ix.columns.contains(c)).count();
     (ix.columns.len() + extra) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Value};
+
+    fn table() -> Table {
+        Table {
+            name: "t".into(),
+            columns: vec![
+                Column::new(
+                    "id",
+                    ColumnType::VarChar { chars: 32, charset: Charset::Latin1 },
+                    false,
+                ),
+                Column::new("v", ColumnType::BigInt { unsigned: false }, false),
+            ],
+            primary_key: vec![0],
+            auto_increment: false,
+            indexes: vec![Index { name: "k_v".into(), columns: vec![1], unique: false }],
+            row_format: RowFormat::Dynamic,
+        }
+    }
+
+    fn row(i: u64) -> Row {
+        let id = format!("{:032x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        vec![Value::Bytes(id.into_bytes()), Value::Int((i % 977) as i64)]
+    }
+
+    #[test]
+    fn churn_and_rebuild_fill_the_counters() {
+        let t = table();
+        let settings =
+            SimSettings { buffer_pool_bytes: Some(64 * 16384), ..SimSettings::default() };
+        let mut e = SimEngine::new(settings);
+        e.create_table(&t).unwrap();
+        let mut rows = (0..20_000).map(row);
+        e.load(&t, &LoadPlan::default(), &mut rows, &mut |_| {}).unwrap();
+        let mut ops = (20_000..30_000)
+            .map(|i| Op::Insert(row(i)))
+            .chain((0..10_000).map(|i| Op::Delete(vec![row(i).swap_remove(0)])))
+            .chain(std::iter::once(Op::Delete(vec![Value::Bytes(b"none".to_vec())])));
+        let mut n = 0;
+        e.apply(&t, &mut ops, &mut |k| n += k).unwrap();
+        assert_eq!(n, 20_001);
+        let m = e.measure(&t).unwrap();
+        assert!(m.counters.merge_attempts.unwrap() > 0, "{m:?}");
+        assert!(m.counters.pages_read.unwrap() > 0, "{m:?}");
+        assert!(m.table.data_free.is_some());
+        e.rebuild(&t, 80).unwrap();
+        let after = e.measure(&t).unwrap();
+        assert!(after.indexes[0].fill_pct.unwrap() < 82.0, "{after:?}");
+        assert!(e.rebuild(&t, 5).is_err());
+    }
 }
