@@ -1,0 +1,492 @@
+//! Running one planned run on an engine: create the table, run the phases in order, measure,
+//! drop. Every phase becomes a [`PhaseResult`]; a phase the engine cannot run
+//! ([`EngineError::Unsupported`]) becomes `"status": "not_applicable"` with the engine's
+//! reason, and the run goes on. Nothing is estimated here: every figure is the engine's.
+//!
+//! What each phase records (besides `kind` and `status`):
+//! - `settings` (always first): the cell's coordinates, the settings asked for, and any
+//!   asked-for engine variable the engine does not report applying (`not_applicable`).
+//! - `load`: rows, method, batch, writers, `wall_s`, `rows_per_s`, counter deltas, the
+//!   shape after, and `samples` (shape every `sample_every` rows) when asked.
+//! - `churn`: per-round sizes, counter deltas, shape before and after, and `per_round`
+//!   (counter deltas and PRIMARY pages every `measure_every` rounds).
+//! - `rebuild`: fill factor, counter deltas, shape before and after.
+//! - `queries`: the names run (timings go to the run's `queries`).
+//! - `ddl`: one entry per statement with its wall time and whether the engine accepted it.
+//!
+//! The run's top-level `load` is its first load; `counters`, `table` and `indexes` are the
+//! table at the end of the run (counters cumulative since the table was created).
+
+use crate::churn::{ChurnRound, LiveKeys};
+use crate::plan::{PhasePlan, RunPlan};
+use crate::rows::TableRows;
+use keylab_core::{
+    Counters, Engine, EngineError, LoadPlan, LoadResult, Measurement, PhaseResult, Progress,
+    QueryResult, Row, RunResult,
+};
+use serde_json::{json, Map, Value as Json};
+use std::collections::BTreeMap;
+
+/// Runs `run` on `engine` under `seed`: creates the table, runs every phase, measures and
+/// drops the table (also when a phase fails, so a failed run leaves nothing behind).
+pub fn execute(
+    engine: &mut dyn Engine,
+    run: &RunPlan,
+    seed: u64,
+    progress: &mut dyn Progress,
+) -> Result<RunResult, EngineError> {
+    engine.create_table(run.table())?;
+    let outcome = run_phases(engine, run, seed, progress);
+    let dropped = engine.drop_table(run.table());
+    let result = outcome?;
+    dropped?;
+    Ok(result)
+}
+
+/// The state carried from phase to phase.
+struct State {
+    rows: TableRows,
+    live: Option<LiveKeys>,
+    last: Measurement,
+    /// True when the last measurement may be out of date (after DDL).
+    stale: bool,
+}
+
+fn run_phases(
+    engine: &mut dyn Engine,
+    run: &RunPlan,
+    seed: u64,
+    progress: &mut dyn Progress,
+) -> Result<RunResult, EngineError> {
+    let needs_keys = run.phases.iter().any(|p| matches!(p, PhasePlan::Churn { .. }));
+    let mut st = State {
+        rows: TableRows::new(run, seed),
+        live: needs_keys.then(|| LiveKeys::new(run.table().primary_key[0], seed)),
+        last: empty_measurement(),
+        stale: false,
+    };
+    let mut phases = vec![settings_phase(engine, run)];
+    let mut queries = Vec::new();
+    let mut first_load: Option<LoadResult> = None;
+    let mut loaded = 0u64;
+    for phase in &run.phases {
+        let result = match phase {
+            PhasePlan::Load { rows, plan, sample_every } => {
+                let (load, result) =
+                    load_phase(engine, run, &mut st, *rows, plan, *sample_every, progress)?;
+                loaded += *rows;
+                first_load.get_or_insert(load);
+                result
+            }
+            PhasePlan::Churn { rounds, inserts, deletes, measure_every } => churn_phase(
+                engine,
+                run,
+                &mut st,
+                *rounds,
+                *inserts,
+                *deletes,
+                *measure_every,
+                progress,
+            )?,
+            PhasePlan::Rebuild { fill_factor_pct } => {
+                rebuild_phase(engine, run, &mut st, *fill_factor_pct)?
+            }
+            PhasePlan::Queries { runs, queries: list } => {
+                let mut names = Vec::new();
+                let mut skipped = Vec::new();
+                for (name, spec) in list {
+                    match engine.query(run.table(), spec, *runs) {
+                        Ok(o) => {
+                            let (p50, p99) = percentiles(&o.run_ms);
+                            queries.push(QueryResult {
+                                name: name.clone(),
+                                runs: *runs,
+                                p50_ms: p50,
+                                p99_ms: p99,
+                                rows: o.rows,
+                            });
+                            names.push(name.clone());
+                        }
+                        Err(EngineError::Unsupported(reason)) => {
+                            skipped.push((name.clone(), reason))
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                partial("queries", names.into(), skipped)
+            }
+            PhasePlan::Ddl { steps } => {
+                let mut done = Vec::new();
+                let mut skipped = Vec::new();
+                for step in steps {
+                    let label = format!("{:?} {} {:?}", step.action, step.column, step.algorithm);
+                    match engine.ddl(run.table(), step) {
+                        Ok(o) => {
+                            st.stale = true;
+                            done.push(json!({
+                                "action": step.action, "column": step.column,
+                                "algorithm": step.algorithm, "wall_ms": o.wall_ms,
+                                "supported": o.supported, "message": o.message,
+                            }));
+                        }
+                        Err(EngineError::Unsupported(reason)) => skipped.push((label, reason)),
+                        Err(e) => return Err(e),
+                    }
+                }
+                partial("ddl", done.into(), skipped)
+            }
+        };
+        phases.push(result);
+    }
+    if st.stale {
+        st.last = engine.measure(run.table())?;
+    }
+    let load = first_load.expect("a plan starts with a load phase");
+    Ok(RunResult {
+        variant: run.variant.to_string(),
+        strategy: run.variant.strategy.token().to_string(),
+        encoding: run.variant.encoding.token().to_string(),
+        placement: run.placement.to_string(),
+        rows: loaded,
+        load,
+        counters: st.last.counters,
+        table: st.last.table,
+        indexes: st.last.indexes,
+        phases,
+        queries,
+    })
+}
+
+/// Counters at zero before the first row: deltas of the first load are its totals.
+fn empty_measurement() -> Measurement {
+    let zero = Some(0);
+    Measurement {
+        counters: Counters {
+            page_splits: zero,
+            merge_attempts: zero,
+            merges: zero,
+            page_reorgs: zero,
+            page_discards: zero,
+            pages_read: zero,
+            pages_written: zero,
+        },
+        ..Measurement::default()
+    }
+}
+
+fn phase(kind: &str, figures: Map<String, Json>) -> PhaseResult {
+    PhaseResult { kind: kind.to_string(), figures: figures.into_iter().collect::<BTreeMap<_, _>>() }
+}
+
+/// A phase the engine cannot run, with its reason.
+pub(crate) fn not_applicable(kind: &str, reason: &str) -> PhaseResult {
+    let mut f = Map::new();
+    f.insert("status".into(), "not_applicable".into());
+    f.insert("reason".into(), reason.into());
+    phase(kind, f)
+}
+
+/// A phase of several statements: `ok` with what ran (and what the engine refused), or
+/// not applicable when it ran none.
+fn partial(kind: &str, done: Json, skipped: Vec<(String, String)>) -> PhaseResult {
+    let ran = done.as_array().is_some_and(|a| !a.is_empty());
+    if !ran {
+        let reason = skipped.first().map_or("nothing to run", |s| s.1.as_str());
+        return not_applicable(kind, reason);
+    }
+    let mut f = Map::new();
+    f.insert("status".into(), "ok".into());
+    f.insert(if kind == "ddl" { "steps" } else { "queries" }.into(), done);
+    if !skipped.is_empty() {
+        let list: Vec<Json> = skipped
+            .into_iter()
+            .map(|(what, reason)| json!({"what": what, "reason": reason}))
+            .collect();
+        f.insert("not_applicable".into(), list.into());
+    }
+    phase(kind, f)
+}
+
+fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
+    let info = engine.info();
+    let s = &run.settings;
+    let mut f = Map::new();
+    f.insert("status".into(), "ok".into());
+    let cell: Map<String, Json> =
+        run.cell.iter().map(|(k, v)| (k.clone(), Json::from(v.clone()))).collect();
+    f.insert("cell".into(), cell.into());
+    f.insert("page_size_bytes".into(), s.page_size_bytes.into());
+    f.insert("buffer_pool_bytes".into(), s.buffer_pool_bytes.into());
+    f.insert("fill_factor_pct".into(), s.fill_factor_pct.into());
+    f.insert("merge_threshold_pct".into(), s.merge_threshold_pct.into());
+    f.insert("change_buffering".into(), s.change_buffering.into());
+    let missing: Vec<Json> = run
+        .requested
+        .iter()
+        .filter(|v| !info.settings.contains_key(**v))
+        .map(|v| {
+            json!({"setting": v, "reason": format!(
+                "the {} engine does not report applying {v}; figures that depend on it are not modelled",
+                info.kind)})
+        })
+        .collect();
+    if !missing.is_empty() {
+        f.insert("not_applicable".into(), missing.into());
+    }
+    if let Some(diffs) = info.settings.get("not_applied") {
+        f.insert("engine_not_applied".into(), diffs.clone());
+    }
+    phase("settings", f)
+}
+
+/// The table's shape: sizes and, per index, pages, height and fill.
+fn shape(m: &Measurement) -> Json {
+    let indexes: Vec<Json> = m
+        .indexes
+        .iter()
+        .map(|i| {
+            json!({"name": i.name, "size_pages": i.size_pages, "leaf_pages": i.leaf_pages,
+                   "height": i.height, "fill_pct": i.fill_pct, "records_per_leaf": i.records_per_leaf})
+        })
+        .collect();
+    json!({"data_length": m.table.data_length, "index_length": m.table.index_length, "indexes": indexes})
+}
+
+/// `after - before` per counter (`null` when the engine does not give it).
+pub(crate) fn delta(before: &Counters, after: &Counters) -> Counters {
+    let d = |b: Option<u64>, a: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
+    Counters {
+        page_splits: d(before.page_splits, after.page_splits),
+        merge_attempts: d(before.merge_attempts, after.merge_attempts),
+        merges: d(before.merges, after.merges),
+        page_reorgs: d(before.page_reorgs, after.page_reorgs),
+        page_discards: d(before.page_discards, after.page_discards),
+        pages_read: d(before.pages_read, after.pages_read),
+        pages_written: d(before.pages_written, after.pages_written),
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Json {
+    serde_json::to_value(v).unwrap_or(Json::Null)
+}
+
+/// Rows of one load call, noting each row's key for later churn.
+struct Recorded<'a> {
+    rows: &'a mut TableRows,
+    live: Option<&'a mut LiveKeys>,
+    left: u64,
+}
+
+impl Iterator for Recorded<'_> {
+    type Item = Row;
+    fn next(&mut self) -> Option<Row> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let row = self.rows.next_row();
+        if let Some(live) = self.live.as_deref_mut() {
+            live.record(&row);
+        }
+        Some(row)
+    }
+}
+
+fn load_phase(
+    engine: &mut dyn Engine,
+    run: &RunPlan,
+    st: &mut State,
+    rows: u64,
+    plan: &LoadPlan,
+    sample_every: Option<u64>,
+    progress: &mut dyn Progress,
+) -> Result<(LoadResult, PhaseResult), EngineError> {
+    let chunk = sample_every.unwrap_or(rows).max(1);
+    let before = st.last.clone();
+    let mut done = 0u64;
+    let mut wall_s = Some(0.0);
+    let mut latency = None;
+    let mut first_batch_ms = None;
+    let mut chunks = 0;
+    let mut samples = Vec::new();
+    progress.start(&run.label, rows);
+    let outcome = (|| {
+        while done < rows {
+            let n = chunk.min(rows - done);
+            let mut it = Recorded { rows: &mut st.rows, live: st.live.as_mut(), left: n };
+            let out = engine.load(run.table(), plan, &mut it, &mut |k| progress.advance(k))?;
+            done += n;
+            chunks += 1;
+            wall_s = wall_s.zip(out.wall_s).map(|(a, b)| a + b);
+            latency = out.batch_latency_ms;
+            if chunks == 1 {
+                first_batch_ms = out.first_batch_ms;
+            }
+            if sample_every.is_some() {
+                let m = engine.measure(run.table())?;
+                let mut s = shape(&m);
+                s["rows"] = done.into();
+                s["wall_s"] = out.wall_s.into();
+                s["page_splits"] = m.counters.page_splits.into();
+                samples.push(s);
+                st.last = m;
+            }
+        }
+        if sample_every.is_none() {
+            st.last = engine.measure(run.table())?;
+        }
+        Ok::<(), EngineError>(())
+    })();
+    progress.finish();
+    outcome?;
+    // Percentiles of separate load calls cannot be combined: with samples, the overall
+    // batch latency is left null (each call's own is not kept either).
+    let batch_latency_ms = if chunks == 1 { latency } else { None };
+    let rows_per_s = wall_s.filter(|&s| s > 0.0).map(|s| rows as f64 / s);
+    let load = LoadResult {
+        method: plan.method.token().to_string(),
+        batch: plan.batch,
+        writers: plan.writers,
+        wall_s,
+        rows_per_s,
+        batch_latency_ms,
+        first_batch_ms,
+    };
+    let mut f = Map::new();
+    f.insert("status".into(), "ok".into());
+    f.insert("rows".into(), rows.into());
+    f.insert("method".into(), load.method.clone().into());
+    f.insert("batch".into(), plan.batch.into());
+    f.insert("writers".into(), plan.writers.into());
+    f.insert("wall_s".into(), wall_s.into());
+    f.insert("rows_per_s".into(), rows_per_s.into());
+    f.insert("batch_latency_ms".into(), to_json(&batch_latency_ms));
+    f.insert("first_batch_ms".into(), to_json(&load.first_batch_ms));
+    f.insert("counters".into(), to_json(&delta(&before.counters, &st.last.counters)));
+    f.insert("after".into(), shape(&st.last));
+    if sample_every.is_some() {
+        f.insert("sample_every".into(), chunk.into());
+        f.insert("samples".into(), samples.into());
+    }
+    Ok((load, phase("load", f)))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn churn_phase(
+    engine: &mut dyn Engine,
+    run: &RunPlan,
+    st: &mut State,
+    rounds: u32,
+    inserts: u64,
+    deletes: u64,
+    measure_every: u32,
+    progress: &mut dyn Progress,
+) -> Result<PhaseResult, EngineError> {
+    let before = st.last.clone();
+    let mut prev = before.clone();
+    let mut per_round = Vec::new();
+    let live = st.live.as_mut().expect("live keys are kept when a plan churns");
+    progress.start(&format!("{} churn", run.label), u64::from(rounds) * (inserts + deletes));
+    let outcome = (|| {
+        for round in 1..=rounds {
+            let mut ops = ChurnRound::new(&mut st.rows, live, inserts, deletes);
+            match engine.apply(run.table(), &mut ops, &mut |n| progress.advance(n)) {
+                Ok(()) => {}
+                Err(EngineError::Unsupported(reason)) => return Ok(Some(reason)),
+                Err(e) => return Err(e),
+            }
+            if round % measure_every == 0 || round == rounds {
+                let m = engine.measure(run.table())?;
+                let primary = m.indexes.first();
+                let pages: Option<u64> = m.indexes.iter().map(|i| i.size_pages).sum();
+                per_round.push(json!({
+                    "round": round,
+                    "counters": delta(&prev.counters, &m.counters),
+                    "live_rows": live.len(),
+                    "primary_leaf_pages": primary.and_then(|p| p.leaf_pages),
+                    "primary_size_pages": primary.and_then(|p| p.size_pages),
+                    "size_pages_all_indexes": pages,
+                }));
+                prev = m;
+            }
+        }
+        Ok(None)
+    })();
+    progress.finish();
+    if let Some(reason) = outcome? {
+        return Ok(not_applicable("churn", &reason));
+    }
+    st.last = prev;
+    let mut f = Map::new();
+    f.insert("status".into(), "ok".into());
+    f.insert("rounds".into(), rounds.into());
+    f.insert("inserts_per_round".into(), inserts.into());
+    f.insert("deletes_per_round".into(), deletes.into());
+    f.insert("measure_every".into(), measure_every.into());
+    f.insert("live_rows".into(), (st.live.as_ref().map_or(0, |l| l.len()) as u64).into());
+    f.insert("counters".into(), to_json(&delta(&before.counters, &st.last.counters)));
+    f.insert("before".into(), shape(&before));
+    f.insert("after".into(), shape(&st.last));
+    f.insert("per_round".into(), per_round.into());
+    Ok(phase("churn", f))
+}
+
+fn rebuild_phase(
+    engine: &mut dyn Engine,
+    run: &RunPlan,
+    st: &mut State,
+    fill_factor_pct: u8,
+) -> Result<PhaseResult, EngineError> {
+    match engine.rebuild(run.table(), fill_factor_pct) {
+        Ok(()) => {}
+        Err(EngineError::Unsupported(reason)) => return Ok(not_applicable("rebuild", &reason)),
+        Err(e) => return Err(e),
+    }
+    let before = std::mem::replace(&mut st.last, engine.measure(run.table())?);
+    let mut f = Map::new();
+    f.insert("status".into(), "ok".into());
+    f.insert("fill_factor_pct".into(), fill_factor_pct.into());
+    f.insert("counters".into(), to_json(&delta(&before.counters, &st.last.counters)));
+    f.insert("before".into(), shape(&before));
+    f.insert("after".into(), shape(&st.last));
+    Ok(phase("rebuild", f))
+}
+
+/// Median and 99th percentile by nearest rank; `None` without runs.
+fn percentiles(ms: &[f64]) -> (Option<f64>, Option<f64>) {
+    if ms.is_empty() {
+        return (None, None);
+    }
+    let mut v = ms.to_vec();
+    v.sort_by(f64::total_cmp);
+    let rank = |q: f64| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+    (Some(rank(0.5)), Some(rank(0.99)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        assert_eq!(percentiles(&[]), (None, None));
+        assert_eq!(percentiles(&[3.0]), (Some(3.0), Some(3.0)));
+        let v: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        assert_eq!(percentiles(&v), (Some(50.0), Some(99.0)));
+    }
+
+    #[test]
+    fn counter_deltas_keep_nulls() {
+        let a = Counters { page_splits: Some(3), pages_read: None, ..Counters::default() };
+        let b = Counters {
+            page_splits: Some(10),
+            pages_read: None,
+            merges: Some(2),
+            ..Counters::default()
+        };
+        let d = delta(&a, &b);
+        assert_eq!(d.page_splits, Some(7));
+        assert_eq!(d.merges, Some(2));
+        assert_eq!(d.pages_read, None);
+    }
+}

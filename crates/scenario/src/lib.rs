@@ -1,0 +1,101 @@
+//! keylab scenarios: the TOML format, the five published experiments built in, the matrix
+//! expansion into runs, and the phase runner that turns one run on an
+//! [`Engine`](keylab_core::Engine) into a
+//! [`RunResult`](keylab_core::RunResult).
+//!
+//! What it does not do: build engines, print or export reports (the `keylab` binary does),
+//! or estimate anything an engine does not give (a phase an engine cannot run is reported as
+//! not applicable with the engine's reason).
+//!
+//! # The scenario format
+//!
+//! ```toml
+//! name = "my-test"                      # required; written into the report
+//! description = "one line for `keylab scenarios`"
+//! variants = ["uuid4:text", "ulid:text"] # strategy[:encoding], as `keylab compare --keys`
+//! placements = ["pk", "secondary"]       # default ["pk"]
+//!
+//! [[tables]]                             # one or more; runs use the first unless a matrix
+//! name = "t"                             #   group names another (`table = [...]`)
+//! row_format = "dynamic"                 # or "compact"
+//! id = { name = "id" }                   # the id column: type from the variant, or
+//!                                        #   type = "varchar(128)", charset = "ascii",
+//!                                        #   unique = true (secondary placement: UNIQUE KEY)
+//! surrogate = "pk"                       # the BIGINT AUTO_INCREMENT key in secondary placement
+//! columns = [                            # after the id, in order (an inline table is one line)
+//!   { name = "data", type = "varchar(255)", nullable = true, gen = { fixed = "data" } },
+//! ]
+//! indexes = [{ name = "k_data", columns = ["data"], unique = false }]
+//!
+//! [engine]                               # all optional
+//! page_size = "16k"                      # 4k 8k 16k 32k 64k
+//! buffer_pool = "128M"                   # bytes, or K/M/G
+//! scale_buffer_pool = false              # --scale the pool too (keeps data/pool ratio)
+//! fill_factor = 100                      # 10..100, innodb_fill_factor
+//! merge_threshold = 50                   # 1..50, MERGE_THRESHOLD
+//! change_buffering = true                # all (true) / none (false)
+//!
+//! [generator]
+//! ids_per_ms = 1                         # virtual clock rate
+//! within_ms = "monotonic"                # or "random"
+//! clock = "virtual"                      # or "wall"
+//! node = 1                               # snowflake/tsid node
+//!
+//! [[matrix]]                             # optional; each group is a product of its lists,
+//! fill_factor = [100, 90]                #   the runs are the union of the groups; dims:
+//! page_size = ["16k", "4k"]              #   table variants placements rows method batch
+//!                                        #   writers page_size buffer_pool fill_factor
+//!                                        #   merge_threshold change_buffering
+//!
+//! [[phases]]                             # in order; the first is a load
+//! load = { rows = 100_000, method = "multi", batch = 1000, writers = 1, sample_every = 10_000 }
+//! [[phases]]
+//! rebuild = { fill_factor = 90 }         # default: the run's engine fill factor
+//! [[phases]]
+//! churn = { rounds = 20, inserts = 1000, deletes = 1000, measure_every = 5 }
+//! [[phases]]
+//! queries = { runs = 20, point = 100, pk_range = 1000, id_prefix = "01J", full_scan = true }
+//! [[phases]]
+//! ddl = { steps = [{ action = "add_column", column = "c", algorithm = "instant" }] }
+//! ```
+//!
+//! Column types: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`, `binary(n)`,
+//! `text`, `timestamp`, `datetime`, `date`, `decimal(p,s)`. Generators (`gen`, required for
+//! every column but the id): `{ fixed = "s" }`, `{ ascii = [min, max] }` (random letters
+//! and digits), `{ seq = start }`, `{ int = [lo, hi] }`, `{ timestamp = { start_unix_s,
+//! step_s } }`, `"null"`. Row order is generation order; the same seed gives the same rows.
+//!
+//! Every table refuses unknown fields. Errors name the file (or `builtin:NAME`), line and
+//! column, and list the valid choices. `--scale F` multiplies every row count (load rows,
+//! matrix rows, churn inserts and deletes, samples, pk ranges; at least 1 each); rounds,
+//! query runs and point lookups are not row counts and stay.
+//!
+//! A run's phases each give a `PhaseResult` (see [`execute`]); the first is always
+//! `settings` (the matrix cell and the engine settings asked for).
+
+#![deny(missing_docs)]
+
+mod builtin;
+mod churn;
+mod error;
+mod execute;
+mod plan;
+mod rows;
+mod spec;
+mod table;
+pub mod validate;
+
+pub use builtin::{
+    builtin, builtin_names, load, validate_scenario, Builtin, BUILTINS, VALIDATE_TOML,
+};
+pub use churn::{ChurnRound, LiveKeys};
+pub use error::ScenarioError;
+pub use execute::execute;
+pub use plan::{
+    scale_count, GeneratorSettings, PhasePlan, RunPlan, Scenario, MIN_BUFFER_POOL_BYTES,
+};
+pub use rows::TableRows;
+pub use table::{BuiltTable, ColumnGen};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,356 @@
+//! Building a scenario's table for one key variant and placement: the id column (typed by the
+//! variant unless the file says otherwise), the surrogate key in `secondary` placement, the
+//! payload columns with their generators, and the indexes, with every name resolved and every
+//! generator checked against its column's type.
+//!
+//! It does not generate rows (`rows.rs` does) and knows no engine.
+
+use crate::error::ScenarioError;
+use crate::spec::{ColumnSpec, GenSpec, TableSpec, TypeSpec};
+use keylab_core::Placement;
+use keylab_keys::{Encoding, Variant};
+use keylab_schema::{Charset, Column, ColumnType, Index, Table};
+use std::ops::Range;
+use toml::Spanned;
+
+/// How one column's value is made for each row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnGen {
+    /// The generated id.
+    Id,
+    /// The surrogate `AUTO_INCREMENT` key (1, 2, 3, ... as a single writer is given).
+    Surrogate,
+    /// The same bytes in every row.
+    Fixed(Vec<u8>),
+    /// Random letters and digits, length uniform in `[min, max]`.
+    Ascii {
+        /// Shortest.
+        min: u32,
+        /// Longest.
+        max: u32,
+    },
+    /// `start + row number`.
+    Seq(i64),
+    /// Uniform in `[lo, hi]`.
+    Int {
+        /// Lowest.
+        lo: i64,
+        /// Highest.
+        hi: i64,
+    },
+    /// `start_unix_s + row number × step_s`.
+    Timestamp {
+        /// First value.
+        start_unix_s: i64,
+        /// Step per row.
+        step_s: i64,
+    },
+    /// SQL NULL.
+    Null,
+}
+
+/// A table with how each of its columns is generated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltTable {
+    /// The table.
+    pub table: Table,
+    /// One generator per column, in column order.
+    pub columns: Vec<ColumnGen>,
+    /// Position of the id column.
+    pub id_column: usize,
+}
+
+/// Spans point into `source` of `origin`.
+pub(crate) struct Ctx<'a> {
+    pub origin: &'a str,
+    pub source: &'a str,
+}
+
+impl Ctx<'_> {
+    pub fn err(&self, span: Range<usize>, msg: impl Into<String>) -> ScenarioError {
+        ScenarioError::at(self.origin, self.source, span, msg)
+    }
+}
+
+fn column_type(ty: TypeSpec, charset: Charset) -> ColumnType {
+    match ty {
+        TypeSpec::Int => ColumnType::Int,
+        TypeSpec::BigInt { unsigned } => ColumnType::BigInt { unsigned },
+        TypeSpec::Char(chars) => ColumnType::Char { chars, charset },
+        TypeSpec::VarChar(chars) => ColumnType::VarChar { chars, charset },
+        TypeSpec::Binary(bytes) => ColumnType::Binary { bytes },
+        TypeSpec::Text => ColumnType::Text { charset },
+        TypeSpec::Timestamp => ColumnType::Timestamp,
+        TypeSpec::DateTime => ColumnType::DateTime,
+        TypeSpec::Date => ColumnType::Date,
+        TypeSpec::Decimal(p, s) => ColumnType::Decimal { precision: p, scale: s },
+    }
+}
+
+fn charset_of(
+    cx: &Ctx,
+    ty: TypeSpec,
+    charset: &Option<Spanned<Charset>>,
+) -> Result<Charset, ScenarioError> {
+    match charset {
+        Some(c) if !ty.is_string() => {
+            Err(cx.err(c.span(), "a charset applies only to char, varchar and text columns"))
+        }
+        Some(c) => Ok(*c.get_ref()),
+        None => Ok(Charset::Utf8mb4),
+    }
+}
+
+/// Longest value in bytes of ASCII text a string or binary type holds; `None` for others.
+fn ascii_capacity(ty: TypeSpec) -> Option<u32> {
+    match ty {
+        TypeSpec::Char(n) | TypeSpec::VarChar(n) | TypeSpec::Binary(n) => Some(n),
+        TypeSpec::Text => Some(65_535),
+        _ => None,
+    }
+}
+
+/// Checks a payload column's generator against its type.
+fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
+    let ty = *c.ty.get_ref();
+    let span = c.gen.span();
+    let name = c.name.get_ref();
+    let text_only = |what: &str| {
+        cx.err(
+            span.clone(),
+            format!(
+                "`{what}` makes text, but `{name}` is not a char, varchar, binary or text column"
+            ),
+        )
+    };
+    Ok(match c.gen.get_ref() {
+        GenSpec::Fixed(s) => {
+            let cap = ascii_capacity(ty).ok_or_else(|| text_only("fixed"))?;
+            let len = if matches!(ty, TypeSpec::Binary(_)) { s.len() } else { s.chars().count() };
+            if len as u64 > u64::from(cap) {
+                return Err(cx.err(span, format!("`{s}` is longer than `{name}` holds ({cap})")));
+            }
+            ColumnGen::Fixed(s.as_bytes().to_vec())
+        }
+        &GenSpec::Ascii([min, max]) => {
+            let cap = ascii_capacity(ty).ok_or_else(|| text_only("ascii"))?;
+            if min > max || max > cap {
+                return Err(cx.err(
+                    span,
+                    format!(
+                        "ascii = [{min}, {max}] needs min <= max <= {cap} (what `{name}` holds)"
+                    ),
+                ));
+            }
+            ColumnGen::Ascii { min, max }
+        }
+        &GenSpec::Seq(start) => {
+            numeric(cx, ty, name, span, start, start)?;
+            ColumnGen::Seq(start)
+        }
+        &GenSpec::Int([lo, hi]) => {
+            if lo > hi {
+                return Err(cx.err(span, format!("int = [{lo}, {hi}] needs lo <= hi")));
+            }
+            numeric(cx, ty, name, span, lo, hi)?;
+            ColumnGen::Int { lo, hi }
+        }
+        &GenSpec::Timestamp(t) => {
+            if !ty.is_time() {
+                return Err(cx.err(
+                    span,
+                    format!(
+                        "`timestamp` needs a timestamp, datetime or date column; `{name}` is not"
+                    ),
+                ));
+            }
+            ColumnGen::Timestamp { start_unix_s: t.start_unix_s, step_s: t.step_s }
+        }
+        GenSpec::Null => {
+            if !c.nullable {
+                return Err(
+                    cx.err(span, format!("`null` needs a nullable column; `{name}` is not"))
+                );
+            }
+            ColumnGen::Null
+        }
+    })
+}
+
+fn numeric(
+    cx: &Ctx,
+    ty: TypeSpec,
+    name: &str,
+    span: Range<usize>,
+    lo: i64,
+    hi: i64,
+) -> Result<(), ScenarioError> {
+    let ok = match ty {
+        TypeSpec::Int => lo >= i64::from(i32::MIN) && hi <= i64::from(i32::MAX),
+        TypeSpec::BigInt { unsigned: true } => lo >= 0,
+        TypeSpec::BigInt { unsigned: false } | TypeSpec::Decimal(..) => true,
+        _ => {
+            return Err(cx.err(
+                span,
+                format!("`seq` and `int` need an int, bigint or decimal column; `{name}` is not"),
+            ))
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(cx.err(span, format!("values {lo}..={hi} do not fit `{name}`")))
+    }
+}
+
+/// The id column's type for `variant`: the file's type if it gives one (checked to hold the
+/// variant's ids), else the variant's own.
+fn id_type(cx: &Ctx, spec: &TableSpec, variant: Variant) -> Result<ColumnType, ScenarioError> {
+    let id = &spec.id;
+    let Some(ty) = &id.ty else {
+        let mut ct = variant.column_type();
+        if let Some(c) = &id.charset {
+            match &mut ct {
+                ColumnType::VarChar { charset, .. } => *charset = *c.get_ref(),
+                _ => {
+                    return Err(cx.err(
+                        c.span(),
+                        format!(
+                            "a charset applies only to text ids; {variant} is stored as {}",
+                            variant.encoding
+                        ),
+                    ))
+                }
+            }
+        }
+        return Ok(ct);
+    };
+    let t = *ty.get_ref();
+    let charset = charset_of(cx, t, &id.charset)?;
+    let need = variant.stored_len();
+    let fits = match variant.encoding {
+        Encoding::Text | Encoding::Hex => match t {
+            TypeSpec::Char(n) | TypeSpec::VarChar(n) => n >= need,
+            TypeSpec::Text => true,
+            _ => false,
+        },
+        Encoding::Bin | Encoding::BinSwap => matches!(t, TypeSpec::Binary(n) if n >= need),
+        Encoding::Bigint => matches!(t, TypeSpec::BigInt { .. }),
+    };
+    if !fits {
+        let want = match variant.encoding {
+            Encoding::Text | Encoding::Hex => format!("char({need}) or varchar({need}) or longer"),
+            Encoding::Bin | Encoding::BinSwap => format!("binary({need}) or longer"),
+            Encoding::Bigint => "bigint".to_string(),
+        };
+        return Err(
+            cx.err(ty.span(), format!("this id type cannot hold {variant} ids; valid: {want}"))
+        );
+    }
+    Ok(column_type(t, charset))
+}
+
+/// Checks the parts of a table spec that do not depend on the variant: unique names and
+/// generators that fit their columns. Returns the payload generators.
+pub(crate) fn check_payload(cx: &Ctx, spec: &TableSpec) -> Result<Vec<ColumnGen>, ScenarioError> {
+    let mut seen: Vec<&str> = vec![spec.id.name.get_ref(), spec.surrogate.get_ref()];
+    if spec.id.name.get_ref() == spec.surrogate.get_ref() {
+        return Err(
+            cx.err(spec.surrogate.span(), "the surrogate key needs a name other than the id's")
+        );
+    }
+    let mut gens = Vec::with_capacity(spec.columns.len());
+    for c in &spec.columns {
+        if seen.contains(&c.name.get_ref().as_str()) {
+            return Err(cx.err(
+                c.name.span(),
+                format!(
+                    "column `{}` is defined twice (the id and the surrogate key count)",
+                    c.name.get_ref()
+                ),
+            ));
+        }
+        seen.push(c.name.get_ref());
+        charset_of(cx, *c.ty.get_ref(), &c.charset)?;
+        gens.push(column_gen(cx, c)?);
+    }
+    Ok(gens)
+}
+
+/// The table `spec` describes, for `variant` in `placement`, named `name`.
+pub(crate) fn build(
+    cx: &Ctx,
+    spec: &TableSpec,
+    variant: Variant,
+    placement: Placement,
+    name: String,
+) -> Result<BuiltTable, ScenarioError> {
+    let payload = check_payload(cx, spec)?;
+    let id = Column::new(spec.id.name.get_ref().clone(), id_type(cx, spec, variant)?, false);
+    let (mut columns, mut gens, id_column, auto_increment) = match placement {
+        Placement::Pk => (vec![id], vec![ColumnGen::Id], 0, variant.strategy.is_engine_assigned()),
+        Placement::Secondary => {
+            let surrogate = Column::new(
+                spec.surrogate.get_ref().clone(),
+                ColumnType::BigInt { unsigned: false },
+                false,
+            );
+            (vec![surrogate, id], vec![ColumnGen::Surrogate, ColumnGen::Id], 1, true)
+        }
+    };
+    for (c, g) in spec.columns.iter().zip(payload) {
+        let charset = charset_of(cx, *c.ty.get_ref(), &c.charset)?;
+        columns.push(Column::new(
+            c.name.get_ref().clone(),
+            column_type(*c.ty.get_ref(), charset),
+            c.nullable,
+        ));
+        gens.push(g);
+    }
+    let mut indexes = Vec::new();
+    if placement == Placement::Secondary {
+        indexes.push(Index {
+            name: format!("k_{}", spec.id.name.get_ref()),
+            columns: vec![id_column],
+            unique: spec.id.unique,
+        });
+    }
+    for ix in &spec.indexes {
+        if ix.columns.get_ref().is_empty() {
+            return Err(cx.err(ix.columns.span(), "an index needs at least one column"));
+        }
+        if indexes.iter().any(|i: &Index| &i.name == ix.name.get_ref())
+            || ix.name.get_ref() == "PRIMARY"
+        {
+            return Err(
+                cx.err(ix.name.span(), format!("index `{}` is defined twice", ix.name.get_ref()))
+            );
+        }
+        let mut cols = Vec::new();
+        for c in ix.columns.get_ref() {
+            let pos = columns.iter().position(|col| &col.name == c.get_ref()).ok_or_else(|| {
+                let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                cx.err(
+                    c.span(),
+                    format!(
+                        "unknown column `{}` in index `{}` ({placement} placement); valid: {}",
+                        c.get_ref(),
+                        ix.name.get_ref(),
+                        names.join(", ")
+                    ),
+                )
+            })?;
+            cols.push(pos);
+        }
+        indexes.push(Index { name: ix.name.get_ref().clone(), columns: cols, unique: ix.unique });
+    }
+    let table = Table {
+        name,
+        columns,
+        primary_key: vec![0],
+        auto_increment,
+        indexes,
+        row_format: spec.row_format,
+    };
+    Ok(BuiltTable { table, columns: gens, id_column })
+}
