@@ -92,6 +92,9 @@ impl Walk<'_> {
         if page.key_bytes_len() != n * kw || (level > 0 && page.children.len() != n) {
             return e("record arrays differ in length".into());
         }
+        if !page.prefixes_consistent(kw) {
+            return e("key prefixes differ from the keys".into());
+        }
         let data: u32 = page.sizes.iter().map(|&s| s as u32).sum();
         if data != page.data_bytes {
             return e(format!("data size {} but records sum to {data}", page.data_bytes));

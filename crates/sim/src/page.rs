@@ -28,16 +28,39 @@ pub(crate) fn key_le(a: &[u8], b: &[u8]) -> bool {
         return u64::from_be_bytes(a.try_into().expect("8"))
             <= u64::from_be_bytes(b.try_into().expect("8"));
     }
-    let mut ac = a.chunks_exact(8);
-    let mut bc = b.chunks_exact(8);
-    for (x, y) in (&mut ac).zip(&mut bc) {
-        let x = u64::from_be_bytes(x.try_into().expect("8 bytes"));
-        let y = u64::from_be_bytes(y.try_into().expect("8 bytes"));
+    // Longer keys: the first differing 8-byte word decides; most keys differ in the first.
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_be_bytes(a[i..i + 8].try_into().expect("8 bytes"));
+        let y = u64::from_be_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         if x != y {
             return x < y;
         }
+        i += 8;
     }
-    ac.remainder() <= bc.remainder()
+    a[i..] <= b[i..]
+}
+
+/// The 8 key bytes from `off` on as a big-endian word (zero-padded). A page keeps the
+/// length `off` of the prefix all its keys share, so these words order its keys on the bytes
+/// that differ, and a search narrows to equal words in a small array first.
+#[inline]
+pub(crate) fn key_prefix(k: &[u8], off: usize) -> u64 {
+    let k = &k[off.min(k.len())..];
+    if k.len() >= 8 {
+        u64::from_be_bytes(k[..8].try_into().expect("8 bytes"))
+    } else {
+        let mut b = [0u8; 8];
+        b[..k.len()].copy_from_slice(k);
+        u64::from_be_bytes(b)
+    }
+}
+
+/// Length of the common prefix of two keys.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()))
 }
 
 /// An index page.
@@ -50,6 +73,11 @@ pub(crate) struct Page {
     /// Encoded keys, `key_width` bytes each, in key order (contiguous, so that the binary
     /// search walks one array; a heap-order arena with an index array measured slower).
     keys: Vec<u8>,
+    /// `key_prefix` of each key, in key order: the binary search walks this array (a few
+    /// cache lines per page) and compares whole keys only among equal prefixes.
+    prefixes: Vec<u64>,
+    /// Bytes every key of the page shares (the `prefixes` start after them).
+    shared: usize,
     /// Record sizes (header + data), in key order.
     pub sizes: Vec<u16>,
     /// Child page numbers (non-leaf pages only), in key order.
@@ -76,6 +104,8 @@ impl Page {
             prev: None,
             next: None,
             keys: Vec::with_capacity(cap_recs * key_width),
+            prefixes: Vec::with_capacity(cap_recs),
+            shared: 0,
             sizes: Vec::with_capacity(cap_recs),
             children: if level > 0 { Vec::with_capacity(cap_recs) } else { Vec::new() },
             data_bytes: 0,
@@ -104,11 +134,37 @@ impl Page {
         self.keys.len()
     }
 
+    /// True when every key shares the page's shared prefix and every prefix word matches its
+    /// key (for the checker).
+    pub fn prefixes_consistent(&self, kw: usize) -> bool {
+        let off = self.shared;
+        self.prefixes.len() == self.sizes.len()
+            && self.keys.chunks_exact(kw).all(|k| k[..off] == self.keys[..off])
+            && self
+                .keys
+                .chunks_exact(kw)
+                .map(|k| key_prefix(k, off))
+                .eq(self.prefixes.iter().copied())
+    }
+
     /// Number of records with key ≤ `key` (the PAGE_CUR_LE cursor is the record before this
     /// position), and whether the record before it equals `key`.
     #[inline]
     pub fn search(&self, key: &[u8], kw: usize) -> (usize, bool) {
-        let (mut lo, mut hi) = (0usize, self.sizes.len());
+        let off = self.shared;
+        if off > 0 && !self.sizes.is_empty() {
+            // Every key starts with the same `off` bytes: a key that does not sorts before or
+            // after all of them.
+            match key[..off].cmp(&self.keys[..off]) {
+                std::cmp::Ordering::Less => return (0, false),
+                std::cmp::Ordering::Greater => return (self.sizes.len(), false),
+                std::cmp::Ordering::Equal => {}
+            }
+        }
+        let kp = key_prefix(key, off);
+        let lo = self.prefixes.partition_point(|&x| x < kp);
+        let hi = lo + self.prefixes[lo..].partition_point(|&x| x == kp);
+        let (mut lo, mut hi) = (lo, hi);
         while lo < hi {
             let mid = (lo + hi) / 2;
             if key_le(self.key(mid, kw), key) {
@@ -125,6 +181,8 @@ impl Page {
     fn compact(&mut self, keep: std::ops::Range<usize>, kw: usize) {
         self.keys.truncate(keep.end * kw);
         self.keys.drain(..keep.start * kw);
+        self.prefixes.truncate(keep.end);
+        self.prefixes.drain(..keep.start);
     }
 
     /// Re-encodes every key through `f` (key widening).
@@ -134,6 +192,24 @@ impl Page {
             f(self.key(i, kw), &mut keys);
         }
         self.keys = keys;
+        let n = self.sizes.len();
+        let new_kw = if n > 0 { self.keys.len() / n } else { kw };
+        self.reprefix(new_kw);
+    }
+
+    /// Recomputes the shared length and every prefix word.
+    fn reprefix(&mut self, kw: usize) {
+        let n = self.sizes.len();
+        self.shared = if n == 0 {
+            0
+        } else {
+            // Keys are stored in byte order (a min-rec's zeroed key first): what the first and
+            // the last share, all share.
+            common_prefix(&self.keys[..kw], &self.keys[(n - 1) * kw..n * kw])
+        };
+        let off = self.shared;
+        self.prefixes.clear();
+        self.prefixes.extend(self.keys.chunks_exact(kw).map(|k| key_prefix(k, off)));
     }
 
     /// Insert position for `key` under PAGE_CUR_LE. On the leftmost page of a non-leaf level
@@ -220,6 +296,18 @@ impl Page {
             self.children.insert(pos, child);
         }
         self.last_insert = Some(pos as u32);
+        if self.sizes.len() == 1 {
+            self.shared = kw;
+            self.prefixes.clear();
+            self.prefixes.push(0);
+            return;
+        }
+        let other = if pos == 0 { 1 } else { 0 };
+        if common_prefix(key, &self.keys[other * kw..(other + 1) * kw]) < self.shared {
+            self.reprefix(kw);
+        } else {
+            self.prefixes.insert(pos, key_prefix(key, self.shared));
+        }
     }
 
     /// Deletes one record (`page_cur_delete_rec`): it heads PAGE_FREE, its bytes become
@@ -243,6 +331,7 @@ impl Page {
     pub fn set_min_rec(&mut self, kw: usize) {
         if !self.sizes.is_empty() {
             self.keys[..kw].fill(0);
+            self.reprefix(kw);
         }
     }
 
@@ -250,11 +339,14 @@ impl Page {
     fn compact_without(&mut self, pos: usize, n: usize, kw: usize) {
         debug_assert!(pos < n);
         self.keys.drain(pos * kw..(pos + 1) * kw);
+        self.prefixes.remove(pos);
     }
 
     /// Empties the page as `page_create_empty` does (keeps level and links).
     pub fn make_empty(&mut self) {
         self.keys.clear();
+        self.prefixes.clear();
+        self.shared = 0;
         self.sizes.clear();
         self.children.clear();
         self.data_bytes = 0;
@@ -267,7 +359,12 @@ impl Page {
 
     /// Copies records `range` compactly into the empty page `to` (a freshly created page).
     pub fn copy_to_new(&self, range: std::ops::Range<usize>, kw: usize, to: &mut Page) {
+        let was_empty = to.sizes.is_empty();
         to.keys.extend_from_slice(&self.keys[range.start * kw..range.end * kw]);
+        if was_empty {
+            to.shared = self.shared;
+            to.prefixes.extend_from_slice(&self.prefixes[range.clone()]);
+        }
         to.sizes.extend_from_slice(&self.sizes[range.clone()]);
         if self.level > 0 {
             to.children.extend_from_slice(&self.children[range.clone()]);
@@ -276,6 +373,9 @@ impl Page {
         to.data_bytes += bytes;
         to.heap_bytes += bytes;
         to.n_heap += range.len() as u32;
+        if !was_empty {
+            to.reprefix(kw);
+        }
     }
 
     /// Removes records `from..` after they were copied to another page
