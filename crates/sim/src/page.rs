@@ -193,7 +193,7 @@ impl Page {
         }
         self.keys = keys;
         let n = self.sizes.len();
-        let new_kw = if n > 0 { self.keys.len() / n } else { kw };
+        let new_kw = self.keys.len().checked_div(n).unwrap_or(kw);
         self.reprefix(new_kw);
     }
 
