@@ -29,8 +29,8 @@ pub fn e5_table() -> keylab_schema::Table {
         name: "test0".into(),
         columns: vec![
             Column::new("id", vc(128), false),
-            Column::new("seq_1", big.clone(), true),
-            Column::new("seq_2", big.clone(), true),
+            Column::new("seq_1", big, true),
+            Column::new("seq_2", big, true),
             Column::new("seq_3", big, true),
             Column::new("name", vc(10), true),
             Column::new("remark", vc(100), true),
