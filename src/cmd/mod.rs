@@ -4,9 +4,12 @@ mod compare;
 mod inspect;
 mod keys;
 mod report;
+mod run;
+mod scenarios;
+mod validate;
 
 use crate::args::{Cli, Command};
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -14,13 +17,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Compare(args) => compare::run(args),
         Command::Keys(args) => keys::run(args),
         Command::Report(args) => report::run(args),
-        Command::Run(_) => not_built("run", "scenario files and the built-in experiments"),
-        Command::Scenarios(_) => not_built("scenarios", "the built-in experiments"),
-        Command::Validate(_) => not_built("validate", "the simulator-vs-server matrix"),
+        Command::Run(args) => run::run(args),
+        Command::Scenarios(args) => scenarios::run(args),
+        Command::Validate(args) => validate::run(args),
         Command::Inspect(args) => inspect::run(args),
     }
-}
-
-fn not_built(command: &str, what: &str) -> Result<()> {
-    bail!("`keylab {command}` is not built yet ({what} is still to come); `keylab compare` works")
 }

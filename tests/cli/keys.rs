@@ -104,6 +104,7 @@ fn help_is_available_on_every_command() {
 
 #[test]
 fn commands_not_built_yet_exit_1_and_say_so() {
-    let run = Dir::new().keylab(&["validate"]).expect_code(1);
+    let run =
+        Dir::new().keylab(&["compare", "--engine", "postgres", "--rows", "10"]).expect_code(1);
     assert!(run.stderr.contains("not built yet"), "{}", run.stderr);
 }

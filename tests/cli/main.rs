@@ -2,5 +2,6 @@
 
 mod compare;
 mod keys;
+mod scenarios;
 mod server;
 mod util;

@@ -113,13 +113,20 @@ fn run_phases(
                         Err(e) => return Err(e),
                     }
                 }
-                partial("queries", names.into(), skipped)
+                let mut f = Map::new();
+                f.insert("queries".into(), names.join(", ").into());
+                partial("queries", !names.is_empty(), f, &skipped)
             }
             PhasePlan::Ddl { steps } => {
                 let mut done = Vec::new();
                 let mut skipped = Vec::new();
                 for step in steps {
-                    let label = format!("{:?} {} {:?}", step.action, step.column, step.algorithm);
+                    let label = format!(
+                        "{} {} {}",
+                        to_json(&step.action).as_str().unwrap_or("?"),
+                        step.column,
+                        to_json(&step.algorithm).as_str().unwrap_or("?")
+                    );
                     match engine.ddl(run.table(), step) {
                         Ok(o) => {
                             st.stale = true;
@@ -133,7 +140,24 @@ fn run_phases(
                         Err(e) => return Err(e),
                     }
                 }
-                partial("ddl", done.into(), skipped)
+                let mut f = Map::new();
+                let ran = !done.is_empty();
+                for d in &done {
+                    // `add_column_instant_ms`: one flat figure per statement for tables.
+                    let key = format!(
+                        "{}_{}_ms",
+                        d["action"].as_str().unwrap_or("?"),
+                        d["algorithm"].as_str().unwrap_or("?")
+                    );
+                    let ms = if d["supported"] == Json::Bool(true) {
+                        d["wall_ms"].clone()
+                    } else {
+                        Json::Null
+                    };
+                    f.insert(key, ms);
+                }
+                f.insert("steps".into(), done.into());
+                partial("ddl", ran, f, &skipped)
             }
         };
         phases.push(result);
@@ -186,23 +210,23 @@ pub(crate) fn not_applicable(kind: &str, reason: &str) -> PhaseResult {
     phase(kind, f)
 }
 
-/// A phase of several statements: `ok` with what ran (and what the engine refused), or
-/// not applicable when it ran none.
-fn partial(kind: &str, done: Json, skipped: Vec<(String, String)>) -> PhaseResult {
-    let ran = done.as_array().is_some_and(|a| !a.is_empty());
+/// A phase of several statements: `ok` with the figures of what ran (and, as text, what the
+/// engine refused), or not applicable when it ran none.
+fn partial(
+    kind: &str,
+    ran: bool,
+    mut f: Map<String, Json>,
+    skipped: &[(String, String)],
+) -> PhaseResult {
     if !ran {
         let reason = skipped.first().map_or("nothing to run", |s| s.1.as_str());
         return not_applicable(kind, reason);
     }
-    let mut f = Map::new();
     f.insert("status".into(), "ok".into());
-    f.insert(if kind == "ddl" { "steps" } else { "queries" }.into(), done);
     if !skipped.is_empty() {
-        let list: Vec<Json> = skipped
-            .into_iter()
-            .map(|(what, reason)| json!({"what": what, "reason": reason}))
-            .collect();
-        f.insert("not_applicable".into(), list.into());
+        let list: Vec<String> =
+            skipped.iter().map(|(what, why)| format!("{what}: {why}")).collect();
+        f.insert("not_applicable".into(), list.join("; ").into());
     }
     phase(kind, f)
 }
@@ -212,26 +236,43 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
     let s = &run.settings;
     let mut f = Map::new();
     f.insert("status".into(), "ok".into());
-    let cell: Map<String, Json> =
-        run.cell.iter().map(|(k, v)| (k.clone(), Json::from(v.clone()))).collect();
-    f.insert("cell".into(), cell.into());
+    for (k, v) in &run.cell {
+        f.insert(format!("cell_{k}"), v.clone().into());
+    }
     f.insert("page_size_bytes".into(), s.page_size_bytes.into());
     f.insert("buffer_pool_bytes".into(), s.buffer_pool_bytes.into());
     f.insert("fill_factor_pct".into(), s.fill_factor_pct.into());
     f.insert("merge_threshold_pct".into(), s.merge_threshold_pct.into());
     f.insert("change_buffering".into(), s.change_buffering.into());
-    let missing: Vec<Json> = run
+    let missing: Vec<String> = run
         .requested
         .iter()
-        .filter(|v| !info.settings.contains_key(**v))
-        .map(|v| {
-            json!({"setting": v, "reason": format!(
-                "the {} engine does not report applying {v}; figures that depend on it are not modelled",
-                info.kind)})
+        .filter_map(|var| {
+            let got = info.settings.get(*var);
+            let applied = match (*var, got) {
+                // A number is the pool the engine runs with (servers round to their chunk).
+                ("innodb_buffer_pool_size", Some(v)) => v.is_number(),
+                ("innodb_change_buffering", Some(v)) => {
+                    let want = if s.change_buffering == Some(true) { "all" } else { "none" };
+                    v.as_str().is_some_and(|g| g.eq_ignore_ascii_case(want))
+                }
+                _ => false,
+            };
+            let shown = got.map_or_else(|| "nothing".to_string(), |v| v.to_string());
+            (!applied).then(|| format!("{var} (the engine reports {shown})"))
         })
         .collect();
     if !missing.is_empty() {
-        f.insert("not_applicable".into(), missing.into());
+        f.insert("not_applicable".into(), missing.join("; ").into());
+        f.insert(
+            "reason".into(),
+            format!(
+                "the {} engine does not apply these settings; figures that depend on them are \
+                 not modelled",
+                info.kind
+            )
+            .into(),
+        );
     }
     if let Some(diffs) = info.settings.get("not_applied") {
         f.insert("engine_not_applied".into(), diffs.clone());
@@ -239,17 +280,37 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
     phase("settings", f)
 }
 
-/// The table's shape: sizes and, per index, pages, height and fill.
-fn shape(m: &Measurement) -> Json {
-    let indexes: Vec<Json> = m
-        .indexes
-        .iter()
-        .map(|i| {
-            json!({"name": i.name, "size_pages": i.size_pages, "leaf_pages": i.leaf_pages,
-                   "height": i.height, "fill_pct": i.fill_pct, "records_per_leaf": i.records_per_leaf})
-        })
-        .collect();
-    json!({"data_length": m.table.data_length, "index_length": m.table.index_length, "indexes": indexes})
+/// The table's shape as flat figures, each key with `suffix` (`_after`, `_before`):
+/// sizes, PRIMARY's pages and fill, and the pages of all indexes together.
+fn shape(f: &mut Map<String, Json>, m: &Measurement, suffix: &str) {
+    let primary = m.indexes.first();
+    let all: Option<u64> =
+        if m.indexes.is_empty() { None } else { m.indexes.iter().map(|i| i.size_pages).sum() };
+    let mut put = |k: &str, v: Json| {
+        f.insert(format!("{k}{suffix}"), v);
+    };
+    put("data_length", m.table.data_length.into());
+    put("index_length", m.table.index_length.into());
+    put("primary_size_pages", primary.and_then(|p| p.size_pages).into());
+    put("primary_leaf_pages", primary.and_then(|p| p.leaf_pages).into());
+    put("primary_height", primary.and_then(|p| p.height).into());
+    put("primary_fill_pct", primary.and_then(|p| p.fill_pct).into());
+    put("size_pages_all_indexes", all.into());
+}
+
+/// Counter deltas as flat figures (`page_splits`, `merges`, ...; `null` where not given).
+fn counters(f: &mut Map<String, Json>, d: &Counters) {
+    if let Json::Object(o) = to_json(d) {
+        f.extend(o);
+    }
+}
+
+/// One point of a series (a load sample, a churn round): counters and shape, flat.
+fn point(before: &Counters, m: &Measurement) -> Map<String, Json> {
+    let mut f = Map::new();
+    counters(&mut f, &delta(before, &m.counters));
+    shape(&mut f, m, "");
+    f
 }
 
 /// `after - before` per counter (`null` when the engine does not give it).
@@ -324,11 +385,10 @@ fn load_phase(
             }
             if sample_every.is_some() {
                 let m = engine.measure(run.table())?;
-                let mut s = shape(&m);
-                s["rows"] = done.into();
-                s["wall_s"] = out.wall_s.into();
-                s["page_splits"] = m.counters.page_splits.into();
-                samples.push(s);
+                let mut p = point(&before.counters, &m);
+                p.insert("rows".into(), done.into());
+                p.insert("wall_s".into(), out.wall_s.into());
+                samples.push(Json::Object(p));
                 st.last = m;
             }
         }
@@ -362,8 +422,8 @@ fn load_phase(
     f.insert("rows_per_s".into(), rows_per_s.into());
     f.insert("batch_latency_ms".into(), to_json(&batch_latency_ms));
     f.insert("first_batch_ms".into(), to_json(&load.first_batch_ms));
-    f.insert("counters".into(), to_json(&delta(&before.counters, &st.last.counters)));
-    f.insert("after".into(), shape(&st.last));
+    counters(&mut f, &delta(&before.counters, &st.last.counters));
+    shape(&mut f, &st.last, "_after");
     if sample_every.is_some() {
         f.insert("sample_every".into(), chunk.into());
         f.insert("samples".into(), samples.into());
@@ -397,16 +457,10 @@ fn churn_phase(
             }
             if round % measure_every == 0 || round == rounds {
                 let m = engine.measure(run.table())?;
-                let primary = m.indexes.first();
-                let pages: Option<u64> = m.indexes.iter().map(|i| i.size_pages).sum();
-                per_round.push(json!({
-                    "round": round,
-                    "counters": delta(&prev.counters, &m.counters),
-                    "live_rows": live.len(),
-                    "primary_leaf_pages": primary.and_then(|p| p.leaf_pages),
-                    "primary_size_pages": primary.and_then(|p| p.size_pages),
-                    "size_pages_all_indexes": pages,
-                }));
+                let mut p = point(&prev.counters, &m);
+                p.insert("round".into(), round.into());
+                p.insert("live_rows".into(), (live.len() as u64).into());
+                per_round.push(Json::Object(p));
                 prev = m;
             }
         }
@@ -424,9 +478,9 @@ fn churn_phase(
     f.insert("deletes_per_round".into(), deletes.into());
     f.insert("measure_every".into(), measure_every.into());
     f.insert("live_rows".into(), (st.live.as_ref().map_or(0, |l| l.len()) as u64).into());
-    f.insert("counters".into(), to_json(&delta(&before.counters, &st.last.counters)));
-    f.insert("before".into(), shape(&before));
-    f.insert("after".into(), shape(&st.last));
+    counters(&mut f, &delta(&before.counters, &st.last.counters));
+    shape(&mut f, &before, "_before");
+    shape(&mut f, &st.last, "_after");
     f.insert("per_round".into(), per_round.into());
     Ok(phase("churn", f))
 }
@@ -446,9 +500,9 @@ fn rebuild_phase(
     let mut f = Map::new();
     f.insert("status".into(), "ok".into());
     f.insert("fill_factor_pct".into(), fill_factor_pct.into());
-    f.insert("counters".into(), to_json(&delta(&before.counters, &st.last.counters)));
-    f.insert("before".into(), shape(&before));
-    f.insert("after".into(), shape(&st.last));
+    counters(&mut f, &delta(&before.counters, &st.last.counters));
+    shape(&mut f, &before, "_before");
+    shape(&mut f, &st.last, "_after");
     Ok(phase("rebuild", f))
 }
 

@@ -169,7 +169,7 @@ fn dim<T: Clone + 'static>(
     dims.push((name.to_string(), setters));
 }
 
-fn expand(cx: &Ctx, spec: &ScenarioSpec) -> Result<Vec<Cell>, ScenarioError> {
+fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, ScenarioError> {
     let groups: Vec<_> =
         if spec.matrix.is_empty() { vec![None] } else { spec.matrix.iter().map(Some).collect() };
     let mut cells = Vec::new();
@@ -234,7 +234,7 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec) -> Result<Vec<Cell>, ScenarioError> {
                     &mut dims,
                     "rows",
                     v.get_ref(),
-                    |n| n.to_string(),
+                    move |n| scale_count(n.get(), scale).to_string(),
                     |c, n| c.rows = Some(n.get()),
                 );
             }
@@ -398,7 +398,7 @@ impl Scenario {
         let top_placements =
             spec.placements.as_ref().map_or(vec![Placement::Pk], |p| p.get_ref().clone());
         let mut runs = Vec::new();
-        for cell in expand(&cx, spec)? {
+        for cell in expand(&cx, spec, scale)? {
             let tspec = &spec.tables.get_ref()[cell.table.unwrap_or(0)];
             let (settings, requested) = settings(spec, &cell, scale);
             let phases = phases(&cx, spec, &cell, &settings, scale)?;

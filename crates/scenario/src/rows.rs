@@ -10,7 +10,7 @@ use crate::table::ColumnGen;
 use keylab_core::Row;
 use keylab_keys::KeyGen;
 use keylab_schema::Value;
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// ChaCha stream numbers of payload columns start here (the key generators use 0..=10).
@@ -64,11 +64,19 @@ impl TableRows {
                 ColumnGen::Fixed(b) => Value::Bytes(b.clone()),
                 ColumnGen::Ascii { min, max } => {
                     let len = rng.random_range(*min..=*max) as usize;
-                    Value::Bytes(
-                        (0..len)
-                            .map(|_| ALPHANUMERIC[rng.random_range(0..ALPHANUMERIC.len())])
-                            .collect(),
-                    )
+                    // Characters from SplitMix64 seeded by the column's ChaCha stream: one
+                    // ChaCha draw per value instead of one per character (ChaCha is slow in
+                    // debug builds). Filler text needs spread, not cryptographic quality.
+                    let mut state = rng.next_u64();
+                    let mut bytes = Vec::with_capacity(len);
+                    while bytes.len() < len {
+                        let mut word = splitmix64(&mut state);
+                        for _ in 0..8.min(len - bytes.len()) {
+                            bytes.push(ALPHANUMERIC[(word % ALPHANUMERIC.len() as u64) as usize]);
+                            word /= ALPHANUMERIC.len() as u64;
+                        }
+                    }
+                    Value::Bytes(bytes)
                 }
                 ColumnGen::Seq(start) => Value::Int(start.saturating_add(n as i64)),
                 ColumnGen::Int { lo, hi } => Value::Int(rng.random_range(*lo..=*hi)),
@@ -87,5 +95,58 @@ impl Iterator for TableRows {
 
     fn next(&mut self) -> Option<Row> {
         Some(self.next_row())
+    }
+}
+
+/// One step of SplitMix64 (Steele, Lea and Flood 2014; the public-domain reference
+/// constants).
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scenario;
+
+    #[test]
+    fn rows_are_deterministic_and_follow_the_generators() {
+        let src = r#"name = "t"
+variants = ["uuid4:bin"]
+placements = ["secondary"]
+[[tables]]
+name = "t"
+columns = [
+  { name = "a", type = "varchar(20)", gen = { ascii = [5, 9] } },
+  { name = "s", type = "bigint", gen = { seq = 10 } },
+  { name = "i", type = "int", gen = { int = [3, 4] } },
+  { name = "t", type = "datetime", gen = { timestamp = { start_unix_s = 100, step_s = 2 } } },
+  { name = "n", type = "int", gen = "null" },
+  { name = "f", type = "char(4)", gen = { fixed = "data" } },
+]
+[[phases]]
+load = { rows = 10 }
+"#;
+        let run = &Scenario::parse(src, "t").unwrap().plan(1.0).unwrap()[0];
+        let a: Vec<Row> = TableRows::new(run, 7).take(50).collect();
+        let b: Vec<Row> = TableRows::new(run, 7).take(50).collect();
+        let c: Vec<Row> = TableRows::new(run, 8).take(50).collect();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        for (n, row) in a.iter().enumerate() {
+            assert_eq!(row[0], Value::Int(n as i64 + 1), "surrogate key");
+            assert!(matches!(&row[1], Value::Bytes(b) if b.len() == 16));
+            let Value::Bytes(text) = &row[2] else { panic!() };
+            assert!((5..=9).contains(&text.len()) && text.iter().all(u8::is_ascii_alphanumeric));
+            assert_eq!(row[3], Value::Int(10 + n as i64));
+            assert!(matches!(row[4], Value::Int(3 | 4)));
+            assert_eq!(row[5], Value::Time(100 + 2 * n as i64));
+            assert_eq!(row[6], Value::Null);
+            assert_eq!(row[7], Value::Bytes(b"data".to_vec()));
+        }
     }
 }

@@ -1,0 +1,55 @@
+//! `keylab run SCENARIO`: every run of a scenario file or built-in on one engine kind, into
+//! one report written to the exports after each run (an interrupted run keeps what it did).
+
+use crate::args::RunArgs;
+use crate::engines::make_engine;
+use crate::output;
+use crate::progress::LoadProgress;
+use crate::UsageError;
+use anyhow::{anyhow, Result};
+use keylab_core::{Engine, EngineSettings, Report};
+
+/// Runs `keylab run`.
+pub fn run(args: RunArgs) -> Result<()> {
+    if !(args.scale.is_finite() && args.scale > 0.0) {
+        return Err(UsageError(format!("--scale {} must be a positive number", args.scale)).into());
+    }
+    let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;
+    let plans = scenario.plan(args.scale).map_err(|e| UsageError(e.to_string()))?;
+    let mut report: Option<Report> = None;
+    // One engine per distinct settings: a server restarts for a new page size.
+    let mut engine: Option<(EngineSettings, Box<dyn Engine>)> = None;
+    let mut progress = LoadProgress::new();
+    for plan in &plans {
+        if engine.as_ref().is_none_or(|(s, _)| *s != plan.settings) {
+            drop(engine.take()); // stop the old server before starting the next
+            engine = Some((plan.settings, make_engine(&args.engine, &plan.settings, None)?));
+        }
+        let (_, eng) = engine.as_mut().expect("engine made above");
+        let report = report.get_or_insert_with(|| Report {
+            keylab: env!("CARGO_PKG_VERSION").to_string(),
+            schema_version: keylab_core::REPORT_SCHEMA_VERSION,
+            scenario: scenario.name().to_string(),
+            seed: args.seed,
+            engine: eng.info(),
+            runs: Vec::new(),
+        });
+        match keylab_scenario::execute(eng.as_mut(), plan, args.seed, &mut progress) {
+            Ok(run) => {
+                report.runs.push(run);
+                output::write_exports(report, &args.output)?;
+            }
+            Err(err) => {
+                // Keep what finished: print it before failing.
+                if !report.runs.is_empty() {
+                    output::print(report, &args.output)?;
+                }
+                return Err(anyhow!(err).context(format!("run `{}` failed", plan.label)));
+            }
+        }
+    }
+    match &report {
+        Some(report) => output::print(report, &args.output),
+        None => Err(anyhow!("scenario {} has no runs", scenario.name())),
+    }
+}

@@ -1,0 +1,46 @@
+//! `keylab validate`: the same matrix on the simulator and on a server, and the simulator's
+//! error against the server on every structural metric.
+
+use crate::args::{EngineArgs, ValidateArgs};
+use crate::engines::make_engine;
+use crate::progress::LoadProgress;
+use anyhow::{anyhow, Context, Result};
+use keylab_core::{Engine, EngineKind, EngineSettings, RunResult};
+use keylab_scenario::{validate, RunPlan};
+use std::io::Write;
+
+/// Runs `keylab validate`.
+pub fn run(args: ValidateArgs) -> Result<()> {
+    let scenario = keylab_scenario::validate_scenario()
+        .map_err(|e| anyhow!("the validation matrix is broken: {e}"))?;
+    let plans = scenario.plan(1.0).map_err(|e| anyhow!("{e}"))?;
+    let server = EngineArgs { engine: args.engine, url: args.url.clone(), database: None };
+    let sim = EngineArgs { engine: EngineKind::Sim, url: None, database: None };
+    // The server first: if it cannot start, say so before any simulation.
+    let server_runs = run_all(&server, &plans).context("server runs")?;
+    let sim_runs = run_all(&sim, &plans).context("simulator runs")?;
+    let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
+    let v = validate::compare(&labels, &sim_runs, &server_runs);
+    let mut out = std::io::stdout().lock();
+    out.write_all(validate::render_table(&v).as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Every planned run on engines of `args`' kind (one engine per distinct settings).
+fn run_all(args: &EngineArgs, plans: &[RunPlan]) -> Result<Vec<RunResult>> {
+    let mut engine: Option<(EngineSettings, Box<dyn Engine>)> = None;
+    let mut progress = LoadProgress::new();
+    let mut runs = Vec::new();
+    for plan in plans {
+        if engine.as_ref().is_none_or(|(s, _)| *s != plan.settings) {
+            drop(engine.take()); // stop the old server before starting the next
+            engine = Some((plan.settings, make_engine(args, &plan.settings, None)?));
+        }
+        let (_, eng) = engine.as_mut().expect("engine made above");
+        let run = keylab_scenario::execute(eng.as_mut(), plan, 1, &mut progress)
+            .map_err(|e| anyhow!(e).context(format!("run `{}` failed", plan.label)))?;
+        runs.push(run);
+    }
+    Ok(runs)
+}

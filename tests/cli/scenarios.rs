@@ -1,0 +1,179 @@
+//! `keylab scenarios`, `keylab run` on every built-in (small scale, on the simulator) and
+//! scenario errors.
+
+use crate::util::Dir;
+use serde_json::Value;
+
+const BUILTINS: [&str; 5] = [
+    "e1-uuid-vs-ulid",
+    "e2-bulk-load",
+    "e3-id-storage",
+    "e4-change-buffer",
+    "e5-fill-factor-churn",
+];
+
+fn json(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{stdout}"))
+}
+
+/// Runs a built-in at `scale` on the simulator and returns the JSON result.
+fn run_builtin(name: &str, scale: &str) -> Value {
+    let run =
+        Dir::new().keylab(&["run", name, "--scale", scale, "--format", "json"]).expect_code(0);
+    let v = json(&run.stdout);
+    assert_eq!(v["scenario"], name);
+    assert_eq!(v["engine"]["kind"], "sim");
+    for r in v["runs"].as_array().unwrap() {
+        let phases = r["phases"].as_array().unwrap();
+        assert_eq!(phases[0]["kind"], "settings");
+        assert_eq!(phases[1]["kind"], "load");
+        for p in phases {
+            let status = p["status"].as_str().unwrap();
+            assert!(status == "ok" || status == "not_applicable", "{p}");
+            if status == "not_applicable" {
+                assert!(!p["reason"].as_str().unwrap().is_empty(), "{p}");
+            }
+        }
+        assert!(r["indexes"][0]["leaf_pages"].as_u64().unwrap() >= 1);
+    }
+    v
+}
+
+#[test]
+fn scenarios_lists_the_five_builtins_one_line_each() {
+    let run = Dir::new().keylab(&["scenarios"]).expect_code(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    for (line, name) in lines.iter().zip(BUILTINS) {
+        assert!(line.starts_with(name), "{line}");
+        assert!(line.len() > name.len() + 10, "a description follows: {line}");
+    }
+}
+
+#[test]
+fn scenarios_show_prints_toml_that_runs_from_a_file() {
+    let d = Dir::new();
+    let run = d.keylab(&["scenarios", "show", "e3-id-storage"]).expect_code(0);
+    assert!(run.stdout.contains("name = \"e3-id-storage\""), "{}", run.stdout);
+    std::fs::write(d.path("mine.toml"), &run.stdout).unwrap();
+    let run = d.keylab(&["run", "mine.toml", "--scale", "0.01", "--format", "json"]).expect_code(0);
+    assert_eq!(json(&run.stdout)["runs"].as_array().unwrap().len(), 10);
+}
+
+#[test]
+fn scenarios_show_unknown_name_exits_2_listing_the_names() {
+    let run = Dir::new().keylab(&["scenarios", "show", "e9"]).expect_code(2);
+    assert!(
+        run.stderr.contains("no built-in scenario `e9`; valid: e1-uuid-vs-ulid"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn e1_runs_both_keys_both_placements_and_samples_growth() {
+    let v = run_builtin("e1-uuid-vs-ulid", "0.02");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 10);
+    assert_eq!(runs[0]["variant"], "uuid4:text");
+    assert_eq!(runs[0]["rows"], 2000);
+    assert_eq!(runs[0]["load"]["method"], "row");
+    let load = &runs[0]["phases"][1];
+    let samples = load["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 10);
+    assert_eq!(samples[9]["rows"], 2000);
+    assert!(samples[0]["primary_leaf_pages"].as_u64() <= samples[9]["primary_leaf_pages"].as_u64());
+    // The prefix query needs a server: reported, not faked.
+    let queries = &runs[0]["phases"][2];
+    assert_eq!(queries["kind"], "queries");
+    assert_eq!(queries["status"], "not_applicable");
+    assert!(runs[0]["queries"].as_array().unwrap().is_empty());
+    // ULID fills its clustered pages better than UUIDv4.
+    let fill = |i: usize| runs[i]["indexes"][0]["fill_pct"].as_f64().unwrap();
+    assert!(fill(1) > fill(0));
+}
+
+#[test]
+fn e2_runs_the_three_matrix_groups() {
+    let v = run_builtin("e2-bulk-load", "0.002");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4 + 6 + 27);
+    assert_eq!(runs[0]["load"]["method"], "row");
+    assert_eq!(runs[3]["load"]["method"], "load-data");
+    assert_eq!(runs[36]["variant"], "uuid4:text");
+    assert_eq!(runs[36]["load"]["writers"], 15);
+}
+
+#[test]
+fn e3_runs_every_id_strategy() {
+    let v = run_builtin("e3-id-storage", "0.02");
+    let variants: Vec<&str> =
+        v["runs"].as_array().unwrap().iter().map(|r| r["variant"].as_str().unwrap()).collect();
+    assert_eq!(variants[0], "auto-inc");
+    assert!(variants.contains(&"uuid1:bin-swap"));
+    assert!(variants.contains(&"uuid4:hex"));
+}
+
+#[test]
+fn e4_says_which_settings_the_engine_does_not_apply() {
+    let v = run_builtin("e4-change-buffer", "0.001");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    let settings = &runs[0]["phases"][0];
+    assert_eq!(settings["cell_page_size"], "16k");
+    assert_eq!(settings["page_size_bytes"], 16384);
+    assert_eq!(runs[2]["phases"][0]["page_size_bytes"], 4096);
+    assert_eq!(settings["buffer_pool_bytes"], 5 << 20);
+    assert_eq!(runs[0]["phases"][2]["kind"], "churn");
+}
+
+#[test]
+fn e5_runs_every_fill_factor_with_churn_and_rebuilds() {
+    let v = run_builtin("e5-fill-factor-churn", "0.005");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 6);
+    let kinds: Vec<&str> =
+        runs[0]["phases"].as_array().unwrap().iter().map(|p| p["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["settings", "load", "rebuild", "churn", "rebuild", "ddl"]);
+    assert_eq!(runs[5]["phases"][0]["fill_factor_pct"], 75);
+    assert_eq!(runs[0]["indexes"].as_array().unwrap().len(), 4);
+    let churn = &runs[0]["phases"][3];
+    if churn["status"] == "ok" {
+        assert_eq!(churn["rounds"], 200);
+        assert_eq!(churn["per_round"].as_array().unwrap().len(), 20);
+    }
+}
+
+#[test]
+fn bad_scenario_file_exits_2_with_file_line_column() {
+    let d = Dir::new();
+    let src = "name = \"x\"\nvariants = [\"uuid4\"]\n[[tables]]\nname = \"t\"\n\
+               [[phases]]\nload = { rowz = 10 }\n";
+    std::fs::write(d.path("bad.toml"), src).unwrap();
+    let run = d.keylab(&["run", "bad.toml"]).expect_code(2);
+    assert!(
+        run.stderr.contains("bad.toml:6:10: unknown field `rowz`, expected one of `rows`"),
+        "{}",
+        run.stderr
+    );
+    let run = d.keylab(&["run", "nothing-here"]).expect_code(2);
+    assert!(run.stderr.contains("built-ins: e1-uuid-vs-ulid"), "{}", run.stderr);
+    let run = d.keylab(&["run", "e3-id-storage", "--scale", "0"]).expect_code(2);
+    assert!(run.stderr.contains("--scale"), "{}", run.stderr);
+}
+
+#[test]
+fn exports_hold_every_finished_run() {
+    let d = Dir::new();
+    d.keylab(&["run", "e3-id-storage", "--scale", "0.01", "--export-json", "r.json"])
+        .expect_code(0);
+    let v = json(&std::fs::read_to_string(d.path("r.json")).unwrap());
+    assert_eq!(v["scenario"], "e3-id-storage");
+    assert_eq!(v["runs"].as_array().unwrap().len(), 10);
+}
+
+#[test]
+fn validate_needs_a_reachable_server() {
+    let run = Dir::new().keylab(&["validate", "--url", "mysql://nobody@127.0.0.1:1/keylab"]);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("127.0.0.1:1"), "{}", run.stderr);
+}
