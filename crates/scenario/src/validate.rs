@@ -1,11 +1,13 @@
 //! `keylab validate`'s arithmetic: the simulator's error against a server, per structural
 //! metric, from two results of the same planned run. It runs nothing itself.
 //!
-//! Metrics compared: the counters (page splits, merge attempts, merges, reorganisations,
-//! discards), `DATA_LENGTH` and `INDEX_LENGTH`, per index (`PRIMARY`, and `secondary` for
-//! every other index) pages, leaf and non-leaf pages, height, fill and records per leaf, and
-//! the churn phase's split and merge deltas. A metric either side leaves `null` is not
-//! compared (and is counted as missing), never treated as 0.
+//! Metrics compared: per structural phase both engines ran (load, churn, rebuild), its
+//! counter deltas (splits, merge attempts, merges, reorganisations, discards) and the shape
+//! after it (`DATA_LENGTH`, `INDEX_LENGTH`, PRIMARY pages, leaf pages and fill, pages of all
+//! indexes); and, when both engines ran the same phases, the table at the end: counters,
+//! sizes, and per index (`PRIMARY`, and `secondary` for every other) pages, leaf and
+//! non-leaf pages, height, fill and records per leaf. A metric either side leaves `null`, or
+//! a phase only one engine could run, is counted as missing, never treated as 0.
 
 use keylab_core::RunResult;
 use serde::Serialize;
@@ -55,11 +57,60 @@ pub struct Validation {
     pub details: Vec<MetricError>,
 }
 
-/// The named structural figures of a run (`None`: the engine does not give it).
-pub fn metrics(run: &RunResult) -> Vec<(String, Option<f64>)> {
+/// Figures of a load, churn or rebuild phase that are compared.
+const PHASE_FIGURES: [&str; 11] = [
+    "page_splits",
+    "merge_attempts",
+    "merges",
+    "page_reorgs",
+    "page_discards",
+    "data_length_after",
+    "index_length_after",
+    "primary_size_pages_after",
+    "primary_leaf_pages_after",
+    "primary_fill_pct_after",
+    "size_pages_all_indexes_after",
+];
+
+/// `ok` / `not_applicable` of each phase, in order.
+fn statuses(run: &RunResult) -> Vec<(String, String)> {
+    run.phases
+        .iter()
+        .map(|p| {
+            let status = p.figures.get("status").and_then(|v| v.as_str()).unwrap_or("ok");
+            (p.kind.clone(), status.to_string())
+        })
+        .collect()
+}
+
+/// The named structural figures of a run (`None`: the engine does not give it): each
+/// structural phase that ran (`load.page_splits`, `churn.merges`, ...) and, when `final_state`,
+/// the table at the end (`page_splits`, `PRIMARY.leaf_pages`, ...). The end state is only
+/// comparable when both engines ran the same phases.
+pub fn metrics(run: &RunResult, final_state: bool) -> Vec<(String, Option<f64>)> {
+    let mut out = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for p in &run.phases {
+        if !matches!(p.kind.as_str(), "load" | "churn" | "rebuild") {
+            continue;
+        }
+        // `rebuild`, `rebuild2`, ... when a kind repeats.
+        let n = seen.iter().filter(|k| **k == p.kind).count();
+        seen.push(p.kind.clone());
+        let name = if n == 0 { p.kind.clone() } else { format!("{}{}", p.kind, n + 1) };
+        if p.figures.get("status").and_then(|v| v.as_str()) != Some("ok") {
+            continue;
+        }
+        for fig in PHASE_FIGURES {
+            out.push((format!("{name}.{fig}"), p.figures.get(fig).and_then(|v| v.as_f64())));
+        }
+    }
+    if !final_state {
+        return out;
+    }
     let f = |v: Option<u64>| v.map(|x| x as f64);
     let c = &run.counters;
-    let mut out = vec![
+    out.extend([
         ("page_splits".to_string(), f(c.page_splits)),
         ("merge_attempts".to_string(), f(c.merge_attempts)),
         ("merges".to_string(), f(c.merges)),
@@ -67,7 +118,7 @@ pub fn metrics(run: &RunResult) -> Vec<(String, Option<f64>)> {
         ("page_discards".to_string(), f(c.page_discards)),
         ("data_length".to_string(), f(run.table.data_length)),
         ("index_length".to_string(), f(run.table.index_length)),
-    ];
+    ]);
     for ix in &run.indexes {
         let who = if ix.name == "PRIMARY" { "PRIMARY" } else { "secondary" };
         out.push((format!("{who}.size_pages"), f(ix.size_pages)));
@@ -76,13 +127,6 @@ pub fn metrics(run: &RunResult) -> Vec<(String, Option<f64>)> {
         out.push((format!("{who}.height"), ix.height.map(f64::from)));
         out.push((format!("{who}.fill_pct"), ix.fill_pct));
         out.push((format!("{who}.records_per_leaf"), ix.records_per_leaf));
-    }
-    for p in run.phases.iter().filter(|p| p.kind == "churn") {
-        let counters = p.figures.get("counters");
-        for name in ["page_splits", "merge_attempts", "merges"] {
-            let v = counters.and_then(|c| c.get(name)).and_then(|v| v.as_f64());
-            out.push((format!("churn.{name}"), v));
-        }
     }
     out
 }
@@ -93,8 +137,16 @@ pub fn compare(labels: &[String], sim: &[RunResult], server: &[RunResult]) -> Va
     let mut details = Vec::new();
     let mut summary: Vec<(MetricSummary, Vec<f64>, Vec<f64>)> = Vec::new();
     for ((label, s), v) in labels.iter().zip(sim).zip(server) {
-        let theirs = metrics(v);
-        for (name, mine) in metrics(s) {
+        let same_phases = statuses(s) == statuses(v);
+        let theirs = metrics(v, same_phases);
+        let mut names: Vec<(String, Option<f64>)> = metrics(s, same_phases);
+        // A phase only one engine ran still counts, as missing.
+        for (n, _) in &theirs {
+            if !names.iter().any(|(m, _)| m == n) {
+                names.push((n.clone(), None));
+            }
+        }
+        for (name, mine) in names {
             let other = theirs.iter().find(|(n, _)| *n == name).and_then(|(_, x)| *x);
             let slot = match summary.iter().position(|(m, _, _)| m.metric == name) {
                 Some(i) => i,
@@ -285,6 +337,30 @@ mod tests {
         let text = render_table(&v);
         assert!(text.contains("page_splits"), "{text}");
         assert!(text.contains("a · PRIMARY.leaf_pages"), "{text}");
+    }
+
+    #[test]
+    fn the_end_state_is_compared_only_after_the_same_phases() {
+        use keylab_core::PhaseResult;
+        let phase = |kind: &str, status: &str, splits: u64| PhaseResult {
+            kind: kind.into(),
+            figures: [
+                ("status".to_string(), serde_json::Value::from(status)),
+                ("page_splits".to_string(), serde_json::Value::from(splits)),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        let mut sim = run(500, 50, None);
+        sim.phases = vec![phase("load", "ok", 400), phase("churn", "ok", 100)];
+        let mut server = run(380, 40, None);
+        server.phases = vec![phase("load", "ok", 380), phase("churn", "not_applicable", 0)];
+        let v = compare(&["a".to_string()], &[sim], &[server]);
+        let load = v.details.iter().find(|d| d.metric == "load.page_splits").unwrap();
+        assert_eq!((load.sim, load.server), (400.0, 380.0));
+        assert!(v.details.iter().all(|d| d.metric != "page_splits"), "end states differ");
+        let churn = v.summary.iter().find(|m| m.metric == "churn.page_splits").unwrap();
+        assert_eq!((churn.runs, churn.missing), (0, 1));
     }
 
     #[test]
