@@ -144,6 +144,7 @@ impl Tree {
         }
         let cap = pool.capacity() * pool.settings.change_buffer_max_pct as usize / 100;
         if pool.ibuf.pool_pages(pool.capacity()) >= cap {
+            sp.pool.as_mut().expect("pool").counters.ibuf_refused_cap += 1;
             return None;
         }
         let page = sp.page(p);
@@ -174,6 +175,7 @@ impl Tree {
             if slot.changes == 0 {
                 pool.ibuf.pending.remove(&p.0);
             }
+            pool.counters.ibuf_refused_free_space += 1;
             return None;
         }
         if size.is_some() {

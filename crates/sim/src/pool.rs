@@ -64,6 +64,10 @@ pub struct PoolCounters {
     pub not_made_young: u64,
     /// Secondary-index changes buffered instead of reading the leaf.
     pub ibuf_buffered: u64,
+    /// Changes not buffered because the change buffer was at its cap.
+    pub ibuf_refused_cap: u64,
+    /// Inserts not buffered because the ibuf bitmap promised too little free space.
+    pub ibuf_refused_free_space: u64,
     /// Buffered changes applied when their page was read.
     pub ibuf_merged: u64,
     /// Page reads that merged buffered changes.
