@@ -5,7 +5,7 @@ use crate::args::{EngineArgs, ValidateArgs};
 use crate::engines::make_engine;
 use crate::progress::LoadProgress;
 use anyhow::{anyhow, Context, Result};
-use keylab_core::{Engine, EngineKind, EngineSettings, RunResult};
+use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, RunResult};
 use keylab_scenario::{validate, RunPlan};
 use std::io::Write;
 
@@ -17,18 +17,25 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let server = EngineArgs { engine: args.engine, url: args.url.clone(), database: None };
     let sim = EngineArgs { engine: EngineKind::Sim, url: None, database: None };
     // The server first: if it cannot start, say so before any simulation.
-    let server_runs = run_all(&server, &plans).context("server runs")?;
-    let sim_runs = run_all(&sim, &plans).context("simulator runs")?;
+    let (server_info, server_runs) = run_all(&server, &plans).context("server runs")?;
+    let (sim_info, sim_runs) = run_all(&sim, &plans).context("simulator runs")?;
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let v = validate::compare(&labels, &sim_runs, &server_runs);
     let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "simulator: {}\nserver:    {} {}\n",
+        sim_info.version, server_info.kind, server_info.version
+    )?;
     out.write_all(validate::render_table(&v).as_bytes())?;
     out.flush()?;
     Ok(())
 }
 
-/// Every planned run on engines of `args`' kind (one engine per distinct settings).
-fn run_all(args: &EngineArgs, plans: &[RunPlan]) -> Result<Vec<RunResult>> {
+/// Every planned run on engines of `args`' kind (one engine per distinct settings), and the
+/// first engine's description.
+fn run_all(args: &EngineArgs, plans: &[RunPlan]) -> Result<(EngineInfo, Vec<RunResult>)> {
+    let mut info = None;
     let mut engine: Option<(EngineSettings, Box<dyn Engine>)> = None;
     let mut progress = LoadProgress::new();
     let mut runs = Vec::new();
@@ -38,9 +45,11 @@ fn run_all(args: &EngineArgs, plans: &[RunPlan]) -> Result<Vec<RunResult>> {
             engine = Some((plan.settings, make_engine(args, &plan.settings, None)?));
         }
         let (_, eng) = engine.as_mut().expect("engine made above");
+        info.get_or_insert_with(|| eng.info());
         let run = keylab_scenario::execute(eng.as_mut(), plan, 1, &mut progress)
             .map_err(|e| anyhow!(e).context(format!("run `{}` failed", plan.label)))?;
         runs.push(run);
     }
-    Ok(runs)
+    let info = info.ok_or_else(|| anyhow!("the validation matrix has no runs"))?;
+    Ok((info, runs))
 }
