@@ -7,9 +7,23 @@
 //! only ever drops tables on the list. Server settings are read back and reported as they
 //! are; nothing global is changed. This module does not start servers (see [`crate::private`])
 //! or build SQL text (see [`crate::sql`]).
+//!
+//! Counters that [`Engine::measure`] returns are cumulative since `create_table` (server-wide
+//! counters minus a baseline taken when the table was created), read at the end of the
+//! measurement, so successive measurements give per-phase and per-round deltas. On a private
+//! instance the measurement flushes the table's dirty pages (`FLUSH TABLES ... FOR EXPORT`),
+//! so an interval's `pages_written` includes writing out the pages it dirtied.
+//!
+//! Child modules: [`measure`] (reading a table's shape and counters) and the phase
+//! operations after a load, [`churn`] (`apply`, waiting for purge), [`rebuild`]
+//! (`OPTIMIZE TABLE` under a fill factor, and online DDL) and [`query`] (timed queries).
+
+mod churn;
+mod measure;
+mod query;
+mod rebuild;
 
 use crate::error::ServerError;
-use crate::ibd;
 use crate::load::{self, LoadStats};
 use crate::metrics::{self, CounterSnapshot};
 pub use crate::owner::OWNER_TABLE;
@@ -18,8 +32,8 @@ use crate::private::{Flavour, PrivateServer, ServerSettings};
 use crate::sql::{self, quote_ident};
 use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE};
 use keylab_core::{
-    Counters, Engine, EngineError, EngineInfo, EngineKind, IndexResult, LoadOutcome, LoadPlan,
-    Measurement, Row,
+    DdlOutcome, DdlSpec, Engine, EngineError, EngineInfo, EngineKind, LoadOutcome, LoadPlan,
+    Measurement, Op, QueryOutcome, QuerySpec, Row,
 };
 use keylab_schema::{Dialect, Table};
 use mysql::prelude::Queryable;
@@ -35,6 +49,7 @@ impl From<ServerError> for EngineError {
     fn from(e: ServerError) -> Self {
         match e {
             ServerError::Refused(m) | ServerError::BadUrl(m) => EngineError::Rejected(m),
+            ServerError::Unsupported(m) => EngineError::Unsupported(m),
             other => EngineError::Failed(other.to_string()),
         }
     }
@@ -67,9 +82,21 @@ pub struct MariaDbEngine {
     settings: BTreeMap<String, Json>,
     notes: Vec<String>,
     owned_tables: BTreeSet<String>,
-    load_counters: BTreeMap<String, Counters>,
+    /// Per table: the server's counters when keylab created it.
+    baselines: BTreeMap<String, Baseline>,
+    /// Per table: writes to its `.ibd` since creation, at the last measurement (performance
+    /// schema), reported under `table_file_writes` in [`EngineInfo::settings`].
+    file_writes: BTreeMap<String, Json>,
     last_load: Option<LoadDetails>,
     server: Option<PrivateServer>,
+}
+
+/// What the server's counters said when a table was created.
+#[derive(Debug, Clone, Default)]
+struct Baseline {
+    counters: CounterSnapshot,
+    /// `(COUNT_WRITE, SUM_NUMBER_OF_BYTES_WRITE)` of the table's file, when readable.
+    file_writes: Option<(u64, u64)>,
 }
 
 fn sql_err(what: &str, e: mysql::Error) -> ServerError {
@@ -171,7 +198,8 @@ impl MariaDbEngine {
             settings: BTreeMap::new(),
             notes: Vec::new(),
             owned_tables,
-            load_counters: BTreeMap::new(),
+            baselines: BTreeMap::new(),
+            file_writes: BTreeMap::new(),
             last_load: None,
             server: None,
         };
@@ -238,6 +266,10 @@ impl MariaDbEngine {
         };
         self.settings.insert("index_page_counters".into(), Json::from(state));
         self.settings.insert("database".into(), Json::from(self.database.clone()));
+        self.settings.insert(
+            "instant_ddl".into(),
+            Json::from(rebuild::instant_ddl_rules(self.flavour, &self.version)),
+        );
         Ok(())
     }
 
@@ -306,7 +338,26 @@ impl MariaDbEngine {
             .map_err(|e| sql_err("dropping keylab's earlier table failed", e))?;
         self.conn
             .query_drop(table.create_sql(self.dialect()))
-            .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))
+            .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
+        let baseline = Baseline {
+            counters: metrics::read_counters(&mut self.conn),
+            file_writes: metrics::table_file_writes(&mut self.conn, &self.database, &name),
+        };
+        self.baselines.insert(name.clone(), baseline);
+        self.file_writes.remove(&name);
+        Ok(())
+    }
+
+    /// The table's name when keylab created it (phase operations touch nothing else).
+    fn owned_name(&self, table: &Table) -> Result<String, ServerError> {
+        let name = self.table_name(table)?;
+        if !self.owned_tables.contains(name) {
+            return Err(ServerError::Refused(format!(
+                "keylab did not create `{}`.`{name}` and will not change it",
+                self.database
+            )));
+        }
+        Ok(name.to_string())
     }
 
     fn drop_owned(&mut self, table: &Table) -> Result<(), ServerError> {
@@ -337,7 +388,7 @@ impl MariaDbEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, ServerError> {
-        let name = self.table_name(table)?.to_string();
+        self.table_name(table)?;
         if plan.method == keylab_core::LoadMethod::LoadData {
             let on: Option<u64> = self.conn.query_first("SELECT @@local_infile").ok().flatten();
             if on == Some(0) {
@@ -350,10 +401,7 @@ impl MariaDbEngine {
         }
         let writers = plan.writers.max(1) as usize;
         let conns = (0..writers).map(|_| self.new_connection()).collect::<Result<Vec<_>, _>>()?;
-        let before = metrics::read_counters(&mut self.conn);
         let stats: LoadStats = load::run_load(table, plan, conns, rows, on_rows)?;
-        let after: CounterSnapshot = metrics::read_counters(&mut self.conn);
-        self.load_counters.insert(name.clone(), metrics::counter_delta(&before, &after));
         let server_checksum = self.verify(table, stats.client_checksum)?;
         self.last_load =
             Some(LoadDetails { first_batch_ms: stats.first_batch_ms.clone(), server_checksum });
@@ -387,105 +435,6 @@ impl MariaDbEngine {
         }
         Ok(server)
     }
-
-    fn measure_table(&mut self, table: &Table) -> Result<Measurement, ServerError> {
-        let name = self.table_name(table)?.to_string();
-        self.conn
-            .query_drop(format!("ANALYZE TABLE {}", quote_ident(&name)))
-            .map_err(|e| sql_err("ANALYZE TABLE failed", e))?;
-        let counters = self.load_counters.get(&name).cloned().unwrap_or_default();
-        let sizes = metrics::table_sizes(&mut self.conn, &self.database, &name);
-        let stats = metrics::index_stats(&mut self.conn, &self.database, &name);
-        let mut names = vec!["PRIMARY".to_string()];
-        names.extend(table.indexes.iter().map(|i| i.name.clone()));
-        let mut indexes: Vec<IndexResult> = names
-            .iter()
-            .map(|n| {
-                let (size, leaf) = stats.get(n).copied().unwrap_or_default();
-                IndexResult {
-                    name: n.clone(),
-                    size_pages: size,
-                    leaf_pages: leaf,
-                    ..IndexResult::default()
-                }
-            })
-            .collect();
-        if self.server.is_some() {
-            self.fill_from_tablespace(&name, &mut indexes)?;
-        } else {
-            self.fill_from_buffer_pool(&name, &mut indexes);
-        }
-        Ok(Measurement { counters, table: sizes, indexes })
-    }
-
-    /// Private instance: exact per-level figures from the `.ibd` file after
-    /// `FLUSH TABLES ... FOR EXPORT` (which writes the table's dirty pages and quiesces it).
-    fn fill_from_tablespace(
-        &mut self,
-        name: &str,
-        indexes: &mut [IndexResult],
-    ) -> Result<(), ServerError> {
-        let ids = metrics::index_ids(&mut self.conn, self.flavour, &self.database, name)
-            .map_err(|e| sql_err("reading index ids failed", e))?;
-        let path = self.tablespace_path(name)?;
-        self.conn
-            .query_drop(format!("FLUSH TABLES {} FOR EXPORT", quote_ident(name)))
-            .map_err(|e| sql_err("FLUSH TABLES FOR EXPORT failed", e))?;
-        let report = ibd::read_tablespace(&path);
-        self.conn.query_drop("UNLOCK TABLES").map_err(|e| sql_err("UNLOCK TABLES failed", e))?;
-        let report = report.map_err(|e| ServerError::Io(e.to_string()))?;
-        for ix in &report.indexes {
-            let Some(index_name) = ids.get(&ix.index_id) else { continue };
-            let Some(r) = indexes.iter_mut().find(|r| &r.name == index_name) else { continue };
-            // The file gives the true leaf count; the statistic can say 1 (full-scan path of
-            // dict_stats_analyze_index), so it is kept apart.
-            r.n_leaf_pages_stat = r.leaf_pages;
-            r.leaf_pages = Some(ix.leaf_pages);
-            r.nonleaf_pages = Some(ix.nonleaf_pages);
-            r.height = Some(ix.height);
-            r.fill_pct = ix.fill_pct;
-            r.records_per_leaf = ix.records_per_leaf;
-            r.fill_histogram = Some(ix.fill_histogram.clone());
-            r.pages_per_level = Some(ix.pages_per_level.clone());
-        }
-        Ok(())
-    }
-
-    /// Path of a table's tablespace file on a private instance.
-    pub fn tablespace_path(&self, table: &str) -> Result<std::path::PathBuf, ServerError> {
-        let server = self.server.as_ref().ok_or_else(|| {
-            ServerError::Refused("tablespace files are read only on a private instance".into())
-        })?;
-        Ok(server.datadir().join(&self.database).join(format!("{table}.ibd")))
-    }
-
-    /// A user's server: figures over the buffered pages of each index, with a warning when
-    /// an index is not wholly in the buffer pool.
-    fn fill_from_buffer_pool(&mut self, name: &str, indexes: &mut [IndexResult]) {
-        let Some(buffered) =
-            metrics::buffered_pages(&mut self.conn, &self.database, name, self.page_size)
-        else {
-            self.notes.push(format!(
-                "INNODB_BUFFER_PAGE could not be read for `{name}` (PROCESS privilege?): \
-                 fill figures are null"
-            ));
-            return;
-        };
-        for r in indexes.iter_mut() {
-            let Some(b) = buffered.get(&r.name) else { continue };
-            if let Some(size) = r.size_pages.filter(|&s| b.pages < s.min(r.leaf_pages.unwrap_or(s)))
-            {
-                self.notes.push(format!(
-                    "`{name}`.{}: only {} of its {size} pages are in the buffer pool; its fill \
-                     figures cover only those",
-                    r.name, b.pages
-                ));
-            }
-            r.fill_pct = Some(b.fill_pct);
-            r.records_per_leaf = Some(b.records_per_page);
-            r.fill_histogram = Some(b.fill_histogram.clone());
-        }
-    }
 }
 
 fn base_opts(target: &Target, timeout: Duration) -> OptsBuilder {
@@ -515,6 +464,11 @@ impl Engine for MariaDbEngine {
             Flavour::Mysql => EngineKind::Mysql,
         };
         let mut settings = self.settings.clone();
+        if !self.file_writes.is_empty() {
+            let map: serde_json::Map<String, Json> =
+                self.file_writes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            settings.insert("table_file_writes".into(), Json::Object(map));
+        }
         if !self.notes.is_empty() {
             settings.insert("notes".into(), Json::from(self.notes.clone()));
         }
@@ -541,5 +495,31 @@ impl Engine for MariaDbEngine {
 
     fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {
         Ok(self.drop_owned(table)?)
+    }
+
+    fn apply(
+        &mut self,
+        table: &Table,
+        ops: &mut dyn Iterator<Item = Op>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<(), EngineError> {
+        Ok(self.apply_ops(table, ops, on_ops)?)
+    }
+
+    fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
+        Ok(self.rebuild_table(table, fill_factor_pct)?)
+    }
+
+    fn query(
+        &mut self,
+        table: &Table,
+        query: &QuerySpec,
+        runs: u32,
+    ) -> Result<QueryOutcome, EngineError> {
+        Ok(self.run_query(table, query, runs)?)
+    }
+
+    fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
+        Ok(self.run_ddl(table, ddl)?)
     }
 }

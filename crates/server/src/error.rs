@@ -25,4 +25,7 @@ pub enum ServerError {
     /// A local file or process operation failed.
     #[error("{0}")]
     Io(String),
+    /// The operation cannot be done on this server as it is (the reason says why).
+    #[error("{0}")]
+    Unsupported(String),
 }

@@ -220,3 +220,138 @@ pub fn index_ids(
     )?;
     Ok(rows.into_iter().collect())
 }
+
+/// Undo logs of committed transactions not yet purged (the "History list length"): the
+/// `trx_rseg_history_len` counter when enabled, else MariaDB's `Innodb_history_list_length`
+/// status, else `SHOW ENGINE INNODB STATUS` (which needs the PROCESS privilege).
+pub fn history_length(conn: &mut Conn) -> Option<u64> {
+    let row: Option<mysql::Row> = conn
+        .query_first(
+            "SELECT * FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'",
+        )
+        .ok()
+        .flatten();
+    if let Some(row) = row {
+        let enabled = get_u64(&row, "ENABLED")
+            .map(|e| e == 1)
+            .or_else(|| get_string(&row, "STATUS").map(|s| s.eq_ignore_ascii_case("enabled")));
+        if enabled == Some(true) {
+            if let Some(n) = get_u64(&row, "COUNT") {
+                return Some(n);
+            }
+        }
+    }
+    let status: Option<(String, String)> =
+        conn.query_first("SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'").ok().flatten();
+    if let Some(n) = status.and_then(|(_, v)| v.parse().ok()) {
+        return Some(n);
+    }
+    let text: Option<(String, String, String)> =
+        conn.query_first("SHOW ENGINE INNODB STATUS").ok().flatten();
+    history_from_status(&text?.2)
+}
+
+/// The number after `History list length` in `SHOW ENGINE INNODB STATUS` text.
+pub fn history_from_status(text: &str) -> Option<u64> {
+    let at = text.find("History list length")?;
+    text[at + "History list length".len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// Writes to a table's `.ibd` file as performance schema counts them
+/// (`file_summary_by_instance`: `COUNT_WRITE`, `SUM_NUMBER_OF_BYTES_WRITE`; what
+/// `sys.schema_table_statistics` reports as `io_write_requests`). `None` when performance
+/// schema is off, the instrument is disabled or the table cannot be read.
+pub fn table_file_writes(conn: &mut Conn, db: &str, table: &str) -> Option<(u64, u64)> {
+    let on: Option<u64> = conn.query_first("SELECT @@performance_schema").ok().flatten();
+    if on != Some(1) {
+        return None;
+    }
+    let enabled: Option<String> = conn
+        .query_first(
+            "SELECT ENABLED FROM performance_schema.setup_instruments \
+             WHERE NAME = 'wait/io/file/innodb/innodb_data_file'",
+        )
+        .ok()
+        .flatten();
+    if !enabled.is_some_and(|e| e.eq_ignore_ascii_case("YES")) {
+        return None;
+    }
+    // File names are as the server opened them (`./db/t.ibd` or an absolute path).
+    let suffix = format!("%/{db}/{table}.ibd");
+    let row: Option<(Option<u64>, Option<u64>)> = conn
+        .exec_first(
+            "SELECT SUM(COUNT_WRITE), SUM(SUM_NUMBER_OF_BYTES_WRITE) \
+             FROM performance_schema.file_summary_by_instance \
+             WHERE EVENT_NAME = 'wait/io/file/innodb/innodb_data_file' AND FILE_NAME LIKE ?",
+            (suffix,),
+        )
+        .ok()
+        .flatten();
+    // No row yet: the file has not been opened through an instrumented call.
+    Some(match row {
+        Some((Some(count), Some(bytes))) => (count, bytes),
+        _ => (0, 0),
+    })
+}
+
+/// The tablespace id of `db.table` (a table rebuild gives it a new one).
+pub fn space_id(conn: &mut Conn, flavour: Flavour, db: &str, table: &str) -> Option<u64> {
+    let view = match flavour {
+        Flavour::Mariadb => "INNODB_SYS_TABLES",
+        Flavour::Mysql => "INNODB_TABLES",
+    };
+    conn.exec_first(
+        format!("SELECT SPACE FROM information_schema.{view} WHERE NAME = ?"),
+        (format!("{db}/{table}"),),
+    )
+    .ok()
+    .flatten()
+}
+
+/// MySQL 8.0.29+: `INNODB_TABLES.TOTAL_ROW_VERSIONS` of `db.table` (instant ADD/DROP
+/// COLUMN row versions). `None` on MariaDB and older MySQL, which have no such column.
+pub fn total_row_versions(conn: &mut Conn, db: &str, table: &str) -> Option<u64> {
+    conn.exec_first(
+        "SELECT TOTAL_ROW_VERSIONS FROM information_schema.INNODB_TABLES WHERE NAME = ?",
+        (format!("{db}/{table}"),),
+    )
+    .ok()
+    .flatten()
+}
+
+/// MariaDB's `Innodb_instant_alter_column` status: instant ADD/DROP/reorder COLUMN
+/// operations since start. `None` where the server has no such counter (MySQL).
+pub fn instant_alter_count(conn: &mut Conn) -> Option<u64> {
+    let row: Option<(String, String)> =
+        conn.query_first("SHOW GLOBAL STATUS LIKE 'Innodb_instant_alter_column'").ok().flatten();
+    row.and_then(|(_, v)| v.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_length_is_read_from_status_text() {
+        let text = "------------\nTRANSACTIONS\n------------\nTrx id counter 52\n\
+                    Purge done for trx's n:o < 50 undo n:o < 0 state: running\n\
+                    History list length 17\nLIST OF TRANSACTIONS FOR EACH SESSION:\n";
+        assert_eq!(history_from_status(text), Some(17));
+        assert_eq!(history_from_status("nothing here"), None);
+    }
+
+    #[test]
+    fn counter_deltas_keep_unavailable_as_none() {
+        let mut a = CounterSnapshot::default();
+        let mut b = CounterSnapshot::default();
+        a.metrics.insert("index_page_merge_attempts".into(), Some(3));
+        b.metrics.insert("index_page_merge_attempts".into(), Some(10));
+        a.pages_written = Some(5);
+        b.pages_written = Some(9);
+        let d = counter_delta(&a, &b);
+        assert_eq!(d.merge_attempts, Some(7));
+        assert_eq!(d.pages_written, Some(4));
+        assert_eq!(d.page_splits, None);
+        assert_eq!(d.pages_read, None);
+    }
+}

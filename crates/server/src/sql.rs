@@ -127,15 +127,79 @@ pub fn prepared_params(table: &Table, rows: &[Vec<Value>]) -> Vec<mysql::Value> 
     let mut params = Vec::with_capacity(rows.len() * cols.len());
     for row in rows {
         for &c in &cols {
-            params.push(match &row[c] {
-                Value::Null => mysql::Value::NULL,
-                Value::Int(n) | Value::Time(n) => mysql::Value::Int(*n),
-                Value::UInt(n) => mysql::Value::UInt(*n),
-                Value::Bytes(b) => mysql::Value::Bytes(b.clone()),
-            });
+            params.push(param(&row[c]));
         }
     }
     params
+}
+
+/// A value as a prepared-statement parameter (time values as Unix seconds: the statement
+/// wraps their placeholder in `FROM_UNIXTIME`).
+pub fn param(v: &Value) -> mysql::Value {
+    match v {
+        Value::Null => mysql::Value::NULL,
+        Value::Int(n) | Value::Time(n) => mysql::Value::Int(*n),
+        Value::UInt(n) => mysql::Value::UInt(*n),
+        Value::Bytes(b) => mysql::Value::Bytes(b.clone()),
+    }
+}
+
+/// The primary key columns, quoted and comma-separated (`a`, `b`).
+pub fn pk_columns(table: &Table) -> String {
+    let cols: Vec<String> =
+        table.primary_key.iter().map(|&c| quote_ident(&table.columns[c].name)).collect();
+    cols.join(", ")
+}
+
+/// `a = ? AND b = ?` over the primary key, for keys as keylab's rows carry them (time
+/// columns as Unix seconds, through `FROM_UNIXTIME`).
+pub fn pk_equals_params(table: &Table) -> String {
+    let terms: Vec<String> = table
+        .primary_key
+        .iter()
+        .map(|&c| {
+            let col = &table.columns[c];
+            let p = if is_time(&col.ty) { "FROM_UNIXTIME(?)" } else { "?" };
+            format!("{} = {p}", quote_ident(&col.name))
+        })
+        .collect();
+    terms.join(" AND ")
+}
+
+/// `a = ? AND b = ?` over the primary key, for keys as the server returned them.
+pub fn pk_equals_server_values(table: &Table) -> String {
+    let terms: Vec<String> = table
+        .primary_key
+        .iter()
+        .map(|&c| format!("{} = ?", quote_ident(&table.columns[c].name)))
+        .collect();
+    terms.join(" AND ")
+}
+
+/// `(a, b) >= (?, ?)` (or `a >= ?` for one column) over the primary key, for keys as the
+/// server returned them.
+pub fn pk_at_least(table: &Table) -> String {
+    let marks = vec!["?"; table.primary_key.len()].join(", ");
+    if table.primary_key.len() == 1 {
+        format!("{} >= ?", pk_columns(table))
+    } else {
+        format!("({}) >= ({marks})", pk_columns(table))
+    }
+}
+
+/// A `LIKE` pattern matching values that start with `prefix`, for `ESCAPE '!'`: `!`, `%` and
+/// `_` in the prefix match themselves. (`!` rather than `\`, whose meaning in a string
+/// literal depends on `sql_mode`.)
+pub fn like_prefix_pattern(prefix: &str) -> String {
+    let mut p = String::with_capacity(prefix.len() + 1);
+    for ch in prefix.chars() {
+        if matches!(ch, '!' | '%' | '_') {
+            p.push('!');
+        }
+        p.push(ch);
+    }
+    p.push('%');
+    p
 }
 
 /// The `LOAD DATA LOCAL INFILE` statement matching [`write_tsv_row`]: binary columns arrive
@@ -316,6 +380,21 @@ mod tests {
         ];
         write_tsv_row(&mut out, &t, &sent_columns(&t), &r);
         assert_eq!(out, b"0102\ta\\tb\\\\\\n\t\\N\n");
+    }
+
+    #[test]
+    fn key_predicates_and_like_patterns() {
+        let t = table(true);
+        assert_eq!(pk_columns(&t), "`pk`");
+        assert_eq!(pk_equals_params(&t), "`pk` = ?");
+        assert_eq!(pk_at_least(&t), "`pk` >= ?");
+        let mut two = table(false);
+        two.primary_key = vec![0, 3];
+        assert_eq!(pk_equals_params(&two), "`pk` = ? AND `created_at` = FROM_UNIXTIME(?)");
+        assert_eq!(pk_equals_server_values(&two), "`pk` = ? AND `created_at` = ?");
+        assert_eq!(pk_at_least(&two), "(`pk`, `created_at`) >= (?, ?)");
+        assert_eq!(like_prefix_pattern("01J"), "01J%");
+        assert_eq!(like_prefix_pattern("a_b%c!"), "a!_b!%c!!%");
     }
 
     #[test]
