@@ -197,6 +197,13 @@ pub struct ValidateArgs {
     /// A server to use instead of a private instance.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
+    /// Database keylab creates and works in on a --url server [default: the URL's database,
+    /// else keylab].
+    #[arg(long, value_name = "NAME")]
+    pub database: Option<String>,
+    /// Output: a table, or JSON with every compared figure.
+    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    pub format: String,
 }
 
 /// `keylab inspect`.

@@ -14,7 +14,8 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let scenario = keylab_scenario::validate_scenario()
         .map_err(|e| anyhow!("the validation matrix is broken: {e}"))?;
     let plans = scenario.plan(1.0).map_err(|e| anyhow!("{e}"))?;
-    let server = EngineArgs { engine: args.engine, url: args.url.clone(), database: None };
+    let server =
+        EngineArgs { engine: args.engine, url: args.url.clone(), database: args.database.clone() };
     let sim = EngineArgs { engine: EngineKind::Sim, url: None, database: None };
     // The server first: if it cannot start, say so before any simulation.
     let (server_info, server_runs) = run_all(&server, &plans).context("server runs")?;
@@ -22,6 +23,16 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let v = validate::compare(&labels, &sim_runs, &server_runs);
     let mut out = std::io::stdout().lock();
+    if args.format == "json" {
+        let json = serde_json::json!({
+            "simulator": sim_info,
+            "server": server_info,
+            "validation": v,
+        });
+        serde_json::to_writer_pretty(&mut out, &json)?;
+        writeln!(out)?;
+        return Ok(());
+    }
     writeln!(
         out,
         "simulator: {}\nserver:    {} {}\n",
