@@ -134,7 +134,9 @@ impl Tree {
     }
 
     /// `btr_page_alloc(index, 0, FSP_UP, level)` as `PageBulk::init` calls it.
+    /// `PageBulk::init` reserves one extent first (`fsp_reserve_free_extents`).
     fn bulk_alloc(&mut self, sp: &mut Space, level: u16) -> PageNo {
+        sp.fsp.reserve_free_extents(1);
         self.alloc(sp, level, 0, Dir::Up)
     }
 }

@@ -108,7 +108,10 @@ impl Walk<'_> {
         if page.n_heap < n as u32 {
             return e("fewer heap records than live records".into());
         }
-        let free: u32 = page.free_runs.iter().map(|r| r.0 as u32 * r.1 as u32).sum();
+        if !page.heap_consistent() {
+            return e("heap slots, PAGE_FREE and the heap counters disagree".into());
+        }
+        let free: u32 = page.free_list.iter().map(|r| r.0 as u32).sum();
         // Left-overs of reused free slots stay garbage outside the list.
         if free > page.garbage_bytes {
             return e("PAGE_FREE list holds more bytes than PAGE_GARBAGE".into());

@@ -119,7 +119,6 @@ impl Fsp {
     fn init_extent(&mut self, first_page: u32) {
         debug_assert_eq!((first_page / self.extent_pages) as usize, self.xdes.len());
         self.free_limit = first_page + self.extent_pages;
-        self.size_pages = self.size_pages.max(self.free_limit);
         let ext = self.xdes.len() as u32;
         let descr = first_page % self.descr_page_period() == 0;
         self.new_xdes();
@@ -134,13 +133,61 @@ impl Fsp {
         }
     }
 
-    /// `fsp_fill_free_list`: extends the file one extent at a time while it is small, then
-    /// four at a time (`fsp_get_pages_to_extend_ibd`), and puts the new extents on FSP_FREE.
+    /// `fsp_try_extend_data_file`: a file under one extent first grows to one extent; then
+    /// it grows one extent at a time while small, four at a time from 32 extents
+    /// (`fsp_get_pages_to_extend_ibd`, whose threshold compares pages with the page size in
+    /// bytes, as the server does).
+    fn extend_file(&mut self) {
+        let e = self.extent_pages;
+        if self.size_pages < e {
+            self.size_pages = e;
+        }
+        let threshold = (32 * e).min(self.page_bytes);
+        self.size_pages += if self.size_pages >= threshold { 4 * e } else { e };
+    }
+
+    /// `fsp_fill_free_list`: extends the file when fewer than 4 extents lie above the free
+    /// limit, then puts up to 4 extents from the free limit on FSP_FREE.
     fn fill_free_list(&mut self) {
-        let threshold = (32 * self.extent_pages).min(self.page_bytes);
-        let add = if self.free_limit >= threshold { 4 } else { 1 };
-        for _ in 0..add {
+        let e = self.extent_pages;
+        if self.size_pages < self.free_limit + 4 * e {
+            self.extend_file();
+        }
+        let mut count = 0;
+        while self.free_limit + e <= self.size_pages && count < 4 {
             self.init_extent(self.free_limit);
+            count += 1;
+        }
+    }
+
+    /// Free extents as `fsp_reserve_free_extents` and `fsp_get_available_space_in_free_extents`
+    /// count them: FSP_FREE plus the extents above the free limit, less one and less the
+    /// descriptor extents among them; and the reserve of 2 extents + 1 % of the file.
+    fn free_and_reserve(&self) -> (u32, u32) {
+        let e = self.extent_pages;
+        let mut up = self.size_pages.saturating_sub(self.free_limit) / e;
+        if up > 0 {
+            up -= 1;
+            up -= up / (self.page_bytes / e);
+        }
+        let reserve = 2 + (self.size_pages / e) * 2 / 200;
+        (self.free.len() as u32 + up, reserve)
+    }
+
+    /// `fsp_reserve_free_extents(n_ext, FSP_NORMAL)` before a page split or a bulk page: the
+    /// file is extended until more than `reserve + n_ext` extents are free. (Files under one
+    /// extent follow page-level rules that change no statistic here and are not modelled;
+    /// reservations nested inside one operation are not added up.)
+    pub fn reserve_free_extents(&mut self, n_ext: u32) {
+        if self.size_pages < self.extent_pages {
+            return;
+        }
+        loop {
+            let (n_free, reserve) = self.free_and_reserve();
+            if n_free > reserve + n_ext {
+                return;
+            }
+            self.extend_file();
         }
     }
 
@@ -353,15 +400,13 @@ impl Fsp {
         }
     }
 
-    /// `fsp_get_available_space_in_free_extents` in bytes (TABLES.DATA_FREE): extents on
-    /// FSP_FREE (the file never extends past the free limit here) less a reserve of 2 extents
-    /// plus 1 % of the file's extents; 0 for files smaller than one extent.
+    /// `fsp_get_available_space_in_free_extents` in bytes (TABLES.DATA_FREE): free extents
+    /// less the reserve; 0 for files smaller than one extent.
     pub fn available_free_extent_bytes(&self) -> u64 {
         if self.size_pages < self.extent_pages {
             return 0;
         }
-        let n_free = self.free.len() as u64;
-        let reserve = 2 + (self.size_pages / self.extent_pages) as u64 * 2 / 200;
-        n_free.saturating_sub(reserve) * self.extent_pages as u64 * self.page_bytes as u64
+        let (n_free, reserve) = self.free_and_reserve();
+        n_free.saturating_sub(reserve) as u64 * self.extent_pages as u64 * self.page_bytes as u64
     }
 }

@@ -90,15 +90,25 @@ pub(crate) struct Page {
     pub n_heap: u32,
     /// PAGE_GARBAGE.
     pub garbage_bytes: u32,
-    /// The PAGE_FREE list as runs of (record size, count); the head is the last run.
-    pub free_runs: Vec<(u16, u16)>,
+    /// The PAGE_FREE list as (freed record's size, heap slot); the head is the last entry.
+    pub free_list: Vec<(u16, u16)>,
+    /// Heap slot (heap number − 2) of each record, in key order.
+    heap_nos: Vec<u16>,
+    /// Bytes of each heap slot, by heap slot: a record reusing a larger freed slot leaves
+    /// the slot's size unchanged.
+    slot_bytes: Vec<u16>,
+    /// Heap slot chosen by the last `place`, used by `insert_placed`.
+    placed_slot: u16,
+    /// MariaDB ≥ 10.5 (`page_mem_free`): deleting the record that ends at PAGE_HEAP_TOP
+    /// lowers the heap top instead of adding the record to PAGE_FREE. MySQL 8.0 does not.
+    heap_top_shrinks: bool,
     /// PAGE_LAST_INSERT as a position in key order (`None` = 0 = unknown).
     pub last_insert: Option<u32>,
 }
 
 impl Page {
     /// A freshly created empty page (`page_create`).
-    pub fn new(level: u16, key_width: usize, cap_recs: usize) -> Page {
+    pub fn new(level: u16, key_width: usize, cap_recs: usize, heap_top_shrinks: bool) -> Page {
         Page {
             level,
             prev: None,
@@ -112,7 +122,11 @@ impl Page {
             heap_bytes: 0,
             n_heap: 0,
             garbage_bytes: 0,
-            free_runs: Vec::new(),
+            free_list: Vec::new(),
+            heap_nos: Vec::with_capacity(cap_recs),
+            slot_bytes: Vec::with_capacity(cap_recs),
+            placed_slot: 0,
+            heap_top_shrinks,
             last_insert: None,
         }
     }
@@ -132,6 +146,27 @@ impl Page {
     /// Bytes of key storage (for the checker).
     pub fn key_bytes_len(&self) -> usize {
         self.keys.len()
+    }
+
+    /// True when heap slots, the free list and the heap counters agree (for the checker).
+    pub fn heap_consistent(&self) -> bool {
+        let n_heap = self.n_heap as usize;
+        let mut seen = vec![false; n_heap];
+        let slots = self.heap_nos.iter().copied().chain(self.free_list.iter().map(|f| f.1));
+        for s in slots {
+            if s as usize >= n_heap || std::mem::replace(&mut seen[s as usize], true) {
+                return false;
+            }
+        }
+        let heap: u32 = self.slot_bytes.iter().map(|&b| b as u32).sum();
+        self.heap_nos.len() == self.sizes.len()
+            && self.slot_bytes.len() == n_heap
+            && heap == self.heap_bytes
+            && self
+                .sizes
+                .iter()
+                .zip(&self.heap_nos)
+                .all(|(&s, &h)| s <= self.slot_bytes[h as usize])
     }
 
     /// True when every key shares the page's shared prefix and every prefix word matches its
@@ -235,40 +270,24 @@ impl Page {
         g.free_empty as i64 - self.heap_bytes as i64 - dir_res(self.n_heap + k) as i64
     }
 
-    fn free_head(&self) -> Option<u16> {
-        self.free_runs.last().map(|r| r.0)
-    }
-
-    fn free_pop(&mut self) {
-        let last = self.free_runs.last_mut().expect("free list head");
-        last.1 -= 1;
-        if last.1 == 0 {
-            self.free_runs.pop();
-        }
-    }
-
-    fn free_push(&mut self, size: u16) {
-        match self.free_runs.last_mut() {
-            Some(r) if r.0 == size && r.1 < u16::MAX => r.1 += 1,
-            _ => self.free_runs.push((size, 1)),
-        }
-    }
-
     /// Finds room for a record of `size` bytes as `page_cur_insert_rec_low` does: only the
     /// head of PAGE_FREE is tried, then the heap top. Returns false when neither has room
     /// (the caller may reorganize). Accounts the bytes but does not add the record.
     pub fn place(&mut self, g: &Geometry, size: u32) -> bool {
-        if let Some(head) = self.free_head() {
+        if let Some(&(head, slot)) = self.free_list.last() {
             if head as u32 >= size {
-                self.free_pop();
+                self.free_list.pop();
                 // Left-over bytes of the reused slot stay counted as garbage.
                 self.garbage_bytes -= size;
                 self.data_bytes += size;
+                self.placed_slot = slot;
                 return true;
             }
         }
         if self.max_insert(g, 1) >= size as i64 {
             self.heap_bytes += size;
+            self.placed_slot = self.n_heap as u16;
+            self.slot_bytes.push(size as u16);
             self.n_heap += 1;
             self.data_bytes += size;
             return true;
@@ -276,12 +295,31 @@ impl Page {
         false
     }
 
-    /// `btr_page_reorganize_low`: records rewritten compactly, no garbage.
+    /// `btr_page_reorganize_low`: records rewritten compactly in key order, no garbage.
     pub fn reorganize(&mut self) {
         self.heap_bytes = self.data_bytes;
         self.n_heap = self.n_recs();
         self.garbage_bytes = 0;
-        self.free_runs.clear();
+        self.free_list.clear();
+        self.slot_bytes.clear();
+        self.slot_bytes.extend_from_slice(&self.sizes);
+        self.heap_nos.clear();
+        self.heap_nos.extend(0..self.sizes.len() as u16);
+    }
+
+    /// Frees the heap slot of a record of `size` bytes being deleted (`page_mem_free`): it
+    /// heads PAGE_FREE, unless (MariaDB) it ends at the heap top, which then drops.
+    fn mem_free(&mut self, slot: u16, size: u16) {
+        self.data_bytes -= size as u32;
+        let top = self.n_heap as u16 - 1;
+        if self.heap_top_shrinks && slot == top && self.slot_bytes[slot as usize] == size {
+            self.n_heap -= 1;
+            self.heap_bytes -= size as u32;
+            self.slot_bytes.pop();
+        } else {
+            self.garbage_bytes += size as u32;
+            self.free_list.push((size, slot));
+        }
     }
 
     /// Adds a record at position `pos` after `place` found room; sets PAGE_LAST_INSERT.
@@ -292,6 +330,7 @@ impl Page {
         self.keys.copy_within(pos * kw..old, (pos + 1) * kw);
         self.keys[pos * kw..(pos + 1) * kw].copy_from_slice(key);
         self.sizes.insert(pos, size as u16);
+        self.heap_nos.insert(pos, self.placed_slot);
         if self.level > 0 {
             self.children.insert(pos, child);
         }
@@ -316,12 +355,11 @@ impl Page {
         let n = self.sizes.len();
         self.compact_without(pos, n, kw);
         let size = self.sizes.remove(pos);
+        let slot = self.heap_nos.remove(pos);
         if self.level > 0 {
             self.children.remove(pos);
         }
-        self.data_bytes -= size as u32;
-        self.garbage_bytes += size as u32;
-        self.free_push(size);
+        self.mem_free(slot, size);
         self.last_insert = None;
     }
 
@@ -353,7 +391,9 @@ impl Page {
         self.heap_bytes = 0;
         self.n_heap = 0;
         self.garbage_bytes = 0;
-        self.free_runs.clear();
+        self.free_list.clear();
+        self.heap_nos.clear();
+        self.slot_bytes.clear();
         self.last_insert = None;
     }
 
@@ -365,7 +405,11 @@ impl Page {
             to.shared = self.shared;
             to.prefixes.extend_from_slice(&self.prefixes[range.clone()]);
         }
+        debug_assert!(to.free_list.is_empty() || was_empty);
         to.sizes.extend_from_slice(&self.sizes[range.clone()]);
+        let first_slot = to.n_heap as u16;
+        to.heap_nos.extend(first_slot..first_slot + range.len() as u16);
+        to.slot_bytes.extend_from_slice(&self.sizes[range.clone()]);
         if self.level > 0 {
             to.children.extend_from_slice(&self.children[range.clone()]);
         }
@@ -390,14 +434,16 @@ impl Page {
             self.make_empty();
             return;
         }
+        // The chain is catenated to PAGE_FREE without page_mem_free: the heap never shrinks.
         for i in (from..n).rev() {
             let s = self.sizes[i];
-            self.free_push(s);
+            self.free_list.push((s, self.heap_nos[i]));
             self.garbage_bytes += s as u32;
             self.data_bytes -= s as u32;
         }
         self.compact(0..from, kw);
         self.sizes.truncate(from);
+        self.heap_nos.truncate(from);
         if self.level > 0 {
             self.children.truncate(from);
         }
@@ -411,14 +457,12 @@ impl Page {
             return;
         }
         for i in 0..to {
-            let s = self.sizes[i];
-            self.free_push(s);
-            self.garbage_bytes += s as u32;
-            self.data_bytes -= s as u32;
+            self.mem_free(self.heap_nos[i], self.sizes[i]);
         }
         let n = self.sizes.len();
         self.compact(to..n, kw);
         self.sizes.drain(..to);
+        self.heap_nos.drain(..to);
         if self.level > 0 {
             self.children.drain(..to);
         }

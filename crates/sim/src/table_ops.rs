@@ -143,4 +143,57 @@ impl SimTable {
             p.flush_all();
         }
     }
+
+    /// Debugging aid for fidelity work: the header fields of the PRIMARY leaf that holds (or
+    /// would hold) primary key `pk`, and the insert position in it.
+    #[doc(hidden)]
+    pub fn debug_primary_leaf(&self, pk: &[Value]) -> String {
+        let mut row = vec![Value::Null; self.table.columns.len()];
+        for (&c, v) in self.table.primary_key.iter().zip(pk) {
+            row[c] = v.clone();
+        }
+        let mut key = Vec::new();
+        self.trees[0].layout.encode_key(&row, &mut key);
+        let (p, pos) = self.trees[0].descend_ro(&self.space, &key, 0);
+        format!("pos {pos} {}", self.debug_page(p.0))
+    }
+
+    /// Debugging aid for fidelity work: the header fields of page `no`.
+    #[doc(hidden)]
+    pub fn debug_page(&self, no: u32) -> String {
+        let p = PageNo(no);
+        let Some(g) = self.space.pages.get(no as usize).and_then(|x| x.as_ref()) else {
+            return format!("page {no} not in use");
+        };
+        format!(
+            "page {} n_recs {} data {} heap {} n_heap {} garbage {} free {:?} \
+             last_insert {:?} prev {:?} next {:?}",
+            p.0,
+            g.n_recs(),
+            g.data_bytes,
+            g.heap_bytes,
+            g.n_heap,
+            g.garbage_bytes,
+            g.free_list.len(),
+            g.last_insert,
+            g.prev,
+            g.next
+        )
+    }
+
+    /// Debugging aid for fidelity work: (page number, level, records, DATA_SIZE) of every
+    /// B-tree page of index `ix` (0 = PRIMARY), as `INNODB_BUFFER_PAGE` lists them.
+    #[doc(hidden)]
+    pub fn debug_pages(&self, ix: usize) -> Vec<(u32, u16, u32, u32)> {
+        let t = &self.trees[ix];
+        let mut out = Vec::new();
+        for l in t.leftmost_pages(&self.space) {
+            for p in Tree::level_pages(&self.space, l) {
+                let page = self.space.page(p);
+                out.push((p.0, page.level, page.n_recs(), page.data_bytes));
+            }
+        }
+        out.sort_unstable();
+        out
+    }
 }

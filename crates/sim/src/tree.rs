@@ -110,7 +110,7 @@ impl Tree {
 
     fn install_page(&self, sp: &mut Space, no: u32, level: u16) {
         let cap = if level == 0 { self.cap_leaf } else { self.cap_nonleaf };
-        let page = Page::new(level, self.kw(), cap);
+        let page = Page::new(level, self.kw(), cap, sp.flavour == Flavour::MariaDb1011);
         let i = no as usize;
         if sp.pages.len() <= i {
             sp.pages.resize_with(i + 1, || None);
@@ -266,6 +266,11 @@ impl Tree {
     ) -> PageNo {
         if self.optimistic(sp, p, pos, key, size, child) {
             return p;
+        }
+        if sp.page(p).level == 0 {
+            // btr_cur_pessimistic_insert reserves tree_height / 16 + 3 extents first.
+            let height = sp.page(self.root).level as u32 + 1;
+            sp.fsp.reserve_free_extents(height / 16 + 3);
         }
         if p == self.root {
             self.root_raise_and_insert(sp, key, size, child)
