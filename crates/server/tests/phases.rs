@@ -141,6 +141,45 @@ fn churn_purges_merges_and_keeps_the_row_count() {
     }
 }
 
+/// Through `--url` keylab changes no global: it polls the history list length instead.
+#[test]
+fn churn_on_a_url_server_polls_until_purged() {
+    if !server_installed() {
+        return;
+    }
+    let private = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
+    let url = private.private_server().unwrap().tcp_url(None);
+    let mut engine = MariaDbEngine::connect(&url, Some("keylab_url"), None).unwrap();
+    let w = workload("uuid4:text", Placement::Pk, 3300, "t_url_churn");
+    let table = w.table();
+    let mut all = rows_of(&w);
+    let fresh = all.split_off(3000);
+    load(&mut engine, &table, &all);
+    let before = engine.measure(&table).unwrap();
+    let mut churn = Churn {
+        pk_column: 0,
+        live: all.iter().map(|r| vec![r[0].clone()]).collect(),
+        fresh: fresh.into_iter(),
+        pick: 3,
+    };
+    let ops = churn.round(300, 300);
+    engine.apply(&table, &mut ops.into_iter(), &mut |_| {}).unwrap();
+    // Read before measuring: ANALYZE TABLE's statistics update is a transaction of its own.
+    let mut conn = engine.new_connection().unwrap();
+    let history: Option<(String, u64)> =
+        conn.query_first("SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'").unwrap();
+    assert_eq!(history.map(|h| h.1), Some(0), "purged before apply returned");
+    let after = engine.measure(&table).unwrap();
+    assert!(after.counters.merge_attempts >= before.counters.merge_attempts);
+    assert_eq!(count_rows(&engine, "t_url_churn"), 3000);
+    let info = serde_json::to_string(&engine.info()).unwrap();
+    assert!(!info.contains("purge did not finish"), "{info}");
+    // No global was touched on the way.
+    let wait: u64 = conn.query_first("SELECT @@GLOBAL.innodb_max_purge_lag_wait").unwrap().unwrap();
+    assert_eq!(wait, u64::from(u32::MAX));
+    engine.drop_table(&table).unwrap();
+}
+
 #[test]
 fn a_delete_of_a_missing_key_is_an_error_and_rolls_back() {
     if !server_installed() {
