@@ -204,6 +204,22 @@ impl MariaDbEngine {
             server: None,
         };
         engine.read_settings()?;
+        let purge_wait = match (&engine.target, flavour) {
+            (Target::Private { .. }, Flavour::Mariadb) => {
+                "churn waits with SET GLOBAL innodb_max_purge_lag_wait = 0 (private instance)"
+                    .to_string()
+            }
+            (Target::Private { .. }, Flavour::Mysql) => format!(
+                "churn polls the history list length until 0 (at most {} s per call)",
+                churn::PRIVATE_PURGE_WAIT.as_secs()
+            ),
+            (Target::Url(_), _) => format!(
+                "churn polls the history list length until 0, at most {} s per call (no global \
+                 is changed on a shared server)",
+                churn::URL_PURGE_WAIT.as_secs()
+            ),
+        };
+        engine.settings.insert("purge_wait".into(), Json::from(purge_wait));
         Ok(engine)
     }
 

@@ -1,7 +1,8 @@
 //! keylab-server: keylab's real-server engine for MariaDB and MySQL.
 //!
 //! - [`engine`]: [`MariaDbEngine`], the `keylab_core::Engine` on a private instance or a
-//!   user's server (`--url`), working only inside its own database.
+//!   user's server (`--url`), working only inside its own database: load, measure, and the
+//!   phases after a load (churn, rebuild under a fill factor, timed queries, online DDL).
 //! - [`load`]: the row pipeline to N writer connections (row, multi, prepared, load-data).
 //! - [`metrics`]: counters, index statistics, table sizes and buffer-pool page figures.
 //! - [`owner`]: keylab's claim on its database of a user's server.

@@ -112,7 +112,9 @@ fn churn_purges_merges_and_keeps_the_row_count() {
         for round in 1..=3 {
             let mut applied = 0;
             let ops = churn.round(500, 500);
+            let t0 = std::time::Instant::now();
             engine.apply(&table, &mut ops.into_iter(), &mut |n| applied += n).unwrap();
+            eprintln!("{label} round {round}: 1000 ops and purge in {:?}", t0.elapsed());
             assert_eq!(applied, 1000, "{label} round {round}");
             let m = engine.measure(&table).unwrap();
             // Cumulative since create_table: never below the previous measurement.
