@@ -1,10 +1,11 @@
 //! Charts for the HTML report, drawn as inline SVG strings from plain numbers: horizontal bar
-//! charts, grouped bar charts (several series per label) and ten-bucket fill histograms.
+//! charts, grouped bar charts (several series per label), ten-bucket fill histograms and
+//! line charts (one line per series over a numeric x axis, linear or logarithmic).
 //!
 //! Hand-written because no charting crate renders small, self-contained, deterministic SVG
 //! to a string (plotters and charming pull in fonts, files or JavaScript). Output depends only
 //! on the inputs: coordinates are printed with one decimal, no ids or timestamps. Styling is
-//! by CSS class (`bar`, `s0`..`s3`, `na`, `axis`), set by the page's stylesheet. A value of
+//! by CSS class (`bar`, `s0`..`s9` fills, `l0`..`l9` lines, `na`, `axis`, `grid`), set by the page's stylesheet. A value of
 //! `None` draws `n/a`, never a zero-length bar.
 
 use crate::text::escape_html as esc;
@@ -19,8 +20,8 @@ const VALUE_W: f64 = 110.0;
 /// Height of the title band, px.
 const TITLE_H: f64 = 30.0;
 
-/// Number of series colours defined by the stylesheet (`s0`..`s3`).
-const SERIES_CLASSES: usize = 4;
+/// Number of series colours defined by the stylesheet (`s0`..`s9`, `l0`..`l9`).
+const SERIES_CLASSES: usize = 10;
 
 /// A horizontal bar chart: one bar per label, values printed with `show`.
 pub fn bar_chart(
@@ -163,6 +164,158 @@ pub fn fill_histogram(title: &str, buckets: &[u64]) -> String {
     svg
 }
 
+/// One line of a line chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// Legend name.
+    pub name: String,
+    /// `(x, y)` points, drawn in the order given.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Axis scale of a line chart's x axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Evenly spaced values from 0.
+    Linear,
+    /// Powers of ten evenly spaced (batch sizes 100, 1,000, 10,000); x must be > 0.
+    Log,
+}
+
+/// A line chart: y from 0 to a round maximum, x linear from 0 (or logarithmic), a legend on
+/// the right, a dot with a tooltip at each point. `show_x`/`show_y` print tick labels.
+pub fn line_chart(
+    title: &str,
+    axes: (&str, &str),
+    lines: &[Line],
+    x_scale: Scale,
+    show_x: &dyn Fn(f64) -> String,
+    show_y: &dyn Fn(f64) -> String,
+) -> String {
+    let (x0, plot_w, plot_h) = (64.0, 380.0, 200.0);
+    let y0 = TITLE_H + 8.0;
+    let legend_x = x0 + plot_w + 24.0;
+    let legend_h = lines.len() as f64 * 16.0;
+    let height = (y0 + plot_h + 44.0).max(y0 + legend_h + 8.0);
+    let points = || lines.iter().flat_map(|l| l.points.iter());
+    let y_max = nice_ceiling(points().map(|p| p.1).fold(0.0, f64::max));
+    let (x_lo, x_hi) = match x_scale {
+        Scale::Linear => (0.0, nice_ceiling(points().map(|p| p.0).fold(0.0, f64::max))),
+        Scale::Log => {
+            let xs: Vec<f64> = points().map(|p| p.0).filter(|x| *x > 0.0).collect();
+            let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = xs.iter().copied().fold(0.0, f64::max);
+            if xs.is_empty() {
+                (1.0, 10.0)
+            } else {
+                (
+                    10f64.powf(lo.log10().floor()),
+                    10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
+                )
+            }
+        }
+    };
+    let px = |x: f64| -> f64 {
+        let t = match x_scale {
+            Scale::Linear => {
+                if x_hi > x_lo {
+                    (x - x_lo) / (x_hi - x_lo)
+                } else {
+                    0.0
+                }
+            }
+            Scale::Log => (x.max(x_lo).log10() - x_lo.log10()) / (x_hi.log10() - x_lo.log10()),
+        };
+        x0 + t * plot_w
+    };
+    let py = |y: f64| y0 + plot_h - if y_max > 0.0 { y / y_max * plot_h } else { 0.0 };
+
+    let mut svg = open(title, WIDTH.max(legend_x + 200.0), height);
+    let base = y0 + plot_h;
+    // Grid and ticks: five steps on y; on x five linear steps or each power of ten.
+    for i in 0..=5 {
+        let v = y_max * f64::from(i) / 5.0;
+        let y = py(v);
+        let _ = write!(
+            svg,
+            r#"<line class="grid" x1="{x0:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            x0 + plot_w,
+            x0 - 6.0,
+            y + 4.0,
+            esc(&show_y(v))
+        );
+    }
+    let x_ticks: Vec<f64> = match x_scale {
+        Scale::Linear => (0..=5).map(|i| x_lo + (x_hi - x_lo) * f64::from(i) / 5.0).collect(),
+        Scale::Log => {
+            let (a, b) = (x_lo.log10().round() as i32, x_hi.log10().round() as i32);
+            (a..=b).map(|e| 10f64.powi(e)).collect()
+        }
+    };
+    for x in x_ticks {
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            px(x),
+            base + 16.0,
+            esc(&show_x(x))
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<line class="axis" x1="{x0:.1}" y1="{base:.1}" x2="{:.1}" y2="{base:.1}"/><line class="axis" x1="{x0:.1}" y1="{y0:.1}" x2="{x0:.1}" y2="{base:.1}"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text x="{:.1}" y="{:.1}">{}</text>"#,
+        x0 + plot_w,
+        x0 + plot_w / 2.0,
+        base + 34.0,
+        esc(axes.0),
+        x0 - 60.0,
+        y0 - 6.0,
+        esc(axes.1)
+    );
+    for (i, line) in lines.iter().enumerate() {
+        let class = i % SERIES_CLASSES;
+        let path: Vec<String> =
+            line.points.iter().map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y))).collect();
+        let _ = write!(svg, r#"<polyline class="l{class}" points="{}"/>"#, path.join(" "));
+        for &(x, y) in &line.points {
+            let _ = write!(
+                svg,
+                r#"<circle class="s{class}" cx="{:.1}" cy="{:.1}" r="2.5"><title>{}: {} → {}</title></circle>"#,
+                px(x),
+                py(y),
+                esc(&line.name),
+                esc(&show_x(x)),
+                esc(&show_y(y))
+            );
+        }
+        let ly = y0 + 4.0 + i as f64 * 16.0;
+        let _ = write!(
+            svg,
+            r#"<line class="l{class}" x1="{legend_x:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            legend_x + 16.0,
+            legend_x + 22.0,
+            ly + 4.0,
+            esc(&line.name)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10ⁿ at or above `v` (0 stays 0), so
+/// five ticks are round numbers and the plot is not mostly empty.
+fn nice_ceiling(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return 0.0;
+    }
+    let magnitude = 10f64.powf(v.log10().floor());
+    [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|c| *c >= v * (1.0 - 1e-12))
+        .unwrap_or(10.0 * magnitude)
+}
+
 /// The opening tag, accessible title and visible title. No `xmlns`: inline SVG in HTML does
 /// not need it, and the page then names no URL at all.
 fn open(title: &str, width: f64, height: f64) -> String {
@@ -230,6 +383,32 @@ mod tests {
         let groups = vec![("a".to_string(), vec![Some(1.0), Some(2.0), None])];
         let svg = grouped_bar_chart("lat", &["p50", "p99", "max"], &groups, &plain);
         assert!(svg.contains(">p50<") && svg.contains(r#"class="s1""#) && svg.contains(">n/a<"));
+    }
+
+    #[test]
+    fn line_charts_draw_one_polyline_per_series() {
+        let lines = vec![
+            Line { name: "a".into(), points: vec![(0.0, 0.0), (100.0, 10.0)] },
+            Line { name: "b<".into(), points: vec![(50.0, 3.0)] },
+        ];
+        let svg = line_chart("growth", ("rows", "pages"), &lines, Scale::Linear, &plain, &plain);
+        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert_eq!(svg.matches("<circle").count(), 3);
+        assert!(svg.contains(r#"class="l1""#) && svg.contains("b&lt;"));
+        assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+        let log = line_chart("t", ("batch", "rows/s"), &lines[..1], Scale::Log, &plain, &plain);
+        assert!(!log.contains("NaN"), "{log}");
+    }
+
+    #[test]
+    fn nice_ceilings_are_round() {
+        assert_eq!(nice_ceiling(0.0), 0.0);
+        assert_eq!(nice_ceiling(7.0), 8.0);
+        assert_eq!(nice_ceiling(153.0), 200.0);
+        assert_eq!(nice_ceiling(6000.0), 6000.0);
+        assert_eq!(nice_ceiling(2000.0), 2000.0);
+        assert_eq!(nice_ceiling(2100.0), 2500.0);
+        assert_eq!(nice_ceiling(97.0), 100.0);
     }
 
     #[test]

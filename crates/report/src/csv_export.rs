@@ -5,6 +5,10 @@
 //! (1.000 for the best variant, empty when no ratio applies), so a sheet can sort or colour
 //! on it. Rows no run has a figure for are kept. No report metadata is written: the header
 //! must stay one line for spreadsheet imports.
+//!
+//! Only scalar figures are written: list-valued phase figures (load `samples`, churn
+//! `per_round`, DDL `steps`, `first_batch_ms`) are left out, since one cell cannot hold a
+//! series a spreadsheet can use; they stay in the JSON and are charted in the HTML report.
 
 use crate::table::MetricTable;
 use keylab_core::Report;
@@ -17,7 +21,8 @@ pub(crate) fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()>
     let model = MetricTable::from_report(report);
     let mut writer = csv::Writer::from_writer(out);
     let mut header = Vec::new();
-    for row in &model.rows {
+    let rows: Vec<_> = model.rows.iter().filter(|r| !r.is_list()).collect();
+    for row in &rows {
         header.push(row.key.clone());
         if row.better.is_some() {
             header.push(format!("{}{RATIO_SUFFIX}", row.key));
@@ -26,7 +31,7 @@ pub(crate) fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()>
     writer.write_record(&header).map_err(io::Error::other)?;
     for run in 0..model.columns.len() {
         let mut record = Vec::with_capacity(header.len());
-        for row in &model.rows {
+        for row in &rows {
             let cell = &row.cells[run];
             record.push(cell.value.raw());
             if row.better.is_some() {

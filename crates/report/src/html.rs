@@ -1,20 +1,24 @@
 //! The HTML format: one self-contained file (no network, no script, no external style) from
 //! the template in `template.html`, with the reading, the side-by-side [`MetricTable`] and
 //! inline SVG charts: pages and bytes per variant, page splits, leaf fill histograms and,
-//! when the report has them, throughput, batch latency, query times and phase figures.
+//! when the report has them, growth of pages with rows, throughput and batch latency (per
+//! run, and against writers and batch size), churn (pages before and after, splits and
+//! merges, per-round lines), query times and phase figures.
 //!
-//! All report text is escaped. Charts read their figures from the same table model as the
-//! other formats (the fill histograms, which are not table rows, come from the report).
-//! Growth curves (pages against rows) need sampled points the result format does not carry
-//! yet, so they are not drawn.
+//! All report text is escaped. Charts of table rows read the same table model as the other
+//! formats; the fill histograms and the charts of phase lists (`chart_data.rs`) read the
+//! report. A chart with no data is left out. Like the terminal, a report of many runs gets
+//! one table per group of at most [`MAX_COLUMNS`](crate::MAX_COLUMNS) runs.
 
 use crate::chart::{bar_chart, fill_histogram, grouped_bar_chart};
-use crate::table::{MetricTable, Ratio};
+use crate::chart_data;
+use crate::table::{MetricRow, MetricTable, Ratio};
 use crate::text::{decimal, escape_html as esc, group_thousands, human_bytes};
-use crate::{headline, reading, settings_line, RenderContext, RATIO_LEGEND};
+use crate::{headline, part_heading, reading, settings_line, RenderContext, RATIO_LEGEND};
 use keylab_core::Report;
 use std::fmt::Write as _;
 use std::io;
+use std::ops::Range;
 
 const TEMPLATE: &str = include_str!("template.html");
 
@@ -73,41 +77,55 @@ fn table(model: &MetricTable) -> String {
     if model.columns.is_empty() {
         return "<p>No runs in this report.</p>".to_string();
     }
+    let mut html = String::new();
+    for range in model.column_groups() {
+        if let Some(heading) = part_heading(&range, model.columns.len()) {
+            let _ = writeln!(html, r#"<h3 class="part">{}</h3>"#, esc(&heading));
+        }
+        html.push_str(&table_part(model, range));
+    }
+    html
+}
+
+fn table_part(model: &MetricTable, cols: Range<usize>) -> String {
     let mut html = String::from("<table class=\"metrics\">\n<thead><tr><th>metric</th>");
-    for c in &model.columns {
+    for c in &model.columns[cols.clone()] {
         let _ = write!(html, "<th>{}</th>", esc(c));
     }
     html.push_str("</tr></thead>\n<tbody>\n");
-    let mut section = "";
-    for row in model.visible_rows() {
-        if row.section != section {
-            section = &row.section;
-            let _ = writeln!(
-                html,
-                r#"<tr class="section"><th colspan="{}">{}</th></tr>"#,
-                model.columns.len() + 1,
-                esc(section)
-            );
+    let span = cols.len() + 1;
+    for section in model.sections() {
+        let _ = writeln!(
+            html,
+            r#"<tr class="section"><th colspan="{span}">{}</th></tr>"#,
+            esc(section.name)
+        );
+        for note in &section.notes {
+            let _ =
+                writeln!(html, r#"<tr class="note"><th colspan="{span}">{}</th></tr>"#, esc(note));
         }
-        let _ = write!(html, r#"<tr><th scope="row">{}</th>"#, esc(&row.label));
-        for cell in &row.cells {
-            let class = match (&cell.ratio, cell.value.is_null()) {
-                (_, true) => r#" class="na""#,
-                (Some(Ratio::Best), _) => r#" class="best""#,
-                _ => "",
-            };
-            let ratio =
-                cell.ratio.map(|r| format!(r#"<span class="ratio">{}</span>"#, esc(&r.human())));
-            let _ = write!(
-                html,
-                "<td{class}>{}{}</td>",
-                esc(&cell.value.human()),
-                ratio.unwrap_or_default()
-            );
+        for row in &section.rows {
+            let _ = write!(html, r#"<tr><th scope="row">{}</th>"#, esc(&row.label));
+            for cell in &row.cells[cols.clone()] {
+                let class = match (&cell.ratio, cell.value.is_null()) {
+                    (_, true) => r#" class="na""#,
+                    (Some(Ratio::Best), _) => r#" class="best""#,
+                    _ => "",
+                };
+                let ratio = cell
+                    .ratio
+                    .map(|r| format!(r#"<span class="ratio">{}</span>"#, esc(&r.human())));
+                let _ = write!(
+                    html,
+                    "<td{class}>{}{}</td>",
+                    esc(&cell.value.human()),
+                    ratio.unwrap_or_default()
+                );
+            }
+            html.push_str("</tr>\n");
         }
-        html.push_str("</tr>\n");
     }
-    html.push_str("</tbody>\n</table>");
+    html.push_str("</tbody>\n</table>\n");
     html
 }
 
@@ -191,6 +209,10 @@ fn charts(report: &Report, model: &MetricTable) -> String {
         }
     }
     sections.push(Section { heading: "Leaf fill histograms".into(), charts: fill });
+    sections.push(Section {
+        heading: "Growth during the load".into(),
+        charts: chart_data::growth(report, labels),
+    });
 
     let mut load = Vec::new();
     if let Some(values) = series("load.rows_per_s") {
@@ -208,7 +230,9 @@ fn charts(report: &Report, model: &MetricTable) -> String {
             .collect();
         load.push(grouped_bar_chart("Batch latency", &["p50", "p99", "max"], &groups, &ms));
     }
+    load.extend(chart_data::load_dimensions(report));
     sections.push(Section { heading: "Load".into(), charts: load });
+    sections.push(Section { heading: "Churn".into(), charts: chart_data::churn(report, labels) });
 
     let mut queries = Vec::new();
     for row in
@@ -231,8 +255,17 @@ fn charts(report: &Report, model: &MetricTable) -> String {
     }
     sections.push(Section { heading: "Queries".into(), charts: queries });
 
+    // Phase results (figures with a better direction); settings and what a phase was asked
+    // to do are not charted, "before" figures repeat the previous phase's "after", and churn
+    // has its own charts above.
     let mut phases = Vec::new();
-    for row in model.rows.iter().filter(|r| r.key.starts_with("phase")) {
+    let charted = |r: &&MetricRow| {
+        r.is_phase()
+            && r.better.is_some()
+            && !r.key.ends_with("_before")
+            && !r.key.contains(".churn.")
+    };
+    for row in model.rows.iter().filter(charted) {
         let values: Vec<Option<f64>> = row.cells.iter().map(|c| c.value.number()).collect();
         let present: Vec<f64> = values.iter().flatten().copied().collect();
         // A figure every run shares (rounds, rows inserted) is a setting, not a result.

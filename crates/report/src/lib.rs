@@ -18,11 +18,14 @@
 #![deny(missing_docs)]
 
 mod chart;
+mod chart_data;
 mod csv_export;
 mod format;
 mod html;
 mod json;
+mod labels;
 mod markdown;
+mod phases;
 mod reading;
 mod table;
 mod terminal;
@@ -34,7 +37,9 @@ pub use format::{Format, UnknownFormat};
 pub use json::{load_report, parse_report, LoadError};
 pub use keylab_core::Report;
 pub use reading::reading;
-pub use table::{Better, Cell, MetricRow, MetricTable, Ratio, Value};
+pub use table::{
+    Better, Cell, MetricRow, MetricTable, Ratio, SectionNote, SectionView, Value, MAX_COLUMNS,
+};
 
 /// The values that would otherwise vary between two renderings of the same report; tests pass
 /// fixed values so their output is byte-stable.
@@ -93,6 +98,12 @@ pub(crate) fn settings_line(report: &Report) -> Option<String> {
         })
         .collect();
     Some(format!("settings: {}", pairs.join(", ")))
+}
+
+/// `Runs 7–12 of 37`: the heading of one part of a table split by
+/// [`MetricTable::column_groups`]; `None` when the table is not split.
+pub(crate) fn part_heading(range: &std::ops::Range<usize>, total: usize) -> Option<String> {
+    (range.len() < total).then(|| format!("Runs {}–{} of {total}", range.start + 1, range.end))
 }
 
 /// The legend of the ratio marks.

@@ -1,11 +1,15 @@
 //! The Markdown format: the side-by-side [`MetricTable`] as a GitHub table (section rows in
 //! bold, `×N` or **best** after each value), the metrics this engine cannot give, and the
-//! reading as a list. Rows no run has a figure for are listed, not drawn.
+//! reading as a list. Rows no run has a figure for are listed, not drawn. Section notes (a
+//! phase the engine cannot run, with its reason) are italic rows under the section heading.
+//! Reports of more than [`MAX_COLUMNS`](crate::MAX_COLUMNS) runs get one table per group of
+//! runs (`### Runs 1–6 of 37`), each with every row; ratios stay relative to all runs.
 
 use crate::table::{MetricTable, Ratio};
-use crate::{headline, reading, settings_line, RenderContext, RATIO_LEGEND};
+use crate::{headline, part_heading, reading, settings_line, RenderContext, RATIO_LEGEND};
 use keylab_core::Report;
 use std::io;
+use std::ops::Range;
 
 pub(crate) fn render(
     report: &Report,
@@ -24,18 +28,24 @@ pub(crate) fn render(
     if report.runs.is_empty() {
         writeln!(out, "No runs in this report.")?;
     } else {
-        write_table(&model, out)?;
-        if model.visible_rows().any(|r| r.has_ratios()) {
+        for range in model.column_groups() {
+            if let Some(heading) = part_heading(&range, model.columns.len()) {
+                writeln!(out, "### {heading}")?;
+                writeln!(out)?;
+            }
+            write_table(&model, range, out)?;
             writeln!(out)?;
+        }
+        if model.visible_rows().any(|r| r.has_ratios()) {
             writeln!(out, "{RATIO_LEGEND}")?;
+            writeln!(out)?;
         }
         let nulls = model.null_keys();
         if !nulls.is_empty() {
             let keys: Vec<String> = nulls.iter().map(|k| format!("`{k}`")).collect();
-            writeln!(out)?;
             writeln!(out, "n/a on this engine (null in the result): {}.", keys.join(", "))?;
+            writeln!(out)?;
         }
-        writeln!(out)?;
         writeln!(out, "## Reading")?;
         writeln!(out)?;
         for sentence in reading(report) {
@@ -49,29 +59,31 @@ pub(crate) fn render(
     Ok(())
 }
 
-fn write_table(model: &MetricTable, out: &mut dyn io::Write) -> io::Result<()> {
-    let header: Vec<String> = model.columns.iter().map(|c| cell(c)).collect();
+fn write_table(model: &MetricTable, cols: Range<usize>, out: &mut dyn io::Write) -> io::Result<()> {
+    let columns = &model.columns[cols.clone()];
+    let header: Vec<String> = columns.iter().map(|c| cell(c)).collect();
+    let blank = " |".repeat(columns.len());
     writeln!(out, "| metric | {} |", header.join(" | "))?;
-    writeln!(out, "|---|{}", "--:|".repeat(model.columns.len()))?;
-    let mut section = "";
-    for row in model.visible_rows() {
-        if row.section != section {
-            section = &row.section;
-            writeln!(out, "| **{}** |{}", cell(section), " |".repeat(model.columns.len()))?;
+    writeln!(out, "|---|{}", "--:|".repeat(columns.len()))?;
+    for section in model.sections() {
+        writeln!(out, "| **{}** |{blank}", cell(section.name))?;
+        for note in &section.notes {
+            writeln!(out, "| _{}_ |{blank}", cell(note))?;
         }
-        let values: Vec<String> = row
-            .cells
-            .iter()
-            .map(|c| {
-                let value = cell(&c.value.human());
-                match c.ratio {
-                    Some(Ratio::Best) => format!("{value} **best**"),
-                    Some(r) => format!("{value} {}", r.human()),
-                    None => value,
-                }
-            })
-            .collect();
-        writeln!(out, "| {} | {} |", cell(&row.label), values.join(" | "))?;
+        for row in &section.rows {
+            let values: Vec<String> = row.cells[cols.clone()]
+                .iter()
+                .map(|c| {
+                    let value = cell(&c.value.human());
+                    match c.ratio {
+                        Some(Ratio::Best) => format!("{value} **best**"),
+                        Some(r) => format!("{value} {}", r.human()),
+                        None => value,
+                    }
+                })
+                .collect();
+            writeln!(out, "| {} | {} |", cell(&row.label), values.join(" | "))?;
+        }
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! pattern too. Simulated figures are called simulated. This
 //! module does not judge which variant a team should pick.
 
-use crate::table::column_labels;
+use crate::labels::column_labels;
 use crate::text::{decimal, group_thousands, times};
 use keylab_core::{IndexResult, Report, RunResult};
 use keylab_keys::{Strategy, Variant};

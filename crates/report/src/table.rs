@@ -6,8 +6,12 @@
 //! ([`Better`]) carries its ratio to the best run on that row. This module formats values but
 //! knows no output syntax; it does not decide which rows a renderer hides.
 
+use crate::labels::column_labels;
 use crate::text::{decimal, group_thousands, human_bytes};
 use keylab_core::{Report, RunResult};
+
+/// Most run columns drawn side by side in one table; wider reports are split.
+pub const MAX_COLUMNS: usize = 6;
 
 /// Which way a metric is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +42,9 @@ pub enum Value {
     },
     /// A percentage, `91.6` for 91.6 %.
     Percent(f64),
+    /// A list-valued figure (load samples, churn rounds, DDL statements) shown as a short
+    /// summary (`10 samples to 2,000 rows`). CSV leaves such rows out; HTML charts the list.
+    List(String),
 }
 
 impl Value {
@@ -46,7 +53,7 @@ impl Value {
         match self {
             Value::Count(n) | Value::Bytes(n) => Some(*n as f64),
             Value::Decimal { value, .. } | Value::Percent(value) => Some(*value),
-            Value::Null | Value::Text(_) => None,
+            Value::Null | Value::Text(_) | Value::List(_) => None,
         }
     }
 
@@ -54,7 +61,7 @@ impl Value {
     pub fn human(&self) -> String {
         match self {
             Value::Null => "—".to_string(),
-            Value::Text(t) => t.clone(),
+            Value::Text(t) | Value::List(t) => t.clone(),
             Value::Count(n) => group_thousands(*n),
             Value::Bytes(n) => human_bytes(*n),
             Value::Decimal { value, places } => decimal(*value, *places),
@@ -66,7 +73,7 @@ impl Value {
     pub fn raw(&self) -> String {
         match self {
             Value::Null => String::new(),
-            Value::Text(t) => t.clone(),
+            Value::Text(t) | Value::List(t) => t.clone(),
             Value::Count(n) | Value::Bytes(n) => n.to_string(),
             Value::Decimal { value, .. } | Value::Percent(value) => value.to_string(),
         }
@@ -142,6 +149,16 @@ impl MetricRow {
         self.cells.iter().all(|c| c.value.is_null())
     }
 
+    /// True when a cell holds a list-valued figure (CSV leaves the row out).
+    pub fn is_list(&self) -> bool {
+        self.cells.iter().any(|c| matches!(c.value, Value::List(_)))
+    }
+
+    /// True when the row is a phase figure (`phase3.churn.page_splits`).
+    pub fn is_phase(&self) -> bool {
+        self.key.starts_with("phase")
+    }
+
     /// True when at least one cell carries a ratio.
     pub fn has_ratios(&self) -> bool {
         self.cells.iter().any(|c| c.ratio.is_some())
@@ -156,13 +173,44 @@ pub struct MetricTable {
     pub columns: Vec<String>,
     /// Metric rows, in display order.
     pub rows: Vec<MetricRow>,
+    /// Notes shown under a section heading (a phase not applicable on this engine, with the
+    /// engine's reason; settings the engine does not apply).
+    pub notes: Vec<SectionNote>,
+    /// Section names in display order (a section may have notes and no rows).
+    pub section_order: Vec<String>,
+}
+
+/// A note under a section heading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionNote {
+    /// The section it belongs to.
+    pub section: String,
+    /// The text, one sentence or phrase.
+    pub text: String,
+}
+
+/// One section of the table as renderers draw it: heading, notes, visible rows.
+#[derive(Debug, Clone)]
+pub struct SectionView<'a> {
+    /// Heading.
+    pub name: &'a str,
+    /// Notes under the heading.
+    pub notes: Vec<&'a str>,
+    /// Rows with at least one figure.
+    pub rows: Vec<&'a MetricRow>,
 }
 
 impl MetricTable {
     /// Builds the table of `report`.
     pub fn from_report(report: &Report) -> MetricTable {
         let runs = &report.runs;
-        let mut b = Builder { runs, section: String::new(), rows: Vec::new() };
+        let mut b = Builder {
+            runs,
+            section: String::new(),
+            rows: Vec::new(),
+            notes: Vec::new(),
+            order: Vec::new(),
+        };
 
         b.identity("variant", |r| Value::Text(r.variant.clone()));
         b.identity("strategy", |r| Value::Text(r.strategy.clone()));
@@ -257,29 +305,10 @@ impl MetricTable {
             });
         }
 
-        // Phases are free-form per kind; they are aligned by position and kind, so the n-th
-        // phase of each run lines up when the runs followed the same scenario.
-        let phase_slots = union(runs, |r| {
-            r.phases.iter().enumerate().map(|(i, p)| format!("{}.{}", i + 1, p.kind)).collect()
-        });
-        for slot in phase_slots {
-            let (pos, kind) = slot.split_once('.').expect("slot is pos.kind");
-            let index: usize = pos.parse::<usize>().expect("slot position") - 1;
-            b.section(&format!("Phase {pos}: {kind}"));
-            let phase = |r: &RunResult| r.phases.get(index).filter(|p| p.kind == kind).cloned();
-            let figures = union(runs, |r| {
-                phase(r).map(|p| p.figures.keys().cloned().collect()).unwrap_or_default()
-            });
-            for figure in figures {
-                b.row(&format!("phase{pos}.{kind}.{figure}"), &figure, None, |r| {
-                    phase(r)
-                        .and_then(|p| p.figures.get(&figure).cloned())
-                        .map_or(Value::Null, json_value)
-                });
-            }
-        }
+        let labels = column_labels(runs);
+        crate::phases::add_phase_sections(&mut b, runs, &labels);
 
-        MetricTable { columns: column_labels(runs), rows: b.rows }
+        MetricTable { columns: labels, rows: b.rows, notes: b.notes, section_order: b.order }
     }
 
     /// Rows shown in tables: not identity rows, and not rows no run has a figure for.
@@ -287,9 +316,65 @@ impl MetricTable {
         self.rows.iter().filter(|r| !r.identity && !r.all_null())
     }
 
-    /// Keys of the rows no run has a figure for (`n/a on this engine`).
-    pub fn null_keys(&self) -> Vec<&str> {
-        self.rows.iter().filter(|r| !r.identity && r.all_null()).map(|r| r.key.as_str()).collect()
+    /// Keys of the rows no run has a figure for (`n/a on this engine`). Phase figures are
+    /// named once by figure (`phases: pages_read`), not once per phase; a null in the
+    /// `settings` phase is a setting the scenario did not ask for, so it is not listed.
+    pub fn null_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = Vec::new();
+        let mut phase_figures: Vec<&str> = Vec::new();
+        let asked = |r: &&MetricRow| !(r.is_phase() && r.key.contains(".settings."));
+        for r in self.rows.iter().filter(|r| !r.identity && r.all_null()).filter(asked) {
+            if r.is_phase() {
+                let figure = r.key.splitn(3, '.').nth(2).unwrap_or(&r.key);
+                if !phase_figures.contains(&figure) {
+                    phase_figures.push(figure);
+                }
+            } else {
+                keys.push(r.key.clone());
+            }
+        }
+        if !phase_figures.is_empty() {
+            keys.push(format!("phases: {}", phase_figures.join(", ")));
+        }
+        keys
+    }
+
+    /// The sections in display order, each with its notes and visible rows; sections with
+    /// neither are left out.
+    pub fn sections(&self) -> Vec<SectionView<'_>> {
+        self.section_order
+            .iter()
+            .map(|name| SectionView {
+                name,
+                notes: self
+                    .notes
+                    .iter()
+                    .filter(|n| n.section == *name)
+                    .map(|n| n.text.as_str())
+                    .collect(),
+                rows: self.visible_rows().filter(|r| r.section == *name).collect(),
+            })
+            .filter(|s| !s.notes.is_empty() || !s.rows.is_empty())
+            .collect()
+    }
+
+    /// The runs split into groups of at most [`MAX_COLUMNS`] columns, as even as possible
+    /// (37 runs: 7 groups of 5 or 6).
+    /// Tables of many runs are drawn once per group, with the same rows; ratios stay
+    /// relative to the best over all runs.
+    pub fn column_groups(&self) -> Vec<std::ops::Range<usize>> {
+        let n = self.columns.len();
+        let groups = n.div_ceil(MAX_COLUMNS).max(1);
+        let (base, extra) = (n / groups, n % groups);
+        let mut start = 0;
+        (0..groups)
+            .map(|g| {
+                let len = base + usize::from(g < extra);
+                let range = start..start + len;
+                start += len;
+                range
+            })
+            .collect()
     }
 
     /// The row with machine name `key`.
@@ -299,23 +384,34 @@ impl MetricTable {
 }
 
 /// Collects rows, each computed by a closure over every run.
-struct Builder<'a> {
+pub(crate) struct Builder<'a> {
     runs: &'a [RunResult],
     /// The section new rows go under.
     section: String,
     rows: Vec<MetricRow>,
+    notes: Vec<SectionNote>,
+    /// Sections in the order they were begun.
+    order: Vec<String>,
 }
 
 impl Builder<'_> {
-    fn section(&mut self, name: &str) {
+    pub(crate) fn section(&mut self, name: &str) {
         self.section = name.to_string();
+        if !self.order.contains(&self.section) {
+            self.order.push(self.section.clone());
+        }
+    }
+
+    /// A note under the current section.
+    pub(crate) fn note(&mut self, text: &str) {
+        self.notes.push(SectionNote { section: self.section.clone(), text: text.to_string() });
     }
 
     fn identity(&mut self, key: &str, value: impl Fn(&RunResult) -> Value) {
         self.push(key, key, None, true, value);
     }
 
-    fn row(
+    pub(crate) fn row(
         &mut self,
         key: &str,
         label: &str,
@@ -360,19 +456,6 @@ fn dec(v: Option<f64>, places: usize) -> Value {
     v.map_or(Value::Null, |value| Value::Decimal { value, places })
 }
 
-/// A free-form phase figure: integers as counts, other numbers with 2 decimals.
-fn json_value(v: serde_json::Value) -> Value {
-    match v {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::String(s) => Value::Text(s),
-        serde_json::Value::Number(n) => match n.as_u64() {
-            Some(u) => Value::Count(u),
-            None => dec(n.as_f64(), 2),
-        },
-        other => Value::Text(other.to_string()),
-    }
-}
-
 /// Ratio of each figure to the best one on a row with direction `better`.
 fn ratios(values: &[Value], better: Better) -> Vec<Option<Ratio>> {
     let numbers: Vec<Option<f64>> = values.iter().map(Value::number).collect();
@@ -412,48 +495,6 @@ fn union(runs: &[RunResult], items: impl Fn(&RunResult) -> Vec<String>) -> Vec<S
         }
     }
     seen
-}
-
-/// The variant name, plus whichever of placement, method, batch, writers and rows differ
-/// between runs of the same variant; `#n` if two runs are still alike.
-pub(crate) fn column_labels(runs: &[RunResult]) -> Vec<String> {
-    type Part = fn(&RunResult) -> String;
-    let parts: [Part; 5] = [
-        |r| r.placement.clone(),
-        |r| r.load.method.clone(),
-        |r| format!("batch {}", r.load.batch),
-        |r| format!("{} writers", r.load.writers),
-        |r| format!("{} rows", r.rows),
-    ];
-    let labels: Vec<String> = runs
-        .iter()
-        .map(|run| {
-            let same: Vec<&RunResult> = runs.iter().filter(|o| o.variant == run.variant).collect();
-            let extra: Vec<String> = parts
-                .iter()
-                .filter(|part| same.iter().any(|o| part(o) != part(run)))
-                .map(|part| part(run))
-                .collect();
-            if extra.is_empty() {
-                run.variant.clone()
-            } else {
-                format!("{} ({})", run.variant, extra.join(", "))
-            }
-        })
-        .collect();
-    labels
-        .iter()
-        .enumerate()
-        .map(|(i, label)| {
-            let nth = labels[..i].iter().filter(|l| *l == label).count();
-            let alike = labels.iter().filter(|l| *l == label).count();
-            if alike > 1 {
-                format!("{label} #{}", nth + 1)
-            } else {
-                label.clone()
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -503,27 +544,5 @@ mod tests {
         assert_eq!(Value::Decimal { value: 20325.2, places: 0 }.raw(), "20325.2");
         assert_eq!(Ratio::Times(1.9123).human(), "×1.91");
         assert_eq!(Ratio::Times(1.9123).raw(), "1.912");
-    }
-
-    fn run(variant: &str, placement: &str, writers: u32) -> RunResult {
-        let json = format!(
-            r#"{{"variant":"{variant}","strategy":"s","encoding":"e","placement":"{placement}",
-            "rows":10,"load":{{"method":"multi","batch":100,"writers":{writers},"wall_s":null,
-            "rows_per_s":null,"batch_latency_ms":null}},"counters":{{"page_splits":null,
-            "merge_attempts":null,"merges":null,"page_reorgs":null,"page_discards":null,
-            "pages_read":null,"pages_written":null}},"table":{{"data_length":null,
-            "index_length":null,"data_free":null}},"indexes":[]}}"#
-        );
-        serde_json::from_str(&json).unwrap()
-    }
-
-    #[test]
-    fn column_labels_tell_runs_of_one_variant_apart() {
-        let runs = [run("ulid", "pk", 1), run("ulid", "secondary", 1), run("uuid4", "pk", 1)];
-        assert_eq!(column_labels(&runs), ["ulid (pk)", "ulid (secondary)", "uuid4"]);
-        let runs = [run("a", "pk", 1), run("a", "pk", 4)];
-        assert_eq!(column_labels(&runs), ["a (1 writers)", "a (4 writers)"]);
-        let runs = [run("a", "pk", 1), run("a", "pk", 1)];
-        assert_eq!(column_labels(&runs), ["a #1", "a #2"]);
     }
 }

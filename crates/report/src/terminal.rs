@@ -2,16 +2,25 @@
 //! (ratios to the best variant next to each value), the metrics this engine cannot give, and
 //! the reading. It never detects the terminal itself: colour and width come from the caller
 //! ([`RenderContext`]) so the output is byte-stable.
+//!
+//! Reports of more than [`MAX_COLUMNS`](crate::MAX_COLUMNS) runs are drawn as several tables
+//! of the same rows (`Runs 1–6 of 37`, ...) rather than one table too wide for any terminal;
+//! ratios stay relative to the best over all runs. Column headers put the variant on one line
+//! and what tells the run apart on a second. Section notes (a phase the engine cannot run,
+//! with its reason) are rows of their own under the section heading.
 
-use crate::table::{MetricRow, MetricTable, Ratio};
+use crate::table::{MetricTable, Ratio};
 use crate::text::wrap;
-use crate::{headline, reading, settings_line, RenderContext, RATIO_LEGEND};
+use crate::{headline, part_heading, reading, settings_line, RenderContext, RATIO_LEGEND};
 use comfy_table::{presets, Attribute, Cell, CellAlignment, Color, ContentArrangement, Table};
 use keylab_core::Report;
 use std::io;
+use std::ops::Range;
 
 /// Width the prose under the table is wrapped to.
 const PROSE_WIDTH: usize = 100;
+/// Width section notes are wrapped to inside the first column.
+const NOTE_WIDTH: usize = 44;
 
 pub(crate) fn render(
     report: &Report,
@@ -28,8 +37,17 @@ pub(crate) fn render(
         writeln!(out, "No runs in this report.")?;
         return Ok(());
     }
-    writeln!(out, "{}", draw(&model, ctx.color))?;
-    if model.visible_rows().any(MetricRow::has_ratios) {
+    let groups = model.column_groups();
+    for (i, range) in groups.iter().enumerate() {
+        if let Some(heading) = part_heading(range, model.columns.len()) {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            writeln!(out, "{heading}")?;
+        }
+        writeln!(out, "{}", draw(&model, range.clone(), ctx.color))?;
+    }
+    if model.visible_rows().any(|r| r.has_ratios()) {
         writeln!(out, "{}", wrap(RATIO_LEGEND, PROSE_WIDTH, ""))?;
     }
     let nulls = model.null_keys();
@@ -46,9 +64,10 @@ pub(crate) fn render(
     Ok(())
 }
 
-/// The table as text. Each value is followed by its ratio mark padded to one width, so values
-/// stay right-aligned on their last digit whether or not a row has ratios.
-fn draw(model: &MetricTable, color: bool) -> String {
+/// The columns `cols` of the table as text. Each value is followed by its ratio mark padded
+/// to one width, so values stay right-aligned on their last digit whether or not a row has
+/// ratios.
+fn draw(model: &MetricTable, cols: Range<usize>, color: bool) -> String {
     let mut table = Table::new();
     table
         .load_preset(presets::UTF8_FULL_CONDENSED)
@@ -58,43 +77,59 @@ fn draw(model: &MetricTable, color: bool) -> String {
     } else {
         table.force_no_tty();
     }
+    let columns = &model.columns[cols.clone()];
     let mut header = vec![Cell::new("metric")];
-    header.extend(model.columns.iter().map(|c| Cell::new(c).set_alignment(CellAlignment::Right)));
+    header.extend(
+        columns.iter().map(|c| Cell::new(two_lines(c)).set_alignment(CellAlignment::Right)),
+    );
     table.set_header(header);
 
     let mark_width = model
         .visible_rows()
-        .flat_map(|r| r.cells.iter().filter_map(|c| c.ratio.map(|x| x.human().chars().count())))
+        .flat_map(|r| r.cells[cols.clone()].iter())
+        .filter_map(|c| c.ratio.map(|x| x.human().chars().count()))
         .max()
         .unwrap_or(0);
-    let mut section = "";
-    for row in model.visible_rows() {
-        if row.section != section {
-            section = &row.section;
-            let mut heading =
-                vec![styled(Cell::new(section), color, |c| c.add_attribute(Attribute::Bold))];
-            heading.extend(model.columns.iter().map(|_| Cell::new("")));
-            table.add_row(heading);
+    let blank = || columns.iter().map(|_| Cell::new("")).collect::<Vec<_>>();
+    for section in model.sections() {
+        let mut heading =
+            vec![styled(Cell::new(section.name), color, |c| c.add_attribute(Attribute::Bold))];
+        heading.extend(blank());
+        table.add_row(heading);
+        for note in &section.notes {
+            let mut row = vec![Cell::new(wrap(note, NOTE_WIDTH, "  "))];
+            row.extend(blank());
+            table.add_row(row);
         }
-        let mut cells = vec![Cell::new(format!("  {}", row.label))];
-        for cell in &row.cells {
-            let mark = match (&cell.ratio, mark_width) {
-                (_, 0) => String::new(),
-                (Some(r), w) => format!(" {:>w$}", r.human()),
-                (None, w) => format!(" {:w$}", ""),
-            };
-            let c = Cell::new(format!("{}{mark}", cell.value.human()));
-            let best = cell.ratio == Some(Ratio::Best);
-            cells.push(styled(c, color && best, |c| c.fg(Color::Green)));
+        for row in &section.rows {
+            let mut cells = vec![Cell::new(format!("  {}", row.label))];
+            for cell in &row.cells[cols.clone()] {
+                let mark = match (&cell.ratio, mark_width) {
+                    (_, 0) => String::new(),
+                    (Some(r), w) => format!(" {:>w$}", r.human()),
+                    (None, w) => format!(" {:w$}", ""),
+                };
+                let c = Cell::new(format!("{}{mark}", cell.value.human()));
+                let best = cell.ratio == Some(Ratio::Best);
+                cells.push(styled(c, color && best, |c| c.fg(Color::Green)));
+            }
+            table.add_row(cells);
         }
-        table.add_row(cells);
     }
-    for i in 1..=model.columns.len() {
+    for i in 1..=columns.len() {
         if let Some(col) = table.column_mut(i) {
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
     table.to_string()
+}
+
+/// `ulid:text (pk, heavy)` → `ulid:text` over `(pk, heavy)`, so columns stay narrow.
+fn two_lines(label: &str) -> String {
+    match label.split_once(" (") {
+        Some((variant, rest)) => format!("{variant}\n({rest}"),
+        None => label.to_string(),
+    }
 }
 
 fn styled(cell: Cell, on: bool, style: impl FnOnce(Cell) -> Cell) -> Cell {

@@ -41,7 +41,15 @@ fn html_report_renders_in_headless_chromium() {
     };
     let dir = tempfile::tempdir().unwrap();
     let ctx = RenderContext { color: false, generated_at: None };
-    for name in ["sim_compare_4", "server_load", "null_heavy", "single_variant"] {
+    let fixtures = [
+        "sim_compare_4",
+        "server_load",
+        "null_heavy",
+        "single_variant",
+        "e1_scenario",
+        "e5_scenario",
+    ];
+    for name in fixtures {
         let fixture =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{name}.json"));
         let html = render_to_string(&load_report(fixture).unwrap(), Format::Html, &ctx);
