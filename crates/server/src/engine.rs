@@ -66,7 +66,8 @@ enum Target {
 pub struct LoadDetails {
     /// Each writer's first batch, milliseconds.
     pub first_batch_ms: Vec<f64>,
-    /// Rows and `BIT_XOR(CRC32(..))` as the server counted them (equal to the client's).
+    /// Rows and `BIT_XOR(CRC32(..))` of the whole table as the server counted them after
+    /// the load (what it held before, plus what the client sent).
     pub server_checksum: (u64, u64),
 }
 
@@ -87,6 +88,9 @@ pub struct MariaDbEngine {
     /// Per table: writes to its `.ibd` since creation, at the last measurement (performance
     /// schema), reported under `table_file_writes` in [`EngineInfo::settings`].
     file_writes: BTreeMap<String, Json>,
+    /// Per table: rows and checksum it holds, when known without asking the server (after
+    /// creation and loads; churn and DDL forget it, and the next load reads it back).
+    contents: BTreeMap<String, (u64, u64)>,
     last_load: Option<LoadDetails>,
     server: Option<PrivateServer>,
 }
@@ -200,6 +204,7 @@ impl MariaDbEngine {
             owned_tables,
             baselines: BTreeMap::new(),
             file_writes: BTreeMap::new(),
+            contents: BTreeMap::new(),
             last_load: None,
             server: None,
         };
@@ -361,6 +366,7 @@ impl MariaDbEngine {
         };
         self.baselines.insert(name.clone(), baseline);
         self.file_writes.remove(&name);
+        self.contents.insert(name.clone(), (0, 0));
         Ok(())
     }
 
@@ -404,7 +410,7 @@ impl MariaDbEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, ServerError> {
-        self.table_name(table)?;
+        let name = self.table_name(table)?.to_string();
         if plan.method == keylab_core::LoadMethod::LoadData {
             let on: Option<u64> = self.conn.query_first("SELECT @@local_infile").ok().flatten();
             if on == Some(0) {
@@ -417,8 +423,17 @@ impl MariaDbEngine {
         }
         let writers = plan.writers.max(1) as usize;
         let conns = (0..writers).map(|_| self.new_connection()).collect::<Result<Vec<_>, _>>()?;
+        // A table loaded in several calls (load samples), or after churn, already holds rows.
+        let held = match self.contents.get(&name) {
+            Some(&c) => c,
+            None => self.table_checksum(table)?,
+        };
+        // Unknown until checked, also when the load fails half-way.
+        self.contents.remove(&name);
         let stats: LoadStats = load::run_load(table, plan, conns, rows, on_rows)?;
-        let server_checksum = self.verify(table, stats.client_checksum)?;
+        let (sent, sent_xor) = stats.client_checksum;
+        let server_checksum = self.verify(table, held, (held.0 + sent, held.1 ^ sent_xor))?;
+        self.contents.insert(name, server_checksum);
         self.last_load =
             Some(LoadDetails { first_batch_ms: stats.first_batch_ms.clone(), server_checksum });
         Ok(LoadOutcome {
@@ -429,24 +444,41 @@ impl MariaDbEngine {
         })
     }
 
-    /// Row count and checksum on the server must equal the client's.
-    fn verify(&mut self, table: &Table, client: (u64, u64)) -> Result<(u64, u64), ServerError> {
+    /// Rows and `BIT_XOR(CRC32(checksum column))` of the table on the server.
+    fn table_checksum(&mut self, table: &Table) -> Result<(u64, u64), ServerError> {
         let expr = match sql::checksum_column(table) {
             Some(c) => {
                 format!("COALESCE(BIT_XOR(CRC32({})), 0)", quote_ident(&table.columns[c].name))
             }
             None => "0".into(),
         };
-        let server: (u64, u64) = self
+        let server: Option<(u64, u64)> = self
             .conn
             .query_first(format!("SELECT COUNT(*), {expr} FROM {}", quote_ident(&table.name)))
-            .map_err(|e| sql_err("checking the loaded rows failed", e))?
-            .unwrap_or_default();
-        if server != client {
+            .map_err(|e| sql_err("checking the loaded rows failed", e))?;
+        Ok(server.unwrap_or_default())
+    }
+
+    /// Row count and checksum on the server must be what it `held` before the load plus
+    /// what the client sent (`expected`).
+    fn verify(
+        &mut self,
+        table: &Table,
+        held: (u64, u64),
+        expected: (u64, u64),
+    ) -> Result<(u64, u64), ServerError> {
+        let server = self.table_checksum(table)?;
+        if server != expected {
             return Err(ServerError::Sql(format!(
-                "load check failed on `{}`: the client sent {} rows (checksum {:#x}), the \
-                 server holds {} rows (checksum {:#x}); rows were lost or duplicated",
-                table.name, client.0, client.1, server.0, server.1
+                "load check failed on `{}`: it held {} rows, the client sent {} more (checksum \
+                 {:#x} expected), the server holds {} rows (checksum {:#x}); rows were lost or \
+                 duplicated",
+                table.name,
+                held.0,
+                expected.0 - held.0,
+                expected.1,
+                server.0,
+                server.1
             )));
         }
         Ok(server)

@@ -183,15 +183,21 @@ fn churn_on_a_url_server_polls_until_purged() {
 }
 
 #[test]
-fn a_delete_of_a_missing_key_is_an_error_and_rolls_back() {
+fn a_delete_of_a_missing_key_is_an_error_and_loads_check_the_whole_table() {
     if !server_installed() {
         return;
     }
     let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
-    let w = workload("ulid", Placement::Pk, 10, "t_missing");
+    let w = workload("ulid", Placement::Pk, 40, "t_missing");
     let table = w.table();
-    let rows = rows_of(&w);
-    load(&mut engine, &table, &rows);
+    let mut rows = rows_of(&w);
+    let later = rows.split_off(20);
+    let rows = rows[..10].to_vec();
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 3, writers: 1 };
+    // A load in two calls (as load samples make it): each is checked against the table.
+    load(&mut engine, &table, &rows[..5]);
+    engine.load(&table, &plan, &mut rows[5..].iter().cloned(), &mut |_| {}).unwrap();
+    assert_eq!(engine.last_load().unwrap().server_checksum.0, 10);
     let ops = vec![
         Op::Delete(vec![rows[0][0].clone()]),
         Op::Delete(vec![Value::Bytes(b"not-a-key".to_vec())]),
@@ -199,6 +205,11 @@ fn a_delete_of_a_missing_key_is_an_error_and_rolls_back() {
     let err = engine.apply(&table, &mut ops.into_iter(), &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("'not-a-key'"), "{err}");
     assert_eq!(count_rows(&engine, "t_missing"), 10, "the transaction was rolled back");
+    // After churn keylab no longer knows the table's checksum: the next load reads it.
+    let ops = vec![Op::Delete(vec![rows[0][0].clone()])];
+    engine.apply(&table, &mut ops.into_iter(), &mut |_| {}).unwrap();
+    engine.load(&table, &plan, &mut later.iter().cloned(), &mut |_| {}).unwrap();
+    assert_eq!(engine.last_load().unwrap().server_checksum.0, 29);
 }
 
 #[test]

@@ -58,6 +58,8 @@ impl MariaDbEngine {
         on_ops: &mut dyn FnMut(u64),
     ) -> Result<(), ServerError> {
         let name = self.owned_name(table)?;
+        // Deleted rows' checksum values are unknown here: the next load reads the table's.
+        self.contents.remove(&name);
         let delete = self
             .conn
             .prep(format!(
