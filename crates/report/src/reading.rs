@@ -8,7 +8,7 @@
 //! pattern too. Simulated figures are called simulated. This
 //! module does not judge which variant a team should pick.
 
-use crate::labels::column_labels;
+use crate::labels::{cell, column_labels};
 use crate::text::{decimal, group_thousands, times};
 use keylab_core::{IndexResult, Report, RunResult};
 use keylab_keys::{Strategy, Variant};
@@ -62,18 +62,22 @@ pub fn reading(report: &Report) -> Vec<String> {
         .collect();
     let mut out = vec![provenance(report)];
     let groups = placement_groups(&runs);
-    for (placement, group) in &groups {
+    let placements = groups.iter().filter(|((p, _), _)| *p != groups[0].0 .0).count() > 0;
+    let tables = groups.iter().any(|((_, t), _)| *t != groups[0].0 .1);
+    for ((placement, table), group) in &groups {
         let mut sentences = if group.len() == 1 {
             vec![describe_single(group[0])]
         } else {
             compare_group(group, page_size(report))
         };
-        if groups.len() > 1 {
-            let lead = match placement.as_str() {
-                "pk" => "With the id as the primary key: ".to_string(),
-                "secondary" => "With the id in a secondary index: ".to_string(),
-                other => format!("With placement {other}: "),
-            };
+        let on_table = if tables { format!(" (table {table})") } else { String::new() };
+        let lead = match placement.as_str() {
+            _ if !placements => format!("On table {table}: "),
+            "pk" => format!("With the id as the primary key{on_table}: "),
+            "secondary" => format!("With the id in a secondary index{on_table}: "),
+            other => format!("With placement {other}{on_table}: "),
+        };
+        if placements || tables {
             sentences[0].insert_str(0, &lead);
         }
         out.extend(sentences);
@@ -165,12 +169,18 @@ fn provenance(report: &Report) -> String {
     }
 }
 
-fn placement_groups<'a>(runs: &'a [Labeled<'a>]) -> Vec<(String, Vec<&'a Labeled<'a>>)> {
-    let mut groups: Vec<(String, Vec<&Labeled>)> = Vec::new();
+/// Runs compared with each other: same placement and same table (a scenario's matrix cell
+/// may name another table, such as E1's heavy rows, whose pages say nothing about keys).
+type Group<'a> = ((String, String), Vec<&'a Labeled<'a>>);
+
+fn placement_groups<'a>(runs: &'a [Labeled<'a>]) -> Vec<Group<'a>> {
+    let mut groups: Vec<Group> = Vec::new();
     for r in runs {
-        match groups.iter_mut().find(|(p, _)| *p == r.run.placement) {
+        let table = cell(r.run).into_iter().find(|(d, _)| d == "table").map(|(_, t)| t);
+        let key = (r.run.placement.clone(), table.unwrap_or_default());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, g)) => g.push(r),
-            None => groups.push((r.run.placement.clone(), vec![r])),
+            None => groups.push((key, vec![r])),
         }
     }
     groups

@@ -6,8 +6,8 @@
 //! Reports of more than [`MAX_COLUMNS`](crate::MAX_COLUMNS) runs are drawn as several tables
 //! of the same rows (`Runs 1–6 of 37`, ...) rather than one table too wide for any terminal;
 //! ratios stay relative to the best over all runs. Column headers put the variant on one line
-//! and what tells the run apart on a second. Section notes (a phase the engine cannot run,
-//! with its reason) are rows of their own under the section heading.
+//! and each thing that tells the run apart on a line below. Section notes (a phase the engine
+//! cannot run, with its reason) are rows of their own under the section heading.
 
 use crate::table::{MetricTable, Ratio};
 use crate::text::wrap;
@@ -79,9 +79,8 @@ fn draw(model: &MetricTable, cols: Range<usize>, color: bool) -> String {
     }
     let columns = &model.columns[cols.clone()];
     let mut header = vec![Cell::new("metric")];
-    header.extend(
-        columns.iter().map(|c| Cell::new(two_lines(c)).set_alignment(CellAlignment::Right)),
-    );
+    header
+        .extend(columns.iter().map(|c| Cell::new(stacked(c)).set_alignment(CellAlignment::Right)));
     table.set_header(header);
 
     let mark_width = model
@@ -124,12 +123,21 @@ fn draw(model: &MetricTable, cols: Range<usize>, color: bool) -> String {
     table.to_string()
 }
 
-/// `ulid:text (pk, heavy)` → `ulid:text` over `(pk, heavy)`, so columns stay narrow.
-fn two_lines(label: &str) -> String {
-    match label.split_once(" (") {
-        Some((variant, rest)) => format!("{variant}\n({rest}"),
-        None => label.to_string(),
+/// `ulid:text (pk, heavy)` → `ulid:text`, `pk`, `heavy` on lines of their own (and a `#2`
+/// that tells identical runs apart on the last), so columns stay as narrow as their figures.
+fn stacked(label: &str) -> String {
+    let (main, nth) = match label.rsplit_once(" #") {
+        Some((main, n)) if n.chars().all(|c| c.is_ascii_digit()) => (main, Some(n)),
+        _ => (label, None),
+    };
+    let mut lines = match main.split_once(" (").and_then(|(v, r)| Some((v, r.strip_suffix(')')?))) {
+        Some((variant, parts)) => format!("{variant}\n{}", parts.replace(", ", "\n")),
+        None => main.to_string(),
+    };
+    if let Some(n) = nth {
+        lines.push_str(&format!("\n#{n}"));
     }
+    lines
 }
 
 fn styled(cell: Cell, on: bool, style: impl FnOnce(Cell) -> Cell) -> Cell {
@@ -137,5 +145,15 @@ fn styled(cell: Cell, on: bool, style: impl FnOnce(Cell) -> Cell) -> Cell {
         style(cell)
     } else {
         cell
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn headers_stack_what_tells_runs_apart() {
+        assert_eq!(super::stacked("ulid:text (pk, heavy)"), "ulid:text\npk\nheavy");
+        assert_eq!(super::stacked("a (pk) #2"), "a\npk\n#2");
+        assert_eq!(super::stacked("auto-inc"), "auto-inc");
     }
 }
