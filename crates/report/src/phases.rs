@@ -5,7 +5,7 @@
 //!
 //! Phases are free-form per kind, so this module reads whatever figures a run carries:
 //! - a list (`samples`, `per_round`, `steps`, `first_batch_ms`) becomes a short summary
-//!   ([`Value::List`]: `10 samples`, `20 pts / 200 rounds`); the HTML
+//!   ([`Value::List`]: `10 samples`, `20 points`); the HTML
 //!   report charts the lists themselves, CSV leaves them out;
 //! - an object of figures (`batch_latency_ms`) becomes one row per field;
 //! - `status: "not_applicable"` with its `reason` becomes one note for the section
@@ -335,16 +335,12 @@ fn value(figure: &str, v: &Json) -> Value {
 
 /// A short summary of a list-valued figure.
 fn summary(figure: &str, items: &[Json]) -> String {
-    let last = |field: &str| items.last().and_then(|i| i.get(field)).and_then(Json::as_u64);
     let n = items.len();
     let plural = |word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
     match figure {
         "samples" => plural("sample"),
-        // The last point is the last round (measured whatever `measure_every` is).
-        "per_round" => match last("round") {
-            Some(rounds) if n > 1 => format!("{n} pts / {rounds} rounds"),
-            _ => plural("point"),
-        },
+        // The rounds and `measure_every` are rows of their own; the count is enough here.
+        "per_round" => plural("point"),
         "steps" => {
             let accepted =
                 items.iter().filter(|s| s.get("supported") == Some(&Json::Bool(true))).count();
@@ -405,7 +401,7 @@ mod tests {
         let samples: Vec<Json> = (1..=10).map(|i| serde_json::json!({"rows": i * 200})).collect();
         assert_eq!(summary("samples", &samples), "10 samples");
         let rounds: Vec<Json> = (1..=20).map(|i| serde_json::json!({"round": i * 10})).collect();
-        assert_eq!(summary("per_round", &rounds), "20 pts / 200 rounds");
+        assert_eq!(summary("per_round", &rounds), "20 points");
         assert_eq!(summary("first_batch_ms", &[serde_json::json!(35.582)]), "35.58");
         let steps =
             [serde_json::json!({"supported": true}), serde_json::json!({"supported": false})];
