@@ -9,8 +9,12 @@
 //! - [`MetricTable`] (`table.rs`) is built once from a report: rows are metrics, one column
 //!   per variant, with each cell's ratio to the best variant. The terminal, Markdown, CSV and
 //!   HTML tables all render this one model, so the list of fields lives in one place.
+//!   Column labels come from each run's matrix cell (`labels.rs`); phase figures become
+//!   sections of readable rows and notes (`phases.rs`), lists summarised, never dumped.
+//!   Reports of more than [`MAX_COLUMNS`] runs are drawn as several tables of the same rows.
 //! - [`reading`] (`reading.rs`) computes a few plain-language sentences from the figures.
-//! - `chart.rs` draws the HTML report's charts as inline SVG.
+//! - `chart.rs` draws the HTML report's charts as inline SVG; `chart_data.rs` picks the
+//!   charts of phase lists (growth samples, churn rounds) and of load dimensions.
 //!
 //! What it does not do: run engines, compute statistics from samples, or decide what a run
 //! measures. A figure an engine cannot give is `None` in the report and is rendered as `null`
