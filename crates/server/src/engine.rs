@@ -400,6 +400,10 @@ impl MariaDbEngine {
             )
             .map_err(|e| sql_err("unregistering the table failed", e))?;
         self.owned_tables.remove(&name);
+        // Its file writes stay for the report; what the next table of this name needs is
+        // set again by create_table.
+        self.baselines.remove(&name);
+        self.contents.remove(&name);
         Ok(())
     }
 
