@@ -36,6 +36,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         });
         match keylab_scenario::execute(eng.as_mut(), plan, args.seed, &mut progress) {
             Ok(run) => {
+                // Engines add notes while they run (purge waits, file writes): read them now.
+                report.engine = eng.info();
                 report.runs.push(run);
                 output::write_exports(report, &args.output)?;
             }
