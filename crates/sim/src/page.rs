@@ -190,10 +190,11 @@ impl Page {
         if off > 0 && !self.sizes.is_empty() {
             // Every key starts with the same `off` bytes: a key that does not sorts before or
             // after all of them.
-            match key[..off].cmp(&self.keys[..off]) {
-                std::cmp::Ordering::Less => return (0, false),
-                std::cmp::Ordering::Greater => return (self.sizes.len(), false),
-                std::cmp::Ordering::Equal => {}
+            // A byte loop: the shared prefix is a few bytes, too short for a memcmp call.
+            for (a, b) in key[..off].iter().zip(&self.keys[..off]) {
+                if a != b {
+                    return if a < b { (0, false) } else { (self.sizes.len(), false) };
+                }
             }
         }
         let kp = key_prefix(key, off);

@@ -7,7 +7,9 @@
 //! writes, hit ratio, misses per update, and the device model's estimated I/O seconds and
 //! updates per estimated I/O second on HDD and SSD. All times are estimates.
 //!
-//! `e4 ROWS POOL_MIB UPDATES` (e.g. `e4 2000000 32 200000`). Not a test.
+//! `e4 ROWS POOL_MIB UPDATES [--k-plus-one]` (e.g. `e4 3000000 8 100000`). With
+//! `--k-plus-one` each update sets k = k + 1 as sysbench's `update_index` does (the new
+//! secondary record usually lands on the same leaf as the old one). Not a test.
 
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
 use keylab_sim::{Device, PageSize, SimSettings, SimTable};
@@ -45,7 +47,10 @@ fn row(id: i64, k: i64) -> Vec<Value> {
 }
 
 fn main() {
-    let a: Vec<u64> = std::env::args().skip(1).map(|x| x.parse().unwrap()).collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let k_plus_one = args.iter().any(|x| x == "--k-plus-one");
+    let a: Vec<u64> =
+        args.iter().filter(|x| !x.starts_with("--")).map(|x| x.parse().unwrap()).collect();
     let (rows, pool_mib, updates) = (a[0], a[1], a[2]);
     println!(
         "| page | change buffer | reads | writes | hit ratio | misses/update | ibuf buffered | \
@@ -74,7 +79,8 @@ fn main() {
             let mut rng = Rng(5);
             for _ in 0..updates {
                 let id = (rng.next_u64() % rows) as i64;
-                let k = (rng.next_u64() % rows) as i64;
+                let random_k = (rng.next_u64() % rows) as i64;
+                let k = if k_plus_one { ks[id as usize] + 1 } else { random_k };
                 assert!(sim.delete(&[Value::Int(id)]).unwrap());
                 sim.insert(&row(id, k)).unwrap();
                 ks[id as usize] = k;
