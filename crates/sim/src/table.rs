@@ -25,7 +25,7 @@ pub struct SimTable {
     /// Inserts and deletes applied.
     ops: u64,
     next_auto_inc: i64,
-    keys: Vec<u8>,
+    pub(crate) keys: Vec<u8>,
     auto_row: Vec<Value>,
     /// Columns of secondary indexes that are not primary-key columns.
     pub(crate) sec_cols: Vec<usize>,
@@ -34,6 +34,9 @@ pub struct SimTable {
     pub(crate) row_sec: HashMap<Vec<u8>, Box<[Value]>>,
     /// Per row with off-page columns: its BLOB pages, freed when the row is deleted.
     pub(crate) row_blobs: HashMap<Vec<u8>, Vec<u32>>,
+    /// Buffers reused by every delete (no allocation per row).
+    pub(crate) del_row: Vec<Value>,
+    pub(crate) del_map_key: Vec<u8>,
 }
 
 /// A primary key as a hash-map key, independent of the simulator's key-slot widths (which
@@ -149,6 +152,8 @@ impl SimTable {
             sec_cols,
             row_sec: HashMap::new(),
             row_blobs: HashMap::new(),
+            del_row: Vec::new(),
+            del_map_key: Vec::new(),
         })
     }
 

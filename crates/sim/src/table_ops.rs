@@ -25,20 +25,42 @@ impl SimTable {
                 ),
             });
         }
-        let mut row = vec![Value::Null; self.table.columns.len()];
+        // Reused buffers: the row holds only the key (and then the secondary) columns.
+        let mut row = std::mem::take(&mut self.del_row);
+        row.resize(self.table.columns.len(), Value::Null);
         for (&c, v) in key_cols.iter().zip(pk) {
-            row[c] = v.clone();
+            match (&mut row[c], v) {
+                (Value::Bytes(dst), Value::Bytes(src)) => {
+                    dst.clear();
+                    dst.extend_from_slice(src);
+                }
+                (dst, src) => *dst = src.clone(),
+            }
         }
+        let found = self.delete_row(&mut row, pk);
+        self.del_row = row;
+        if !found {
+            return Ok(false);
+        }
+        self.rows -= 1;
+        self.after_op();
+        Ok(true)
+    }
+
+    /// The delete of [`SimTable::delete`] with the key columns of `row` set.
+    fn delete_row(&mut self, row: &mut [Value], pk: &[Value]) -> bool {
         // A key longer than every stored one cannot exist (and would not encode).
-        if self.trees[0].layout.needed_widths(&row).is_some() {
-            return Ok(false);
+        if self.trees[0].layout.needed_widths(row).is_some() {
+            return false;
         }
-        let mut key = Vec::new();
-        self.trees[0].layout.encode_key(&row, &mut key);
+        let mut key = std::mem::take(&mut self.keys);
+        key.clear();
+        self.trees[0].layout.encode_key(row, &mut key);
         if !self.trees[0].delete_leaf(&mut self.space, &key) {
-            return Ok(false);
+            self.keys = key;
+            return false;
         }
-        let mut map_key = Vec::new();
+        let mut map_key = std::mem::take(&mut self.del_map_key);
         pk_map_key(pk.iter(), &mut map_key);
         if self.trees.len() > 1 {
             let vals = self.row_sec.remove(&map_key).expect("secondary values of a stored row");
@@ -47,7 +69,7 @@ impl SimTable {
             }
             for tree in &mut self.trees[1..] {
                 key.clear();
-                tree.layout.encode_key(&row, &mut key);
+                tree.layout.encode_key(row, &mut key);
                 let found = if tree.layout.unique {
                     tree.delete_leaf(&mut self.space, &key)
                 } else {
@@ -59,9 +81,9 @@ impl SimTable {
         if let Some(pages) = self.row_blobs.remove(&map_key) {
             self.trees[0].free_blob_pages(&mut self.space, &pages);
         }
-        self.rows -= 1;
-        self.after_op();
-        Ok(true)
+        self.keys = key;
+        self.del_map_key = map_key;
+        true
     }
 
     /// Rebuilds the table as `OPTIMIZE TABLE` / `ALTER TABLE ... FORCE` does: a new
