@@ -115,8 +115,19 @@ fn run_churn(
     ops: Vec<ChurnOp>,
     pool: Option<u64>,
 ) -> Result<(), TestCaseError> {
+    run_churn_flavour(page, merge_pct, ops, pool, Flavour::MariaDb1011)
+}
+
+fn run_churn_flavour(
+    page: PageSize,
+    merge_pct: u8,
+    ops: Vec<ChurnOp>,
+    pool: Option<u64>,
+    flavour: Flavour,
+) -> Result<(), TestCaseError> {
     let t = table(page);
     let settings = SimSettings {
+        flavour,
         page_size: page,
         buffer_pool_bytes: pool,
         change_buffering: pool.map(|_| true),
@@ -195,6 +206,10 @@ proptest! {
     fn churn_matches_model_32k((m, o) in churn_ops()) { run_churn(PageSize::K32, m, o, None)?; }
     #[test]
     fn churn_matches_model_64k((m, o) in churn_ops()) { run_churn(PageSize::K64, m, o, None)?; }
+    #[test]
+    fn churn_matches_model_mysql_8k((m, o) in churn_ops()) {
+        run_churn_flavour(PageSize::K8, m, o, None, Flavour::Mysql80)?;
+    }
     #[test]
     fn churn_with_small_pool_and_change_buffer_4k((m, o) in churn_ops()) {
         run_churn(PageSize::K4, m, o, Some(12 * 4096))?;
