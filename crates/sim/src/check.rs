@@ -89,7 +89,7 @@ impl Walk<'_> {
         if n == 0 && p != self.t.root {
             return e("empty non-root page".into());
         }
-        if page.key_bytes_len() != n * kw || (level > 0 && page.children.len() != n) {
+        if page.key_width() != kw || (level > 0 && page.children.len() != n) {
             return e("record arrays differ in length".into());
         }
         if !page.prefixes_consistent(kw) {

@@ -70,9 +70,12 @@ pub(crate) struct Page {
     pub level: u16,
     pub prev: Option<PageNo>,
     pub next: Option<PageNo>,
-    /// Encoded keys, `key_width` bytes each, in key order (contiguous, so that the binary
-    /// search walks one array; a heap-order arena with an index array measured slower).
+    /// Encoded keys, `kw` bytes each, by heap slot (as InnoDB stores records): an insert or
+    /// delete shifts only the small per-record arrays below, not the keys. Searches walk
+    /// `prefixes` and read a key only among equal prefix words.
     keys: Vec<u8>,
+    /// Key width in bytes.
+    kw: usize,
     /// `key_prefix` of each key, in key order: the binary search walks this array (a few
     /// cache lines per page) and compares whole keys only among equal prefixes.
     prefixes: Vec<u64>,
@@ -114,6 +117,7 @@ impl Page {
             prev: None,
             next: None,
             keys: Vec::with_capacity(cap_recs * key_width),
+            kw: key_width,
             prefixes: Vec::with_capacity(cap_recs),
             shared: 0,
             sizes: Vec::with_capacity(cap_recs),
@@ -140,12 +144,13 @@ impl Page {
     /// The key of the i-th record in key order.
     #[inline]
     pub fn key(&self, i: usize, kw: usize) -> &[u8] {
-        &self.keys[i * kw..(i + 1) * kw]
+        let h = self.heap_nos[i] as usize;
+        &self.keys[h * kw..(h + 1) * kw]
     }
 
-    /// Bytes of key storage (for the checker).
-    pub fn key_bytes_len(&self) -> usize {
-        self.keys.len()
+    /// Bytes of key storage per live record (for the checker: the key width).
+    pub fn key_width(&self) -> usize {
+        self.kw
     }
 
     /// True when heap slots, the free list and the heap counters agree (for the checker).
@@ -159,7 +164,8 @@ impl Page {
             }
         }
         let heap: u32 = self.slot_bytes.iter().map(|&b| b as u32).sum();
-        self.heap_nos.len() == self.sizes.len()
+        self.keys.len() == n_heap * self.kw
+            && self.heap_nos.len() == self.sizes.len()
             && self.slot_bytes.len() == n_heap
             && heap == self.heap_bytes
             && self
@@ -174,11 +180,9 @@ impl Page {
     pub fn prefixes_consistent(&self, kw: usize) -> bool {
         let off = self.shared;
         self.prefixes.len() == self.sizes.len()
-            && self.keys.chunks_exact(kw).all(|k| k[..off] == self.keys[..off])
-            && self
-                .keys
-                .chunks_exact(kw)
-                .map(|k| key_prefix(k, off))
+            && (0..self.sizes.len()).all(|i| self.key(i, kw)[..off] == self.key(0, kw)[..off])
+            && (0..self.sizes.len())
+                .map(|i| key_prefix(self.key(i, kw), off))
                 .eq(self.prefixes.iter().copied())
     }
 
@@ -191,7 +195,7 @@ impl Page {
             // Every key starts with the same `off` bytes: a key that does not sorts before or
             // after all of them.
             // A byte loop: the shared prefix is a few bytes, too short for a memcmp call.
-            for (a, b) in key[..off].iter().zip(&self.keys[..off]) {
+            for (a, b) in key[..off].iter().zip(&self.key(0, kw)[..off]) {
                 if a != b {
                     return if a < b { (0, false) } else { (self.sizes.len(), false) };
                 }
@@ -215,21 +219,21 @@ impl Page {
 
     /// Rewrites the key arena compactly, keeping the records at sorted positions `keep`.
     fn compact(&mut self, keep: std::ops::Range<usize>, kw: usize) {
-        self.keys.truncate(keep.end * kw);
-        self.keys.drain(..keep.start * kw);
+        let _ = kw;
         self.prefixes.truncate(keep.end);
         self.prefixes.drain(..keep.start);
     }
 
-    /// Re-encodes every key through `f` (key widening).
-    pub fn map_keys(&mut self, kw: usize, mut f: impl FnMut(&[u8], &mut Vec<u8>)) {
-        let mut keys = Vec::with_capacity(self.keys.capacity());
-        for i in 0..self.sizes.len() {
-            f(self.key(i, kw), &mut keys);
+    /// Re-encodes every key through `f` (key widening), free slots included.
+    pub fn map_keys(&mut self, kw: usize, new_kw: usize, mut f: impl FnMut(&[u8], &mut Vec<u8>)) {
+        let mut keys = Vec::with_capacity(self.n_heap as usize * new_kw);
+        if kw > 0 {
+            for k in self.keys.chunks_exact(kw) {
+                f(k, &mut keys);
+            }
         }
         self.keys = keys;
-        let n = self.sizes.len();
-        let new_kw = self.keys.len().checked_div(n).unwrap_or(kw);
+        self.kw = new_kw;
         self.reprefix(new_kw);
     }
 
@@ -241,11 +245,12 @@ impl Page {
         } else {
             // Keys are stored in byte order (a min-rec's zeroed key first): what the first and
             // the last share, all share.
-            common_prefix(&self.keys[..kw], &self.keys[(n - 1) * kw..n * kw])
+            common_prefix(self.key(0, kw), self.key(n - 1, kw))
         };
         let off = self.shared;
         self.prefixes.clear();
-        self.prefixes.extend(self.keys.chunks_exact(kw).map(|k| key_prefix(k, off)));
+        let words: Vec<u64> = (0..n).map(|i| key_prefix(self.key(i, kw), off)).collect();
+        self.prefixes.extend(words);
     }
 
     /// Insert position for `key` under PAGE_CUR_LE. On the leftmost page of a non-leaf level
@@ -298,6 +303,12 @@ impl Page {
 
     /// `btr_page_reorganize_low`: records rewritten compactly in key order, no garbage.
     pub fn reorganize(&mut self) {
+        let kw = self.kw;
+        let mut keys = Vec::with_capacity(self.keys.capacity());
+        for i in 0..self.sizes.len() {
+            keys.extend_from_slice(self.key(i, kw));
+        }
+        self.keys = keys;
         self.heap_bytes = self.data_bytes;
         self.n_heap = self.n_recs();
         self.garbage_bytes = 0;
@@ -317,6 +328,7 @@ impl Page {
             self.n_heap -= 1;
             self.heap_bytes -= size as u32;
             self.slot_bytes.pop();
+            self.keys.truncate(self.n_heap as usize * self.kw);
         } else {
             self.garbage_bytes += size as u32;
             self.free_list.push((size, slot));
@@ -326,10 +338,11 @@ impl Page {
     /// Adds a record at position `pos` after `place` found room; sets PAGE_LAST_INSERT.
     pub fn insert_placed(&mut self, pos: usize, key: &[u8], size: u32, child: u32) {
         let kw = key.len();
-        let old = self.keys.len();
-        self.keys.resize(old + kw, 0);
-        self.keys.copy_within(pos * kw..old, (pos + 1) * kw);
-        self.keys[pos * kw..(pos + 1) * kw].copy_from_slice(key);
+        let slot = self.placed_slot as usize;
+        if self.keys.len() < (slot + 1) * kw {
+            self.keys.resize((slot + 1) * kw, 0);
+        }
+        self.keys[slot * kw..(slot + 1) * kw].copy_from_slice(key);
         self.sizes.insert(pos, size as u16);
         self.heap_nos.insert(pos, self.placed_slot);
         if self.level > 0 {
@@ -343,7 +356,7 @@ impl Page {
             return;
         }
         let other = if pos == 0 { 1 } else { 0 };
-        if common_prefix(key, &self.keys[other * kw..(other + 1) * kw]) < self.shared {
+        if common_prefix(key, self.key(other, kw)) < self.shared {
             self.reprefix(kw);
         } else {
             self.prefixes.insert(pos, key_prefix(key, self.shared));
@@ -369,7 +382,8 @@ impl Page {
     /// when the node pointer was built, does not change).
     pub fn set_min_rec(&mut self, kw: usize) {
         if !self.sizes.is_empty() {
-            self.keys[..kw].fill(0);
+            let h = self.heap_nos[0] as usize;
+            self.keys[h * kw..(h + 1) * kw].fill(0);
             self.reprefix(kw);
         }
     }
@@ -377,7 +391,7 @@ impl Page {
     /// Compacts the key arena dropping the record at sorted position `pos` of `n`.
     fn compact_without(&mut self, pos: usize, n: usize, kw: usize) {
         debug_assert!(pos < n);
-        self.keys.drain(pos * kw..(pos + 1) * kw);
+        let _ = kw;
         self.prefixes.remove(pos);
     }
 
@@ -401,7 +415,10 @@ impl Page {
     /// Copies records `range` compactly into the empty page `to` (a freshly created page).
     pub fn copy_to_new(&self, range: std::ops::Range<usize>, kw: usize, to: &mut Page) {
         let was_empty = to.sizes.is_empty();
-        to.keys.extend_from_slice(&self.keys[range.start * kw..range.end * kw]);
+        debug_assert_eq!(to.keys.len(), to.n_heap as usize * kw);
+        for i in range.clone() {
+            to.keys.extend_from_slice(self.key(i, kw));
+        }
         if was_empty {
             to.shared = self.shared;
             to.prefixes.extend_from_slice(&self.prefixes[range.clone()]);

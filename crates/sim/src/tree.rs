@@ -625,10 +625,15 @@ impl Tree {
             .into_iter()
             .flat_map(|l| Self::level_pages(sp, l).collect::<Vec<_>>())
             .collect();
+        let mut wider = self.layout.clone();
+        wider.set_widths(widths);
+        let new_kw = wider.key_width;
         for p in pages {
-            sp.page_mut(p).map_keys(kw, |k, out| self.layout.reencode(k, widths, out));
+            // A simulator re-encoding, not a server page change: no buffer-pool access.
+            let page = sp.pages[p.0 as usize].as_mut().expect("live page");
+            page.map_keys(kw, new_kw, |k, out| self.layout.reencode(k, widths, out));
         }
-        self.layout.set_widths(widths);
+        self.layout = wider;
     }
 
     /// `btr_page_get_father`: the parent page and the position of the node pointer to `p`.
