@@ -172,6 +172,22 @@ fn sim(dir: &str, secondary: bool, flavour: Flavour) {
         "data_length {} index_length {} data_free {}",
         st.data_length_bytes, st.index_length_bytes, st.data_free_bytes
     );
+    if let Ok(ff) = std::env::var("KEYLAB_REBUILD_FF") {
+        sim.rebuild(ff.parse().unwrap()).unwrap();
+        sim.check().unwrap();
+        let st = sim.stats();
+        println!("after OPTIMIZE TABLE at fill factor {ff}:");
+        for ix in &st.indexes {
+            println!(
+                "{}: size {} n_leaf_pages {} pages per level {:?}",
+                ix.name, ix.size_pages, ix.leaf_pages, ix.pages_per_level
+            );
+        }
+        println!(
+            "data_length {} index_length {} data_free {}",
+            st.data_length_bytes, st.index_length_bytes, st.data_free_bytes
+        );
+    }
 }
 
 fn main() {

@@ -12,6 +12,7 @@ dir=$1; placement=$2
 db=keylab_simcheck
 m() { mariadb -N -B "$@"; }
 purge_threads=$(m -e "SELECT @@innodb_purge_threads")
+fill_factor=$(m -e "SELECT @@innodb_fill_factor")
 counters="index_page_merge_attempts index_page_merge_successful index_page_discards index_page_reorg_attempts"
 was_enabled=""
 for c in $counters; do
@@ -20,6 +21,7 @@ for c in $counters; do
 done
 restore() {
   m -e "SET GLOBAL innodb_purge_threads=$purge_threads"
+  m -e "SET GLOBAL innodb_fill_factor=$fill_factor"
   for c in $counters; do
     case " $was_enabled " in *" $c "*) ;; *) m -e "SET GLOBAL innodb_monitor_disable='$c'";; esac
   done
@@ -71,4 +73,13 @@ if [ -n "${KEYLAB_DUMP_PAGES:-}" ]; then
   m -e "SELECT CONCAT('page ', page_number, ' recs ', number_records, ' data ', data_size)
     FROM information_schema.innodb_buffer_page WHERE table_name LIKE '%keylab_simcheck%' AND index_name='PRIMARY'
     AND page_type='INDEX' ORDER BY page_number" >&2
+fi
+if [ -n "${KEYLAB_REBUILD_FF:-}" ]; then
+  # OPTIMIZE TABLE (a sorted rebuild) at this innodb_fill_factor, then the same statistics.
+  m -e "SET GLOBAL innodb_fill_factor=$KEYLAB_REBUILD_FF"
+  m $db -e "OPTIMIZE TABLE t" >/dev/null
+  echo "after OPTIMIZE TABLE at fill factor $KEYLAB_REBUILD_FF:"
+  m -e "SELECT index_name, stat_name, stat_value FROM mysql.innodb_index_stats
+    WHERE database_name='$db' AND table_name='t' AND stat_name IN ('size','n_leaf_pages')"
+  m -e "SELECT data_length, index_length, data_free FROM information_schema.tables WHERE table_schema='$db' AND table_name='t'"
 fi
