@@ -40,6 +40,7 @@ mod ibuf;
 mod layout;
 mod page;
 pub(crate) mod pool;
+mod split;
 mod stats;
 mod table;
 mod table_ops;
