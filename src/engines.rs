@@ -37,6 +37,8 @@ pub fn make_engine(
                 page_size,
                 fill_factor_pct: settings.fill_factor_pct,
                 merge_threshold_pct: settings.merge_threshold_pct,
+                buffer_pool_bytes: settings.buffer_pool_bytes,
+                change_buffering: settings.change_buffering,
                 check_every,
                 ..SimSettings::default()
             };
