@@ -213,7 +213,8 @@ impl Page {
                 hi = mid;
             }
         }
-        let eq = lo > 0 && self.key(lo - 1, kw) == key;
+        // Equal keys have equal prefix words: read the key only then.
+        let eq = lo > 0 && self.prefixes[lo - 1] == kp && self.key(lo - 1, kw) == key;
         (lo, eq)
     }
 
