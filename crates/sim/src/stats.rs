@@ -16,9 +16,11 @@ pub struct Counters {
     /// `btr_page_split_and_insert`, including inserts that went into the right sibling;
     /// MySQL 8.0 counts completed splits.
     pub page_splits: u64,
-    /// `index_page_reorg_successful`: page reorganizations.
+    /// `index_page_reorg_attempts` (= `_successful`: MariaDB counts both together): page
+    /// reorganizations.
     pub page_reorgs: u64,
-    /// Inserts placed on the right sibling instead of splitting.
+    /// Inserts placed on the right sibling instead of splitting (`btr_insert_into_right_sibling`;
+    /// no server counter of its own).
     pub right_sibling_inserts: u64,
     /// Root raises (tree height +1).
     pub root_raises: u64,
