@@ -130,3 +130,39 @@ fn inspect_rejects_what_is_not_a_tablespace() {
     assert!(run.stderr.contains("junk.ibd"), "{}", run.stderr);
     d.keylab(&["inspect", "missing.ibd"]).expect_code(2);
 }
+
+/// Two built-in scenarios end to end on a private MariaDB: every phase runs (timed queries
+/// included), and E3's structure equals the simulator's for the same rows.
+#[test]
+fn builtins_run_on_a_private_mariadb() {
+    if !server_installed("builtins_run_on_a_private_mariadb") {
+        return;
+    }
+    let d = Dir::new();
+    let run = |engine: &str, name: &str, scale: &str| {
+        let out = d
+            .keylab(&["run", name, "--engine", engine, "--scale", scale, "--format", "json"])
+            .expect_code(0);
+        json(&out.stdout)
+    };
+    let (server, sim) =
+        (run("mariadb", "e3-id-storage", "0.02"), run("sim", "e3-id-storage", "0.02"));
+    assert_eq!(server["engine"]["kind"], "mariadb");
+    let (server_runs, sim_runs) =
+        (server["runs"].as_array().unwrap(), sim["runs"].as_array().unwrap());
+    assert_eq!(server_runs.len(), sim_runs.len());
+    for (m, s) in server_runs.iter().zip(sim_runs) {
+        assert_eq!(m["variant"], s["variant"]);
+        for field in ["leaf_pages", "size_pages", "height"] {
+            assert_eq!(m["indexes"][0][field], s["indexes"][0][field], "{} {field}", m["variant"]);
+        }
+        assert_eq!(m["counters"]["page_splits"], s["counters"]["page_splits"], "{}", m["variant"]);
+    }
+    let e1 = run("mariadb", "e1-uuid-vs-ulid", "0.01");
+    for r in e1["runs"].as_array().unwrap() {
+        for p in r["phases"].as_array().unwrap() {
+            assert_eq!(p["status"], "ok", "every E1 phase runs on a server: {p}");
+        }
+        assert!(!r["queries"].as_array().unwrap().is_empty(), "E1 times its queries");
+    }
+}
