@@ -290,4 +290,6 @@ mod tests;
 #[cfg(test)]
 mod tests_churn;
 #[cfg(test)]
+mod tests_fingerprint;
+#[cfg(test)]
 mod tests_prop;

@@ -1,0 +1,123 @@
+//! Fidelity guard for speed work: a hash of everything the simulator reports (statistics,
+//! counters, pool figures, every page's records and DATA_SIZE) after fixed workloads, pinned
+//! to the value the code gave before any speed change. A change to the trees, counters or
+//! statistics changes the hash; a pure speed change must not.
+
+use crate::tests::{e1_row, e1_table, uuid_like, varchar, Rng};
+use crate::*;
+use keylab_schema::{Column, ColumnType, Table, Value};
+
+/// FNV-1a over the Debug text (deterministic: no hash-map iteration order is printed).
+fn fnv(h: &mut u64, s: &str) {
+    for b in s.bytes() {
+        *h ^= b as u64;
+        *h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+}
+
+fn digest(sim: &SimTable, h: &mut u64) {
+    fnv(h, &format!("{:?}", sim.stats()));
+    fnv(h, &format!("{:?}", sim.counters()));
+    fnv(h, &format!("{:?}", sim.pool_counters()));
+    for ix in 0..sim.trees.len() {
+        fnv(h, &format!("{:?}", sim.debug_pages(ix)));
+        fnv(h, &format!("{:?}", sim.leaf_keys(ix)));
+    }
+    sim.check().expect("invariants");
+}
+
+fn bin16_table(autoinc: bool) -> Table {
+    let mut t = e1_table(varchar(36), false);
+    t.columns[0] = if autoinc {
+        Column::new("pk", ColumnType::BigInt { unsigned: false }, false)
+    } else {
+        Column::new("id", ColumnType::Binary { bytes: 16 }, false)
+    };
+    t.auto_increment = autoinc;
+    t
+}
+
+/// Random, ascending and auto-increment 16-byte/BIGINT keys, then deletes of a third.
+fn bin16_case(pattern: u8, n: u64, settings: SimSettings, h: &mut u64) {
+    let mut sim = SimTable::new(&bin16_table(pattern == 2), settings).unwrap();
+    let mut rng = Rng(7 + pattern as u64);
+    let mut keys = Vec::new();
+    for i in 0..n {
+        let k: Value = match pattern {
+            0 => {
+                let mut b = rng.next_u64().to_be_bytes().to_vec();
+                b.extend_from_slice(&rng.next_u64().to_be_bytes());
+                Value::Bytes(b)
+            }
+            1 => {
+                let mut b = (0x0190_0000_0000_0000u64 + i).to_be_bytes().to_vec();
+                b.extend_from_slice(&rng.next_u64().to_be_bytes());
+                Value::Bytes(b)
+            }
+            _ => Value::Null,
+        };
+        sim.insert(&[k.clone(), Value::Bytes(b"data".to_vec())]).unwrap();
+        keys.push(if pattern == 2 { Value::Int(i as i64 + 1) } else { k });
+    }
+    digest(&sim, h);
+    for i in (0..keys.len()).step_by(3) {
+        let j = (rng.next_u64() % keys.len() as u64) as usize;
+        keys.swap(i, j);
+    }
+    for k in keys.iter().take(keys.len() / 3) {
+        sim.delete(std::slice::from_ref(k)).unwrap();
+    }
+    digest(&sim, h);
+    for i in 0..n / 4 {
+        let mut b = rng.next_u64().to_be_bytes().to_vec();
+        b.extend_from_slice(&rng.next_u64().to_be_bytes());
+        let k = if pattern == 2 { Value::Null } else { Value::Bytes(b) };
+        let _ = i;
+        sim.insert(&[k, Value::Bytes(b"data".to_vec())]).unwrap();
+    }
+    digest(&sim, h);
+    sim.rebuild(90).unwrap();
+    digest(&sim, h);
+}
+
+/// E1 with VARCHAR(36) uuid ids, pk or secondary placement, with churn.
+fn e1_case(secondary: bool, n: usize, settings: SimSettings, h: &mut u64) {
+    let mut sim = SimTable::new(&e1_table(varchar(36), secondary), settings).unwrap();
+    let mut rng = Rng(99);
+    let ids: Vec<Vec<u8>> = (0..n).map(|_| uuid_like(&mut rng)).collect();
+    for id in &ids {
+        sim.insert(&e1_row(id, secondary)).unwrap();
+    }
+    digest(&sim, h);
+    for (i, id) in ids.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+        let pk = if secondary { Value::Int(i as i64 + 1) } else { Value::Bytes(id.clone()) };
+        assert!(sim.delete(&[pk]).unwrap());
+    }
+    digest(&sim, h);
+}
+
+fn fingerprint(scale: u64) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let d = SimSettings::default();
+    for p in 0..3 {
+        bin16_case(p, scale, d, &mut h);
+    }
+    let k4 = SimSettings { page_size: PageSize::K4, ..d };
+    bin16_case(0, scale / 4, k4, &mut h);
+    let my = SimSettings { flavour: Flavour::Mysql80, page_size: PageSize::K8, ..d };
+    bin16_case(1, scale / 4, my, &mut h);
+    e1_case(false, scale as usize / 4, d, &mut h);
+    e1_case(true, scale as usize / 4, d, &mut h);
+    let pool =
+        SimSettings { buffer_pool_bytes: Some(64 * 16384), change_buffering: Some(true), ..d };
+    e1_case(true, scale as usize / 8, pool, &mut h);
+    h
+}
+
+#[test]
+fn fingerprint_is_pinned() {
+    // Pinned from the code before the speed work (commit cc6111c); see the module doc.
+    let scale = if cfg!(debug_assertions) { 20_000 } else { 200_000 };
+    let pinned = if cfg!(debug_assertions) { 17411502033044353244 } else { 11449268376589518727 };
+    assert_eq!(fingerprint(scale), pinned, "fidelity fingerprint changed");
+}
