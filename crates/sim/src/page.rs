@@ -203,7 +203,14 @@ impl Page {
         }
         let kp = key_prefix(key, off);
         let lo = self.prefixes.partition_point(|&x| x < kp);
-        let hi = lo + self.prefixes[lo..].partition_point(|&x| x == kp);
+        // Equal prefix words are rare (usually none): scan a few next to `lo`, which are in
+        // cache, before a second binary search over the cold rest of the array.
+        let rest = &self.prefixes[lo..];
+        let hi = lo
+            + match rest.iter().take(4).position(|&x| x != kp) {
+                Some(i) => i,
+                None => rest.partition_point(|&x| x == kp),
+            };
         let (mut lo, mut hi) = (lo, hi);
         while lo < hi {
             let mid = (lo + hi) / 2;

@@ -240,8 +240,20 @@ impl Tree {
     /// Inserts a leaf record unless its key exists (one descent serves both); `None` on a
     /// duplicate, with nothing changed.
     pub fn insert_unique(&mut self, sp: &mut Space, key: &[u8], size: u32) -> Option<PageNo> {
-        let (p, pos) = self.descend(sp, key, 0);
-        if pos > 0 && sp.page(p).key(pos - 1, self.kw()) == key {
+        let kw = self.kw();
+        let mut p = self.root;
+        // The descent of `descend` to the leaf, keeping the leaf search's equality flag (the
+        // record before the cursor equals `key`) so the key is not read again.
+        let (pos, dup) = loop {
+            sp.touch_read(p);
+            let page = sp.page(p);
+            let (cnt, eq) = page.search(key, kw);
+            if page.level == 0 {
+                break (cnt, eq);
+            }
+            p = PageNo(page.children[cnt.saturating_sub(1)]);
+        };
+        if dup {
             return None;
         }
         Some(self.insert_at(sp, p, pos, key, size, 0))
