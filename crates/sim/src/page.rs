@@ -57,6 +57,32 @@ pub(crate) fn key_prefix(k: &[u8], off: usize) -> u64 {
     }
 }
 
+/// `a.partition_point(|&x| x < v)` for a sorted array that is usually not in cache: each
+/// round reads 7 evenly spaced words whose loads do not depend on one another (so their
+/// cache misses overlap) and narrows the range to an eighth; a binary search, whose every
+/// load waits on the previous one, pays a miss per step instead.
+#[inline]
+pub(crate) fn lower_bound(a: &[u64], v: u64) -> usize {
+    const WAYS: usize = 8;
+    // The answer lies in lo..=hi.
+    let (mut lo, mut hi) = (0usize, a.len());
+    while hi - lo > 2 * WAYS {
+        let step = (hi - lo) / WAYS;
+        let mut below = 0;
+        for j in 1..WAYS {
+            below += (a[lo + j * step - 1] < v) as usize;
+        }
+        // Pivots lo + j·step − 1 for j = 1..WAYS: `below` of them are < v, so the answer is
+        // after the last of those and at most the first of the others.
+        let new_lo = lo + below * step;
+        if below < WAYS - 1 {
+            hi = lo + (below + 1) * step - 1;
+        }
+        lo = new_lo;
+    }
+    lo + a[lo..hi].partition_point(|&x| x < v)
+}
+
 /// Length of the common prefix of two keys.
 #[inline]
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
@@ -202,7 +228,7 @@ impl Page {
             }
         }
         let kp = key_prefix(key, off);
-        let lo = self.prefixes.partition_point(|&x| x < kp);
+        let lo = lower_bound(&self.prefixes, kp);
         // Equal prefix words are rare (usually none): scan a few next to `lo`, which are in
         // cache, before a second binary search over the cold rest of the array.
         let rest = &self.prefixes[lo..];

@@ -121,3 +121,20 @@ fn fingerprint_is_pinned() {
     let pinned = if cfg!(debug_assertions) { 17411502033044353244 } else { 11449268376589518727 };
     assert_eq!(fingerprint(scale), pinned, "fidelity fingerprint changed");
 }
+
+#[test]
+fn lower_bound_matches_partition_point() {
+    let mut rng = Rng(5);
+    for n in 0..300usize {
+        for spread in [3u64, 50, u64::MAX] {
+            let mut a: Vec<u64> = (0..n).map(|_| rng.next_u64() % spread).collect();
+            a.sort_unstable();
+            for v in a.iter().copied().chain([0, 1, 2, spread / 2, u64::MAX]) {
+                for v in [v, v.wrapping_add(1)] {
+                    let want = a.partition_point(|&x| x < v);
+                    assert_eq!(crate::page::lower_bound(&a, v), want, "n {n} v {v}");
+                }
+            }
+        }
+    }
+}
