@@ -68,6 +68,10 @@ pub(crate) struct Tree {
     /// Page capacity reservations (records) for leaf and non-leaf pages.
     cap_leaf: usize,
     cap_nonleaf: usize,
+    /// The leaf the last `insert_unique` went to: when it is still the rightmost leaf and the
+    /// new key is above its last key, the descent would end there, so an ascending load skips
+    /// it. Validated on every use; cleared when the page is freed (its number may be reused).
+    last_leaf: std::cell::Cell<Option<PageNo>>,
 }
 
 impl Tree {
@@ -88,6 +92,7 @@ impl Tree {
             records: 0,
             blob_pages: 0,
             merge_limit: g.merge_limit,
+            last_leaf: std::cell::Cell::new(None),
         };
         let root = sp.fsp.alloc_page(seg_top, 0, Dir::Neither);
         t.install_page(sp, root, 0);
@@ -128,6 +133,9 @@ impl Tree {
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
         sp.fsp.free_page(seg, p.0);
         sp.pages[p.0 as usize] = None;
+        if self.last_leaf.get() == Some(p) {
+            self.last_leaf.set(None);
+        }
         if let Some(pool) = &mut sp.pool {
             pool.forget(p.0);
         }
@@ -241,6 +249,12 @@ impl Tree {
     /// duplicate, with nothing changed.
     pub fn insert_unique(&mut self, sp: &mut Space, key: &[u8], size: u32) -> Option<PageNo> {
         let kw = self.kw();
+        if let Some(p) = self.rightmost_leaf_below(sp, key) {
+            let pos = sp.page(p).sizes.len();
+            let p = self.insert_at(sp, p, pos, key, size, 0);
+            self.last_leaf.set(Some(p));
+            return Some(p);
+        }
         let mut p = self.root;
         // The descent of `descend` to the leaf, keeping the leaf search's equality flag (the
         // record before the cursor equals `key`) so the key is not read again.
@@ -256,7 +270,27 @@ impl Tree {
         if dup {
             return None;
         }
-        Some(self.insert_at(sp, p, pos, key, size, 0))
+        let p = self.insert_at(sp, p, pos, key, size, 0);
+        self.last_leaf.set(Some(p));
+        Some(p)
+    }
+
+    /// The remembered leaf when it is the rightmost leaf, not empty, and `key` is above its
+    /// last key: every node pointer on the right edge is then ≤ `key`, so a PAGE_CUR_LE
+    /// descent would take the last child at every level and end there, after the last record.
+    /// `None` (search from the root) with a buffer pool, whose accesses the descent makes.
+    fn rightmost_leaf_below(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
+        let p = self.last_leaf.get()?;
+        if sp.pool.is_some() {
+            return None;
+        }
+        let page = sp.pages.get(p.0 as usize)?.as_ref()?;
+        let n = page.sizes.len();
+        let above = page.level == 0
+            && page.next.is_none()
+            && n > 0
+            && !crate::page::key_le(key, page.key(n - 1, self.kw()));
+        above.then_some(p)
     }
 
     fn insert_at(
