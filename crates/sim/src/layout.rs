@@ -295,37 +295,28 @@ impl Layout {
         table: &Table,
         g: &Geometry,
     ) -> Result<LeafRecord, SimError> {
-        let mut lens: [u32; 64] = [0; 64];
-        let mut lens_vec;
-        let lens: &mut [u32] = if self.fields.len() <= 64 {
-            &mut lens[..self.fields.len()]
-        } else {
-            lens_vec = vec![0; self.fields.len()];
-            &mut lens_vec
+        // Stored length of field `f`, `u32::MAX` for NULL.
+        let field_len = |f: &Field| match f.col {
+            None => match f.kind {
+                FieldKind::Fixed(n) => n,
+                FieldKind::Var { .. } => 0,
+            },
+            Some(c) if row[c].is_null() => u32::MAX,
+            Some(c) => row[c].stored_len(&table.columns[c].ty),
         };
+        // The size first, without the per-field lengths only the off-page path needs.
         let mut size = REC_HEADER_BYTES + self.null_bytes;
-        for (i, f) in self.fields.iter().enumerate() {
-            let len = match f.col {
-                None => match f.kind {
-                    FieldKind::Fixed(n) => n,
-                    FieldKind::Var { .. } => 0,
-                },
-                Some(c) => {
-                    let v = &row[c];
-                    if v.is_null() {
-                        lens[i] = u32::MAX;
-                        continue;
-                    }
-                    v.stored_len(&table.columns[c].ty)
-                }
-            };
-            lens[i] = len;
-            size += len + len_bytes(f.kind, len, false);
+        for f in &self.fields {
+            let len = field_len(f);
+            if len != u32::MAX {
+                size += len + len_bytes(f.kind, len, false);
+            }
         }
         let mut rec = LeafRecord { size_bytes: size, blob_pages: 0 };
         if !g.needs_ext(rec.size_bytes) {
             return Ok(rec);
         }
+        let lens: Vec<u32> = self.fields.iter().map(field_len).collect();
         if !self.clustered {
             return Err(SimError::RowTooLarge {
                 index: self.name.clone(),
