@@ -89,6 +89,9 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()))
 }
 
+/// Shared key bytes kept in the page struct (`Page::head`).
+const HEAD_BYTES: usize = 16;
+
 /// An index page.
 #[derive(Debug, Clone)]
 pub(crate) struct Page {
@@ -107,6 +110,9 @@ pub(crate) struct Page {
     prefixes: Vec<u64>,
     /// Bytes every key of the page shares (the `prefixes` start after them).
     shared: usize,
+    /// The first `min(shared, HEAD_BYTES)` shared bytes: a search or insert checks a key
+    /// against them here instead of reading a stored key (a cache miss on a cold page).
+    head: [u8; HEAD_BYTES],
     /// Record sizes (header + data), in key order.
     pub sizes: Vec<u16>,
     /// Child page numbers (non-leaf pages only), in key order.
@@ -146,6 +152,7 @@ impl Page {
             kw: key_width,
             prefixes: Vec::with_capacity(cap_recs),
             shared: 0,
+            head: [0; HEAD_BYTES],
             sizes: Vec::with_capacity(cap_recs),
             children: if level > 0 { Vec::with_capacity(cap_recs) } else { Vec::new() },
             data_bytes: 0,
@@ -205,7 +212,9 @@ impl Page {
     /// key (for the checker).
     pub fn prefixes_consistent(&self, kw: usize) -> bool {
         let off = self.shared;
+        let h = off.min(HEAD_BYTES);
         self.prefixes.len() == self.sizes.len()
+            && (self.sizes.is_empty() || self.key(0, kw)[..h] == self.head[..h])
             && (0..self.sizes.len()).all(|i| self.key(i, kw)[..off] == self.key(0, kw)[..off])
             && (0..self.sizes.len())
                 .map(|i| key_prefix(self.key(i, kw), off))
@@ -221,7 +230,8 @@ impl Page {
             // Every key starts with the same `off` bytes: a key that does not sorts before or
             // after all of them.
             // A byte loop: the shared prefix is a few bytes, too short for a memcmp call.
-            for (a, b) in key[..off].iter().zip(&self.key(0, kw)[..off]) {
+            let first = if off <= HEAD_BYTES { &self.head[..off] } else { &self.key(0, kw)[..off] };
+            for (a, b) in key[..off].iter().zip(first) {
                 if a != b {
                     return if a < b { (0, false) } else { (self.sizes.len(), false) };
                 }
@@ -282,9 +292,19 @@ impl Page {
             common_prefix(self.key(0, kw), self.key(n - 1, kw))
         };
         let off = self.shared;
+        self.set_head();
         self.prefixes.clear();
         let words: Vec<u64> = (0..n).map(|i| key_prefix(self.key(i, kw), off)).collect();
         self.prefixes.extend(words);
+    }
+
+    /// Copies the shared bytes of the first key into `head`.
+    fn set_head(&mut self) {
+        let n = self.shared.min(HEAD_BYTES);
+        if n > 0 {
+            let h = self.heap_nos[0] as usize * self.kw;
+            self.head[..n].copy_from_slice(&self.keys[h..h + n]);
+        }
     }
 
     /// Insert position for `key` under PAGE_CUR_LE. On the leftmost page of a non-leaf level
@@ -385,12 +405,21 @@ impl Page {
         self.last_insert = Some(pos as u32);
         if self.sizes.len() == 1 {
             self.shared = kw;
+            self.set_head();
             self.prefixes.clear();
             self.prefixes.push(0);
             return;
         }
-        let other = if pos == 0 { 1 } else { 0 };
-        if common_prefix(key, self.key(other, kw)) < self.shared {
+        let off = self.shared;
+        // Every stored key starts with the shared bytes: a new key that does not narrows them.
+        let narrows = off > 0
+            && if off <= HEAD_BYTES {
+                key[..off] != self.head[..off]
+            } else {
+                let other = if pos == 0 { 1 } else { 0 };
+                common_prefix(key, self.key(other, kw)) < off
+            };
+        if narrows {
             self.reprefix(kw);
         } else {
             self.prefixes.insert(pos, key_prefix(key, self.shared));
@@ -455,6 +484,7 @@ impl Page {
         }
         if was_empty {
             to.shared = self.shared;
+            to.head = self.head;
             to.prefixes.extend_from_slice(&self.prefixes[range.clone()]);
         }
         debug_assert!(to.free_list.is_empty() || was_empty);
