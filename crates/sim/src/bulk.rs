@@ -60,7 +60,7 @@ impl Tree {
             let root = sp.page_mut(self.root);
             root.make_empty();
             root.level = src.level;
-            src.copy_to_new(0..src.sizes.len(), kw, root);
+            src.copy_to_new(0..src.len(), kw, root);
             if root.level > 0 {
                 root.set_min_rec(kw);
             }
@@ -118,7 +118,7 @@ impl Tree {
         let kw = self.kw();
         let flavour = sp.flavour;
         let page = sp.page_mut(cur.page);
-        let at = page.sizes.len();
+        let at = page.len();
         let placed = page.place(&g, size);
         debug_assert!(placed, "bulk record fits");
         page.insert_placed(at, key, size, child);

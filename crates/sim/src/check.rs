@@ -85,7 +85,7 @@ impl Walk<'_> {
         if page.level != level {
             return e(format!("level {} where {level} was expected", page.level));
         }
-        let n = page.sizes.len();
+        let n = page.len();
         if n == 0 && p != self.t.root {
             return e("empty non-root page".into());
         }
@@ -95,7 +95,7 @@ impl Walk<'_> {
         if !page.prefixes_consistent(kw) {
             return e("key prefixes differ from the keys".into());
         }
-        let data: u32 = page.sizes.iter().map(|&s| s as u32).sum();
+        let data: u32 = page.sizes().map(|s| s as u32).sum();
         if data != page.data_bytes {
             return e(format!("data size {} but records sum to {data}", page.data_bytes));
         }

@@ -20,14 +20,14 @@ impl Tree {
             return false;
         }
         let i = pos - 1;
-        let size = page.sizes[i] as u32;
+        let size = page.size(i) as u32;
         let has_siblings = page.prev.is_some() || page.next.is_some();
         let n = page.n_recs();
         self.records -= 1;
         // btr_cur_can_delete_without_compress: siblings, ≥ 2 records, and the page stays at or
         // above BTR_CUR_PAGE_COMPRESS_LIMIT (record bytes, MERGE_THRESHOLD of this index).
         if p != self.root && has_siblings && n >= 2 && page.data_bytes - size >= self.merge_limit {
-            sp.page_mut(p).delete_rec(i, kw);
+            sp.page_mut(p).delete_rec(i);
             return true;
         }
         if p == self.root {
@@ -36,7 +36,7 @@ impl Tree {
             if n == 1 {
                 rp.make_empty();
             } else {
-                rp.delete_rec(i, kw);
+                rp.delete_rec(i);
             }
             return true;
         }
@@ -50,7 +50,7 @@ impl Tree {
             self.discard_page(sp, p);
             return true;
         }
-        sp.page_mut(p).delete_rec(i, kw);
+        sp.page_mut(p).delete_rec(i);
         self.compress_if_useful(sp, p);
         true
     }
@@ -79,7 +79,7 @@ impl Tree {
             let fp = sp.page_mut(father);
             fp.make_empty();
             fp.level = src.level;
-            src.copy_to_new(0..src.sizes.len(), kw, fp);
+            src.copy_to_new(0..src.len(), kw, fp);
         }
         sp.pages[block.0 as usize] = Some(src);
         for a in above {

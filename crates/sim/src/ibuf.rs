@@ -155,7 +155,7 @@ impl Tree {
                 if pos == 0 || page.key(pos - 1, kw) != key || page.n_recs() < 2 {
                     return None;
                 }
-                page.sizes[pos - 1] as u32
+                page.size(pos - 1) as u32
             }
         };
         if rec >= g.free_empty / 2 {
@@ -201,7 +201,7 @@ impl Tree {
                 page.insert_placed(pos, key, s, 0);
             }
             None => {
-                page.delete_rec(pos - 1, kw);
+                page.delete_rec(pos - 1);
                 self.records -= 1;
             }
         }

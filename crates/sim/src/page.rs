@@ -42,19 +42,26 @@ pub(crate) fn key_le(a: &[u8], b: &[u8]) -> bool {
     a[i..] <= b[i..]
 }
 
-/// The 8 key bytes from `off` on as a big-endian word (zero-padded). A page keeps the
+/// The 4 key bytes from `off` on as a big-endian word (zero-padded). A page keeps the
 /// length `off` of the prefix all its keys share, so these words order its keys on the bytes
 /// that differ, and a search narrows to equal words in a small array first.
 #[inline]
-pub(crate) fn key_prefix(k: &[u8], off: usize) -> u64 {
+pub(crate) fn key_prefix(k: &[u8], off: usize) -> u32 {
     let k = &k[off.min(k.len())..];
-    if k.len() >= 8 {
-        u64::from_be_bytes(k[..8].try_into().expect("8 bytes"))
+    if k.len() >= 4 {
+        u32::from_be_bytes(k[..4].try_into().expect("4 bytes"))
     } else {
-        let mut b = [0u8; 8];
+        let mut b = [0u8; 4];
         b[..k.len()].copy_from_slice(k);
-        u64::from_be_bytes(b)
+        u32::from_be_bytes(b)
     }
+}
+
+/// One record's entry in `Page::recs`: its prefix word (high 32 bits, so entries sort as
+/// their keys' prefix words do), its size and its heap slot.
+#[inline]
+fn entry(prefix: u32, size: u16, heap: u16) -> u64 {
+    (prefix as u64) << 32 | (size as u64) << 16 | heap as u64
 }
 
 /// `a.partition_point(|&x| x < v)` for a sorted array that is usually not in cache: each
@@ -100,21 +107,21 @@ pub(crate) struct Page {
     pub prev: Option<PageNo>,
     pub next: Option<PageNo>,
     /// Encoded keys, `kw` bytes each, by heap slot (as InnoDB stores records): an insert or
-    /// delete shifts only the small per-record arrays below, not the keys. Searches walk
-    /// `prefixes` and read a key only among equal prefix words.
+    /// delete shifts only `recs`, not the keys. Searches walk `recs` and read a key only
+    /// among equal prefix words.
     keys: Vec<u8>,
     /// Key width in bytes.
     kw: usize,
-    /// `key_prefix` of each key, in key order: the binary search walks this array (a few
-    /// cache lines per page) and compares whole keys only among equal prefixes.
-    prefixes: Vec<u64>,
+    /// Every record in key order as an `entry`: `key_prefix` of its key, its size (header +
+    /// data) and its heap slot in one word, so an insert shifts one array and the search,
+    /// which walks this array (a few cache lines per page), leaves the found record's size
+    /// and slot in cache.
+    recs: Vec<u64>,
     /// Bytes every key of the page shares (the `prefixes` start after them).
     shared: usize,
     /// The first `min(shared, HEAD_BYTES)` shared bytes: a search or insert checks a key
     /// against them here instead of reading a stored key (a cache miss on a cold page).
     head: [u8; HEAD_BYTES],
-    /// Record sizes (header + data), in key order.
-    pub sizes: Vec<u16>,
     /// Child page numbers (non-leaf pages only), in key order.
     pub children: Vec<u32>,
     /// Sum of live record sizes (`page_get_data_size`, INNODB_BUFFER_PAGE.DATA_SIZE).
@@ -127,8 +134,6 @@ pub(crate) struct Page {
     pub garbage_bytes: u32,
     /// The PAGE_FREE list as (freed record's size, heap slot); the head is the last entry.
     pub free_list: Vec<(u16, u16)>,
-    /// Heap slot (heap number − 2) of each record, in key order.
-    heap_nos: Vec<u16>,
     /// Bytes of each heap slot, by heap slot: a record reusing a larger freed slot leaves
     /// the slot's size unchanged.
     slot_bytes: Vec<u16>,
@@ -150,17 +155,15 @@ impl Page {
             next: None,
             keys: Vec::with_capacity(cap_recs * key_width),
             kw: key_width,
-            prefixes: Vec::with_capacity(cap_recs),
+            recs: Vec::with_capacity(cap_recs),
             shared: 0,
             head: [0; HEAD_BYTES],
-            sizes: Vec::with_capacity(cap_recs),
             children: if level > 0 { Vec::with_capacity(cap_recs) } else { Vec::new() },
             data_bytes: 0,
             heap_bytes: 0,
             n_heap: 0,
             garbage_bytes: 0,
             free_list: Vec::new(),
-            heap_nos: Vec::with_capacity(cap_recs),
             slot_bytes: Vec::with_capacity(cap_recs),
             placed_slot: 0,
             heap_top_shrinks,
@@ -171,13 +174,48 @@ impl Page {
     /// PAGE_N_RECS.
     #[inline]
     pub fn n_recs(&self) -> u32 {
-        self.sizes.len() as u32
+        self.recs.len() as u32
+    }
+
+    /// Number of records.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.recs.len()
+    }
+
+    /// True when the page has no user records.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.recs.is_empty()
+    }
+
+    /// Size in bytes (header + data) of the i-th record in key order.
+    #[inline]
+    pub fn size(&self, i: usize) -> u16 {
+        (self.recs[i] >> 16) as u16
+    }
+
+    /// Sizes of the records in key order.
+    pub fn sizes(&self) -> impl Iterator<Item = u16> + '_ {
+        self.recs.iter().map(|&e| (e >> 16) as u16)
+    }
+
+    /// Heap slot (heap number − 2) of the i-th record in key order.
+    #[inline]
+    fn heap_no(&self, i: usize) -> u16 {
+        self.recs[i] as u16
+    }
+
+    /// Prefix word of the i-th record in key order.
+    #[inline]
+    fn prefix(&self, i: usize) -> u32 {
+        (self.recs[i] >> 32) as u32
     }
 
     /// The key of the i-th record in key order.
     #[inline]
     pub fn key(&self, i: usize, kw: usize) -> &[u8] {
-        let h = self.heap_nos[i] as usize;
+        let h = self.heap_no(i) as usize;
         &self.keys[h * kw..(h + 1) * kw]
     }
 
@@ -190,7 +228,8 @@ impl Page {
     pub fn heap_consistent(&self) -> bool {
         let n_heap = self.n_heap as usize;
         let mut seen = vec![false; n_heap];
-        let slots = self.heap_nos.iter().copied().chain(self.free_list.iter().map(|f| f.1));
+        let slots =
+            (0..self.len()).map(|i| self.heap_no(i)).chain(self.free_list.iter().map(|f| f.1));
         for s in slots {
             if s as usize >= n_heap || std::mem::replace(&mut seen[s as usize], true) {
                 return false;
@@ -198,14 +237,9 @@ impl Page {
         }
         let heap: u32 = self.slot_bytes.iter().map(|&b| b as u32).sum();
         self.keys.len() == n_heap * self.kw
-            && self.heap_nos.len() == self.sizes.len()
             && self.slot_bytes.len() == n_heap
             && heap == self.heap_bytes
-            && self
-                .sizes
-                .iter()
-                .zip(&self.heap_nos)
-                .all(|(&s, &h)| s <= self.slot_bytes[h as usize])
+            && (0..self.len()).all(|i| self.size(i) <= self.slot_bytes[self.heap_no(i) as usize])
     }
 
     /// True when every key shares the page's shared prefix and every prefix word matches its
@@ -213,12 +247,9 @@ impl Page {
     pub fn prefixes_consistent(&self, kw: usize) -> bool {
         let off = self.shared;
         let h = off.min(HEAD_BYTES);
-        self.prefixes.len() == self.sizes.len()
-            && (self.sizes.is_empty() || self.key(0, kw)[..h] == self.head[..h])
-            && (0..self.sizes.len()).all(|i| self.key(i, kw)[..off] == self.key(0, kw)[..off])
-            && (0..self.sizes.len())
-                .map(|i| key_prefix(self.key(i, kw), off))
-                .eq(self.prefixes.iter().copied())
+        (self.is_empty() || self.key(0, kw)[..h] == self.head[..h])
+            && (0..self.len()).all(|i| self.key(i, kw)[..off] == self.key(0, kw)[..off])
+            && (0..self.len()).all(|i| key_prefix(self.key(i, kw), off) == self.prefix(i))
     }
 
     /// Number of records with key ≤ `key` (the PAGE_CUR_LE cursor is the record before this
@@ -226,26 +257,27 @@ impl Page {
     #[inline]
     pub fn search(&self, key: &[u8], kw: usize) -> (usize, bool) {
         let off = self.shared;
-        if off > 0 && !self.sizes.is_empty() {
+        if off > 0 && !self.recs.is_empty() {
             // Every key starts with the same `off` bytes: a key that does not sorts before or
             // after all of them.
             // A byte loop: the shared prefix is a few bytes, too short for a memcmp call.
             let first = if off <= HEAD_BYTES { &self.head[..off] } else { &self.key(0, kw)[..off] };
             for (a, b) in key[..off].iter().zip(first) {
                 if a != b {
-                    return if a < b { (0, false) } else { (self.sizes.len(), false) };
+                    return if a < b { (0, false) } else { (self.recs.len(), false) };
                 }
             }
         }
         let kp = key_prefix(key, off);
-        let lo = lower_bound(&self.prefixes, kp);
+        // The first entry whose prefix word is ≥ kp: size and slot bits only add to it.
+        let lo = lower_bound(&self.recs, (kp as u64) << 32);
         // Equal prefix words are rare (usually none): scan a few next to `lo`, which are in
         // cache, before a second binary search over the cold rest of the array.
-        let rest = &self.prefixes[lo..];
+        let rest = &self.recs[lo..];
         let hi = lo
-            + match rest.iter().take(4).position(|&x| x != kp) {
+            + match rest.iter().take(4).position(|&x| (x >> 32) as u32 != kp) {
                 Some(i) => i,
-                None => rest.partition_point(|&x| x == kp),
+                None => rest.partition_point(|&x| (x >> 32) as u32 == kp),
             };
         let (mut lo, mut hi) = (lo, hi);
         while lo < hi {
@@ -257,15 +289,8 @@ impl Page {
             }
         }
         // Equal keys have equal prefix words: read the key only then.
-        let eq = lo > 0 && self.prefixes[lo - 1] == kp && self.key(lo - 1, kw) == key;
+        let eq = lo > 0 && self.prefix(lo - 1) == kp && self.key(lo - 1, kw) == key;
         (lo, eq)
-    }
-
-    /// Rewrites the key arena compactly, keeping the records at sorted positions `keep`.
-    fn compact(&mut self, keep: std::ops::Range<usize>, kw: usize) {
-        let _ = kw;
-        self.prefixes.truncate(keep.end);
-        self.prefixes.drain(..keep.start);
     }
 
     /// Re-encodes every key through `f` (key widening), free slots included.
@@ -283,7 +308,7 @@ impl Page {
 
     /// Recomputes the shared length and every prefix word.
     fn reprefix(&mut self, kw: usize) {
-        let n = self.sizes.len();
+        let n = self.recs.len();
         self.shared = if n == 0 {
             0
         } else {
@@ -293,16 +318,17 @@ impl Page {
         };
         let off = self.shared;
         self.set_head();
-        self.prefixes.clear();
-        let words: Vec<u64> = (0..n).map(|i| key_prefix(self.key(i, kw), off)).collect();
-        self.prefixes.extend(words);
+        for i in 0..n {
+            let w = key_prefix(self.key(i, kw), off);
+            self.recs[i] = (self.recs[i] & 0xffff_ffff) | (w as u64) << 32;
+        }
     }
 
     /// Copies the shared bytes of the first key into `head`.
     fn set_head(&mut self) {
         let n = self.shared.min(HEAD_BYTES);
         if n > 0 {
-            let h = self.heap_nos[0] as usize * self.kw;
+            let h = self.heap_no(0) as usize * self.kw;
             self.head[..n].copy_from_slice(&self.keys[h..h + n]);
         }
     }
@@ -311,7 +337,7 @@ impl Page {
     /// the first record carries the min-rec flag and compares below every key.
     pub fn insert_pos(&self, key: &[u8], kw: usize) -> usize {
         let (pos, _) = self.search(key, kw);
-        if pos == 0 && self.level > 0 && self.prev.is_none() && !self.sizes.is_empty() {
+        if pos == 0 && self.level > 0 && self.prev.is_none() && !self.recs.is_empty() {
             1
         } else {
             pos
@@ -359,7 +385,7 @@ impl Page {
     pub fn reorganize(&mut self) {
         let kw = self.kw;
         let mut keys = Vec::with_capacity(self.keys.capacity());
-        for i in 0..self.sizes.len() {
+        for i in 0..self.recs.len() {
             keys.extend_from_slice(self.key(i, kw));
         }
         self.keys = keys;
@@ -368,9 +394,10 @@ impl Page {
         self.garbage_bytes = 0;
         self.free_list.clear();
         self.slot_bytes.clear();
-        self.slot_bytes.extend_from_slice(&self.sizes);
-        self.heap_nos.clear();
-        self.heap_nos.extend(0..self.sizes.len() as u16);
+        for (i, e) in self.recs.iter_mut().enumerate() {
+            self.slot_bytes.push((*e >> 16) as u16);
+            *e = (*e & !0xffff) | i as u64;
+        }
     }
 
     /// Frees the heap slot of a record of `size` bytes being deleted (`page_mem_free`): it
@@ -397,17 +424,14 @@ impl Page {
             self.keys.resize((slot + 1) * kw, 0);
         }
         self.keys[slot * kw..(slot + 1) * kw].copy_from_slice(key);
-        self.sizes.insert(pos, size as u16);
-        self.heap_nos.insert(pos, self.placed_slot);
         if self.level > 0 {
             self.children.insert(pos, child);
         }
         self.last_insert = Some(pos as u32);
-        if self.sizes.len() == 1 {
+        if self.recs.is_empty() {
+            self.recs.push(entry(0, size as u16, self.placed_slot));
             self.shared = kw;
             self.set_head();
-            self.prefixes.clear();
-            self.prefixes.push(0);
             return;
         }
         let off = self.shared;
@@ -416,23 +440,21 @@ impl Page {
             && if off <= HEAD_BYTES {
                 key[..off] != self.head[..off]
             } else {
-                let other = if pos == 0 { 1 } else { 0 };
-                common_prefix(key, self.key(other, kw)) < off
+                // The new record is not in `recs` yet: any stored key has the shared bytes.
+                common_prefix(key, self.key(0, kw)) < off
             };
+        let e = entry(key_prefix(key, off), size as u16, self.placed_slot);
+        self.recs.insert(pos, e);
         if narrows {
             self.reprefix(kw);
-        } else {
-            self.prefixes.insert(pos, key_prefix(key, self.shared));
         }
     }
 
     /// Deletes one record (`page_cur_delete_rec`): it heads PAGE_FREE, its bytes become
     /// garbage, and PAGE_LAST_INSERT is reset.
-    pub fn delete_rec(&mut self, pos: usize, kw: usize) {
-        let n = self.sizes.len();
-        self.compact_without(pos, n, kw);
-        let size = self.sizes.remove(pos);
-        let slot = self.heap_nos.remove(pos);
+    pub fn delete_rec(&mut self, pos: usize) {
+        let e = self.recs.remove(pos);
+        let (size, slot) = ((e >> 16) as u16, e as u16);
         if self.level > 0 {
             self.children.remove(pos);
         }
@@ -444,58 +466,49 @@ impl Page {
     /// below every key, which the simulator models by zeroing its stored key (its size, taken
     /// when the node pointer was built, does not change).
     pub fn set_min_rec(&mut self, kw: usize) {
-        if !self.sizes.is_empty() {
-            let h = self.heap_nos[0] as usize;
+        if !self.recs.is_empty() {
+            let h = self.heap_no(0) as usize;
             self.keys[h * kw..(h + 1) * kw].fill(0);
             self.reprefix(kw);
         }
     }
 
-    /// Compacts the key arena dropping the record at sorted position `pos` of `n`.
-    fn compact_without(&mut self, pos: usize, n: usize, kw: usize) {
-        debug_assert!(pos < n);
-        let _ = kw;
-        self.prefixes.remove(pos);
-    }
-
     /// Empties the page as `page_create_empty` does (keeps level and links).
     pub fn make_empty(&mut self) {
         self.keys.clear();
-        self.prefixes.clear();
+        self.recs.clear();
         self.shared = 0;
-        self.sizes.clear();
         self.children.clear();
         self.data_bytes = 0;
         self.heap_bytes = 0;
         self.n_heap = 0;
         self.garbage_bytes = 0;
         self.free_list.clear();
-        self.heap_nos.clear();
         self.slot_bytes.clear();
         self.last_insert = None;
     }
 
     /// Copies records `range` compactly into the empty page `to` (a freshly created page).
     pub fn copy_to_new(&self, range: std::ops::Range<usize>, kw: usize, to: &mut Page) {
-        let was_empty = to.sizes.is_empty();
+        let was_empty = to.recs.is_empty();
         debug_assert_eq!(to.keys.len(), to.n_heap as usize * kw);
-        for i in range.clone() {
-            to.keys.extend_from_slice(self.key(i, kw));
-        }
+        debug_assert!(to.free_list.is_empty() || was_empty);
         if was_empty {
             to.shared = self.shared;
             to.head = self.head;
-            to.prefixes.extend_from_slice(&self.prefixes[range.clone()]);
         }
-        debug_assert!(to.free_list.is_empty() || was_empty);
-        to.sizes.extend_from_slice(&self.sizes[range.clone()]);
-        let first_slot = to.n_heap as u16;
-        to.heap_nos.extend(first_slot..first_slot + range.len() as u16);
-        to.slot_bytes.extend_from_slice(&self.sizes[range.clone()]);
+        let mut bytes = 0u32;
+        for (slot, i) in (to.n_heap as u16..).zip(range.clone()) {
+            to.keys.extend_from_slice(self.key(i, kw));
+            let size = self.size(i);
+            // Prefix words stay valid under the same shared length; `reprefix` redoes them.
+            to.recs.push(entry(self.prefix(i), size, slot));
+            to.slot_bytes.push(size);
+            bytes += size as u32;
+        }
         if self.level > 0 {
             to.children.extend_from_slice(&self.children[range.clone()]);
         }
-        let bytes: u32 = self.sizes[range.clone()].iter().map(|&s| s as u32).sum();
         to.data_bytes += bytes;
         to.heap_bytes += bytes;
         to.n_heap += range.len() as u32;
@@ -507,8 +520,8 @@ impl Page {
     /// Removes records `from..` after they were copied to another page
     /// (`page_delete_rec_list_end`): they join PAGE_FREE as one chain headed by the first of
     /// them; deleting every record re-creates the page empty instead.
-    pub fn remove_tail(&mut self, from: usize, kw: usize) {
-        let n = self.sizes.len();
+    pub fn remove_tail(&mut self, from: usize) {
+        let n = self.recs.len();
         if from == n {
             return;
         }
@@ -518,14 +531,12 @@ impl Page {
         }
         // The chain is catenated to PAGE_FREE without page_mem_free: the heap never shrinks.
         for i in (from..n).rev() {
-            let s = self.sizes[i];
-            self.free_list.push((s, self.heap_nos[i]));
+            let s = self.size(i);
+            self.free_list.push((s, self.heap_no(i)));
             self.garbage_bytes += s as u32;
             self.data_bytes -= s as u32;
         }
-        self.compact(0..from, kw);
-        self.sizes.truncate(from);
-        self.heap_nos.truncate(from);
+        self.recs.truncate(from);
         if self.level > 0 {
             self.children.truncate(from);
         }
@@ -534,17 +545,14 @@ impl Page {
 
     /// Removes records `..to` after they were copied (`page_delete_rec_list_start`): deleted
     /// one by one from the front, so the last of them heads PAGE_FREE.
-    pub fn remove_head(&mut self, to: usize, kw: usize) {
+    pub fn remove_head(&mut self, to: usize) {
         if to == 0 {
             return;
         }
         for i in 0..to {
-            self.mem_free(self.heap_nos[i], self.sizes[i]);
+            self.mem_free(self.heap_no(i), self.size(i));
         }
-        let n = self.sizes.len();
-        self.compact(to..n, kw);
-        self.sizes.drain(..to);
-        self.heap_nos.drain(..to);
+        self.recs.drain(..to);
         if self.level > 0 {
             self.children.drain(..to);
         }

@@ -42,7 +42,7 @@ impl Tree {
                 return r;
             }
             let page = sp.page(p);
-            let n = page.sizes.len();
+            let n = page.len();
             let level = page.level;
             let mut dir = Dir::Up;
             let at = if iteration > 0 {
@@ -100,15 +100,15 @@ impl Tree {
                 match (dir, at) {
                     (Dir::Down, SplitAt::Rec(s)) => {
                         old.copy_to_new(0..s, kw, np);
-                        old.remove_head(s, kw);
+                        old.remove_head(s);
                     }
                     (_, SplitAt::Rec(s)) => {
                         old.copy_to_new(s..n, kw, np);
-                        old.remove_tail(s, kw);
+                        old.remove_tail(s);
                     }
                     (_, SplitAt::Tuple) => {
                         old.copy_to_new(pos..n, kw, np);
-                        old.remove_tail(pos, kw);
+                        old.remove_tail(pos);
                     }
                 }
             }
@@ -168,7 +168,7 @@ impl Tree {
     ) -> Option<PageNo> {
         let page = sp.page(p);
         let r = page.next?;
-        if pos != page.sizes.len() {
+        if pos != page.len() {
             return None;
         }
         let g = sp.geo;
@@ -193,7 +193,7 @@ impl Tree {
 
     /// `btr_page_get_split_rec` (§3.5 rule 4): the size-based split point.
     fn size_split_rec(&self, page: &Page, pos: usize, size: u32, g: &Geometry) -> SplitAt {
-        let n = page.sizes.len();
+        let n = page.len();
         let total_data = page.data_bytes + size;
         let total_space = total_data + crate::page::dir_res(n as u32 + 1);
         // Items in page order with the tuple at `pos`: j < pos → rec j, j == pos → tuple,
@@ -202,9 +202,9 @@ impl Tree {
             if j == pos {
                 size
             } else if j < pos {
-                page.sizes[j] as u32
+                page.size(j) as u32
             } else {
-                page.sizes[j - 1] as u32
+                page.size(j - 1) as u32
             }
         };
         let mut incl = 0u32;

@@ -417,7 +417,7 @@ impl SimTable {
         Tree::level_pages(&self.space, leftmost)
             .flat_map(|p| {
                 let page = self.space.page(p);
-                (0..page.sizes.len()).map(move |i| page.key(i, kw).to_vec())
+                (0..page.len()).map(move |i| page.key(i, kw).to_vec())
             })
             .collect()
     }
@@ -430,7 +430,7 @@ impl SimTable {
         Tree::level_pages(&self.space, leftmost)
             .map(|p| {
                 let page = self.space.page(p);
-                (0..page.sizes.len()).map(|i| page.key(i, kw).to_vec()).collect()
+                (0..page.len()).map(|i| page.key(i, kw).to_vec()).collect()
             })
             .collect()
     }

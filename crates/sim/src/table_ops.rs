@@ -112,7 +112,7 @@ impl SimTable {
             let sp = &self.space;
             let recs = leaves.iter().flat_map(|&p| {
                 let page = sp.page(p);
-                (0..page.sizes.len()).map(move |i| (page.key(i, kw), page.sizes[i] as u32))
+                (0..page.len()).map(move |i| (page.key(i, kw), page.size(i) as u32))
             });
             new.bulk_build(&mut space, recs, fill_factor_pct);
             if t == 0 && !self.row_blobs.is_empty() {

@@ -208,23 +208,21 @@ impl Tree {
         let (p, pos) = self.descend_ro(sp, key, 0);
         let page = sp.page(p);
         let same = |k: &[u8]| k[..prefix] == key[..prefix];
-        if pos > 0 && same(page.key(pos - 1, kw))
-            || pos < page.sizes.len() && same(page.key(pos, kw))
-        {
+        if pos > 0 && same(page.key(pos - 1, kw)) || pos < page.len() && same(page.key(pos, kw)) {
             return true;
         }
         if pos == 0 {
             if let Some(prev) = page.prev {
                 let pp = sp.page(prev);
-                if let Some(n) = pp.sizes.len().checked_sub(1) {
+                if let Some(n) = pp.len().checked_sub(1) {
                     return same(pp.key(n, kw));
                 }
             }
         }
-        if pos == page.sizes.len() {
+        if pos == page.len() {
             if let Some(next) = page.next {
                 let np = sp.page(next);
-                return !np.sizes.is_empty() && same(np.key(0, kw));
+                return !np.is_empty() && same(np.key(0, kw));
             }
         }
         false
@@ -250,7 +248,7 @@ impl Tree {
     pub fn insert_unique(&mut self, sp: &mut Space, key: &[u8], size: u32) -> Option<PageNo> {
         let kw = self.kw();
         if let Some(p) = self.rightmost_leaf_below(sp, key) {
-            let pos = sp.page(p).sizes.len();
+            let pos = sp.page(p).len();
             let p = self.insert_at(sp, p, pos, key, size, 0);
             self.last_leaf.set(Some(p));
             return Some(p);
@@ -285,7 +283,7 @@ impl Tree {
             return None;
         }
         let page = sp.pages.get(p.0 as usize)?.as_ref()?;
-        let n = page.sizes.len();
+        let n = page.len();
         let above = page.level == 0
             && page.next.is_none()
             && n > 0
@@ -391,7 +389,7 @@ impl Tree {
         let root = sp.pages[self.root.0 as usize].take().expect("root");
         {
             let np = sp.page_mut(new);
-            root.copy_to_new(0..root.sizes.len(), kw, np);
+            root.copy_to_new(0..root.len(), kw, np);
         }
         let mut root = root;
         root.make_empty();
@@ -413,7 +411,7 @@ impl Tree {
     /// a non-leaf record already is one (its key may be zeroed as the min-rec).
     pub(crate) fn node_ptr_size_of(&self, page: &Page, i: usize) -> u32 {
         if page.level > 0 {
-            page.sizes[i] as u32
+            page.size(i) as u32
         } else {
             self.layout.node_ptr_size(page.key(i, self.kw()))
         }

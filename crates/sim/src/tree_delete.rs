@@ -30,7 +30,7 @@ impl Tree {
             self.insert(sp, level + 1, &new_first, nptr, f.0);
         }
         let fp = sp.page_mut(f);
-        fp.delete_rec(pos, kw);
+        fp.delete_rec(pos);
         if pos == 0 && fp.prev.is_none() {
             fp.set_min_rec(kw);
         }
@@ -86,12 +86,12 @@ impl Tree {
             }
             let src = sp.pages[p.0 as usize].take().expect("merged page");
             let lp = sp.page_mut(l);
-            for i in 0..src.sizes.len() {
-                let size = src.sizes[i] as u32;
+            for i in 0..src.len() {
+                let size = src.size(i) as u32;
                 let placed = lp.place(&g, size);
                 debug_assert!(placed);
                 let child = src.children.get(i).copied().unwrap_or(0);
-                let at = lp.sizes.len();
+                let at = lp.len();
                 lp.insert_placed(at, src.key(i, kw), size, child);
             }
             lp.next = src.next;
@@ -116,8 +116,8 @@ impl Tree {
             }
             let src = sp.pages[p.0 as usize].take().expect("merged page");
             let rp = sp.page_mut(r);
-            for i in 0..src.sizes.len() {
-                let size = src.sizes[i] as u32;
+            for i in 0..src.len() {
+                let size = src.size(i) as u32;
                 let placed = rp.place(&g, size);
                 debug_assert!(placed);
                 let child = src.children.get(i).copied().unwrap_or(0);
