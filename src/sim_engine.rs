@@ -4,11 +4,12 @@
 //! timings are left `null` because the simulator's speed predicts nothing about a server's.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
 //! Page reads and writes come from the buffer pool model and are `null` when no pool size
-//! was set (every page cached).
+//! was set (every page cached); so is the whole `buffer_pool` block, whose `est_io_s_*` come
+//! from the simulator's device model (estimates, never measurements).
 
 use keylab_core::{
-    Counters, Engine, EngineError, EngineInfo, IndexResult, LoadOutcome, LoadPlan, Measurement, Op,
-    Row, TableSizes,
+    BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError, EngineInfo, IndexResult,
+    LoadOutcome, LoadPlan, Measurement, Op, Row, TableSizes,
 };
 use keylab_schema::Table;
 use keylab_sim::{Flavour, SimSettings, SimTable};
@@ -108,6 +109,10 @@ impl Engine for SimEngine {
                 page_discards: Some(c.page_discards),
                 pages_read: pool.map(|p| p.pages_read),
                 pages_written: pool.map(|p| p.pages_written),
+                page_requests: pool.map(|p| p.page_accesses),
+                // Per-file write requests are a server's performance_schema figure.
+                io_write_requests: None,
+                io_write_bytes: None,
             },
             table: TableSizes {
                 data_length: Some(stats.data_length_bytes),
@@ -135,6 +140,27 @@ impl Engine for SimEngine {
                     pages_per_level: Some(ix.pages_per_level.clone()),
                 })
                 .collect(),
+            buffer_pool: stats.pool.as_ref().map(|p| {
+                let c = &p.counters;
+                BufferPoolResult {
+                    pool_bytes: self.settings.buffer_pool_bytes,
+                    page_requests: Some(c.page_accesses),
+                    pages_read: Some(c.pages_read),
+                    pages_written: Some(c.pages_written),
+                    row_ops: Some(c.ops),
+                    hit_ratio: Some(p.hit_ratio),
+                    misses_per_op: Some(p.misses_per_op),
+                    evictions: Some(c.evictions),
+                    // The model keeps the bookkeeping with buffering off too (all zero then).
+                    change_buffer: Some(ChangeBufferResult {
+                        buffered: Some(c.ibuf_buffered),
+                        merged: Some(c.ibuf_merged),
+                        refused: Some(c.ibuf_refused_cap + c.ibuf_refused_free_space),
+                    }),
+                    est_io_s_hdd: Some(p.est_io_s_hdd),
+                    est_io_s_ssd: Some(p.est_io_s_ssd),
+                }
+            }),
         })
     }
 
@@ -251,10 +277,27 @@ mod tests {
         let m = e.measure(&t).unwrap();
         assert!(m.counters.merge_attempts.unwrap() > 0, "{m:?}");
         assert!(m.counters.pages_read.unwrap() > 0, "{m:?}");
+        let bp = m.buffer_pool.as_ref().expect("a pool is modelled");
+        assert_eq!(bp.pages_read, m.counters.pages_read);
+        assert_eq!(bp.page_requests, m.counters.page_requests);
+        assert!(bp.hit_ratio.is_some_and(|h| (0.0..=1.0).contains(&h)), "{bp:?}");
+        assert!(bp.est_io_s_hdd > bp.est_io_s_ssd, "{bp:?}");
         assert!(m.table.data_free.is_some());
         e.rebuild(&t, 80).unwrap();
         let after = e.measure(&t).unwrap();
         assert!(after.indexes[0].fill_pct.unwrap() < 82.0, "{after:?}");
         assert!(e.rebuild(&t, 5).is_err());
+    }
+
+    #[test]
+    fn no_pool_no_buffer_pool_figures() {
+        let t = table();
+        let mut e = SimEngine::new(SimSettings::default());
+        e.create_table(&t).unwrap();
+        let mut rows = (0..1_000).map(row);
+        e.load(&t, &LoadPlan::default(), &mut rows, &mut |_| {}).unwrap();
+        let m = e.measure(&t).unwrap();
+        assert_eq!(m.buffer_pool, None);
+        assert_eq!(m.counters.page_requests, None);
     }
 }

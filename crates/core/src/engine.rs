@@ -1,7 +1,7 @@
 //! The one trait every engine implements, and the engine-neutral vocabulary of a load.
 
 use crate::phase::{DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
-use crate::result::{Counters, EngineInfo, IndexResult, LatencyMs, TableSizes};
+use crate::result::{BufferPoolResult, Counters, EngineInfo, IndexResult, LatencyMs, TableSizes};
 use crate::workload::Row;
 use keylab_schema::Table;
 use serde::{Deserialize, Serialize};
@@ -169,6 +169,10 @@ pub struct Measurement {
     pub table: TableSizes,
     /// One entry per index, PRIMARY first.
     pub indexes: Vec<IndexResult>,
+    /// Buffer pool and change buffer figures, cumulative since the table was created;
+    /// `None` where the engine gives none.
+    #[serde(default)]
+    pub buffer_pool: Option<BufferPoolResult>,
 }
 
 /// An engine failure, with what the engine said.

@@ -68,6 +68,11 @@ pub struct RunResult {
     /// Timed queries.
     #[serde(default)]
     pub queries: Vec<QueryResult>,
+    /// Buffer pool and change buffer figures at the end of the run, cumulative since the
+    /// table was created (an extension of the contract; absent where the engine gives none,
+    /// e.g. the simulator without a pool size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_pool: Option<BufferPoolResult>,
 }
 
 /// How the rows were loaded, and how long it took where the engine measures time.
@@ -119,6 +124,112 @@ pub struct Counters {
     pub pages_read: Option<u64>,
     /// Pages written to storage.
     pub pages_written: Option<u64>,
+    /// Logical page accesses: requests to the buffer pool, hits and misses (an extension of
+    /// the contract; absent where not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_requests: Option<u64>,
+    /// Write requests to the table's own file(s), from performance_schema's
+    /// `file_summary_by_instance` (E1's `io_write_requests`; an extension, absent where not
+    /// given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_write_requests: Option<u64>,
+    /// Bytes written to the table's own file(s), from the same source (an extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_write_bytes: Option<u64>,
+}
+
+/// Buffer pool and change buffer figures over an interval (an extension of the contract).
+/// Counts are the engine's; `est_io_s_*` are never measured (see their docs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BufferPoolResult {
+    /// Pool size in bytes (`innodb_buffer_pool_size`, or the simulator's modelled pool).
+    pub pool_bytes: Option<u64>,
+    /// Logical page requests (hits and misses).
+    pub page_requests: Option<u64>,
+    /// Pages read from storage because they were not in the pool (misses).
+    pub pages_read: Option<u64>,
+    /// Pages written to storage.
+    pub pages_written: Option<u64>,
+    /// Row operations over the interval (inserts, deletes, updates): the denominator of
+    /// `misses_per_op`.
+    pub row_ops: Option<u64>,
+    /// Hits / page requests, 0 to 1 (higher is better).
+    pub hit_ratio: Option<f64>,
+    /// Pages read from storage per row operation.
+    pub misses_per_op: Option<f64>,
+    /// Pages evicted from the pool.
+    pub evictions: Option<u64>,
+    /// Change buffer activity; absent where the engine has no change buffer or gives no
+    /// figures for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_buffer: Option<ChangeBufferResult>,
+    /// Estimated seconds of all page reads and writes on keylab's HDD device model: estimated
+    /// by keylab's device model, never measured (`null` on a server).
+    pub est_io_s_hdd: Option<f64>,
+    /// Estimated seconds of all page reads and writes on keylab's SSD device model: estimated
+    /// by keylab's device model, never measured (`null` on a server).
+    pub est_io_s_ssd: Option<f64>,
+}
+
+/// Change buffer (insert buffer) activity.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChangeBufferResult {
+    /// Secondary-index changes buffered instead of reading the leaf page.
+    pub buffered: Option<u64>,
+    /// Buffered changes applied to their page.
+    pub merged: Option<u64>,
+    /// Changes not buffered (cap reached, too little free space promised).
+    pub refused: Option<u64>,
+}
+
+/// `after - before`, `None` unless both are given.
+fn count_delta(before: Option<u64>, after: Option<u64>) -> Option<u64> {
+    Some(after?.saturating_sub(before?))
+}
+
+/// Hits / requests from request and miss counts; `None` without requests.
+pub fn hit_ratio(page_requests: Option<u64>, pages_read: Option<u64>) -> Option<f64> {
+    let (req, read) = (page_requests?, pages_read?);
+    (req > 0).then(|| 1.0 - read.min(req) as f64 / req as f64)
+}
+
+/// Misses per row operation; `None` without operations.
+pub fn misses_per_op(pages_read: Option<u64>, row_ops: Option<u64>) -> Option<f64> {
+    let (read, ops) = (pages_read?, row_ops?);
+    (ops > 0).then(|| read as f64 / ops as f64)
+}
+
+impl BufferPoolResult {
+    /// The figures of the interval from `before` to `self` (both cumulative): counts are
+    /// differenced, ratios recomputed from the differences, and the device estimates
+    /// differenced (the device model is linear in page I/Os).
+    pub fn since(&self, before: &BufferPoolResult) -> BufferPoolResult {
+        let page_requests = count_delta(before.page_requests, self.page_requests);
+        let pages_read = count_delta(before.pages_read, self.pages_read);
+        let row_ops = count_delta(before.row_ops, self.row_ops);
+        let est = |b: Option<f64>, a: Option<f64>| Some((a? - b?).max(0.0));
+        let change_buffer = self.change_buffer.as_ref().map(|a| {
+            let b = before.change_buffer.clone().unwrap_or_default();
+            ChangeBufferResult {
+                buffered: count_delta(b.buffered, a.buffered),
+                merged: count_delta(b.merged, a.merged),
+                refused: count_delta(b.refused, a.refused),
+            }
+        });
+        BufferPoolResult {
+            pool_bytes: self.pool_bytes,
+            page_requests,
+            pages_read,
+            pages_written: count_delta(before.pages_written, self.pages_written),
+            row_ops,
+            hit_ratio: hit_ratio(page_requests, pages_read),
+            misses_per_op: misses_per_op(pages_read, row_ops),
+            evictions: count_delta(before.evictions, self.evictions),
+            change_buffer,
+            est_io_s_hdd: est(before.est_io_s_hdd, self.est_io_s_hdd),
+            est_io_s_ssd: est(before.est_io_s_ssd, self.est_io_s_ssd),
+        }
+    }
 }
 
 /// Table sizes in bytes.
@@ -200,5 +311,60 @@ mod tests {
             json,
             r#"{"page_splits":3,"merge_attempts":null,"merges":null,"page_reorgs":null,"page_discards":null,"pages_read":null,"pages_written":null}"#
         );
+    }
+
+    fn pool(requests: u64, reads: u64, ops: u64, est_hdd: f64) -> BufferPoolResult {
+        BufferPoolResult {
+            pool_bytes: Some(1 << 20),
+            page_requests: Some(requests),
+            pages_read: Some(reads),
+            pages_written: Some(reads / 2),
+            row_ops: Some(ops),
+            hit_ratio: hit_ratio(Some(requests), Some(reads)),
+            misses_per_op: misses_per_op(Some(reads), Some(ops)),
+            evictions: Some(reads),
+            change_buffer: Some(ChangeBufferResult {
+                buffered: Some(ops / 2),
+                merged: Some(ops / 4),
+                refused: None,
+            }),
+            est_io_s_hdd: Some(est_hdd),
+            est_io_s_ssd: None,
+        }
+    }
+
+    #[test]
+    fn buffer_pool_figures_round_trip_and_are_optional() {
+        let c = Counters {
+            page_requests: Some(100),
+            io_write_requests: Some(7),
+            io_write_bytes: Some(7 * 16384),
+            ..Counters::default()
+        };
+        let back: Counters = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+        let old = r#"{"page_splits":3,"merge_attempts":null,"merges":null,"page_reorgs":null,"page_discards":null,"pages_read":null,"pages_written":null}"#;
+        let parsed: Counters = serde_json::from_str(old).unwrap();
+        assert_eq!(parsed.page_requests, None);
+        let p = pool(1000, 100, 50, 0.8);
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["est_io_s_hdd"], 0.8);
+        assert!(json["est_io_s_ssd"].is_null());
+        assert_eq!(json["change_buffer"]["buffered"], 25);
+        let back: BufferPoolResult = serde_json::from_value(json).unwrap();
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn buffer_pool_interval_recomputes_ratios() {
+        let d = pool(3000, 400, 150, 2.0).since(&pool(1000, 100, 50, 0.5));
+        assert_eq!(d.page_requests, Some(2000));
+        assert_eq!(d.pages_read, Some(300));
+        assert_eq!(d.hit_ratio, Some(0.85));
+        assert_eq!(d.misses_per_op, Some(3.0));
+        assert_eq!(d.est_io_s_hdd, Some(1.5));
+        assert_eq!(d.est_io_s_ssd, None);
+        assert_eq!(d.change_buffer.unwrap().buffered, Some(50));
+        assert_eq!(hit_ratio(Some(0), Some(0)), None);
     }
 }

@@ -58,5 +58,6 @@ pub fn run_variant(
         indexes: measured.indexes,
         phases: Vec::new(),
         queries: Vec::new(),
+        buffer_pool: measured.buffer_pool,
     })
 }

@@ -30,6 +30,7 @@ mod json;
 mod labels;
 mod markdown;
 mod phases;
+mod pool_rows;
 mod reading;
 mod table;
 mod terminal;

@@ -33,8 +33,8 @@ const LOAD_REPEATS: [&str; 7] =
 /// run's end state).
 const CHANGES_TABLE: [&str; 4] = ["load", "churn", "rebuild", "ddl"];
 
-/// Counter figures (deltas over a phase).
-const COUNTERS: [&str; 7] = [
+/// Counter and buffer pool figures (deltas over a phase).
+const COUNTERS: &[&str] = &[
     "page_splits",
     "merge_attempts",
     "merges",
@@ -42,6 +42,17 @@ const COUNTERS: [&str; 7] = [
     "page_discards",
     "pages_read",
     "pages_written",
+    "page_requests",
+    "io_write_requests",
+    "io_write_bytes",
+    "hit_ratio",
+    "misses_per_op",
+    "evictions",
+    "change_buffer_buffered",
+    "change_buffer_merged",
+    "change_buffer_refused",
+    "est_io_s_hdd",
+    "est_io_s_ssd",
 ];
 
 /// Display order of figure names (without `_before`/`_after`); unknown figures come after
@@ -81,6 +92,17 @@ const ORDER: &[&str] = &[
     "page_discards",
     "pages_read",
     "pages_written",
+    "page_requests",
+    "io_write_requests",
+    "io_write_bytes",
+    "hit_ratio",
+    "misses_per_op",
+    "evictions",
+    "change_buffer_buffered",
+    "change_buffer_merged",
+    "change_buffer_refused",
+    "est_io_s_hdd",
+    "est_io_s_ssd",
     "primary_size_pages",
     "primary_leaf_pages",
     "primary_height",
@@ -265,6 +287,17 @@ fn label(figure: &str) -> (String, Option<Better>) {
         "page_splits" => ("page splits".into(), Some(Lower)),
         "pages_read" => ("pages read".into(), Some(Lower)),
         "pages_written" => ("pages written".into(), Some(Lower)),
+        "page_requests" => ("page requests".into(), Some(Lower)),
+        "io_write_requests" => ("table file write requests".into(), Some(Lower)),
+        "io_write_bytes" => ("table file bytes written".into(), Some(Lower)),
+        "hit_ratio" => ("buffer pool hit ratio".into(), Some(Higher)),
+        "misses_per_op" => ("misses per row op".into(), Some(Lower)),
+        "change_buffer_buffered" => ("change buffer: buffered".into(), None),
+        "change_buffer_merged" => ("change buffer: merged".into(), None),
+        "change_buffer_refused" => ("change buffer: refused".into(), None),
+        // From the device model, never measured (the Buffer pool section's note says so).
+        "est_io_s_hdd" => ("est. I/O time, HDD model (s)".into(), Some(Lower)),
+        "est_io_s_ssd" => ("est. I/O time, SSD model (s)".into(), Some(Lower)),
         "data_length" => ("data length".into(), Some(Lower)),
         "index_length" => ("index length".into(), Some(Lower)),
         "primary_size_pages" => ("PRIMARY size (pages)".into(), Some(Lower)),
@@ -322,6 +355,8 @@ fn value(figure: &str, v: &Json) -> Value {
                 || matches!(base, "data_length" | "index_length" | "data_free")
             {
                 whole.map_or(Value::Decimal { value: x, places: 0 }, Value::Bytes)
+            } else if matches!(base, "hit_ratio" | "misses_per_op") {
+                Value::Decimal { value: x, places: if base == "hit_ratio" { 4 } else { 3 } }
             } else if base == "rows_per_s" {
                 Value::Decimal { value: x, places: 0 }
             } else if base.ends_with("_ms") || base.ends_with("_s") || base.contains("_ms.") {

@@ -255,6 +255,8 @@ impl MetricTable {
         b.row("counters.pages_written", "pages written", Some(Better::Lower), |r| {
             count(r.counters.pages_written)
         });
+        crate::pool_rows::add_counter_extensions(&mut b, runs);
+        crate::pool_rows::add_buffer_pool_section(&mut b, runs);
 
         // DATA_FREE has no direction: free space inside the tablespace is reused by later
         // inserts, so more of it is neither good nor bad on its own.

@@ -2,15 +2,23 @@
 //! with a fixed [`RenderContext`], compared with the snapshots in `tests/snapshots/`.
 //! `e1_scenario` and `e5_scenario` are real simulator runs (`keylab run e1-uuid-vs-ulid
 //! --scale 0.02`, `keylab run e5-fill-factor-churn --scale 0.005`), with load samples, churn
-//! rounds and phases the simulator cannot run.
+//! rounds and phases the simulator cannot run. `e4_pool` is `keylab run e4-change-buffer
+//! --scale 0.001`: buffer pool, change buffer and estimated I/O figures.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
 //! review the diff.
 
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 6] =
-    ["sim_compare_4", "server_load", "null_heavy", "single_variant", "e1_scenario", "e5_scenario"];
+const FIXTURES: [&str; 7] = [
+    "sim_compare_4",
+    "server_load",
+    "null_heavy",
+    "single_variant",
+    "e1_scenario",
+    "e5_scenario",
+    "e4_pool",
+];
 
 fn fixture_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(format!("{name}.json"))
@@ -47,6 +55,7 @@ golden! {
     single_variant => "single_variant",
     e1_scenario => "e1_scenario",
     e5_scenario => "e5_scenario",
+    e4_pool => "e4_pool",
 }
 
 #[test]

@@ -14,15 +14,19 @@
 //! - `queries`: the names run (timings go to the run's `queries`).
 //! - `ddl`: one entry per statement with its wall time and whether the engine accepted it.
 //!
-//! The run's top-level `load` is its first load; `counters`, `table` and `indexes` are the
-//! table at the end of the run (counters cumulative since the table was created).
+//! Where the engine gives buffer pool figures, load, churn (also per round) and rebuild
+//! phases carry their deltas flat (`hit_ratio`, `misses_per_op`, `evictions`,
+//! `change_buffer_*`, `est_io_s_*`, the last from the simulator's device model).
+//!
+//! The run's top-level `load` is its first load; `counters`, `table`, `indexes` and
+//! `buffer_pool` are the table at the end of the run (cumulative since it was created).
 
 use crate::churn::{ChurnRound, LiveKeys};
 use crate::plan::{PhasePlan, RunPlan};
 use crate::rows::TableRows;
 use keylab_core::{
-    Counters, Engine, EngineError, LoadPlan, LoadResult, Measurement, PhaseResult, Progress,
-    QueryResult, Row, RunResult,
+    BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError, LoadPlan, LoadResult,
+    Measurement, PhaseResult, Progress, QueryResult, Row, RunResult,
 };
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
@@ -178,6 +182,7 @@ fn run_phases(
         indexes: st.last.indexes,
         phases,
         queries,
+        buffer_pool: st.last.buffer_pool,
     })
 }
 
@@ -193,6 +198,9 @@ fn empty_measurement() -> Measurement {
             page_discards: zero,
             pages_read: zero,
             pages_written: zero,
+            page_requests: zero,
+            io_write_requests: zero,
+            io_write_bytes: zero,
         },
         ..Measurement::default()
     }
@@ -306,9 +314,10 @@ fn counters(f: &mut Map<String, Json>, d: &Counters) {
 }
 
 /// One point of a series (a load sample, a churn round): counters and shape, flat.
-fn point(before: &Counters, m: &Measurement) -> Map<String, Json> {
+fn point(before: &Measurement, m: &Measurement) -> Map<String, Json> {
     let mut f = Map::new();
-    counters(&mut f, &delta(before, &m.counters));
+    counters(&mut f, &delta(&before.counters, &m.counters));
+    pool_figures(&mut f, before, m);
     shape(&mut f, m, "");
     f
 }
@@ -324,7 +333,43 @@ pub(crate) fn delta(before: &Counters, after: &Counters) -> Counters {
         page_discards: d(before.page_discards, after.page_discards),
         pages_read: d(before.pages_read, after.pages_read),
         pages_written: d(before.pages_written, after.pages_written),
+        page_requests: d(before.page_requests, after.page_requests),
+        io_write_requests: d(before.io_write_requests, after.io_write_requests),
+        io_write_bytes: d(before.io_write_bytes, after.io_write_bytes),
     }
+}
+
+/// Buffer pool figures of the interval as flat phase figures (`hit_ratio`, `misses_per_op`,
+/// `evictions`, `change_buffer_*`, `est_io_s_*`); nothing when the engine gives none.
+/// Before the first measurement every cumulative figure counts from zero.
+fn pool_figures(f: &mut Map<String, Json>, before: &Measurement, after: &Measurement) {
+    let Some(a) = &after.buffer_pool else { return };
+    let zero = BufferPoolResult {
+        page_requests: Some(0),
+        pages_read: Some(0),
+        pages_written: Some(0),
+        row_ops: Some(0),
+        evictions: Some(0),
+        change_buffer: Some(ChangeBufferResult {
+            buffered: Some(0),
+            merged: Some(0),
+            refused: Some(0),
+        }),
+        est_io_s_hdd: Some(0.0),
+        est_io_s_ssd: Some(0.0),
+        ..BufferPoolResult::default()
+    };
+    let d = a.since(before.buffer_pool.as_ref().unwrap_or(&zero));
+    f.insert("hit_ratio".into(), d.hit_ratio.into());
+    f.insert("misses_per_op".into(), d.misses_per_op.into());
+    f.insert("evictions".into(), d.evictions.into());
+    if let Some(cb) = &d.change_buffer {
+        f.insert("change_buffer_buffered".into(), cb.buffered.into());
+        f.insert("change_buffer_merged".into(), cb.merged.into());
+        f.insert("change_buffer_refused".into(), cb.refused.into());
+    }
+    f.insert("est_io_s_hdd".into(), d.est_io_s_hdd.into());
+    f.insert("est_io_s_ssd".into(), d.est_io_s_ssd.into());
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Json {
@@ -385,7 +430,7 @@ fn load_phase(
             }
             if sample_every.is_some() {
                 let m = engine.measure(run.table())?;
-                let mut p = point(&before.counters, &m);
+                let mut p = point(&before, &m);
                 p.insert("rows".into(), done.into());
                 p.insert("wall_s".into(), out.wall_s.into());
                 samples.push(Json::Object(p));
@@ -423,6 +468,7 @@ fn load_phase(
     f.insert("batch_latency_ms".into(), to_json(&batch_latency_ms));
     f.insert("first_batch_ms".into(), to_json(&load.first_batch_ms));
     counters(&mut f, &delta(&before.counters, &st.last.counters));
+    pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &st.last, "_after");
     if sample_every.is_some() {
         f.insert("sample_every".into(), chunk.into());
@@ -457,7 +503,7 @@ fn churn_phase(
             }
             if round % measure_every == 0 || round == rounds {
                 let m = engine.measure(run.table())?;
-                let mut p = point(&prev.counters, &m);
+                let mut p = point(&prev, &m);
                 p.insert("round".into(), round.into());
                 p.insert("live_rows".into(), (live.len() as u64).into());
                 per_round.push(Json::Object(p));
@@ -479,6 +525,7 @@ fn churn_phase(
     f.insert("measure_every".into(), measure_every.into());
     f.insert("live_rows".into(), (st.live.as_ref().map_or(0, |l| l.len()) as u64).into());
     counters(&mut f, &delta(&before.counters, &st.last.counters));
+    pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &before, "_before");
     shape(&mut f, &st.last, "_after");
     f.insert("per_round".into(), per_round.into());
@@ -501,6 +548,7 @@ fn rebuild_phase(
     f.insert("status".into(), "ok".into());
     f.insert("fill_factor_pct".into(), fill_factor_pct.into());
     counters(&mut f, &delta(&before.counters, &st.last.counters));
+    pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &before, "_before");
     shape(&mut f, &st.last, "_after");
     Ok(phase("rebuild", f))

@@ -312,6 +312,7 @@ mod tests {
             }],
             phases: Vec::new(),
             queries: Vec::new(),
+            buffer_pool: None,
         }
     }
 

@@ -279,7 +279,10 @@ impl MariaDbEngine {
         }
         self.page_size = self.setting_u64("innodb_page_size").unwrap_or(16384) as u32;
         let snap = metrics::read_counters(&mut self.conn);
-        let enabled = snap.metrics.values().filter(|v| v.is_some()).count();
+        let enabled = metrics::INDEX_COUNTERS
+            .iter()
+            .filter(|n| snap.metrics.get(**n).is_some_and(Option::is_some))
+            .count();
         let state = match enabled {
             0 => "disabled or unavailable (page_splits and merges are null)",
             5 => "enabled",

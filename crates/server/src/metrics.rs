@@ -8,7 +8,7 @@
 
 use crate::private::Flavour;
 use crate::sql::quote_ident;
-use keylab_core::Counters;
+use keylab_core::{hit_ratio, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters};
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::collections::BTreeMap;
@@ -31,7 +31,36 @@ pub struct CounterSnapshot {
     pub pages_read: Option<u64>,
     /// `Innodb_pages_written`.
     pub pages_written: Option<u64>,
+    /// `SHOW GLOBAL STATUS` values of [`POOL_STATUS`] by lowercase name (absent where the
+    /// server has no such variable).
+    pub status: BTreeMap<String, u64>,
 }
+
+/// Status counters for the buffer pool figures: logical requests and misses for the hit
+/// ratio; MySQL's `Innodb_rows_*` or, where they are absent (MariaDB 10.11 has none), the
+/// SQL layer's `Handler_*` row calls for misses per operation; MariaDB's change buffer merges
+/// (gone from MariaDB 11.0 with the change buffer itself); MariaDB's pages freed from the LRU
+/// tail (evictions). Names are matched without regard to case (MariaDB 10.11 prints
+/// `Innodb_buffer_pool_pages_lru_freed`).
+pub const POOL_STATUS: [&str; 12] = [
+    "Innodb_buffer_pool_read_requests",
+    "Innodb_buffer_pool_reads",
+    "Innodb_rows_inserted",
+    "Innodb_rows_deleted",
+    "Innodb_rows_updated",
+    "Handler_write",
+    "Handler_delete",
+    "Handler_update",
+    "Innodb_ibuf_merged_inserts",
+    "Innodb_ibuf_merged_delete_marks",
+    "Innodb_ibuf_merged_deletes",
+    "Innodb_buffer_pool_pages_LRU_freed",
+];
+
+/// `INNODB_METRICS` change buffer merge counters, used when the status variables are absent
+/// (MySQL) and the counters are enabled.
+pub const IBUF_COUNTERS: [&str; 3] =
+    ["ibuf_merges_insert", "ibuf_merges_delete_mark", "ibuf_merges_delete"];
 
 fn get_u64(row: &mysql::Row, col: &str) -> Option<u64> {
     let v: Option<mysql::Value> = row.get(col);
@@ -55,7 +84,9 @@ fn get_string(row: &mysql::Row, col: &str) -> Option<String> {
 /// Reads the index counters and page I/O status counters.
 pub fn read_counters(conn: &mut Conn) -> CounterSnapshot {
     let mut snap = CounterSnapshot::default();
-    let names = INDEX_COUNTERS.map(|n| format!("'{n}'")).join(",");
+    let names: Vec<String> =
+        INDEX_COUNTERS.iter().chain(&IBUF_COUNTERS).map(|n| format!("'{n}'")).collect();
+    let names = names.join(",");
     let rows: Vec<mysql::Row> = conn
         .query(format!("SELECT * FROM information_schema.INNODB_METRICS WHERE NAME IN ({names})"))
         .unwrap_or_default();
@@ -68,18 +99,23 @@ pub fn read_counters(conn: &mut Conn) -> CounterSnapshot {
         let count = if enabled == Some(true) { get_u64(&row, "COUNT") } else { None };
         snap.metrics.insert(name, count);
     }
+    let pool = POOL_STATUS.map(|n| format!("'{n}'")).join(",");
     let status: Vec<(String, String)> = conn
-        .query(
+        .query(format!(
             "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_pages_read', \
-             'Innodb_pages_written')",
-        )
+             'Innodb_pages_written', {pool})"
+        ))
         .unwrap_or_default();
     for (name, value) in status {
         let v = value.parse().ok();
         match name.as_str() {
             "Innodb_pages_read" => snap.pages_read = v,
             "Innodb_pages_written" => snap.pages_written = v,
-            _ => {}
+            _ => {
+                if let Some(v) = v {
+                    snap.status.insert(name.to_ascii_lowercase(), v);
+                }
+            }
         }
     }
     snap
@@ -105,7 +141,76 @@ pub fn counter_delta(before: &CounterSnapshot, after: &CounterSnapshot) -> Count
         page_discards: m("index_page_discards"),
         pages_read: delta(before.pages_read, after.pages_read),
         pages_written: delta(before.pages_written, after.pages_written),
+        page_requests: status_delta(before, after, "Innodb_buffer_pool_read_requests"),
+        // Filled by the engine from performance_schema (per table, not server-wide).
+        io_write_requests: None,
+        io_write_bytes: None,
     }
+}
+
+fn status_delta(before: &CounterSnapshot, after: &CounterSnapshot, name: &str) -> Option<u64> {
+    let name = name.to_ascii_lowercase();
+    delta(before.status.get(&name).copied(), after.status.get(&name).copied())
+}
+
+/// Sum of the deltas of `names`; `None` unless every one is given.
+fn sum_deltas(names: &[&str], d: impl Fn(&str) -> Option<u64>) -> Option<u64> {
+    names.iter().map(|n| d(n)).sum()
+}
+
+/// Buffer pool figures over an interval from server-wide status counters (so other sessions'
+/// work is counted too). Misses are `Innodb_buffer_pool_reads` (reads that were not satisfied
+/// from the pool; read-ahead is not counted); `evictions` are pages freed from the LRU tail
+/// where the server reports it (MariaDB); nothing is estimated, so `est_io_s_*` stay `None`.
+pub fn buffer_pool_delta(
+    before: &CounterSnapshot,
+    after: &CounterSnapshot,
+    pool_bytes: Option<u64>,
+) -> Option<BufferPoolResult> {
+    let s = |n: &str| status_delta(before, after, n);
+    let page_requests = s("Innodb_buffer_pool_read_requests");
+    let pages_read = s("Innodb_buffer_pool_reads");
+    if page_requests.is_none() && pages_read.is_none() {
+        return None;
+    }
+    // Handler_* count every engine's rows (system tables too) server-wide: close enough
+    // for a table keylab is loading, and only used where InnoDB's own counters are gone.
+    let row_ops =
+        sum_deltas(&["Innodb_rows_inserted", "Innodb_rows_deleted", "Innodb_rows_updated"], s)
+            .or_else(|| sum_deltas(&["Handler_write", "Handler_delete", "Handler_update"], s));
+    let m = |name: &str| {
+        delta(
+            before.metrics.get(name).copied().flatten(),
+            after.metrics.get(name).copied().flatten(),
+        )
+    };
+    let merged = sum_deltas(
+        &[
+            "Innodb_ibuf_merged_inserts",
+            "Innodb_ibuf_merged_delete_marks",
+            "Innodb_ibuf_merged_deletes",
+        ],
+        s,
+    )
+    .or_else(|| sum_deltas(&IBUF_COUNTERS, m));
+    Some(BufferPoolResult {
+        pool_bytes,
+        page_requests,
+        pages_read,
+        pages_written: delta(before.pages_written, after.pages_written),
+        row_ops,
+        hit_ratio: hit_ratio(page_requests, pages_read),
+        misses_per_op: misses_per_op(pages_read, row_ops),
+        evictions: s("Innodb_buffer_pool_pages_LRU_freed"),
+        // Neither server counts changes buffered or refused; only merges.
+        change_buffer: merged.map(|merged| ChangeBufferResult {
+            buffered: None,
+            merged: Some(merged),
+            refused: None,
+        }),
+        est_io_s_hdd: None,
+        est_io_s_ssd: None,
+    })
 }
 
 /// `DATA_LENGTH`, `INDEX_LENGTH`, `DATA_FREE` of a table.
@@ -353,5 +458,32 @@ mod tests {
         assert_eq!(d.pages_written, Some(4));
         assert_eq!(d.page_splits, None);
         assert_eq!(d.pages_read, None);
+        assert_eq!(d.page_requests, None);
+    }
+
+    #[test]
+    fn buffer_pool_delta_from_status() {
+        let mut a = CounterSnapshot::default();
+        let mut b = CounterSnapshot::default();
+        assert_eq!(buffer_pool_delta(&a, &b, None), None);
+        for (name, x, y) in [
+            ("Innodb_buffer_pool_read_requests", 100, 1100),
+            ("Innodb_buffer_pool_reads", 10, 110),
+            ("Innodb_rows_inserted", 0, 40),
+            ("Innodb_rows_deleted", 0, 10),
+            ("Innodb_rows_updated", 5, 5),
+        ] {
+            a.status.insert(name.to_ascii_lowercase(), x);
+            b.status.insert(name.to_ascii_lowercase(), y);
+        }
+        a.metrics.insert("ibuf_merges_insert".into(), Some(1));
+        b.metrics.insert("ibuf_merges_insert".into(), Some(4));
+        let d = buffer_pool_delta(&a, &b, Some(1 << 27)).unwrap();
+        assert_eq!(d.page_requests, Some(1000));
+        assert_eq!(d.hit_ratio, Some(0.9));
+        assert_eq!(d.misses_per_op, Some(2.0));
+        // Only one of the three ibuf metrics is enabled: no sum, no guess.
+        assert_eq!(d.change_buffer, None);
+        assert_eq!((d.est_io_s_hdd, d.est_io_s_ssd), (None, None));
     }
 }

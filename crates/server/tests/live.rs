@@ -284,6 +284,14 @@ fn the_result_format_carries_server_figures() {
         assert!(ix[field].is_number(), "{field}: {ix}");
     }
     assert_eq!(ix["fill_histogram"].as_array().unwrap().len(), 10);
+    // Buffer pool figures from status counters; no device estimates on a server.
+    let bp = &r["buffer_pool"];
+    assert!(bp["page_requests"].as_u64().unwrap() > 0, "{bp}");
+    assert!((0.0..=1.0).contains(&bp["hit_ratio"].as_f64().unwrap()), "{bp}");
+    assert!(bp["row_ops"].as_u64().unwrap() >= 5000, "{bp}");
+    assert!(bp["pool_bytes"].as_u64().unwrap() > 0, "{bp}");
+    assert!(bp["est_io_s_hdd"].is_null() && bp["est_io_s_ssd"].is_null(), "{bp}");
+    assert_eq!(r["counters"]["page_requests"], bp["page_requests"]);
     // Round trip through the contract's types.
     let back: Report = serde_json::from_value(json).unwrap();
     assert_eq!(back.runs[0].rows, 5000);

@@ -9,7 +9,7 @@ use crate::error::ServerError;
 use crate::ibd;
 use crate::metrics;
 use crate::sql::quote_ident;
-use keylab_core::{Counters, IndexResult, Measurement};
+use keylab_core::{BufferPoolResult, Counters, IndexResult, Measurement};
 use keylab_schema::Table;
 use mysql::prelude::Queryable;
 use serde_json::Value as Json;
@@ -41,25 +41,37 @@ impl MariaDbEngine {
         } else {
             self.fill_from_buffer_pool(&name, &mut indexes);
         }
-        let counters = self.counters_since_create(&name);
-        Ok(Measurement { counters, table: sizes, indexes })
+        let (counters, buffer_pool) = self.counters_since_create(&name);
+        Ok(Measurement { counters, table: sizes, indexes, buffer_pool })
     }
 
-    /// Counters since `create_table` (all `None` for a table keylab did not create here),
-    /// and the table's file writes since then, kept for [`EngineInfo::settings`].
-    fn counters_since_create(&mut self, name: &str) -> Counters {
-        let Some(base) = self.baselines.get(name).cloned() else { return Counters::default() };
+    /// Counters and buffer pool figures since `create_table` (all `None` for a table keylab
+    /// did not create here), and the table's file writes since then, also kept for
+    /// [`EngineInfo::settings`].
+    fn counters_since_create(&mut self, name: &str) -> (Counters, Option<BufferPoolResult>) {
+        let Some(base) = self.baselines.get(name).cloned() else {
+            return (Counters::default(), None);
+        };
         let now = metrics::read_counters(&mut self.conn);
         let writes = metrics::table_file_writes(&mut self.conn, &self.database, name);
-        let figure = match (base.file_writes, writes) {
-            (Some((c0, b0)), Some((c1, b1))) => serde_json::json!({
-                "io_write_requests": c1.saturating_sub(c0),
-                "io_write_bytes": b1.saturating_sub(b0),
+        let file_writes = base
+            .file_writes
+            .zip(writes)
+            .map(|((c0, b0), (c1, b1))| (c1.saturating_sub(c0), b1.saturating_sub(b0)));
+        let figure = match file_writes {
+            Some((requests, bytes)) => serde_json::json!({
+                "io_write_requests": requests,
+                "io_write_bytes": bytes,
             }),
-            _ => Json::Null,
+            None => Json::Null,
         };
         self.file_writes.insert(name.to_string(), figure);
-        metrics::counter_delta(&base.counters, &now)
+        let mut counters = metrics::counter_delta(&base.counters, &now);
+        counters.io_write_requests = file_writes.map(|w| w.0);
+        counters.io_write_bytes = file_writes.map(|w| w.1);
+        let pool_bytes = self.setting_u64("innodb_buffer_pool_size");
+        let pool = metrics::buffer_pool_delta(&base.counters, &now, pool_bytes);
+        (counters, pool)
     }
 
     /// Private instance: exact per-level figures from the `.ibd` file after

@@ -1,0 +1,68 @@
+//! Buffer pool and change buffer figures in `keylab run` results: present and sane where the
+//! simulator models a pool (E4), absent where it does not (E1 has no pool size), and the
+//! device model's times named as estimates.
+
+use crate::util::Dir;
+use serde_json::Value;
+
+fn run_json(args: &[&str]) -> Value {
+    let run = Dir::new().keylab(args).expect_code(0);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{}", run.stdout))
+}
+
+#[test]
+fn e4_reports_buffer_pool_and_change_buffer_figures() {
+    let v = run_json(&["run", "e4-change-buffer", "--scale", "0.001", "--format", "json"]);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    for r in runs {
+        let bp = &r["buffer_pool"];
+        assert!(bp.is_object(), "no buffer_pool in {r}");
+        assert_eq!(bp["pool_bytes"], 5 << 20);
+        let hit = bp["hit_ratio"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&hit), "{bp}");
+        let requests = bp["page_requests"].as_u64().unwrap();
+        let reads = bp["pages_read"].as_u64().unwrap();
+        assert!(requests > 0 && reads <= requests, "{bp}");
+        assert_eq!(bp["pages_read"], r["counters"]["pages_read"]);
+        assert_eq!(r["counters"]["page_requests"], requests);
+        let per_op = bp["misses_per_op"].as_f64().unwrap();
+        let ops = bp["row_ops"].as_u64().unwrap();
+        assert!((per_op - reads as f64 / ops as f64).abs() < 1e-9, "{bp}");
+        // The device model's times are named as estimates; nothing unprefixed carries them.
+        let keys: Vec<&str> = bp.as_object().unwrap().keys().map(String::as_str).collect();
+        assert!(keys.iter().filter(|k| k.contains("io_s")).all(|k| k.starts_with("est_")));
+        let (hdd, ssd) =
+            (bp["est_io_s_hdd"].as_f64().unwrap(), bp["est_io_s_ssd"].as_f64().unwrap());
+        assert!(hdd > ssd && ssd > 0.0, "{bp}");
+        assert!(bp["change_buffer"]["merged"].as_u64().is_some(), "{bp}");
+        // Per phase: the load and churn deltas carry the same figures.
+        for p in &r["phases"].as_array().unwrap()[1..] {
+            let h = p["hit_ratio"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&h), "{p}");
+            assert!(p["est_io_s_hdd"].as_f64().is_some(), "{p}");
+        }
+    }
+    // Change buffering on at 16k pages buffers secondary-index changes; off buffers none.
+    assert!(runs[0]["buffer_pool"]["change_buffer"]["buffered"].as_u64().unwrap() > 0);
+    assert_eq!(runs[1]["buffer_pool"]["change_buffer"]["buffered"], 0);
+}
+
+#[test]
+fn no_pool_size_means_no_buffer_pool_figures() {
+    let v = run_json(&["compare", "--keys", "uuid4:text", "--rows", "2000", "--format", "json"]);
+    let r = &v["runs"][0];
+    assert!(r.get("buffer_pool").is_none(), "{r}");
+    assert!(r["counters"].get("page_requests").is_none(), "{r}");
+    assert!(r["counters"]["pages_read"].is_null(), "{r}");
+}
+
+#[test]
+fn e4_table_labels_estimates() {
+    let run = Dir::new()
+        .keylab(&["run", "e4-change-buffer", "--scale", "0.001", "--format", "markdown"])
+        .expect_code(0);
+    assert!(run.stdout.contains("hit ratio"), "{}", run.stdout);
+    assert!(run.stdout.contains("est. I/O time, HDD model (s)"), "{}", run.stdout);
+    assert!(run.stdout.contains("never measured"), "{}", run.stdout);
+}
