@@ -259,6 +259,9 @@ impl Tree {
         let (pos, dup) = loop {
             sp.touch_read(p);
             let page = sp.page(p);
+            if page.level == 0 {
+                page.load_free_head();
+            }
             let (cnt, eq) = page.search(key, kw);
             if page.level == 0 {
                 break (cnt, eq);
