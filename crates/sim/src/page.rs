@@ -42,26 +42,32 @@ pub(crate) fn key_le(a: &[u8], b: &[u8]) -> bool {
     a[i..] <= b[i..]
 }
 
-/// The 4 key bytes from `off` on as a big-endian word (zero-padded). A page keeps the
-/// length `off` of the prefix all its keys share, so these words order its keys on the bytes
-/// that differ, and a search narrows to equal words in a small array first.
+/// The 8 key bytes from `off` on as a big-endian word (zero-padded). A page keeps the
+/// length of the prefix all its keys share, in bytes and bits, so the bits after it order its
+/// keys on the bits that differ, and a search narrows to equal bits in a small array first.
 #[inline]
-pub(crate) fn key_prefix(k: &[u8], off: usize) -> u32 {
+pub(crate) fn key_word(k: &[u8], off: usize) -> u64 {
     let k = &k[off.min(k.len())..];
-    if k.len() >= 4 {
-        u32::from_be_bytes(k[..4].try_into().expect("4 bytes"))
+    if k.len() >= 8 {
+        u64::from_be_bytes(k[..8].try_into().expect("8 bytes"))
     } else {
-        let mut b = [0u8; 4];
+        let mut b = [0u8; 8];
         b[..k.len()].copy_from_slice(k);
-        u32::from_be_bytes(b)
+        u64::from_be_bytes(b)
     }
 }
 
-/// One record's entry in `Page::recs`: its prefix word (high 32 bits, so entries sort as
-/// their keys' prefix words do), its size and its heap slot.
+/// Low bits of a `Page::recs` entry that hold the heap slot: a record takes at least its
+/// 5-byte header, so even a 64 KiB page has fewer than 2^14 heap slots.
+const HEAP_BITS: u32 = 14;
+const HEAP_MASK: u32 = (1 << HEAP_BITS) - 1;
+
+/// One record's entry in `Page::recs`: the high 18 bits of its prefix word (so entries sort
+/// as their keys do, ties left to whole keys) above its heap slot.
 #[inline]
-fn entry(prefix: u32, size: u16, heap: u16) -> u64 {
-    (prefix as u64) << 32 | (size as u64) << 16 | heap as u64
+fn entry(prefix: u32, heap: u16) -> u32 {
+    debug_assert!((heap as u32) <= HEAP_MASK);
+    prefix & !HEAP_MASK | heap as u32
 }
 
 /// `a.partition_point(|&x| x < v)` for a sorted array that is usually not in cache: each
@@ -69,7 +75,7 @@ fn entry(prefix: u32, size: u16, heap: u16) -> u64 {
 /// cache misses overlap) and narrows the range to an eighth; a binary search, whose every
 /// load waits on the previous one, pays a miss per step instead.
 #[inline]
-pub(crate) fn lower_bound(a: &[u64], v: u64) -> usize {
+pub(crate) fn lower_bound<T: Copy + Ord>(a: &[T], v: T) -> usize {
     const WAYS: usize = 8;
     // The answer lies in lo..=hi.
     let (mut lo, mut hi) = (0usize, a.len());
@@ -112,13 +118,20 @@ pub(crate) struct Page {
     keys: Vec<u8>,
     /// Key width in bytes.
     kw: usize,
-    /// Every record in key order as an `entry`: `key_prefix` of its key, its size (header +
-    /// data) and its heap slot in one word, so an insert shifts one array and the search,
-    /// which walks this array (a few cache lines per page), leaves the found record's size
-    /// and slot in cache.
-    recs: Vec<u64>,
+    /// Every record in key order as an `entry` (prefix bits and heap slot in 4 bytes): an
+    /// insert shifts this one small array, and the search walks it (a few cache lines per
+    /// page).
+    recs: Vec<u32>,
+    /// Size (header + data) of the record in each heap slot, by heap slot (stale for freed
+    /// slots): kept out of `recs` so that an insert does not shift it.
+    rec_bytes: Vec<u16>,
     /// Bytes every key of the page shares (the `prefixes` start after them).
     shared: usize,
+    /// Leading bits of the byte after the `shared` bytes that every key also shares (0–7):
+    /// random keys in one leaf share about log2(leaves) bits, rarely a whole byte more.
+    shift: u32,
+    /// The value of those `shift` bits.
+    part: u8,
     /// The first `min(shared, HEAD_BYTES)` shared bytes: a search or insert checks a key
     /// against them here instead of reading a stored key (a cache miss on a cold page).
     head: [u8; HEAD_BYTES],
@@ -159,7 +172,10 @@ impl Page {
             keys: Vec::with_capacity(cap_recs * key_width),
             kw: key_width,
             recs: Vec::with_capacity(cap_recs),
+            rec_bytes: Vec::with_capacity(cap_recs),
             shared: 0,
+            shift: 0,
+            part: 0,
             head: [0; HEAD_BYTES],
             children: if level > 0 { Vec::with_capacity(cap_recs) } else { Vec::new() },
             data_bytes: 0,
@@ -196,24 +212,24 @@ impl Page {
     /// Size in bytes (header + data) of the i-th record in key order.
     #[inline]
     pub fn size(&self, i: usize) -> u16 {
-        (self.recs[i] >> 16) as u16
+        self.rec_bytes[self.heap_no(i) as usize]
     }
 
     /// Sizes of the records in key order.
     pub fn sizes(&self) -> impl Iterator<Item = u16> + '_ {
-        self.recs.iter().map(|&e| (e >> 16) as u16)
+        (0..self.len()).map(|i| self.size(i))
     }
 
     /// Heap slot (heap number − 2) of the i-th record in key order.
     #[inline]
     fn heap_no(&self, i: usize) -> u16 {
-        self.recs[i] as u16
+        (self.recs[i] & HEAP_MASK) as u16
     }
 
-    /// Prefix word of the i-th record in key order.
+    /// Prefix bits of the i-th record in key order (its prefix word, heap bits cleared).
     #[inline]
     fn prefix(&self, i: usize) -> u32 {
-        (self.recs[i] >> 32) as u32
+        self.recs[i] & !HEAP_MASK
     }
 
     /// The key of the i-th record in key order.
@@ -242,6 +258,7 @@ impl Page {
         let heap: u32 = self.slot_bytes.iter().map(|&b| b as u32).sum();
         self.keys.len() == n_heap * self.kw
             && self.slot_bytes.len() == n_heap
+            && self.rec_bytes.len() == n_heap
             && self.free_head_bytes == self.free_list.last().map_or(0, |f| f.0)
             && heap == self.heap_bytes
             && (0..self.len()).all(|i| self.size(i) <= self.slot_bytes[self.heap_no(i) as usize])
@@ -254,7 +271,10 @@ impl Page {
         let h = off.min(HEAD_BYTES);
         (self.is_empty() || self.key(0, kw)[..h] == self.head[..h])
             && (0..self.len()).all(|i| self.key(i, kw)[..off] == self.key(0, kw)[..off])
-            && (0..self.len()).all(|i| key_prefix(self.key(i, kw), off) == self.prefix(i))
+            && (0..self.len()).all(|i| {
+                let w = key_word(self.key(i, kw), off);
+                self.part_of(w) == self.part && self.word_prefix(w) == self.prefix(i)
+            })
     }
 
     /// Number of records with key ≤ `key` (the PAGE_CUR_LE cursor is the record before this
@@ -273,16 +293,22 @@ impl Page {
                 }
             }
         }
-        let kp = key_prefix(key, off);
-        // The first entry whose prefix word is ≥ kp: size and slot bits only add to it.
-        let lo = lower_bound(&self.recs, (kp as u64) << 32);
+        let w = key_word(key, off);
+        let part = self.part_of(w);
+        if part != self.part {
+            // Same reason, on the shared bits of the next byte.
+            return if part < self.part { (0, false) } else { (self.recs.len(), false) };
+        }
+        let kp = self.word_prefix(w);
+        // The first entry whose prefix bits are ≥ kp: the heap bits below only add to it.
+        let lo = lower_bound(&self.recs, kp);
         // Equal prefix words are rare (usually none): scan a few next to `lo`, which are in
         // cache, before a second binary search over the cold rest of the array.
         let rest = &self.recs[lo..];
         let hi = lo
-            + match rest.iter().take(4).position(|&x| (x >> 32) as u32 != kp) {
+            + match rest.iter().take(4).position(|&x| x & !HEAP_MASK != kp) {
                 Some(i) => i,
-                None => rest.partition_point(|&x| (x >> 32) as u32 == kp),
+                None => rest.partition_point(|&x| x & !HEAP_MASK == kp),
             };
         let (mut lo, mut hi) = (lo, hi);
         while lo < hi {
@@ -322,11 +348,34 @@ impl Page {
             common_prefix(self.key(0, kw), self.key(n - 1, kw))
         };
         let off = self.shared;
+        self.shift = if n == 0 || off == kw {
+            0
+        } else {
+            (self.key(0, kw)[off] ^ self.key(n - 1, kw)[off]).leading_zeros()
+        };
+        self.part = 0;
+        self.part = if n == 0 { 0 } else { self.part_of(key_word(self.key(0, kw), off)) };
         self.set_head();
         for i in 0..n {
-            let w = key_prefix(self.key(i, kw), off);
-            self.recs[i] = (self.recs[i] & 0xffff_ffff) | (w as u64) << 32;
+            let w = self.word_prefix(key_word(self.key(i, kw), off));
+            self.recs[i] = entry(w, self.heap_no(i));
         }
+    }
+
+    /// The `shift` shared bits at the top of a key word.
+    #[inline]
+    fn part_of(&self, w: u64) -> u8 {
+        if self.shift == 0 {
+            0
+        } else {
+            (w >> (64 - self.shift)) as u8
+        }
+    }
+
+    /// The prefix bits of an entry for a key word: the 32 bits after the shared bits.
+    #[inline]
+    fn word_prefix(&self, w: u64) -> u32 {
+        ((w << self.shift) >> 32) as u32 & !HEAP_MASK
     }
 
     /// Copies the shared bytes of the first key into `head`.
@@ -413,9 +462,11 @@ impl Page {
         self.free_list.clear();
         self.free_head_bytes = 0;
         self.slot_bytes.clear();
+        let sizes: Vec<u16> = self.sizes().collect();
+        self.slot_bytes.extend_from_slice(&sizes);
+        self.rec_bytes = sizes;
         for (i, e) in self.recs.iter_mut().enumerate() {
-            self.slot_bytes.push((*e >> 16) as u16);
-            *e = (*e & !0xffff) | i as u64;
+            *e = entry(*e, i as u16);
         }
     }
 
@@ -428,6 +479,7 @@ impl Page {
             self.n_heap -= 1;
             self.heap_bytes -= size as u32;
             self.slot_bytes.pop();
+            self.rec_bytes.truncate(self.n_heap as usize);
             self.keys.truncate(self.n_heap as usize * self.kw);
         } else {
             self.garbage_bytes += size as u32;
@@ -444,13 +496,19 @@ impl Page {
             self.keys.resize((slot + 1) * kw, 0);
         }
         self.keys[slot * kw..(slot + 1) * kw].copy_from_slice(key);
+        if self.rec_bytes.len() <= slot {
+            self.rec_bytes.resize(slot + 1, 0);
+        }
+        self.rec_bytes[slot] = size as u16;
         if self.level > 0 {
             self.children.insert(pos, child);
         }
         self.last_insert = Some(pos as u32);
         if self.recs.is_empty() {
-            self.recs.push(entry(0, size as u16, self.placed_slot));
+            self.recs.push(entry(0, self.placed_slot));
             self.shared = kw;
+            self.shift = 0;
+            self.part = 0;
             self.set_head();
             return;
         }
@@ -463,7 +521,9 @@ impl Page {
                 // The new record is not in `recs` yet: any stored key has the shared bytes.
                 common_prefix(key, self.key(0, kw)) < off
             };
-        let e = entry(key_prefix(key, off), size as u16, self.placed_slot);
+        let w = key_word(key, off);
+        let narrows = narrows || self.part_of(w) != self.part;
+        let e = entry(self.word_prefix(w), self.placed_slot);
         self.recs.insert(pos, e);
         if narrows {
             self.reprefix(kw);
@@ -473,8 +533,9 @@ impl Page {
     /// Deletes one record (`page_cur_delete_rec`): it heads PAGE_FREE, its bytes become
     /// garbage, and PAGE_LAST_INSERT is reset.
     pub fn delete_rec(&mut self, pos: usize) {
-        let e = self.recs.remove(pos);
-        let (size, slot) = ((e >> 16) as u16, e as u16);
+        let size = self.size(pos);
+        let slot = self.heap_no(pos);
+        self.recs.remove(pos);
         if self.level > 0 {
             self.children.remove(pos);
         }
@@ -497,7 +558,10 @@ impl Page {
     pub fn make_empty(&mut self) {
         self.keys.clear();
         self.recs.clear();
+        self.rec_bytes.clear();
         self.shared = 0;
+        self.shift = 0;
+        self.part = 0;
         self.children.clear();
         self.data_bytes = 0;
         self.heap_bytes = 0;
@@ -511,20 +575,15 @@ impl Page {
 
     /// Copies records `range` compactly into the empty page `to` (a freshly created page).
     pub fn copy_to_new(&self, range: std::ops::Range<usize>, kw: usize, to: &mut Page) {
-        let was_empty = to.recs.is_empty();
         debug_assert_eq!(to.keys.len(), to.n_heap as usize * kw);
-        debug_assert!(to.free_list.is_empty() || was_empty);
-        if was_empty {
-            to.shared = self.shared;
-            to.head = self.head;
-        }
+        debug_assert!(to.free_list.is_empty() || to.recs.is_empty());
         let mut bytes = 0u32;
         for (slot, i) in (to.n_heap as u16..).zip(range.clone()) {
             to.keys.extend_from_slice(self.key(i, kw));
             let size = self.size(i);
-            // Prefix words stay valid under the same shared length; `reprefix` redoes them.
-            to.recs.push(entry(self.prefix(i), size, slot));
+            to.recs.push(entry(0, slot));
             to.slot_bytes.push(size);
+            to.rec_bytes.push(size);
             bytes += size as u32;
         }
         if self.level > 0 {
@@ -533,9 +592,9 @@ impl Page {
         to.data_bytes += bytes;
         to.heap_bytes += bytes;
         to.n_heap += range.len() as u32;
-        if !was_empty {
-            to.reprefix(kw);
-        }
+        // The page's keys share at least what the source's did, often more bits (a split
+        // leaf's keys share about log2(leaves) bits): `reprefix` finds them and the words.
+        to.reprefix(kw);
     }
 
     /// Removes records `from..` after they were copied to another page
@@ -563,6 +622,8 @@ impl Page {
             self.children.truncate(from);
         }
         self.last_insert = None;
+        // The rest share at least as many bits as before, often more.
+        self.reprefix(self.kw);
     }
 
     /// Removes records `..to` after they were copied (`page_delete_rec_list_start`): deleted
@@ -579,5 +640,6 @@ impl Page {
             self.children.drain(..to);
         }
         self.last_insert = None;
+        self.reprefix(self.kw);
     }
 }
