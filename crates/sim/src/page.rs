@@ -494,14 +494,23 @@ impl Page {
     pub fn insert_placed(&mut self, pos: usize, key: &[u8], size: u32, child: u32) {
         let kw = key.len();
         let slot = self.placed_slot as usize;
-        if self.keys.len() < (slot + 1) * kw {
-            self.keys.resize((slot + 1) * kw, 0);
+        // A new heap slot is the next one (`place`): append; a reused one is overwritten.
+        if self.keys.len() == slot * kw {
+            self.keys.extend_from_slice(key);
+        } else {
+            if self.keys.len() < (slot + 1) * kw {
+                self.keys.resize((slot + 1) * kw, 0);
+            }
+            self.keys[slot * kw..(slot + 1) * kw].copy_from_slice(key);
         }
-        self.keys[slot * kw..(slot + 1) * kw].copy_from_slice(key);
-        if self.rec_bytes.len() <= slot {
-            self.rec_bytes.resize(slot + 1, 0);
+        if self.rec_bytes.len() == slot {
+            self.rec_bytes.push(size as u16);
+        } else {
+            if self.rec_bytes.len() < slot {
+                self.rec_bytes.resize(slot + 1, 0);
+            }
+            self.rec_bytes[slot] = size as u16;
         }
-        self.rec_bytes[slot] = size as u16;
         if self.level > 0 {
             self.children.insert(pos, child);
         }
@@ -518,7 +527,8 @@ impl Page {
         // Every stored key starts with the shared bytes: a new key that does not narrows them.
         let narrows = off > 0
             && if off <= HEAD_BYTES {
-                key[..off] != self.head[..off]
+                // A byte loop: a few bytes, too short for a memcmp call.
+                key[..off].iter().zip(&self.head).any(|(a, b)| a != b)
             } else {
                 // The new record is not in `recs` yet: any stored key has the shared bytes.
                 common_prefix(key, self.key(0, kw)) < off
