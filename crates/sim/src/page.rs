@@ -436,12 +436,20 @@ impl Page {
         false
     }
 
-    /// Reads the PAGE_FREE head before the leaf search so that its cache miss overlaps the
-    /// search's (`place` reuses the head on most random inserts; its load would otherwise
-    /// wait until the search is done). `black_box` keeps the load from being dropped.
+    /// Reads the PAGE_FREE head, and the key and size lines of its heap slot, before the leaf
+    /// search so that their cache misses overlap the search's (`place` reuses the head on
+    /// most random inserts; these loads would otherwise wait until the search is done).
+    /// `black_box` keeps the loads from being dropped.
     #[inline]
     pub fn load_free_head(&self) {
-        std::hint::black_box(self.free_list.last().copied());
+        if let Some(&(_, slot)) = self.free_list.last() {
+            // The slot's key and size are written by the insert: load their lines too.
+            let slot = slot as usize;
+            std::hint::black_box((
+                self.keys.get(slot * self.kw).copied(),
+                self.rec_bytes.get(slot).copied(),
+            ));
+        }
     }
 
     /// Sets `free_head_bytes` from the PAGE_FREE list after a change to it.
