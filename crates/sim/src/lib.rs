@@ -39,6 +39,7 @@ mod fsp;
 mod ibuf;
 mod layout;
 mod page;
+mod page_keys;
 pub(crate) mod pool;
 mod split;
 mod stats;
