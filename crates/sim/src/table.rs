@@ -37,6 +37,17 @@ pub struct SimTable {
     /// Buffers reused by every delete (no allocation per row).
     pub(crate) del_row: Vec<Value>,
     pub(crate) del_map_key: Vec<u8>,
+    /// Per column, what `validate` accepts, precomputed so that a valid row costs one
+    /// compare per column (a failing row is re-checked by the full rules for the message).
+    col_checks: Vec<ColCheck>,
+}
+
+/// One column's value rules: NULL allowed (nullable, or the AUTO_INCREMENT key), and
+/// for byte-valued types the byte limit (`None`: the type takes integer values).
+#[derive(Debug, Clone, Copy)]
+struct ColCheck {
+    null_ok: bool,
+    max_bytes: Option<u32>,
 }
 
 /// A primary key as a hash-map key, independent of the simulator's key-slot widths (which
@@ -154,6 +165,7 @@ impl SimTable {
             row_blobs: HashMap::new(),
             del_row: Vec::new(),
             del_map_key: Vec::new(),
+            col_checks: Self::col_checks(table),
         })
     }
 
@@ -210,27 +222,8 @@ impl SimTable {
             return self.insert_row(row);
         }
         match row[pk0] {
-            Value::Null => {
-                let mut owned = std::mem::take(&mut self.auto_row);
-                // Reuse the buffers of the previous row: no allocation per row.
-                owned.resize(row.len(), Value::Null);
-                for (o, v) in owned.iter_mut().zip(row) {
-                    match (o, v) {
-                        (Value::Bytes(ob), Value::Bytes(vb)) => {
-                            ob.clear();
-                            ob.extend_from_slice(vb);
-                        }
-                        (o, v) => *o = v.clone(),
-                    }
-                }
-                owned[pk0] = Value::Int(self.next_auto_inc);
-                let r = self.insert_row(&owned);
-                self.auto_row = owned;
-                if r.is_ok() {
-                    self.next_auto_inc += 1;
-                }
-                r
-            }
+            Value::Null if self.trees.len() == 1 => self.insert_auto_clustered_only(row),
+            Value::Null => self.insert_auto_copied(row),
             Value::Int(v) => {
                 self.insert_row(row)?;
                 self.next_auto_inc = self.next_auto_inc.max(v.saturating_add(1));
@@ -244,6 +237,71 @@ impl SimTable {
             }
             _ => self.insert_row(row),
         }
+    }
+
+    /// The AUTO_INCREMENT insert of a table with PRIMARY only: the row as given (its NULL
+    /// key counts nothing in the record size) plus the key column's fixed bytes, and the key
+    /// encoded straight from the counter, without copying the row into one with the value.
+    /// Rows that go off-page take the general path.
+    fn insert_auto_clustered_only(&mut self, row: &[Value]) -> Result<(), SimError> {
+        let pk0 = self.table.primary_key[0];
+        let v = self.next_auto_inc;
+        let Ok(rec) = self.trees[0].layout.leaf_record(row, &self.table, &self.space.geo) else {
+            // The general path reports the error with the full record's size.
+            return self.insert_auto_copied(row);
+        };
+        // An integer key column is a fixed-length field: its bytes and no length byte.
+        let key_bytes = Value::Int(v).stored_len(&self.table.columns[pk0].ty);
+        let size = rec.size_bytes + key_bytes;
+        if rec.blob_pages > 0 || self.space.geo.needs_ext(size) {
+            return self.insert_auto_copied(row);
+        }
+        // `Value::write_sort_key` of `Value::Int(v)`: the single 8-byte key slot of an
+        // integer primary key (not nullable, fixed width).
+        let key = ((v as u64) ^ (1 << 63)).to_be_bytes();
+        #[cfg(debug_assertions)]
+        {
+            let mut full = row.to_vec();
+            full[pk0] = Value::Int(v);
+            let mut k = Vec::new();
+            self.trees[0].layout.encode_key(&full, &mut k);
+            debug_assert_eq!(k, key);
+            let r = self.trees[0].layout.leaf_record(&full, &self.table, &self.space.geo);
+            debug_assert!(r.is_ok_and(|r| r.size_bytes == size && r.blob_pages == 0));
+        }
+        let tree = &mut self.trees[0];
+        if tree.insert_unique(&mut self.space, &key, size).is_none() {
+            return Err(SimError::DuplicateKey { index: tree.layout.name.clone() });
+        }
+        tree.records += 1;
+        self.rows += 1;
+        self.next_auto_inc += 1;
+        self.after_op();
+        Ok(())
+    }
+
+    /// The AUTO_INCREMENT insert through a copy of the row that holds the next value.
+    fn insert_auto_copied(&mut self, row: &[Value]) -> Result<(), SimError> {
+        let pk0 = self.table.primary_key[0];
+        let mut owned = std::mem::take(&mut self.auto_row);
+        // Reuse the buffers of the previous row: no allocation per row.
+        owned.resize(row.len(), Value::Null);
+        for (o, v) in owned.iter_mut().zip(row) {
+            match (o, v) {
+                (Value::Bytes(ob), Value::Bytes(vb)) => {
+                    ob.clear();
+                    ob.extend_from_slice(vb);
+                }
+                (o, v) => *o = v.clone(),
+            }
+        }
+        owned[pk0] = Value::Int(self.next_auto_inc);
+        let r = self.insert_row(&owned);
+        self.auto_row = owned;
+        if r.is_ok() {
+            self.next_auto_inc += 1;
+        }
+        r
     }
 
     fn insert_row(&mut self, row: &[Value]) -> Result<(), SimError> {
@@ -346,7 +404,39 @@ impl SimTable {
         }
     }
 
+    fn col_checks(table: &Table) -> Vec<ColCheck> {
+        let auto_col = table.auto_increment.then(|| table.primary_key[0]);
+        let checks = table.columns.iter().enumerate().map(|(i, col)| ColCheck {
+            null_ok: col.nullable || auto_col == Some(i),
+            max_bytes: matches!(
+                col.ty,
+                ColumnType::Char { .. }
+                    | ColumnType::VarChar { .. }
+                    | ColumnType::Binary { .. }
+                    | ColumnType::Text { .. }
+            )
+            .then(|| col.ty.max_bytes()),
+        });
+        checks.collect()
+    }
+
+    /// Checks a row against the table's columns: the quick per-column rules first, the full
+    /// rules (with the reason) only for a row they reject.
+    #[inline]
     fn validate(&self, row: &[Value]) -> Result<(), SimError> {
+        let ok = row.len() == self.col_checks.len()
+            && row.iter().zip(&self.col_checks).all(|(v, c)| match v {
+                Value::Null => c.null_ok,
+                Value::Bytes(b) => c.max_bytes.is_some_and(|m| b.len() as u64 <= m as u64),
+                Value::Int(_) | Value::UInt(_) | Value::Time(_) => c.max_bytes.is_none(),
+            });
+        if ok {
+            return Ok(());
+        }
+        self.validate_full(row)
+    }
+
+    fn validate_full(&self, row: &[Value]) -> Result<(), SimError> {
         let bad = |reason: String| SimError::BadRow { table: self.table.name.clone(), reason };
         if row.len() != self.table.columns.len() {
             return Err(bad(format!(
