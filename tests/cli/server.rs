@@ -5,20 +5,9 @@
 use crate::util::Dir;
 use serde_json::Value;
 
-/// True when a MariaDB server binary is installed; under CI its absence is a failure.
+/// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed(test: &str) -> bool {
-    let found = ["/usr/sbin/mariadbd", "/usr/bin/mariadbd", "/usr/local/bin/mariadbd"]
-        .iter()
-        .any(|p| std::path::Path::new(p).exists())
-        || std::process::Command::new("mariadbd").arg("--version").output().is_ok();
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{test}: no MariaDB server binary (mariadbd) installed, and CI=true forbids skipping"
-        );
-        eprintln!("SKIPPED {test}: no MariaDB server binary (apt-get install mariadb-server)");
-    }
-    found
+    keylab_server::private::installed_or_skip(test)
 }
 
 fn json(stdout: &str) -> Value {

@@ -182,6 +182,26 @@ pub struct ChangeBufferResult {
     pub refused: Option<u64>,
 }
 
+impl Counters {
+    /// The counts of the interval since `before`: `None` where the engine gives no figure
+    /// now; a figure it did not give before counts from zero.
+    pub fn since(&self, before: &Counters) -> Counters {
+        let d = |b: Option<u64>, a: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
+        Counters {
+            page_splits: d(before.page_splits, self.page_splits),
+            merge_attempts: d(before.merge_attempts, self.merge_attempts),
+            merges: d(before.merges, self.merges),
+            page_reorgs: d(before.page_reorgs, self.page_reorgs),
+            page_discards: d(before.page_discards, self.page_discards),
+            pages_read: d(before.pages_read, self.pages_read),
+            pages_written: d(before.pages_written, self.pages_written),
+            page_requests: d(before.page_requests, self.page_requests),
+            io_write_requests: d(before.io_write_requests, self.io_write_requests),
+            io_write_bytes: d(before.io_write_bytes, self.io_write_bytes),
+        }
+    }
+}
+
 /// `after - before`, `None` unless both are given.
 fn count_delta(before: Option<u64>, after: Option<u64>) -> Option<u64> {
     Some(after?.saturating_sub(before?))

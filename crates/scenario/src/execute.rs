@@ -316,27 +316,10 @@ fn counters(f: &mut Map<String, Json>, d: &Counters) {
 /// One point of a series (a load sample, a churn round): counters and shape, flat.
 fn point(before: &Measurement, m: &Measurement) -> Map<String, Json> {
     let mut f = Map::new();
-    counters(&mut f, &delta(&before.counters, &m.counters));
+    counters(&mut f, &m.counters.since(&before.counters));
     pool_figures(&mut f, before, m);
     shape(&mut f, m, "");
     f
-}
-
-/// `after - before` per counter (`null` when the engine does not give it).
-pub(crate) fn delta(before: &Counters, after: &Counters) -> Counters {
-    let d = |b: Option<u64>, a: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
-    Counters {
-        page_splits: d(before.page_splits, after.page_splits),
-        merge_attempts: d(before.merge_attempts, after.merge_attempts),
-        merges: d(before.merges, after.merges),
-        page_reorgs: d(before.page_reorgs, after.page_reorgs),
-        page_discards: d(before.page_discards, after.page_discards),
-        pages_read: d(before.pages_read, after.pages_read),
-        pages_written: d(before.pages_written, after.pages_written),
-        page_requests: d(before.page_requests, after.page_requests),
-        io_write_requests: d(before.io_write_requests, after.io_write_requests),
-        io_write_bytes: d(before.io_write_bytes, after.io_write_bytes),
-    }
 }
 
 /// Buffer pool figures of the interval as flat phase figures (`hit_ratio`, `misses_per_op`,
@@ -467,7 +450,7 @@ fn load_phase(
     f.insert("rows_per_s".into(), rows_per_s.into());
     f.insert("batch_latency_ms".into(), to_json(&batch_latency_ms));
     f.insert("first_batch_ms".into(), to_json(&load.first_batch_ms));
-    counters(&mut f, &delta(&before.counters, &st.last.counters));
+    counters(&mut f, &st.last.counters.since(&before.counters));
     pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &st.last, "_after");
     if sample_every.is_some() {
@@ -524,7 +507,7 @@ fn churn_phase(
     f.insert("deletes_per_round".into(), deletes.into());
     f.insert("measure_every".into(), measure_every.into());
     f.insert("live_rows".into(), (st.live.as_ref().map_or(0, |l| l.len()) as u64).into());
-    counters(&mut f, &delta(&before.counters, &st.last.counters));
+    counters(&mut f, &st.last.counters.since(&before.counters));
     pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &before, "_before");
     shape(&mut f, &st.last, "_after");
@@ -547,7 +530,7 @@ fn rebuild_phase(
     let mut f = Map::new();
     f.insert("status".into(), "ok".into());
     f.insert("fill_factor_pct".into(), fill_factor_pct.into());
-    counters(&mut f, &delta(&before.counters, &st.last.counters));
+    counters(&mut f, &st.last.counters.since(&before.counters));
     pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &before, "_before");
     shape(&mut f, &st.last, "_after");
@@ -586,7 +569,7 @@ mod tests {
             merges: Some(2),
             ..Counters::default()
         };
-        let d = delta(&a, &b);
+        let d = b.since(&a);
         assert_eq!(d.page_splits, Some(7));
         assert_eq!(d.merges, Some(2));
         assert_eq!(d.pages_read, None);

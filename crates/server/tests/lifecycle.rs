@@ -1,7 +1,7 @@
 //! Private instances leave nothing behind: no process and no directory, after a normal drop,
 //! after a failed start and after a panic.
 
-use keylab_server::private::{live_private_servers, ServerBinaries};
+use keylab_server::private::live_private_servers;
 use keylab_server::{PrivateServer, ServerError, ServerSettings};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -10,18 +10,9 @@ use std::sync::Mutex;
 /// The tests compare the temp directory before and after: run them one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// True when a server binary is installed; otherwise prints SKIPPED (panics under CI=true).
+/// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
-    match ServerBinaries::find() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("CI=true but no MariaDB/MySQL server is installed: {e}");
-            }
-            eprintln!("SKIPPED: no MariaDB/MySQL server installed: {e}");
-            false
-        }
-    }
+    keylab_server::private::installed_or_skip(module_path!())
 }
 
 fn our_temp_dirs() -> BTreeSet<PathBuf> {

@@ -12,22 +12,13 @@ use keylab_core::{
 };
 use keylab_keys::GenConfig;
 use keylab_schema::Value;
-use keylab_server::private::ServerBinaries;
 use keylab_server::{MariaDbEngine, PrivateServer, ServerError, ServerSettings, ServerUrl};
 use mysql::prelude::Queryable;
 use std::time::{Duration, Instant};
 
+/// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
-    match ServerBinaries::find() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("CI=true but no MariaDB/MySQL server is installed: {e}");
-            }
-            eprintln!("SKIPPED: no MariaDB/MySQL server installed: {e}");
-            false
-        }
-    }
+    keylab_server::private::installed_or_skip(module_path!())
 }
 
 struct NoProgress;

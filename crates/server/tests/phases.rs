@@ -12,21 +12,12 @@ use keylab_core::{
 };
 use keylab_keys::GenConfig;
 use keylab_schema::{Table, Value};
-use keylab_server::private::ServerBinaries;
 use keylab_server::{MariaDbEngine, ServerSettings};
 use mysql::prelude::Queryable;
 
+/// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
-    match ServerBinaries::find() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("CI=true but no MariaDB/MySQL server is installed: {e}");
-            }
-            eprintln!("SKIPPED: no MariaDB/MySQL server installed: {e}");
-            false
-        }
-    }
+    keylab_server::private::installed_or_skip(module_path!())
 }
 
 fn workload(variant: &str, placement: Placement, rows: u64, name: &str) -> Workload {
