@@ -82,6 +82,8 @@ pub fn reading(report: &Report) -> Vec<String> {
         }
         out.extend(sentences);
     }
+    let pairs: Vec<_> = runs.iter().map(|r| (r.run, r.label)).collect();
+    out.extend(crate::reading_phases::phase_sentences(&pairs));
     out.extend(throughput(&runs));
     out.extend(queries(&runs));
     out.extend(not_reported(report, &runs));

@@ -1,0 +1,270 @@
+//! The reading's sentences about phases: what each churn and rebuild did to the runs, and how
+//! the runs differ there (E5's "lower fill factors split far less during churn but start with
+//! more pages").
+//!
+//! Like the rest of the reading, every sentence is computed from the phase figures of the
+//! report; a phase whose status is not `ok` or whose figures are absent says nothing here (the
+//! table already shows it as not applicable). Loads and timed queries are read elsewhere.
+
+use crate::text::{decimal, group_thousands, times};
+use keylab_core::{PhaseResult, RunResult};
+
+/// A run with its column label.
+pub(crate) type LabeledRun<'a> = (&'a RunResult, &'a str);
+
+/// One sentence per churn or rebuild phase that all runs ran.
+pub(crate) fn phase_sentences(runs: &[LabeledRun]) -> Vec<String> {
+    let Some(&(first, _)) = runs.first() else {
+        return Vec::new();
+    };
+    let steps = numbered_phases(first);
+    let mut out = Vec::new();
+    for (position, (number, phase)) in steps.iter().enumerate() {
+        // The same phase of every run: same position, same kind, status ok.
+        let at: Option<Vec<(&PhaseResult, &str)>> = runs
+            .iter()
+            .map(|(run, label)| {
+                let (_, p) = *numbered_phases(run).get(position)?;
+                (p.kind == phase.kind && ok(p)).then_some((p, *label))
+            })
+            .collect();
+        let Some(at) = at else { continue };
+        let sentence = match phase.kind.as_str() {
+            "churn" => churn(*number, &at),
+            "rebuild" => rebuild(*number, &at),
+            _ => None,
+        };
+        out.extend(sentence);
+    }
+    out
+}
+
+/// Phases as the table numbers them (settings are not a step), with their numbers.
+fn numbered_phases(run: &RunResult) -> Vec<(usize, &PhaseResult)> {
+    run.phases
+        .iter()
+        .filter(|p| p.kind != "settings")
+        .enumerate()
+        .map(|(i, p)| (i + 1, p))
+        .collect()
+}
+
+fn ok(p: &PhaseResult) -> bool {
+    p.figures.get("status").and_then(|s| s.as_str()).is_none_or(|s| s == "ok")
+}
+
+fn int(p: &PhaseResult, key: &str) -> Option<u64> {
+    p.figures.get(key)?.as_u64()
+}
+
+fn float(p: &PhaseResult, key: &str) -> Option<f64> {
+    p.figures.get(key)?.as_f64()
+}
+
+/// The runs with a figure, fewest first.
+fn ranked<'a>(at: &[(&'a PhaseResult, &'a str)], key: &str) -> Vec<(u64, &'a str)> {
+    let mut v: Vec<(u64, &str)> = at.iter().filter_map(|(p, l)| Some((int(p, key)?, *l))).collect();
+    v.sort_by_key(|(n, _)| *n);
+    v
+}
+
+/// "from 5,485 (ff 75) to 267,277 (ff 100), 48.9x" or, when all are equal, "12 in every run".
+fn range(v: &[(u64, &str)]) -> Option<String> {
+    let (lo, hi) = (v.first()?, v.last()?);
+    if lo.0 == hi.0 {
+        return Some(format!("{} in every run", group_thousands(lo.0)));
+    }
+    let ratio =
+        if lo.0 > 0 { format!(", {}", times(hi.0 as f64 / lo.0 as f64)) } else { String::new() };
+    Some(format!(
+        "from {} ({}) to {} ({}){ratio}",
+        group_thousands(lo.0),
+        lo.1,
+        group_thousands(hi.0),
+        hi.1
+    ))
+}
+
+fn churn(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
+    let p = at[0].0;
+    let shape = match (int(p, "rounds"), int(p, "inserts_per_round"), int(p, "deletes_per_round")) {
+        (Some(r), Some(i), Some(d)) => format!(
+            ", {} rounds of {} inserts and {} deletes",
+            group_thousands(r),
+            group_thousands(i),
+            group_thousands(d)
+        ),
+        _ => String::new(),
+    };
+    let lead = format!("During phase {number} (churn{shape})");
+    if at.len() == 1 {
+        let mut parts = Vec::new();
+        if let Some(s) = int(p, "page_splits") {
+            parts.push(format!("{} page splits", group_thousands(s)));
+        }
+        if let (Some(a), Some(m)) = (int(p, "merge_attempts"), int(p, "merges")) {
+            parts.push(format!(
+                "{} merge attempts of which {} succeeded",
+                group_thousands(a),
+                group_thousands(m)
+            ));
+        }
+        if let (Some(b), Some(a)) =
+            (int(p, "primary_leaf_pages_before"), int(p, "primary_leaf_pages_after"))
+        {
+            parts.push(format!(
+                "PRIMARY went from {} to {} leaf pages",
+                group_thousands(b),
+                group_thousands(a)
+            ));
+        }
+        return (!parts.is_empty()).then(|| format!("{lead}: {}.", parts.join("; ")));
+    }
+    let splits = ranked(at, "page_splits");
+    let mut parts = vec![format!("page splits ranged {}", range(&splits)?)];
+    if let Some(r) = range(&ranked(at, "merges")) {
+        parts.push(format!("successful merges {r}"));
+    }
+    let mut sentence = format!("{lead}, {}.", parts.join("; "));
+    // The trade-off E5 is about: the run that splits least began with the emptiest pages.
+    let (fewest, most) = (splits.first()?, splits.last()?);
+    let start = |label: &str| {
+        let p = at.iter().find(|(_, l)| *l == label)?.0;
+        Some((int(p, "primary_leaf_pages_before")?, float(p, "primary_fill_pct_before")?))
+    };
+    if let (Some(calm), Some(busy)) = (start(fewest.1), start(most.1)) {
+        if fewest.0 < most.0 && calm.1 < busy.1 {
+            sentence.push_str(&format!(
+                " {} split least and began the churn with emptier PRIMARY pages, {}% full \
+                 ({} leaf pages) against {}% ({}) for {}: the free space absorbs inserts that \
+                 would otherwise split a page.",
+                fewest.1,
+                decimal(calm.1, 1),
+                group_thousands(calm.0),
+                decimal(busy.1, 1),
+                group_thousands(busy.0),
+                most.1
+            ));
+        }
+    }
+    Some(sentence)
+}
+
+fn rebuild(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
+    let p = at[0].0;
+    if at.len() == 1 {
+        let (b, a) = (int(p, "primary_leaf_pages_before")?, int(p, "primary_leaf_pages_after")?);
+        let ff =
+            int(p, "fill_factor_pct").map(|f| format!(" at fill factor {f}")).unwrap_or_default();
+        let fill = match (float(p, "primary_fill_pct_before"), float(p, "primary_fill_pct_after")) {
+            (Some(fb), Some(fa)) => {
+                format!(" (leaf fill {}% to {}%)", decimal(fb, 1), decimal(fa, 1))
+            }
+            _ => String::new(),
+        };
+        return Some(format!(
+            "Phase {number} (rebuild{ff}) took PRIMARY from {} to {} leaf pages{fill}.",
+            group_thousands(b),
+            group_thousands(a)
+        ));
+    }
+    let after = ranked(at, "primary_leaf_pages_after");
+    let r = range(&after)?;
+    let fills: Vec<(f64, &str)> =
+        at.iter().filter_map(|(p, l)| Some((float(p, "primary_fill_pct_after")?, *l))).collect();
+    let fill = match (
+        fills.iter().max_by(|a, b| a.0.total_cmp(&b.0)),
+        fills.iter().min_by(|a, b| a.0.total_cmp(&b.0)),
+    ) {
+        (Some(hi), Some(lo)) if hi.0 - lo.0 >= 0.5 => format!(
+            ", as the rebuild left leaf pages from {}% full ({}) to {}% ({})",
+            decimal(lo.0, 1),
+            lo.1,
+            decimal(hi.0, 1),
+            hi.1
+        ),
+        _ => String::new(),
+    };
+    Some(format!("After phase {number} (rebuild), PRIMARY leaf pages ranged {r}{fill}."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn phase(kind: &str, figures: serde_json::Value) -> PhaseResult {
+        let mut object = figures.as_object().cloned().unwrap_or_default();
+        object.insert("kind".into(), json!(kind));
+        serde_json::from_value(serde_json::Value::Object(object)).unwrap()
+    }
+
+    fn run_with(phases: Vec<PhaseResult>) -> RunResult {
+        let mut run: RunResult = serde_json::from_value(json!({
+            "variant": "v", "strategy": "s", "encoding": "e", "placement": "pk", "rows": 10,
+            "load": {"method": "multi", "batch": 100, "writers": 1, "wall_s": null,
+                     "rows_per_s": null, "batch_latency_ms": null},
+            "counters": {"page_splits": null, "merge_attempts": null, "merges": null,
+                         "page_reorgs": null, "page_discards": null, "pages_read": null,
+                         "pages_written": null},
+            "table": {"data_length": null, "index_length": null, "data_free": null},
+            "indexes": []
+        }))
+        .unwrap();
+        run.phases = phases;
+        run
+    }
+
+    #[test]
+    fn churn_sentence_names_the_trade_off() {
+        let ff100 = run_with(vec![
+            phase("settings", json!({})),
+            phase("load", json!({"status": "ok"})),
+            phase(
+                "rebuild",
+                json!({"status": "ok", "primary_leaf_pages_before": 9000, "primary_leaf_pages_after": 6494, "primary_fill_pct_after": 92.1}),
+            ),
+            phase(
+                "churn",
+                json!({"status": "ok", "rounds": 200, "inserts_per_round": 10000, "deletes_per_round": 10000, "page_splits": 267277, "merges": 258455, "primary_leaf_pages_before": 6494, "primary_fill_pct_before": 92.1}),
+            ),
+        ]);
+        let ff75 = run_with(vec![
+            phase("settings", json!({})),
+            phase("load", json!({"status": "ok"})),
+            phase(
+                "rebuild",
+                json!({"status": "ok", "primary_leaf_pages_before": 9000, "primary_leaf_pages_after": 8131, "primary_fill_pct_after": 73.6}),
+            ),
+            phase(
+                "churn",
+                json!({"status": "ok", "rounds": 200, "inserts_per_round": 10000, "deletes_per_round": 10000, "page_splits": 5485, "merges": 5235, "primary_leaf_pages_before": 8131, "primary_fill_pct_before": 73.6}),
+            ),
+        ]);
+        let s = phase_sentences(&[(&ff100, "ff 100"), (&ff75, "ff 75")]);
+        assert_eq!(s.len(), 2, "{s:?}");
+        assert_eq!(
+            s[0],
+            "After phase 2 (rebuild), PRIMARY leaf pages ranged from 6,494 (ff 100) to 8,131 \
+             (ff 75), 1.3x, as the rebuild left leaf pages from 73.6% full (ff 75) to 92.1% (ff 100)."
+        );
+        assert!(
+            s[1].starts_with(
+                "During phase 3 (churn, 200 rounds of 10,000 inserts and 10,000 deletes), page \
+             splits ranged from 5,485 (ff 75) to 267,277 (ff 100), 48.7x"
+            ),
+            "{}",
+            s[1]
+        );
+        assert!(s[1].contains("ff 75 split least and began the churn with emptier PRIMARY pages, 73.6% full (8,131 leaf pages) against 92.1% (6,494) for ff 100"), "{}", s[1]);
+    }
+
+    #[test]
+    fn phases_not_run_everywhere_or_not_ok_say_nothing() {
+        let a = run_with(vec![phase("churn", json!({"status": "ok", "page_splits": 5}))]);
+        let b = run_with(vec![phase("churn", json!({"status": "not_applicable"}))]);
+        assert!(phase_sentences(&[(&a, "a"), (&b, "b")]).is_empty());
+        let single = phase_sentences(&[(&a, "a")]);
+        assert_eq!(single, vec!["During phase 1 (churn): 5 page splits.".to_string()]);
+    }
+}
