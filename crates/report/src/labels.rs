@@ -54,7 +54,7 @@ const DIM_ORDER: [&str; 11] = [
 ];
 
 /// How one coordinate reads in a label.
-fn show_dim(dim: &str, value: &str, tables: &TableNames) -> String {
+pub(crate) fn show_dim(dim: &str, value: &str, tables: &TableNames) -> String {
     let number = value.parse::<u64>().ok();
     match (dim, number) {
         ("table", _) => tables.short(value),
@@ -73,12 +73,12 @@ fn show_dim(dim: &str, value: &str, tables: &TableNames) -> String {
 }
 
 /// Table names shortened by the prefix they share (`e1`, `e1_heavy` → `e1`, `heavy`).
-struct TableNames {
+pub(crate) struct TableNames {
     prefix_len: usize,
 }
 
 impl TableNames {
-    fn new(runs: &[RunResult]) -> TableNames {
+    pub(crate) fn new(runs: &[RunResult]) -> TableNames {
         let names: Vec<String> = runs
             .iter()
             .flat_map(|r| cell(r).into_iter().filter(|(d, _)| d == "table").map(|(_, v)| v))

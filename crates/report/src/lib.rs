@@ -33,6 +33,7 @@ mod phases;
 mod pool_rows;
 mod reading;
 mod reading_phases;
+mod reading_settings;
 mod table;
 mod terminal;
 mod text;

@@ -1,0 +1,162 @@
+//! The reading's sentences on what one matrix setting changes when everything else is equal:
+//! for runs of the same variant and placement whose matrix cells differ in one coordinate
+//! only, the ratio of the device model's I/O time estimates (E4: change buffer on against off,
+//! 4k against 16k pages, on the HDD and SSD models).
+//!
+//! The estimates are keylab's device model applied to simulated page reads and writes, and the
+//! sentences say so. Runs without estimates (servers, the simulator without a pool) say nothing
+//! here.
+
+use crate::labels::{cell, show_dim, TableNames};
+use crate::text::times;
+use keylab_core::RunResult;
+
+/// One sentence per matrix coordinate whose effect the estimates show.
+pub(crate) fn setting_effects(runs: &[RunResult]) -> Vec<String> {
+    let cells: Vec<Vec<(String, String)>> = runs.iter().map(cell).collect();
+    let tables = TableNames::new(runs);
+    let mut dims: Vec<&str> = Vec::new();
+    for c in &cells {
+        for (d, _) in c {
+            if !dims.contains(&d.as_str()) {
+                dims.push(d);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for dim in dims {
+        let value = |i: usize| cells[i].iter().find(|(d, _)| d == dim).map(|(_, v)| v.as_str());
+        let others = |i: usize| -> Vec<&(String, String)> {
+            cells[i].iter().filter(|(d, _)| d != dim).collect()
+        };
+        // The first value seen is the baseline; each other run is compared with its twin.
+        let Some(base) = (0..runs.len()).find_map(value) else { continue };
+        let mut parts = Vec::new();
+        let mut against = None;
+        for i in (0..runs.len()).filter(|&i| value(i) == Some(base)) {
+            let twin = (0..runs.len()).find(|&j| {
+                value(j).is_some_and(|v| v != base)
+                    && runs[j].variant == runs[i].variant
+                    && runs[j].placement == runs[i].placement
+                    && others(j) == others(i)
+            });
+            let Some(j) = twin else { continue };
+            let (Some(a), Some(b)) = (estimates(&runs[i]), estimates(&runs[j])) else {
+                continue;
+            };
+            if a.0 <= 0.0 || a.1 <= 0.0 || a.2 != b.2 {
+                continue;
+            }
+            let context: Vec<String> = others(i)
+                .iter()
+                .filter(|(d, v)| varies(&cells, d, v))
+                .map(|(d, v)| show_dim(d, v, &tables))
+                .collect();
+            let with = if context.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", context.join(", "))
+            };
+            parts.push(format!(
+                "{} on HDD and {} on SSD{with}",
+                times(b.0 / a.0),
+                times(b.1 / a.1)
+            ));
+            against.get_or_insert_with(|| {
+                (show_dim(dim, value(j).unwrap_or(""), &tables), show_dim(dim, base, &tables), a.2)
+            });
+        }
+        if let (Some((other, base, span)), false) = (against, parts.is_empty()) {
+            out.push(format!(
+                "Estimated I/O time of {span} (keylab's device model applied to the simulated \
+                 page reads and writes, not a measurement), {other} against {base}: {}.",
+                parts.join("; ")
+            ));
+        }
+    }
+    out
+}
+
+/// The HDD and SSD estimates of a run, seconds, and what they cover: the last phase after
+/// the load that has them (E4's steady-state churn, as the published runs measured a loaded
+/// table), else the whole run.
+fn estimates(run: &RunResult) -> Option<(f64, f64, String)> {
+    let steps = run.phases.iter().filter(|p| p.kind != "settings").enumerate();
+    let phase = steps.filter(|(_, p)| p.kind != "load").last().and_then(|(i, p)| {
+        let get = |k: &str| p.figures.get(k)?.as_f64();
+        Some((get("est_io_s_hdd")?, get("est_io_s_ssd")?, format!("phase {} ({})", i + 1, p.kind)))
+    });
+    phase.or_else(|| {
+        let pool = run.buffer_pool.as_ref()?;
+        Some((pool.est_io_s_hdd?, pool.est_io_s_ssd?, "the whole run".to_string()))
+    })
+}
+
+/// Whether `dim` takes more than one value across the report (only those are worth naming).
+fn varies(cells: &[Vec<(String, String)>], dim: &str, value: &str) -> bool {
+    cells.iter().any(|c| c.iter().any(|(d, v)| d == dim && v != value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(page: &str, cb: &str, churn_hdd: f64, churn_ssd: f64) -> RunResult {
+        serde_json::from_value(json!({
+            "variant": "auto-inc", "strategy": "auto-inc", "encoding": "", "placement": "pk",
+            "rows": 10,
+            "load": {"method": "multi", "batch": 100, "writers": 1, "wall_s": null,
+                     "rows_per_s": null, "batch_latency_ms": null},
+            "counters": {"page_splits": null, "merge_attempts": null, "merges": null,
+                         "page_reorgs": null, "page_discards": null, "pages_read": null,
+                         "pages_written": null},
+            "table": {"data_length": null, "index_length": null, "data_free": null},
+            "indexes": [],
+            "phases": [
+                {"kind": "settings", "cell_page_size": page, "cell_change_buffering": cb},
+                {"kind": "load", "est_io_s_hdd": 1000.0, "est_io_s_ssd": 1000.0},
+                {"kind": "churn", "est_io_s_hdd": churn_hdd, "est_io_s_ssd": churn_ssd}
+            ]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn each_setting_is_compared_with_its_twin_on_the_phase_after_the_load() {
+        let runs = [
+            run("16k", "on", 100.0, 10.0),
+            run("16k", "off", 240.0, 24.0),
+            run("4k", "on", 150.0, 8.0),
+            run("4k", "off", 300.0, 16.0),
+        ];
+        let s = setting_effects(&runs);
+        assert_eq!(s.len(), 2, "{s:?}");
+        assert!(
+            s[0].ends_with(
+                "4k pages against 16k pages: 1.5x on HDD and 0.80x on SSD with change buffer on; \
+             1.2x on HDD and 0.67x on SSD with change buffer off."
+            ),
+            "{}",
+            s[0]
+        );
+        assert!(s[1].starts_with("Estimated I/O time of phase 2 (churn)"), "{}", s[1]);
+        assert!(
+            s[1].ends_with(
+                "change buffer off against change buffer on: 2.4x on HDD and 2.4x on SSD with 16k \
+             pages; 2.0x on HDD and 2.0x on SSD with 4k pages."
+            ),
+            "{}",
+            s[1]
+        );
+    }
+
+    #[test]
+    fn runs_without_estimates_say_nothing() {
+        let mut a = run("16k", "on", 1.0, 1.0);
+        let mut b = run("16k", "off", 2.0, 2.0);
+        a.phases.truncate(1);
+        b.phases.truncate(1);
+        assert!(setting_effects(&[a, b]).is_empty());
+    }
+}
