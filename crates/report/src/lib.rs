@@ -117,3 +117,22 @@ pub(crate) fn part_heading(range: &std::ops::Range<usize>, total: usize) -> Opti
 pub(crate) const RATIO_LEGEND: &str = "×N: N times worse than the best variant on that row \
     (sizes, splits, I/O and times: lower is better; rows/s, leaf fill and records per leaf: \
     higher is better).";
+
+/// Runs for unit tests: a minimal valid `RunResult` with `extra` fields merged in.
+#[cfg(test)]
+pub(crate) fn test_run(extra: serde_json::Value) -> keylab_core::RunResult {
+    let mut run = serde_json::json!({
+        "variant": "v", "strategy": "s", "encoding": "e", "placement": "pk", "rows": 10,
+        "load": {"method": "multi", "batch": 100, "writers": 1, "wall_s": null,
+                 "rows_per_s": null, "batch_latency_ms": null},
+        "counters": {"page_splits": null, "merge_attempts": null, "merges": null,
+                     "page_reorgs": null, "page_discards": null, "pages_read": null,
+                     "pages_written": null},
+        "table": {"data_length": null, "index_length": null, "data_free": null},
+        "indexes": []
+    });
+    if let (Some(run), Some(extra)) = (run.as_object_mut(), extra.as_object()) {
+        run.extend(extra.clone());
+    }
+    serde_json::from_value(run).expect("a valid run")
+}

@@ -200,47 +200,34 @@ mod tests {
     }
 
     fn run_with(phases: Vec<PhaseResult>) -> RunResult {
-        let mut run: RunResult = serde_json::from_value(json!({
-            "variant": "v", "strategy": "s", "encoding": "e", "placement": "pk", "rows": 10,
-            "load": {"method": "multi", "batch": 100, "writers": 1, "wall_s": null,
-                     "rows_per_s": null, "batch_latency_ms": null},
-            "counters": {"page_splits": null, "merge_attempts": null, "merges": null,
-                         "page_reorgs": null, "page_discards": null, "pages_read": null,
-                         "pages_written": null},
-            "table": {"data_length": null, "index_length": null, "data_free": null},
-            "indexes": []
-        }))
-        .unwrap();
+        let mut run = crate::test_run(json!({}));
         run.phases = phases;
         run
     }
 
+    /// A run with a load, a rebuild to `pages` leaves `fill` % full, then a churn that split
+    /// `splits` times and merged `merges` times.
+    fn rebuilt_then_churned(pages: u64, fill: f64, splits: u64, merges: u64) -> RunResult {
+        let rounds = json!({"rounds": 200, "inserts_per_round": 10000, "deletes_per_round": 10000});
+        let mut churn = json!({"status": "ok", "page_splits": splits, "merges": merges,
+            "primary_leaf_pages_before": pages, "primary_fill_pct_before": fill});
+        churn.as_object_mut().unwrap().extend(rounds.as_object().unwrap().clone());
+        run_with(vec![
+            phase("settings", json!({})),
+            phase("load", json!({"status": "ok"})),
+            phase(
+                "rebuild",
+                json!({"status": "ok", "primary_leaf_pages_before": 9000,
+                "primary_leaf_pages_after": pages, "primary_fill_pct_after": fill}),
+            ),
+            phase("churn", churn),
+        ])
+    }
+
     #[test]
     fn churn_sentence_names_the_trade_off() {
-        let ff100 = run_with(vec![
-            phase("settings", json!({})),
-            phase("load", json!({"status": "ok"})),
-            phase(
-                "rebuild",
-                json!({"status": "ok", "primary_leaf_pages_before": 9000, "primary_leaf_pages_after": 6494, "primary_fill_pct_after": 92.1}),
-            ),
-            phase(
-                "churn",
-                json!({"status": "ok", "rounds": 200, "inserts_per_round": 10000, "deletes_per_round": 10000, "page_splits": 267277, "merges": 258455, "primary_leaf_pages_before": 6494, "primary_fill_pct_before": 92.1}),
-            ),
-        ]);
-        let ff75 = run_with(vec![
-            phase("settings", json!({})),
-            phase("load", json!({"status": "ok"})),
-            phase(
-                "rebuild",
-                json!({"status": "ok", "primary_leaf_pages_before": 9000, "primary_leaf_pages_after": 8131, "primary_fill_pct_after": 73.6}),
-            ),
-            phase(
-                "churn",
-                json!({"status": "ok", "rounds": 200, "inserts_per_round": 10000, "deletes_per_round": 10000, "page_splits": 5485, "merges": 5235, "primary_leaf_pages_before": 8131, "primary_fill_pct_before": 73.6}),
-            ),
-        ]);
+        let ff100 = rebuilt_then_churned(6494, 92.1, 267277, 258455);
+        let ff75 = rebuilt_then_churned(8131, 73.6, 5485, 5235);
         let s = phase_sentences(&[(&ff100, "ff 100"), (&ff75, "ff 75")]);
         assert_eq!(s.len(), 2, "{s:?}");
         assert_eq!(

@@ -103,23 +103,13 @@ mod tests {
     use serde_json::json;
 
     fn run(page: &str, cb: &str, churn_hdd: f64, churn_ssd: f64) -> RunResult {
-        serde_json::from_value(json!({
-            "variant": "auto-inc", "strategy": "auto-inc", "encoding": "", "placement": "pk",
-            "rows": 10,
-            "load": {"method": "multi", "batch": 100, "writers": 1, "wall_s": null,
-                     "rows_per_s": null, "batch_latency_ms": null},
-            "counters": {"page_splits": null, "merge_attempts": null, "merges": null,
-                         "page_reorgs": null, "page_discards": null, "pages_read": null,
-                         "pages_written": null},
-            "table": {"data_length": null, "index_length": null, "data_free": null},
-            "indexes": [],
+        crate::test_run(json!({
             "phases": [
                 {"kind": "settings", "cell_page_size": page, "cell_change_buffering": cb},
                 {"kind": "load", "est_io_s_hdd": 1000.0, "est_io_s_ssd": 1000.0},
                 {"kind": "churn", "est_io_s_hdd": churn_hdd, "est_io_s_ssd": churn_ssd}
             ]
         }))
-        .unwrap()
     }
 
     #[test]
