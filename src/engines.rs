@@ -62,6 +62,7 @@ fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn
         change_buffering: settings
             .change_buffering
             .map(|on| if on { "all" } else { "none" }.into()),
+        performance_schema: settings.performance_schema.unwrap_or(defaults.performance_schema),
         ..defaults
     };
     let engine = match &args.url {

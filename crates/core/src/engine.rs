@@ -132,6 +132,9 @@ pub struct EngineSettings {
     /// `innodb_change_buffering`: `Some(true)` = all, `Some(false)` = none, `None` = the
     /// engine's default.
     pub change_buffering: Option<bool>,
+    /// `performance_schema` at server start (per-table I/O figures such as E1's write
+    /// requests need it); `None` = the engine's default. The simulator has none.
+    pub performance_schema: Option<bool>,
 }
 
 impl Default for EngineSettings {
@@ -142,6 +145,7 @@ impl Default for EngineSettings {
             fill_factor_pct: 100,
             merge_threshold_pct: 50,
             change_buffering: None,
+            performance_schema: None,
         }
     }
 }

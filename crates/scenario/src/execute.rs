@@ -252,6 +252,9 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
     f.insert("fill_factor_pct".into(), s.fill_factor_pct.into());
     f.insert("merge_threshold_pct".into(), s.merge_threshold_pct.into());
     f.insert("change_buffering".into(), s.change_buffering.into());
+    if let Some(on) = s.performance_schema {
+        f.insert("performance_schema".into(), on.into());
+    }
     let missing: Vec<String> = run
         .requested
         .iter()
@@ -262,6 +265,10 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
                 ("innodb_buffer_pool_size", Some(v)) => v.is_number(),
                 ("innodb_change_buffering", Some(v)) => {
                     let want = if s.change_buffering == Some(true) { "all" } else { "none" };
+                    v.as_str().is_some_and(|g| g.eq_ignore_ascii_case(want))
+                }
+                ("performance_schema", Some(v)) => {
+                    let want = if s.performance_schema == Some(true) { "ON" } else { "OFF" };
                     v.as_str().is_some_and(|g| g.eq_ignore_ascii_case(want))
                 }
                 _ => false,

@@ -517,6 +517,9 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
     if change_buffering.is_some() {
         requested.push("innodb_change_buffering");
     }
+    if e.performance_schema.is_some() {
+        requested.push("performance_schema");
+    }
     let settings = EngineSettings {
         page_size_bytes: cell.page_size.or(e.page_size.map(|p| p.0)).unwrap_or(d.page_size_bytes),
         buffer_pool_bytes: buffer_pool,
@@ -529,6 +532,7 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
             .or(e.merge_threshold.map(|m| m.0))
             .unwrap_or(d.merge_threshold_pct),
         change_buffering,
+        performance_schema: e.performance_schema,
     };
     (settings, requested)
 }

@@ -197,6 +197,9 @@ pub struct EngineSpec {
     /// `innodb_change_buffering` all (true) or none (false).
     #[serde(default)]
     pub change_buffering: Option<bool>,
+    /// `performance_schema` on a private server (per-table I/O figures need it).
+    #[serde(default)]
+    pub performance_schema: Option<bool>,
 }
 
 /// Id generator settings.
