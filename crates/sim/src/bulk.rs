@@ -137,7 +137,7 @@ impl Tree {
     ///
     /// MySQL 8.0's `PageBulk::init` first reserves one extent (`fsp_reserve_free_extents`),
     /// which extends the file until more than the reserve plus one extent is free. MariaDB
-    /// ≥ 10.6.17 / 10.11.7 dropped that reservation (MDEV-26740): the file then grows only
+    /// dropped that reservation (MDEV-26740, in 10.11.19): the file then grows only
     /// when `fsp_alloc_free_extent` finds FSP_FREE empty (`fsp_fill_free_list`), so a rebuilt
     /// file ends at the free limit and reports little or no DATA_FREE.
     fn bulk_alloc(&mut self, sp: &mut Space, level: u16) -> PageNo {
