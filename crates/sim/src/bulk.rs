@@ -134,9 +134,16 @@ impl Tree {
     }
 
     /// `btr_page_alloc(index, 0, FSP_UP, level)` as `PageBulk::init` calls it.
-    /// `PageBulk::init` reserves one extent first (`fsp_reserve_free_extents`).
+    ///
+    /// MySQL 8.0's `PageBulk::init` first reserves one extent (`fsp_reserve_free_extents`),
+    /// which extends the file until more than the reserve plus one extent is free. MariaDB
+    /// dropped that reservation (MDEV-26740, in 10.11.19): the file then grows only
+    /// when `fsp_alloc_free_extent` finds FSP_FREE empty (`fsp_fill_free_list`), so a rebuilt
+    /// file ends at the free limit and reports little or no DATA_FREE.
     fn bulk_alloc(&mut self, sp: &mut Space, level: u16) -> PageNo {
-        sp.fsp.reserve_free_extents(1);
+        if sp.flavour == Flavour::Mysql80 {
+            sp.fsp.reserve_free_extents(1);
+        }
         self.alloc(sp, level, 0, Dir::Up)
     }
 }

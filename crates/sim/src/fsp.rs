@@ -400,6 +400,19 @@ impl Fsp {
         }
     }
 
+    /// Debugging aid: the FSP header's figures as `tools/ibd_fsp.py` prints them from a file.
+    pub fn debug_header(&self) -> String {
+        let full_frag = self.xdes.iter().filter(|x| x.state == XdesState::FullFrag).count();
+        format!(
+            "fsp_size {} free_limit {} free {} free_frag {} full_frag {}",
+            self.size_pages,
+            self.free_limit,
+            self.free.len(),
+            self.free_frag.len(),
+            full_frag
+        )
+    }
+
     /// `fsp_get_available_space_in_free_extents` in bytes (TABLES.DATA_FREE): free extents
     /// less the reserve; 0 for files smaller than one extent.
     pub fn available_free_extent_bytes(&self) -> u64 {

@@ -180,6 +180,13 @@ impl SimTable {
         format!("pos {pos} {}", self.debug_page(p.0))
     }
 
+    /// Debugging aid for fidelity work: the tablespace's FSP header figures (size, free
+    /// limit, extent list lengths).
+    #[doc(hidden)]
+    pub fn debug_fsp(&self) -> String {
+        self.space.fsp.debug_header()
+    }
+
     /// Debugging aid for fidelity work: the header fields of page `no`.
     #[doc(hidden)]
     pub fn debug_page(&self, no: u32) -> String {

@@ -116,9 +116,12 @@ fn fingerprint(scale: u64) -> u64 {
 
 #[test]
 fn fingerprint_is_pinned() {
-    // Pinned from the code before the speed work (commit cc6111c); see the module doc.
+    // Pinned from the code before the speed work (commit cc6111c); see the module doc. Both
+    // values changed once since, with a fidelity fix in the rebuild only: MariaDB's sorted
+    // build reserves no extents (MDEV-26740), so the rebuilt file and its DATA_FREE shrink
+    // (were 17411502033044353244 and 11449268376589518727).
     let scale = if cfg!(debug_assertions) { 20_000 } else { 200_000 };
-    let pinned = if cfg!(debug_assertions) { 17411502033044353244 } else { 11449268376589518727 };
+    let pinned = if cfg!(debug_assertions) { 3157591855352096278 } else { 1496451940815936859 };
     assert_eq!(fingerprint(scale), pinned, "fidelity fingerprint changed");
 }
 

@@ -172,6 +172,7 @@ fn sim(dir: &str, secondary: bool, flavour: Flavour) {
         "data_length {} index_length {} data_free {}",
         st.data_length_bytes, st.index_length_bytes, st.data_free_bytes
     );
+    println!("{}", sim.debug_fsp());
     if let Ok(ff) = std::env::var("KEYLAB_REBUILD_FF") {
         sim.rebuild(ff.parse().unwrap()).unwrap();
         sim.check().unwrap();
@@ -187,6 +188,7 @@ fn sim(dir: &str, secondary: bool, flavour: Flavour) {
             "data_length {} index_length {} data_free {}",
             st.data_length_bytes, st.index_length_bytes, st.data_free_bytes
         );
+        println!("{}", sim.debug_fsp());
     }
 }
 

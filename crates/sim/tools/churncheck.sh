@@ -68,6 +68,8 @@ m $db -e "ANALYZE TABLE t" >/dev/null
 m -e "SELECT index_name, stat_name, stat_value FROM mysql.innodb_index_stats
   WHERE database_name='$db' AND table_name='t' AND stat_name IN ('size','n_leaf_pages')"
 m -e "SELECT data_length, index_length, data_free FROM information_schema.tables WHERE table_schema='$db' AND table_name='t'"
+m $db -e "FLUSH TABLES t FOR EXPORT; UNLOCK TABLES"
+python3 "$(dirname "$0")/ibd_fsp.py" "$(m -e "SELECT @@datadir")$db/t.ibd"
 if [ -n "${KEYLAB_DUMP_PAGES:-}" ]; then
   # Every page of the table is in the buffer pool of a small test: its records per page.
   m -e "SELECT CONCAT('page ', page_number, ' recs ', number_records, ' data ', data_size)
@@ -82,4 +84,7 @@ if [ -n "${KEYLAB_REBUILD_FF:-}" ]; then
   m -e "SELECT index_name, stat_name, stat_value FROM mysql.innodb_index_stats
     WHERE database_name='$db' AND table_name='t' AND stat_name IN ('size','n_leaf_pages')"
   m -e "SELECT data_length, index_length, data_free FROM information_schema.tables WHERE table_schema='$db' AND table_name='t'"
+  # The rebuilt file's size and FSP header (FLUSH ... FOR EXPORT writes its pages first).
+  m $db -e "FLUSH TABLES t FOR EXPORT; UNLOCK TABLES"
+  python3 "$(dirname "$0")/ibd_fsp.py" "$(m -e "SELECT @@datadir")$db/t.ibd"
 fi
