@@ -5,7 +5,7 @@ use crate::args::EngineArgs;
 use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::Result;
-use keylab_core::{Engine, EngineKind, EngineSettings};
+use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings};
 use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl};
 use keylab_sim::{PageSize, SimSettings};
 
@@ -49,6 +49,53 @@ pub fn make_engine(
             "--engine postgres is not built yet; --engine sim (the default) and --engine \
              mariadb work"
         )),
+    }
+}
+
+/// The engines of a series of runs: one per distinct settings (a server restarts for a new
+/// page size), the previous one stopped before the next starts, and all of them described as
+/// one engine block.
+pub struct EngineSeries<'a> {
+    args: &'a EngineArgs,
+    current: Option<(EngineSettings, Box<dyn Engine>)>,
+    /// The engines already stopped, folded into one description.
+    stopped: Option<EngineInfo>,
+}
+
+impl<'a> EngineSeries<'a> {
+    /// No engine started yet.
+    pub fn new(args: &'a EngineArgs) -> EngineSeries<'a> {
+        EngineSeries { args, current: None, stopped: None }
+    }
+
+    /// The engine for `settings`: the current one if its settings are the same, else a new one
+    /// (the current one is stopped first).
+    pub fn engine_for(&mut self, settings: &EngineSettings) -> Result<&mut dyn Engine> {
+        if self.current.as_ref().is_none_or(|(s, _)| s != settings) {
+            if let Some((_, old)) = self.current.take() {
+                let info = old.info();
+                match &mut self.stopped {
+                    Some(all) => all.absorb(&info),
+                    None => self.stopped = Some(info),
+                }
+                drop(old); // stop the old server before starting the next
+            }
+            self.current = Some((*settings, make_engine(self.args, settings, None)?));
+        }
+        Ok(self.current.as_mut().expect("engine made above").1.as_mut())
+    }
+
+    /// Every engine so far as one description (read after each run: engines add notes while
+    /// they run); `None` before the first engine.
+    pub fn info(&self) -> Option<EngineInfo> {
+        let current = self.current.as_ref().map(|(_, e)| e.info());
+        match (self.stopped.clone(), current) {
+            (Some(mut all), Some(now)) => {
+                all.absorb(&now);
+                Some(all)
+            }
+            (all, now) => all.or(now),
+        }
     }
 }
 

@@ -2,12 +2,12 @@
 //! one report written to the exports after each run (an interrupted run keeps what it did).
 
 use crate::args::RunArgs;
-use crate::engines::make_engine;
+use crate::engines::EngineSeries;
 use crate::output;
 use crate::progress::LoadProgress;
 use crate::UsageError;
 use anyhow::{anyhow, Result};
-use keylab_core::{Engine, EngineSettings, Report};
+use keylab_core::Report;
 
 /// Runs `keylab run`.
 pub fn run(args: RunArgs) -> Result<()> {
@@ -17,15 +17,10 @@ pub fn run(args: RunArgs) -> Result<()> {
     let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;
     let plans = scenario.plan(args.scale).map_err(|e| UsageError(e.to_string()))?;
     let mut report: Option<Report> = None;
-    // One engine per distinct settings: a server restarts for a new page size.
-    let mut engine: Option<(EngineSettings, Box<dyn Engine>)> = None;
+    let mut engines = EngineSeries::new(&args.engine);
     let mut progress = LoadProgress::new();
     for plan in &plans {
-        if engine.as_ref().is_none_or(|(s, _)| *s != plan.settings) {
-            drop(engine.take()); // stop the old server before starting the next
-            engine = Some((plan.settings, make_engine(&args.engine, &plan.settings, None)?));
-        }
-        let (_, eng) = engine.as_mut().expect("engine made above");
+        let eng = engines.engine_for(&plan.settings)?;
         let report = report.get_or_insert_with(|| Report {
             keylab: env!("CARGO_PKG_VERSION").to_string(),
             schema_version: keylab_core::REPORT_SCHEMA_VERSION,
@@ -34,10 +29,10 @@ pub fn run(args: RunArgs) -> Result<()> {
             engine: eng.info(),
             runs: Vec::new(),
         });
-        match keylab_scenario::execute(eng.as_mut(), plan, args.seed, &mut progress) {
+        match keylab_scenario::execute(eng, plan, args.seed, &mut progress) {
             Ok(run) => {
                 // Engines add notes while they run (purge waits, file writes): read them now.
-                report.engine = eng.info();
+                report.engine = engines.info().expect("an engine ran");
                 report.runs.push(run);
                 output::write_exports(report, &args.output)?;
             }

@@ -2,10 +2,10 @@
 //! error against the server on every structural metric.
 
 use crate::args::{EngineArgs, ValidateArgs};
-use crate::engines::make_engine;
+use crate::engines::EngineSeries;
 use crate::progress::LoadProgress;
 use anyhow::{anyhow, Context, Result};
-use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, RunResult};
+use keylab_core::{EngineInfo, EngineKind, RunResult};
 use keylab_scenario::{validate, RunPlan};
 use std::io::Write;
 
@@ -43,24 +43,18 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     Ok(())
 }
 
-/// Every planned run on engines of `args`' kind (one engine per distinct settings), and the
-/// first engine's description.
+/// Every planned run on engines of `args`' kind (one engine per distinct settings), and
+/// their description.
 fn run_all(args: &EngineArgs, plans: &[RunPlan]) -> Result<(EngineInfo, Vec<RunResult>)> {
-    let mut info = None;
-    let mut engine: Option<(EngineSettings, Box<dyn Engine>)> = None;
+    let mut engines = EngineSeries::new(args);
     let mut progress = LoadProgress::new();
     let mut runs = Vec::new();
     for plan in plans {
-        if engine.as_ref().is_none_or(|(s, _)| *s != plan.settings) {
-            drop(engine.take()); // stop the old server before starting the next
-            engine = Some((plan.settings, make_engine(args, &plan.settings, None)?));
-        }
-        let (_, eng) = engine.as_mut().expect("engine made above");
-        info.get_or_insert_with(|| eng.info());
-        let run = keylab_scenario::execute(eng.as_mut(), plan, 1, &mut progress)
+        let eng = engines.engine_for(&plan.settings)?;
+        let run = keylab_scenario::execute(eng, plan, 1, &mut progress)
             .map_err(|e| anyhow!(e).context(format!("run `{}` failed", plan.label)))?;
         runs.push(run);
     }
-    let info = info.ok_or_else(|| anyhow!("the validation matrix has no runs"))?;
+    let info = engines.info().ok_or_else(|| anyhow!("the validation matrix has no runs"))?;
     Ok((info, runs))
 }

@@ -182,6 +182,34 @@ pub struct ChangeBufferResult {
     pub refused: Option<u64>,
 }
 
+/// What an engine block says for a setting that differed between the engines of one report
+/// (a scenario matrix over page sizes starts one engine per page size).
+pub const VARIES_BY_RUN: &str = "varies by run (each run's settings phase gives its own)";
+
+impl EngineInfo {
+    /// Folds in the description of another engine of the same report: a setting both give
+    /// alike stays, one they give differently becomes [`VARIES_BY_RUN`], lists of notes are
+    /// joined, and a setting only `other` gives is added.
+    pub fn absorb(&mut self, other: &EngineInfo) {
+        for (key, theirs) in &other.settings {
+            match self.settings.get_mut(key) {
+                None => {
+                    self.settings.insert(key.clone(), theirs.clone());
+                }
+                Some(ours) if ours == theirs => {}
+                Some(serde_json::Value::Array(ours)) => {
+                    for note in theirs.as_array().into_iter().flatten() {
+                        if !ours.contains(note) {
+                            ours.push(note.clone());
+                        }
+                    }
+                }
+                Some(ours) => *ours = VARIES_BY_RUN.into(),
+            }
+        }
+    }
+}
+
 impl Counters {
     /// The counts of the interval since `before`: `None` where the engine gives no figure
     /// now; a figure it did not give before counts from zero.
@@ -322,6 +350,26 @@ pub struct QueryResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engine_blocks_of_one_report_fold_into_one() {
+        let info = |page: u64, notes: &[&str]| EngineInfo {
+            kind: "sim".into(),
+            version: "v".into(),
+            settings: [
+                ("innodb_page_size".to_string(), serde_json::json!(page)),
+                ("row_format".to_string(), serde_json::json!("DYNAMIC")),
+                ("notes".to_string(), serde_json::json!(notes)),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        let mut first = info(16384, &["a"]);
+        first.absorb(&info(4096, &["a", "b"]));
+        assert_eq!(first.settings["innodb_page_size"], VARIES_BY_RUN);
+        assert_eq!(first.settings["row_format"], "DYNAMIC");
+        assert_eq!(first.settings["notes"], serde_json::json!(["a", "b"]));
+    }
 
     #[test]
     fn null_figures_serialise_as_null() {
