@@ -17,44 +17,47 @@ pub(crate) fn dir_res(n: u32) -> u32 {
     n.div_ceil(2)
 }
 
-use crate::page_keys::{common_prefix, entry, key_word, HEAP_MASK};
-pub(crate) use crate::page_keys::{key_le, lower_bound};
+pub(crate) use crate::page_keys::key_le;
+#[cfg(test)]
+pub(crate) use crate::page_keys::lower_bound;
+use crate::page_keys::{common_prefix, entry, key_word, lower_bound_near, HEAP_MASK};
 
 /// Shared key bytes kept in the page struct (`Page::head`).
 const HEAD_BYTES: usize = 16;
 
 /// An index page.
+///
+/// Field order is the cache layout (`repr(C)`, 64-byte aligned): what a leaf search and an
+/// insert read comes first (on a cold page every line is a miss, and the record arrays can
+/// only be loaded once their pointers are), the rest after.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub(crate) struct Page {
-    /// PAGE_LEVEL: 0 = leaf.
-    pub level: u16,
-    pub prev: Option<PageNo>,
-    pub next: Option<PageNo>,
-    /// Encoded keys, `kw` bytes each, by heap slot (as InnoDB stores records): an insert or
-    /// delete shifts only `recs`, not the keys. Searches walk `recs` and read a key only
-    /// among equal prefix words.
-    keys: Vec<u8>,
-    /// Key width in bytes.
-    kw: usize,
+    // Line 0.
     /// Every record in key order as an `entry` (prefix bits and heap slot in 4 bytes): an
     /// insert shifts this one small array, and the search walks it (a few cache lines per
     /// page).
     recs: Vec<u32>,
-    /// Size (header + data) of the record in each heap slot, by heap slot (stale for freed
-    /// slots): kept out of `recs` so that an insert does not shift it.
-    rec_bytes: Vec<u16>,
+    /// Encoded keys, `kw` bytes each, by heap slot (as InnoDB stores records): an insert or
+    /// delete shifts only `recs`, not the keys. Searches walk `recs` and read a key only
+    /// among equal prefix words.
+    keys: Vec<u8>,
+    /// Prefix bits of the first and the last entry, a hint for where in `recs` a search
+    /// starts (kept by every change of `recs`; a stale hint would only cost time).
+    span: (u32, u32),
+    /// Key width in bytes.
+    kw: u32,
     /// Bytes every key of the page shares (the `prefixes` start after them).
-    shared: usize,
-    /// Leading bits of the byte after the `shared` bytes that every key also shares (0–7):
-    /// random keys in one leaf share about log2(leaves) bits, rarely a whole byte more.
-    shift: u32,
-    /// The value of those `shift` bits.
-    part: u8,
+    shared: u16,
+    /// PAGE_LEVEL: 0 = leaf.
+    pub level: u16,
+    // Line 1.
     /// The first `min(shared, HEAD_BYTES)` shared bytes: a search or insert checks a key
     /// against them here instead of reading a stored key (a cache miss on a cold page).
     head: [u8; HEAD_BYTES],
-    /// Child page numbers (non-leaf pages only), in key order.
-    pub children: Vec<u32>,
+    /// Size (header + data) of the record in each heap slot, by heap slot (stale for freed
+    /// slots): kept out of `recs` so that an insert does not shift it.
+    rec_bytes: Vec<u16>,
     /// Sum of live record sizes (`page_get_data_size`, INNODB_BUFFER_PAGE.DATA_SIZE).
     pub data_bytes: u32,
     /// PAGE_HEAP_TOP − PAGE_NEW_SUPREMUM_END.
@@ -63,21 +66,34 @@ pub(crate) struct Page {
     pub n_heap: u32,
     /// PAGE_GARBAGE.
     pub garbage_bytes: u32,
-    /// The PAGE_FREE list as (freed record's size, heap slot); the head is the last entry.
-    pub free_list: Vec<(u16, u16)>,
     /// Size of the PAGE_FREE head, 0 when the list is empty: `place` tests it on every
     /// insert, and the list's own buffer is one more cache miss on a cold page.
     free_head_bytes: u16,
-    /// Bytes of each heap slot, by heap slot: a record reusing a larger freed slot leaves
-    /// the slot's size unchanged.
-    slot_bytes: Vec<u16>,
-    /// Heap slot chosen by the last `place`, used by `insert_placed`.
-    placed_slot: u16,
+    /// Heap slot of the PAGE_FREE head (when `free_head_bytes` > 0): the lines an insert
+    /// into it writes can be loaded without waiting for the list's buffer.
+    free_head_slot: u16,
+    /// Leading bits of the byte after the `shared` bytes that every key also shares (0–7):
+    /// random keys in one leaf share about log2(leaves) bits, rarely a whole byte more.
+    shift: u32,
+    /// The value of those `shift` bits.
+    part: u8,
     /// MariaDB ≥ 10.5 (`page_mem_free`): deleting the record that ends at PAGE_HEAP_TOP
     /// lowers the heap top instead of adding the record to PAGE_FREE. MySQL 8.0 does not.
     heap_top_shrinks: bool,
+    /// Heap slot chosen by the last `place`, used by `insert_placed`.
+    placed_slot: u16,
+    // Lines 2 and 3.
     /// PAGE_LAST_INSERT as a position in key order (`None` = 0 = unknown).
     pub last_insert: Option<u32>,
+    pub prev: Option<PageNo>,
+    pub next: Option<PageNo>,
+    /// The PAGE_FREE list as (freed record's size, heap slot); the head is the last entry.
+    pub free_list: Vec<(u16, u16)>,
+    /// Child page numbers (non-leaf pages only), in key order.
+    pub children: Vec<u32>,
+    /// Bytes of each heap slot, by heap slot: a record reusing a larger freed slot leaves
+    /// the slot's size unchanged.
+    slot_bytes: Vec<u16>,
 }
 
 impl Page {
@@ -88,9 +104,10 @@ impl Page {
             prev: None,
             next: None,
             keys: Vec::with_capacity(cap_recs * key_width),
-            kw: key_width,
+            kw: key_width as u32,
             recs: Vec::with_capacity(cap_recs),
             rec_bytes: Vec::with_capacity(cap_recs),
+            span: (0, 0),
             shared: 0,
             shift: 0,
             part: 0,
@@ -102,6 +119,7 @@ impl Page {
             garbage_bytes: 0,
             free_list: Vec::new(),
             free_head_bytes: 0,
+            free_head_slot: 0,
             slot_bytes: Vec::with_capacity(cap_recs),
             placed_slot: 0,
             heap_top_shrinks,
@@ -159,7 +177,7 @@ impl Page {
 
     /// Bytes of key storage per live record (for the checker: the key width).
     pub fn key_width(&self) -> usize {
-        self.kw
+        self.kw as usize
     }
 
     /// True when heap slots, the free list and the heap counters agree (for the checker).
@@ -174,10 +192,12 @@ impl Page {
             }
         }
         let heap: u32 = self.slot_bytes.iter().map(|&b| b as u32).sum();
-        self.keys.len() == n_heap * self.kw
+        self.keys.len() == n_heap * self.kw as usize
             && self.slot_bytes.len() == n_heap
             && self.rec_bytes.len() == n_heap
             && self.free_head_bytes == self.free_list.last().map_or(0, |f| f.0)
+            && self.free_list.last().is_none_or(|f| f.1 == self.free_head_slot)
+            && self.span == self.span_now()
             && heap == self.heap_bytes
             && (0..self.len()).all(|i| self.size(i) <= self.slot_bytes[self.heap_no(i) as usize])
     }
@@ -185,7 +205,7 @@ impl Page {
     /// True when every key shares the page's shared prefix and every prefix word matches its
     /// key (for the checker).
     pub fn prefixes_consistent(&self, kw: usize) -> bool {
-        let off = self.shared;
+        let off = self.shared as usize;
         let h = off.min(HEAD_BYTES);
         (self.is_empty() || self.key(0, kw)[..h] == self.head[..h])
             && (0..self.len()).all(|i| self.key(i, kw)[..off] == self.key(0, kw)[..off])
@@ -199,7 +219,7 @@ impl Page {
     /// position), and whether the record before it equals `key`.
     #[inline]
     pub fn search(&self, key: &[u8], kw: usize) -> (usize, bool) {
-        let off = self.shared;
+        let off = self.shared as usize;
         if off > 0 && !self.recs.is_empty() {
             // Every key starts with the same `off` bytes: a key that does not sorts before or
             // after all of them.
@@ -219,7 +239,7 @@ impl Page {
         }
         let kp = self.word_prefix(w);
         // The first entry whose prefix bits are ≥ kp: the heap bits below only add to it.
-        let lo = lower_bound(&self.recs, kp);
+        let lo = lower_bound_near(&self.recs, kp, self.guess(kp));
         // Equal prefix words are rare (usually none): scan a few next to `lo`, which are in
         // cache, before a second binary search over the cold rest of the array.
         let rest = &self.recs[lo..];
@@ -251,21 +271,21 @@ impl Page {
             }
         }
         self.keys = keys;
-        self.kw = new_kw;
+        self.kw = new_kw as u32;
         self.reprefix(new_kw);
     }
 
     /// Recomputes the shared length and every prefix word.
     fn reprefix(&mut self, kw: usize) {
         let n = self.recs.len();
-        self.shared = if n == 0 {
+        let off = if n == 0 {
             0
         } else {
             // Keys are stored in byte order (a min-rec's zeroed key first): what the first and
             // the last share, all share.
             common_prefix(self.key(0, kw), self.key(n - 1, kw))
         };
-        let off = self.shared;
+        self.shared = off as u16;
         self.shift = if n == 0 || off == kw {
             0
         } else {
@@ -278,6 +298,7 @@ impl Page {
             let w = self.word_prefix(key_word(self.key(i, kw), off));
             self.recs[i] = entry(w, self.heap_no(i));
         }
+        self.span = self.span_now();
     }
 
     /// The `shift` shared bits at the top of a key word.
@@ -298,9 +319,9 @@ impl Page {
 
     /// Copies the shared bytes of the first key into `head`.
     fn set_head(&mut self) {
-        let n = self.shared.min(HEAD_BYTES);
+        let n = (self.shared as usize).min(HEAD_BYTES);
         if n > 0 {
-            let h = self.heap_no(0) as usize * self.kw;
+            let h = self.heap_no(0) as usize * self.kw as usize;
             self.head[..n].copy_from_slice(&self.keys[h..h + n]);
         }
     }
@@ -358,25 +379,55 @@ impl Page {
     /// `black_box` keeps the loads from being dropped.
     #[inline]
     pub fn load_free_head(&self) {
-        if let Some(&(_, slot)) = self.free_list.last() {
-            // The slot's key and size are written by the insert: load their lines too.
-            let slot = slot as usize;
+        if self.free_head_bytes > 0 {
+            // The slot's key and size are written by the insert, and `place` reads the next
+            // list entry: load their lines too. The slot number is in this struct, so these
+            // loads do not wait for the list's buffer.
+            let slot = self.free_head_slot as usize;
             std::hint::black_box((
-                self.keys.get(slot * self.kw).copied(),
+                self.keys.get(slot * self.kw as usize).copied(),
                 self.rec_bytes.get(slot).copied(),
+                self.free_list.last().copied(),
             ));
         }
     }
 
-    /// Sets `free_head_bytes` from the PAGE_FREE list after a change to it.
+    /// Sets `free_head_bytes` and `free_head_slot` from the PAGE_FREE list after a change
+    /// to it.
     #[inline]
     fn sync_free_head(&mut self) {
-        self.free_head_bytes = self.free_list.last().map_or(0, |f| f.0);
+        (self.free_head_bytes, self.free_head_slot) =
+            self.free_list.last().copied().unwrap_or((0, 0));
+    }
+
+    /// The `span` hint as the entries give it.
+    fn span_now(&self) -> (u32, u32) {
+        match (self.recs.first(), self.recs.last()) {
+            (Some(&a), Some(&b)) => (a & !HEAP_MASK, b & !HEAP_MASK),
+            _ => (0, 0),
+        }
+    }
+
+    /// Where the first entry with prefix bits ≥ `kp` probably is, assuming the prefixes are
+    /// spread evenly between the first and the last (random keys are): the search reads the
+    /// entries around it first, one or two cache lines instead of one per sixteenth.
+    #[inline]
+    fn guess(&self, kp: u32) -> usize {
+        let (first, last) = self.span;
+        let n = self.recs.len();
+        if kp <= first || n < 2 {
+            0
+        } else if kp > last {
+            n
+        } else {
+            // Entries below kp: the first, plus the share of the n − 2 between.
+            1 + ((kp - first) as u64 * (n as u64 - 2) / (last - first) as u64) as usize
+        }
     }
 
     /// `btr_page_reorganize_low`: records rewritten compactly in key order, no garbage.
     pub fn reorganize(&mut self) {
-        let kw = self.kw;
+        let kw = self.kw as usize;
         let mut keys = Vec::with_capacity(self.keys.capacity());
         for i in 0..self.recs.len() {
             keys.extend_from_slice(self.key(i, kw));
@@ -406,11 +457,12 @@ impl Page {
             self.heap_bytes -= size as u32;
             self.slot_bytes.pop();
             self.rec_bytes.truncate(self.n_heap as usize);
-            self.keys.truncate(self.n_heap as usize * self.kw);
+            self.keys.truncate(self.n_heap as usize * self.kw as usize);
         } else {
             self.garbage_bytes += size as u32;
             self.free_list.push((size, slot));
             self.free_head_bytes = size;
+            self.free_head_slot = slot;
         }
     }
 
@@ -441,13 +493,14 @@ impl Page {
         self.last_insert = Some(pos as u32);
         if self.recs.is_empty() {
             self.recs.push(entry(0, self.placed_slot));
-            self.shared = kw;
+            self.span = (0, 0);
+            self.shared = kw as u16;
             self.shift = 0;
             self.part = 0;
             self.set_head();
             return;
         }
-        let off = self.shared;
+        let off = self.shared as usize;
         // Every stored key starts with the shared bytes: a new key that does not narrows them.
         let narrows = off > 0
             && if off <= HEAD_BYTES {
@@ -463,6 +516,10 @@ impl Page {
         self.recs.insert(pos, e);
         if narrows {
             self.reprefix(kw);
+        } else if pos == 0 {
+            self.span.0 = e & !HEAP_MASK;
+        } else if pos + 1 == self.recs.len() {
+            self.span.1 = e & !HEAP_MASK;
         }
     }
 
@@ -472,6 +529,9 @@ impl Page {
         let size = self.size(pos);
         let slot = self.heap_no(pos);
         self.recs.remove(pos);
+        if pos == 0 || pos == self.recs.len() {
+            self.span = self.span_now();
+        }
         if self.level > 0 {
             self.children.remove(pos);
         }
@@ -494,6 +554,7 @@ impl Page {
     pub fn make_empty(&mut self) {
         self.keys.clear();
         self.recs.clear();
+        self.span = (0, 0);
         self.rec_bytes.clear();
         self.shared = 0;
         self.shift = 0;
@@ -559,7 +620,7 @@ impl Page {
         }
         self.last_insert = None;
         // The rest share at least as many bits as before, often more.
-        self.reprefix(self.kw);
+        self.reprefix(self.kw as usize);
     }
 
     /// Removes records `..to` after they were copied (`page_delete_rec_list_start`): deleted
@@ -576,6 +637,6 @@ impl Page {
             self.children.drain(..to);
         }
         self.last_insert = None;
-        self.reprefix(self.kw);
+        self.reprefix(self.kw as usize);
     }
 }
