@@ -296,13 +296,16 @@ impl Layout {
         g: &Geometry,
     ) -> Result<LeafRecord, SimError> {
         // Stored length of field `f`, `u32::MAX` for NULL.
-        let field_len = |f: &Field| match f.col {
-            None => match f.kind {
-                FieldKind::Fixed(n) => n,
-                FieldKind::Var { .. } => 0,
-            },
-            Some(c) if row[c].is_null() => u32::MAX,
-            Some(c) => row[c].stored_len(&table.columns[c].ty),
+        let field_len = |f: &Field| match (f.col, f.kind) {
+            (None, FieldKind::Fixed(n)) => n,
+            (None, FieldKind::Var { .. }) => 0,
+            (Some(c), _) if row[c].is_null() => u32::MAX,
+            // A fixed-length column stores every (valid) value in its n bytes.
+            (Some(c), FieldKind::Fixed(n)) => {
+                debug_assert_eq!(n, row[c].stored_len(&table.columns[c].ty));
+                n
+            }
+            (Some(c), _) => row[c].stored_len(&table.columns[c].ty),
         };
         // The size first, without the per-field lengths only the off-page path needs.
         let mut size = REC_HEADER_BYTES + self.null_bytes;
