@@ -172,7 +172,11 @@ impl Page {
     /// Appends a heap slot: `key`, then the record's and the slot's size.
     #[inline]
     fn push_slot(heap: &mut Vec<u8>, key: &[u8], rec_bytes: u16, slot_bytes: u16) {
-        heap.extend_from_slice(key);
+        // Common widths as fixed-size copies (a copy of a run-time length calls memcpy).
+        match <&[u8; 16]>::try_from(key) {
+            Ok(k) => heap.extend_from_slice(k),
+            Err(_) => heap.extend_from_slice(key),
+        }
         heap.extend_from_slice(&rec_bytes.to_le_bytes());
         heap.extend_from_slice(&slot_bytes.to_le_bytes());
     }
@@ -516,7 +520,12 @@ impl Page {
         // `place` chose the slot (a new one is already on the heap): write key and size.
         let at = self.placed_slot as usize * (kw + SLOT_EXTRA);
         let slot = &mut self.heap[at..at + kw + 2];
-        slot[..kw].copy_from_slice(key);
+        // Common widths as fixed-size copies (a copy of a run-time length calls memcpy).
+        match kw {
+            16 => slot[..16].copy_from_slice(&key[..16]),
+            8 => slot[..8].copy_from_slice(&key[..8]),
+            _ => slot[..kw].copy_from_slice(key),
+        }
         slot[kw..].copy_from_slice(&(size as u16).to_le_bytes());
         if self.level > 0 {
             self.children.insert(pos, child);
