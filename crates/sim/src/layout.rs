@@ -249,7 +249,11 @@ impl Layout {
             if s.int_like {
                 v.write_sort_key(out);
             } else if let Value::Bytes(b) = v {
-                out.extend_from_slice(b);
+                // A 16-byte value (uuid as BINARY(16)) as a fixed-size copy, not a memcpy call.
+                match <&[u8; 16]>::try_from(b.as_slice()) {
+                    Ok(b16) => out.extend_from_slice(b16),
+                    Err(_) => out.extend_from_slice(b),
+                }
             }
             let len = (out.len() - start) as u32;
             out.resize(start + s.width as usize, 0);
