@@ -416,7 +416,12 @@ impl Page {
             self.placed_slot = self.n_heap as u16;
             // The key and the record's size are written by `insert_placed`.
             let new_len = self.heap.len() + self.stride();
-            self.heap.resize(new_len, 0);
+            // A 16-byte key's slot as a fixed-size append (a resize calls memset).
+            const STRIDE_16: usize = 16 + SLOT_EXTRA;
+            match self.stride() {
+                STRIDE_16 => self.heap.extend_from_slice(&[0; STRIDE_16]),
+                _ => self.heap.resize(new_len, 0),
+            }
             self.heap[new_len - 2..].copy_from_slice(&(size as u16).to_le_bytes());
             self.n_heap += 1;
             self.data_bytes += size;
