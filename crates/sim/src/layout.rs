@@ -58,6 +58,12 @@ pub(crate) struct Layout {
     pub unique: bool,
     /// Leaf record fields, in record order.
     pub fields: Vec<Field>,
+    /// What a leaf record takes besides its column fields: header, NULL bitmap and the
+    /// system fields (their sizes do not depend on the row).
+    base_bytes: u32,
+    /// The column fields of `fields` (column, kind), in record order: the only ones a
+    /// record size reads the row for.
+    col_fields: Vec<(usize, FieldKind)>,
     /// NULL-bitmap bytes (`n_core_null_bytes`), the same on leaf and node-pointer records.
     pub null_bytes: u32,
     /// Leading key slots that a unique secondary index checks for duplicates.
@@ -158,12 +164,24 @@ impl Layout {
                 KeySlot { col: c, nullable: col.nullable, kind, width, var, int_like }
             })
             .collect();
+        let null_bytes = n_nullable.div_ceil(8);
+        let system: u32 = fields
+            .iter()
+            .filter(|f| f.col.is_none())
+            .map(|f| match f.kind {
+                FieldKind::Fixed(n) => n,
+                FieldKind::Var { .. } => 0,
+            })
+            .sum();
+        let col_fields = fields.iter().filter_map(|f| Some((f.col?, f.kind))).collect();
         let mut l = Layout {
             name,
             clustered,
             unique,
             fields,
-            null_bytes: n_nullable.div_ceil(8),
+            base_bytes: REC_HEADER_BYTES + null_bytes + system,
+            col_fields,
+            null_bytes,
             n_unique_slots,
             slots,
             key_width: 0,
@@ -311,14 +329,31 @@ impl Layout {
             }
             (Some(c), _) => row[c].stored_len(&table.columns[c].ty),
         };
-        // The size first, without the per-field lengths only the off-page path needs.
-        let mut size = REC_HEADER_BYTES + self.null_bytes;
-        for f in &self.fields {
-            let len = field_len(f);
-            if len != u32::MAX {
-                size += len + len_bytes(f.kind, len, false);
-            }
+        // The size first, without the per-field lengths only the off-page path needs; the
+        // same sum as over `field_len` of every field, reading only the column fields.
+        let mut size = self.base_bytes;
+        for &(c, kind) in &self.col_fields {
+            let v = &row[c];
+            size += match kind {
+                _ if v.is_null() => 0,
+                // A fixed-length column stores every (valid) value in its n bytes.
+                FieldKind::Fixed(n) => n,
+                FieldKind::Var { .. } => {
+                    let len = v.stored_len(&table.columns[c].ty);
+                    len + len_bytes(kind, len, false)
+                }
+            };
         }
+        debug_assert_eq!(
+            size,
+            self.fields
+                .iter()
+                .map(|f| (field_len(f), f.kind))
+                .filter(|&(len, _)| len != u32::MAX)
+                .fold(REC_HEADER_BYTES + self.null_bytes, |s, (len, kind)| {
+                    s + len + len_bytes(kind, len, false)
+                })
+        );
         let mut rec = LeafRecord { size_bytes: size, blob_pages: 0 };
         if !g.needs_ext(rec.size_bytes) {
             return Ok(rec);
