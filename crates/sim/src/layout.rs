@@ -69,6 +69,8 @@ pub(crate) struct Layout {
     /// Leading key slots that a unique secondary index checks for duplicates.
     pub n_unique_slots: usize,
     slots: Vec<KeySlot>,
+    /// True when a slot is variable-length (only then can a row need wider slots).
+    any_var_slot: bool,
     /// Total encoded key width.
     pub key_width: usize,
     row_format: RowFormat,
@@ -183,6 +185,7 @@ impl Layout {
             col_fields,
             null_bytes,
             n_unique_slots,
+            any_var_slot: slots.iter().any(|s| s.var),
             slots,
             key_width: 0,
             row_format: table.row_format,
@@ -206,7 +209,15 @@ impl Layout {
     }
 
     /// The slot widths a row needs, when wider than the current ones (variable fields grow).
+    #[inline]
     pub fn needed_widths(&self, row: &[Value]) -> Option<Vec<u32>> {
+        if !self.any_var_slot {
+            return None;
+        }
+        self.needed_var_widths(row)
+    }
+
+    fn needed_var_widths(&self, row: &[Value]) -> Option<Vec<u32>> {
         let grows = |s: &KeySlot| matches!(&row[s.col], Value::Bytes(b) if s.var && b.len() as u32 > s.width);
         if !self.slots.iter().any(grows) {
             return None;

@@ -423,6 +423,7 @@ impl SimTable {
     }
 
     /// Per-operation bookkeeping: the pool's clock and the periodic invariant check.
+    #[inline]
     pub(crate) fn after_op(&mut self) {
         if let Some(pool) = &mut self.space.pool {
             pool.tick();
