@@ -58,11 +58,19 @@ pub(crate) struct Layout {
     pub unique: bool,
     /// Leaf record fields, in record order.
     pub fields: Vec<Field>,
+    /// What a leaf record takes besides its column fields: header, NULL bitmap and the
+    /// system fields (their sizes do not depend on the row).
+    base_bytes: u32,
+    /// The column fields of `fields` (column, kind), in record order: the only ones a
+    /// record size reads the row for.
+    col_fields: Vec<(usize, FieldKind)>,
     /// NULL-bitmap bytes (`n_core_null_bytes`), the same on leaf and node-pointer records.
     pub null_bytes: u32,
     /// Leading key slots that a unique secondary index checks for duplicates.
     pub n_unique_slots: usize,
     slots: Vec<KeySlot>,
+    /// True when a slot is variable-length (only then can a row need wider slots).
+    any_var_slot: bool,
     /// Total encoded key width.
     pub key_width: usize,
     row_format: RowFormat,
@@ -158,13 +166,26 @@ impl Layout {
                 KeySlot { col: c, nullable: col.nullable, kind, width, var, int_like }
             })
             .collect();
+        let null_bytes = n_nullable.div_ceil(8);
+        let system: u32 = fields
+            .iter()
+            .filter(|f| f.col.is_none())
+            .map(|f| match f.kind {
+                FieldKind::Fixed(n) => n,
+                FieldKind::Var { .. } => 0,
+            })
+            .sum();
+        let col_fields = fields.iter().filter_map(|f| Some((f.col?, f.kind))).collect();
         let mut l = Layout {
             name,
             clustered,
             unique,
             fields,
-            null_bytes: n_nullable.div_ceil(8),
+            base_bytes: REC_HEADER_BYTES + null_bytes + system,
+            col_fields,
+            null_bytes,
             n_unique_slots,
+            any_var_slot: slots.iter().any(|s| s.var),
             slots,
             key_width: 0,
             row_format: table.row_format,
@@ -188,7 +209,15 @@ impl Layout {
     }
 
     /// The slot widths a row needs, when wider than the current ones (variable fields grow).
+    #[inline]
     pub fn needed_widths(&self, row: &[Value]) -> Option<Vec<u32>> {
+        if !self.any_var_slot {
+            return None;
+        }
+        self.needed_var_widths(row)
+    }
+
+    fn needed_var_widths(&self, row: &[Value]) -> Option<Vec<u32>> {
         let grows = |s: &KeySlot| matches!(&row[s.col], Value::Bytes(b) if s.var && b.len() as u32 > s.width);
         if !self.slots.iter().any(grows) {
             return None;
@@ -249,7 +278,11 @@ impl Layout {
             if s.int_like {
                 v.write_sort_key(out);
             } else if let Value::Bytes(b) = v {
-                out.extend_from_slice(b);
+                // A 16-byte value (uuid as BINARY(16)) as a fixed-size copy, not a memcpy call.
+                match <&[u8; 16]>::try_from(b.as_slice()) {
+                    Ok(b16) => out.extend_from_slice(b16),
+                    Err(_) => out.extend_from_slice(b),
+                }
             }
             let len = (out.len() - start) as u32;
             out.resize(start + s.width as usize, 0);
@@ -296,22 +329,42 @@ impl Layout {
         g: &Geometry,
     ) -> Result<LeafRecord, SimError> {
         // Stored length of field `f`, `u32::MAX` for NULL.
-        let field_len = |f: &Field| match f.col {
-            None => match f.kind {
-                FieldKind::Fixed(n) => n,
-                FieldKind::Var { .. } => 0,
-            },
-            Some(c) if row[c].is_null() => u32::MAX,
-            Some(c) => row[c].stored_len(&table.columns[c].ty),
-        };
-        // The size first, without the per-field lengths only the off-page path needs.
-        let mut size = REC_HEADER_BYTES + self.null_bytes;
-        for f in &self.fields {
-            let len = field_len(f);
-            if len != u32::MAX {
-                size += len + len_bytes(f.kind, len, false);
+        let field_len = |f: &Field| match (f.col, f.kind) {
+            (None, FieldKind::Fixed(n)) => n,
+            (None, FieldKind::Var { .. }) => 0,
+            (Some(c), _) if row[c].is_null() => u32::MAX,
+            // A fixed-length column stores every (valid) value in its n bytes.
+            (Some(c), FieldKind::Fixed(n)) => {
+                debug_assert_eq!(n, row[c].stored_len(&table.columns[c].ty));
+                n
             }
+            (Some(c), _) => row[c].stored_len(&table.columns[c].ty),
+        };
+        // The size first, without the per-field lengths only the off-page path needs; the
+        // same sum as over `field_len` of every field, reading only the column fields.
+        let mut size = self.base_bytes;
+        for &(c, kind) in &self.col_fields {
+            let v = &row[c];
+            size += match kind {
+                _ if v.is_null() => 0,
+                // A fixed-length column stores every (valid) value in its n bytes.
+                FieldKind::Fixed(n) => n,
+                FieldKind::Var { .. } => {
+                    let len = v.stored_len(&table.columns[c].ty);
+                    len + len_bytes(kind, len, false)
+                }
+            };
         }
+        debug_assert_eq!(
+            size,
+            self.fields
+                .iter()
+                .map(|f| (field_len(f), f.kind))
+                .filter(|&(len, _)| len != u32::MAX)
+                .fold(REC_HEADER_BYTES + self.null_bytes, |s, (len, kind)| {
+                    s + len + len_bytes(kind, len, false)
+                })
+        );
         let mut rec = LeafRecord { size_bytes: size, blob_pages: 0 };
         if !g.needs_ext(rec.size_bytes) {
             return Ok(rec);

@@ -17,44 +17,50 @@ pub(crate) fn dir_res(n: u32) -> u32 {
     n.div_ceil(2)
 }
 
-use crate::page_keys::{common_prefix, entry, key_word, HEAP_MASK};
-pub(crate) use crate::page_keys::{key_le, lower_bound};
+pub(crate) use crate::page_keys::key_le;
+#[cfg(test)]
+pub(crate) use crate::page_keys::lower_bound;
+use crate::page_keys::{common_prefix, entry, key_word, lower_bound_near, HEAP_MASK};
 
 /// Shared key bytes kept in the page struct (`Page::head`).
 const HEAD_BYTES: usize = 16;
 
+/// Bytes of a heap slot after its key: the record's size and the slot's (`Page::heap`).
+const SLOT_EXTRA: usize = 4;
+
 /// An index page.
+///
+/// Field order is the cache layout (`repr(C)`, 64-byte aligned): what a leaf search and an
+/// insert read comes first (on a cold page every line is a miss, and the record arrays can
+/// only be loaded once their pointers are), the rest after.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub(crate) struct Page {
-    /// PAGE_LEVEL: 0 = leaf.
-    pub level: u16,
-    pub prev: Option<PageNo>,
-    pub next: Option<PageNo>,
-    /// Encoded keys, `kw` bytes each, by heap slot (as InnoDB stores records): an insert or
-    /// delete shifts only `recs`, not the keys. Searches walk `recs` and read a key only
-    /// among equal prefix words.
-    keys: Vec<u8>,
-    /// Key width in bytes.
-    kw: usize,
+    // Line 0.
     /// Every record in key order as an `entry` (prefix bits and heap slot in 4 bytes): an
     /// insert shifts this one small array, and the search walks it (a few cache lines per
     /// page).
     recs: Vec<u32>,
-    /// Size (header + data) of the record in each heap slot, by heap slot (stale for freed
-    /// slots): kept out of `recs` so that an insert does not shift it.
-    rec_bytes: Vec<u16>,
+    /// The heap slots (as InnoDB stores records), `kw + 4` bytes each: the encoded key, the
+    /// size (header + data) of its record (u16 LE, stale for a freed slot) and the bytes of
+    /// the slot (u16 LE; a record reusing a larger freed slot leaves it unchanged). An insert
+    /// or delete shifts only `recs`, not the slots, and writes one slot (one cache line,
+    /// often, where separate arrays of keys and sizes took two or three). Searches walk
+    /// `recs` and read a key only among equal prefix words.
+    heap: Vec<u8>,
+    /// Prefix bits of the first and the last entry, a hint for where in `recs` a search
+    /// starts (kept by every change of `recs`; a stale hint would only cost time).
+    span: (u32, u32),
+    /// Key width in bytes.
+    kw: u32,
     /// Bytes every key of the page shares (the `prefixes` start after them).
-    shared: usize,
-    /// Leading bits of the byte after the `shared` bytes that every key also shares (0–7):
-    /// random keys in one leaf share about log2(leaves) bits, rarely a whole byte more.
-    shift: u32,
-    /// The value of those `shift` bits.
-    part: u8,
+    shared: u16,
+    /// PAGE_LEVEL: 0 = leaf.
+    pub level: u16,
+    // Line 1.
     /// The first `min(shared, HEAD_BYTES)` shared bytes: a search or insert checks a key
     /// against them here instead of reading a stored key (a cache miss on a cold page).
     head: [u8; HEAD_BYTES],
-    /// Child page numbers (non-leaf pages only), in key order.
-    pub children: Vec<u32>,
     /// Sum of live record sizes (`page_get_data_size`, INNODB_BUFFER_PAGE.DATA_SIZE).
     pub data_bytes: u32,
     /// PAGE_HEAP_TOP − PAGE_NEW_SUPREMUM_END.
@@ -63,21 +69,31 @@ pub(crate) struct Page {
     pub n_heap: u32,
     /// PAGE_GARBAGE.
     pub garbage_bytes: u32,
-    /// The PAGE_FREE list as (freed record's size, heap slot); the head is the last entry.
-    pub free_list: Vec<(u16, u16)>,
     /// Size of the PAGE_FREE head, 0 when the list is empty: `place` tests it on every
     /// insert, and the list's own buffer is one more cache miss on a cold page.
     free_head_bytes: u16,
-    /// Bytes of each heap slot, by heap slot: a record reusing a larger freed slot leaves
-    /// the slot's size unchanged.
-    slot_bytes: Vec<u16>,
-    /// Heap slot chosen by the last `place`, used by `insert_placed`.
-    placed_slot: u16,
+    /// Heap slot of the PAGE_FREE head (when `free_head_bytes` > 0): the lines an insert
+    /// into it writes can be loaded without waiting for the list's buffer.
+    free_head_slot: u16,
+    /// Leading bits of the byte after the `shared` bytes that every key also shares (0–7):
+    /// random keys in one leaf share about log2(leaves) bits, rarely a whole byte more.
+    shift: u32,
+    /// The value of those `shift` bits.
+    part: u8,
     /// MariaDB ≥ 10.5 (`page_mem_free`): deleting the record that ends at PAGE_HEAP_TOP
     /// lowers the heap top instead of adding the record to PAGE_FREE. MySQL 8.0 does not.
     heap_top_shrinks: bool,
+    /// Heap slot chosen by the last `place`, used by `insert_placed`.
+    placed_slot: u16,
     /// PAGE_LAST_INSERT as a position in key order (`None` = 0 = unknown).
     pub last_insert: Option<u32>,
+    // Lines 2 and 3.
+    pub prev: Option<PageNo>,
+    pub next: Option<PageNo>,
+    /// The PAGE_FREE list as (freed record's size, heap slot); the head is the last entry.
+    pub free_list: Vec<(u16, u16)>,
+    /// Child page numbers (non-leaf pages only), in key order.
+    pub children: Vec<u32>,
 }
 
 impl Page {
@@ -87,10 +103,10 @@ impl Page {
             level,
             prev: None,
             next: None,
-            keys: Vec::with_capacity(cap_recs * key_width),
-            kw: key_width,
+            heap: Vec::with_capacity(cap_recs * (key_width + SLOT_EXTRA)),
+            kw: key_width as u32,
             recs: Vec::with_capacity(cap_recs),
-            rec_bytes: Vec::with_capacity(cap_recs),
+            span: (0, 0),
             shared: 0,
             shift: 0,
             part: 0,
@@ -102,7 +118,7 @@ impl Page {
             garbage_bytes: 0,
             free_list: Vec::new(),
             free_head_bytes: 0,
-            slot_bytes: Vec::with_capacity(cap_recs),
+            free_head_slot: 0,
             placed_slot: 0,
             heap_top_shrinks,
             last_insert: None,
@@ -130,7 +146,39 @@ impl Page {
     /// Size in bytes (header + data) of the i-th record in key order.
     #[inline]
     pub fn size(&self, i: usize) -> u16 {
-        self.rec_bytes[self.heap_no(i) as usize]
+        self.rec_bytes_of(self.heap_no(i))
+    }
+
+    /// Bytes per heap slot in `heap`.
+    #[inline]
+    fn stride(&self) -> usize {
+        self.kw as usize + SLOT_EXTRA
+    }
+
+    /// Size of the record in heap slot `h` (stale when the slot is free).
+    #[inline]
+    fn rec_bytes_of(&self, h: u16) -> u16 {
+        let at = h as usize * self.stride() + self.kw as usize;
+        u16::from_le_bytes([self.heap[at], self.heap[at + 1]])
+    }
+
+    /// Bytes of heap slot `h`.
+    #[inline]
+    fn slot_bytes_of(&self, h: u16) -> u16 {
+        let at = h as usize * self.stride() + self.kw as usize + 2;
+        u16::from_le_bytes([self.heap[at], self.heap[at + 1]])
+    }
+
+    /// Appends a heap slot: `key`, then the record's and the slot's size.
+    #[inline]
+    fn push_slot(heap: &mut Vec<u8>, key: &[u8], rec_bytes: u16, slot_bytes: u16) {
+        // Common widths as fixed-size copies (a copy of a run-time length calls memcpy).
+        match <&[u8; 16]>::try_from(key) {
+            Ok(k) => heap.extend_from_slice(k),
+            Err(_) => heap.extend_from_slice(key),
+        }
+        heap.extend_from_slice(&rec_bytes.to_le_bytes());
+        heap.extend_from_slice(&slot_bytes.to_le_bytes());
     }
 
     /// Sizes of the records in key order.
@@ -153,13 +201,13 @@ impl Page {
     /// The key of the i-th record in key order.
     #[inline]
     pub fn key(&self, i: usize, kw: usize) -> &[u8] {
-        let h = self.heap_no(i) as usize;
-        &self.keys[h * kw..(h + 1) * kw]
+        let at = self.heap_no(i) as usize * (kw + SLOT_EXTRA);
+        &self.heap[at..at + kw]
     }
 
     /// Bytes of key storage per live record (for the checker: the key width).
     pub fn key_width(&self) -> usize {
-        self.kw
+        self.kw as usize
     }
 
     /// True when heap slots, the free list and the heap counters agree (for the checker).
@@ -173,19 +221,19 @@ impl Page {
                 return false;
             }
         }
-        let heap: u32 = self.slot_bytes.iter().map(|&b| b as u32).sum();
-        self.keys.len() == n_heap * self.kw
-            && self.slot_bytes.len() == n_heap
-            && self.rec_bytes.len() == n_heap
+        let heap: u32 = (0..n_heap as u16).map(|h| self.slot_bytes_of(h) as u32).sum();
+        self.heap.len() == n_heap * self.stride()
             && self.free_head_bytes == self.free_list.last().map_or(0, |f| f.0)
+            && self.free_list.last().is_none_or(|f| f.1 == self.free_head_slot)
+            && self.span == self.span_now()
             && heap == self.heap_bytes
-            && (0..self.len()).all(|i| self.size(i) <= self.slot_bytes[self.heap_no(i) as usize])
+            && (0..self.len()).all(|i| self.size(i) <= self.slot_bytes_of(self.heap_no(i)))
     }
 
     /// True when every key shares the page's shared prefix and every prefix word matches its
     /// key (for the checker).
     pub fn prefixes_consistent(&self, kw: usize) -> bool {
-        let off = self.shared;
+        let off = self.shared as usize;
         let h = off.min(HEAD_BYTES);
         (self.is_empty() || self.key(0, kw)[..h] == self.head[..h])
             && (0..self.len()).all(|i| self.key(i, kw)[..off] == self.key(0, kw)[..off])
@@ -199,7 +247,20 @@ impl Page {
     /// position), and whether the record before it equals `key`.
     #[inline]
     pub fn search(&self, key: &[u8], kw: usize) -> (usize, bool) {
-        let off = self.shared;
+        self.search_impl::<false>(key, kw)
+    }
+
+    /// [`Page::search`] of a leaf about to take an insert: it also loads the entries after
+    /// the probable position (one per cache line), which the insert shifts, so that their
+    /// cache misses overlap the search's instead of following it.
+    #[inline]
+    pub fn search_for_insert(&self, key: &[u8], kw: usize) -> (usize, bool) {
+        self.search_impl::<true>(key, kw)
+    }
+
+    #[inline]
+    fn search_impl<const LOAD_TAIL: bool>(&self, key: &[u8], kw: usize) -> (usize, bool) {
+        let off = self.shared as usize;
         if off > 0 && !self.recs.is_empty() {
             // Every key starts with the same `off` bytes: a key that does not sorts before or
             // after all of them.
@@ -219,7 +280,16 @@ impl Page {
         }
         let kp = self.word_prefix(w);
         // The first entry whose prefix bits are ≥ kp: the heap bits below only add to it.
-        let lo = lower_bound(&self.recs, kp);
+        let guess = self.guess(kp);
+        if LOAD_TAIL {
+            // 16 entries = one 64-byte line.
+            let mut acc = 0u32;
+            for e in self.recs.iter().skip(guess + 16).step_by(16) {
+                acc ^= e;
+            }
+            std::hint::black_box(acc);
+        }
+        let lo = lower_bound_near(&self.recs, kp, guess);
         // Equal prefix words are rare (usually none): scan a few next to `lo`, which are in
         // cache, before a second binary search over the cold rest of the array.
         let rest = &self.recs[lo..];
@@ -244,28 +314,27 @@ impl Page {
 
     /// Re-encodes every key through `f` (key widening), free slots included.
     pub fn map_keys(&mut self, kw: usize, new_kw: usize, mut f: impl FnMut(&[u8], &mut Vec<u8>)) {
-        let mut keys = Vec::with_capacity(self.n_heap as usize * new_kw);
-        if kw > 0 {
-            for k in self.keys.chunks_exact(kw) {
-                f(k, &mut keys);
-            }
+        let mut heap = Vec::with_capacity(self.n_heap as usize * (new_kw + SLOT_EXTRA));
+        for slot in self.heap.chunks_exact(kw + SLOT_EXTRA) {
+            f(&slot[..kw], &mut heap);
+            heap.extend_from_slice(&slot[kw..]);
         }
-        self.keys = keys;
-        self.kw = new_kw;
+        self.heap = heap;
+        self.kw = new_kw as u32;
         self.reprefix(new_kw);
     }
 
     /// Recomputes the shared length and every prefix word.
     fn reprefix(&mut self, kw: usize) {
         let n = self.recs.len();
-        self.shared = if n == 0 {
+        let off = if n == 0 {
             0
         } else {
             // Keys are stored in byte order (a min-rec's zeroed key first): what the first and
             // the last share, all share.
             common_prefix(self.key(0, kw), self.key(n - 1, kw))
         };
-        let off = self.shared;
+        self.shared = off as u16;
         self.shift = if n == 0 || off == kw {
             0
         } else {
@@ -278,6 +347,7 @@ impl Page {
             let w = self.word_prefix(key_word(self.key(i, kw), off));
             self.recs[i] = entry(w, self.heap_no(i));
         }
+        self.span = self.span_now();
     }
 
     /// The `shift` shared bits at the top of a key word.
@@ -298,10 +368,10 @@ impl Page {
 
     /// Copies the shared bytes of the first key into `head`.
     fn set_head(&mut self) {
-        let n = self.shared.min(HEAD_BYTES);
+        let n = (self.shared as usize).min(HEAD_BYTES);
         if n > 0 {
-            let h = self.heap_no(0) as usize * self.kw;
-            self.head[..n].copy_from_slice(&self.keys[h..h + n]);
+            let h = self.heap_no(0) as usize * self.stride();
+            self.head[..n].copy_from_slice(&self.heap[h..h + n]);
         }
     }
 
@@ -344,7 +414,15 @@ impl Page {
         if self.max_insert(g, 1) >= size as i64 {
             self.heap_bytes += size;
             self.placed_slot = self.n_heap as u16;
-            self.slot_bytes.push(size as u16);
+            // The key and the record's size are written by `insert_placed`.
+            let new_len = self.heap.len() + self.stride();
+            // A 16-byte key's slot as a fixed-size append (a resize calls memset).
+            const STRIDE_16: usize = 16 + SLOT_EXTRA;
+            match self.stride() {
+                STRIDE_16 => self.heap.extend_from_slice(&[0; STRIDE_16]),
+                _ => self.heap.resize(new_len, 0),
+            }
+            self.heap[new_len - 2..].copy_from_slice(&(size as u16).to_le_bytes());
             self.n_heap += 1;
             self.data_bytes += size;
             return true;
@@ -358,39 +436,66 @@ impl Page {
     /// `black_box` keeps the loads from being dropped.
     #[inline]
     pub fn load_free_head(&self) {
-        if let Some(&(_, slot)) = self.free_list.last() {
-            // The slot's key and size are written by the insert: load their lines too.
-            let slot = slot as usize;
+        if self.free_head_bytes > 0 {
+            // The slot's key and size are written by the insert, and `place` reads the next
+            // list entry: load their lines too. The slot number is in this struct, so these
+            // loads do not wait for the list's buffer.
+            let at = self.free_head_slot as usize * self.stride();
             std::hint::black_box((
-                self.keys.get(slot * self.kw).copied(),
-                self.rec_bytes.get(slot).copied(),
+                self.heap.get(at).copied(),
+                self.heap.get(at + self.kw as usize + 1).copied(),
+                self.free_list.last().copied(),
             ));
         }
     }
 
-    /// Sets `free_head_bytes` from the PAGE_FREE list after a change to it.
+    /// Sets `free_head_bytes` and `free_head_slot` from the PAGE_FREE list after a change
+    /// to it.
     #[inline]
     fn sync_free_head(&mut self) {
-        self.free_head_bytes = self.free_list.last().map_or(0, |f| f.0);
+        (self.free_head_bytes, self.free_head_slot) =
+            self.free_list.last().copied().unwrap_or((0, 0));
+    }
+
+    /// The `span` hint as the entries give it.
+    fn span_now(&self) -> (u32, u32) {
+        match (self.recs.first(), self.recs.last()) {
+            (Some(&a), Some(&b)) => (a & !HEAP_MASK, b & !HEAP_MASK),
+            _ => (0, 0),
+        }
+    }
+
+    /// Where the first entry with prefix bits ≥ `kp` probably is, assuming the prefixes are
+    /// spread evenly between the first and the last (random keys are): the search reads the
+    /// entries around it first, one or two cache lines instead of one per sixteenth.
+    #[inline]
+    fn guess(&self, kp: u32) -> usize {
+        let (first, last) = self.span;
+        let n = self.recs.len();
+        if kp <= first || n < 2 {
+            0
+        } else if kp > last {
+            n
+        } else {
+            // Entries below kp: the first, plus the share of the n − 2 between.
+            1 + ((kp - first) as u64 * (n as u64 - 2) / (last - first) as u64) as usize
+        }
     }
 
     /// `btr_page_reorganize_low`: records rewritten compactly in key order, no garbage.
     pub fn reorganize(&mut self) {
-        let kw = self.kw;
-        let mut keys = Vec::with_capacity(self.keys.capacity());
+        let kw = self.kw as usize;
+        let mut heap = Vec::with_capacity(self.heap.capacity());
         for i in 0..self.recs.len() {
-            keys.extend_from_slice(self.key(i, kw));
+            let size = self.size(i);
+            Self::push_slot(&mut heap, self.key(i, kw), size, size);
         }
-        self.keys = keys;
+        self.heap = heap;
         self.heap_bytes = self.data_bytes;
         self.n_heap = self.n_recs();
         self.garbage_bytes = 0;
         self.free_list.clear();
         self.free_head_bytes = 0;
-        self.slot_bytes.clear();
-        let sizes: Vec<u16> = self.sizes().collect();
-        self.slot_bytes.extend_from_slice(&sizes);
-        self.rec_bytes = sizes;
         for (i, e) in self.recs.iter_mut().enumerate() {
             *e = entry(*e, i as u16);
         }
@@ -401,53 +506,46 @@ impl Page {
     fn mem_free(&mut self, slot: u16, size: u16) {
         self.data_bytes -= size as u32;
         let top = self.n_heap as u16 - 1;
-        if self.heap_top_shrinks && slot == top && self.slot_bytes[slot as usize] == size {
+        if self.heap_top_shrinks && slot == top && self.slot_bytes_of(slot) == size {
             self.n_heap -= 1;
             self.heap_bytes -= size as u32;
-            self.slot_bytes.pop();
-            self.rec_bytes.truncate(self.n_heap as usize);
-            self.keys.truncate(self.n_heap as usize * self.kw);
+            self.heap.truncate(self.n_heap as usize * self.stride());
         } else {
             self.garbage_bytes += size as u32;
             self.free_list.push((size, slot));
             self.free_head_bytes = size;
+            self.free_head_slot = slot;
         }
     }
 
     /// Adds a record at position `pos` after `place` found room; sets PAGE_LAST_INSERT.
     pub fn insert_placed(&mut self, pos: usize, key: &[u8], size: u32, child: u32) {
         let kw = key.len();
-        let slot = self.placed_slot as usize;
-        // A new heap slot is the next one (`place`): append; a reused one is overwritten.
-        if self.keys.len() == slot * kw {
-            self.keys.extend_from_slice(key);
-        } else {
-            if self.keys.len() < (slot + 1) * kw {
-                self.keys.resize((slot + 1) * kw, 0);
-            }
-            self.keys[slot * kw..(slot + 1) * kw].copy_from_slice(key);
+        debug_assert_eq!(kw, self.kw as usize);
+        // `place` chose the slot (a new one is already on the heap): write key and size.
+        let at = self.placed_slot as usize * (kw + SLOT_EXTRA);
+        let slot = &mut self.heap[at..at + kw + 2];
+        // Common widths as fixed-size copies (a copy of a run-time length calls memcpy).
+        match kw {
+            16 => slot[..16].copy_from_slice(&key[..16]),
+            8 => slot[..8].copy_from_slice(&key[..8]),
+            _ => slot[..kw].copy_from_slice(key),
         }
-        if self.rec_bytes.len() == slot {
-            self.rec_bytes.push(size as u16);
-        } else {
-            if self.rec_bytes.len() < slot {
-                self.rec_bytes.resize(slot + 1, 0);
-            }
-            self.rec_bytes[slot] = size as u16;
-        }
+        slot[kw..].copy_from_slice(&(size as u16).to_le_bytes());
         if self.level > 0 {
             self.children.insert(pos, child);
         }
         self.last_insert = Some(pos as u32);
         if self.recs.is_empty() {
             self.recs.push(entry(0, self.placed_slot));
-            self.shared = kw;
+            self.span = (0, 0);
+            self.shared = kw as u16;
             self.shift = 0;
             self.part = 0;
             self.set_head();
             return;
         }
-        let off = self.shared;
+        let off = self.shared as usize;
         // Every stored key starts with the shared bytes: a new key that does not narrows them.
         let narrows = off > 0
             && if off <= HEAD_BYTES {
@@ -463,6 +561,10 @@ impl Page {
         self.recs.insert(pos, e);
         if narrows {
             self.reprefix(kw);
+        } else if pos == 0 {
+            self.span.0 = e & !HEAP_MASK;
+        } else if pos + 1 == self.recs.len() {
+            self.span.1 = e & !HEAP_MASK;
         }
     }
 
@@ -472,6 +574,9 @@ impl Page {
         let size = self.size(pos);
         let slot = self.heap_no(pos);
         self.recs.remove(pos);
+        if pos == 0 || pos == self.recs.len() {
+            self.span = self.span_now();
+        }
         if self.level > 0 {
             self.children.remove(pos);
         }
@@ -484,17 +589,17 @@ impl Page {
     /// when the node pointer was built, does not change).
     pub fn set_min_rec(&mut self, kw: usize) {
         if !self.recs.is_empty() {
-            let h = self.heap_no(0) as usize;
-            self.keys[h * kw..(h + 1) * kw].fill(0);
+            let at = self.heap_no(0) as usize * (kw + SLOT_EXTRA);
+            self.heap[at..at + kw].fill(0);
             self.reprefix(kw);
         }
     }
 
     /// Empties the page as `page_create_empty` does (keeps level and links).
     pub fn make_empty(&mut self) {
-        self.keys.clear();
+        self.heap.clear();
         self.recs.clear();
-        self.rec_bytes.clear();
+        self.span = (0, 0);
         self.shared = 0;
         self.shift = 0;
         self.part = 0;
@@ -505,21 +610,18 @@ impl Page {
         self.garbage_bytes = 0;
         self.free_list.clear();
         self.free_head_bytes = 0;
-        self.slot_bytes.clear();
         self.last_insert = None;
     }
 
     /// Copies records `range` compactly into the empty page `to` (a freshly created page).
     pub fn copy_to_new(&self, range: std::ops::Range<usize>, kw: usize, to: &mut Page) {
-        debug_assert_eq!(to.keys.len(), to.n_heap as usize * kw);
+        debug_assert_eq!(to.heap.len(), to.n_heap as usize * (kw + SLOT_EXTRA));
         debug_assert!(to.free_list.is_empty() || to.recs.is_empty());
         let mut bytes = 0u32;
         for (slot, i) in (to.n_heap as u16..).zip(range.clone()) {
-            to.keys.extend_from_slice(self.key(i, kw));
             let size = self.size(i);
+            Self::push_slot(&mut to.heap, self.key(i, kw), size, size);
             to.recs.push(entry(0, slot));
-            to.slot_bytes.push(size);
-            to.rec_bytes.push(size);
             bytes += size as u32;
         }
         if self.level > 0 {
@@ -559,7 +661,7 @@ impl Page {
         }
         self.last_insert = None;
         // The rest share at least as many bits as before, often more.
-        self.reprefix(self.kw);
+        self.reprefix(self.kw as usize);
     }
 
     /// Removes records `..to` after they were copied (`page_delete_rec_list_start`): deleted
@@ -576,6 +678,6 @@ impl Page {
             self.children.drain(..to);
         }
         self.last_insert = None;
-        self.reprefix(self.kw);
+        self.reprefix(self.kw as usize);
     }
 }

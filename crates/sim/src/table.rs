@@ -304,7 +304,40 @@ impl SimTable {
         r
     }
 
+    /// [`SimTable::insert_row`] of a table whose only index is PRIMARY: one key, one record
+    /// size, no other index to check first (the same steps with none of the per-index
+    /// bookkeeping).
+    fn insert_row_primary_only(&mut self, row: &[Value]) -> Result<(), SimError> {
+        if let Some(w) = self.trees[0].layout.needed_widths(row) {
+            self.trees[0].rewiden(&mut self.space, &w);
+        }
+        let tree = &mut self.trees[0];
+        let rec = tree.layout.leaf_record(row, &self.table, &self.space.geo)?;
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.clear();
+        tree.layout.encode_key(row, &mut keys);
+        let inserted = tree.insert_unique(&mut self.space, &keys, rec.size_bytes);
+        self.keys = keys;
+        let Some(page) = inserted else {
+            return Err(SimError::DuplicateKey { index: tree.layout.name.clone() });
+        };
+        tree.records += 1;
+        if rec.blob_pages > 0 {
+            let mut blob_pages = Vec::new();
+            tree.alloc_blob_pages(&mut self.space, page, rec.blob_pages, &mut blob_pages);
+            let mut k = Vec::new();
+            pk_map_key(self.table.primary_key.iter().map(|&c| &row[c]), &mut k);
+            self.row_blobs.insert(k, blob_pages);
+        }
+        self.rows += 1;
+        self.after_op();
+        Ok(())
+    }
+
     fn insert_row(&mut self, row: &[Value]) -> Result<(), SimError> {
+        if self.trees.len() == 1 {
+            return self.insert_row_primary_only(row);
+        }
         // Widen variable-length key slots first (re-encodes stored keys; rare).
         for t in 0..self.trees.len() {
             if let Some(w) = self.trees[t].layout.needed_widths(row) {
@@ -390,6 +423,7 @@ impl SimTable {
     }
 
     /// Per-operation bookkeeping: the pool's clock and the periodic invariant check.
+    #[inline]
     pub(crate) fn after_op(&mut self) {
         if let Some(pool) = &mut self.space.pool {
             pool.tick();

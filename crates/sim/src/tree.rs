@@ -261,11 +261,9 @@ impl Tree {
             let page = sp.page(p);
             if page.level == 0 {
                 page.load_free_head();
+                break page.search_for_insert(key, kw);
             }
-            let (cnt, eq) = page.search(key, kw);
-            if page.level == 0 {
-                break (cnt, eq);
-            }
+            let (cnt, _) = page.search(key, kw);
             p = PageNo(page.children[cnt.saturating_sub(1)]);
         };
         if dup {
