@@ -44,6 +44,7 @@ impl Tree {
             let page = sp.page(p);
             let n = page.len();
             let level = page.level;
+            self.note_split(level, n + 1);
             let mut dir = Dir::Up;
             let at = if iteration > 0 {
                 self.size_split_rec(page, pos, size, &g)

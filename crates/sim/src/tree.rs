@@ -65,9 +65,13 @@ pub(crate) struct Tree {
     pub blob_pages: u64,
     /// `BTR_CUR_PAGE_COMPRESS_LIMIT` of this index: page bytes × MERGE_THRESHOLD / 100.
     pub merge_limit: u32,
-    /// Page capacity reservations (records) for leaf and non-leaf pages.
+    /// The most records a leaf and a non-leaf page could hold (rows of minimum size).
     cap_leaf: usize,
     cap_nonleaf: usize,
+    /// The most records a leaf and a non-leaf page held when it split: a new page reserves
+    /// room for about that many. Reserving the most that could ever fit cost gigabytes on
+    /// indexes of nullable columns, whose minimum record is tiny (E5: 3.2 GB for 1M rows).
+    split_recs: [std::cell::Cell<usize>; 2],
     /// The leaf the last `insert_unique` went to: when it is still the rightmost leaf and the
     /// new key is above its last key, the descent would end there, so an ascending load skips
     /// it. Validated on every use; cleared when the page is freed (its number may be reused).
@@ -93,6 +97,7 @@ impl Tree {
             blob_pages: 0,
             merge_limit: g.merge_limit,
             last_leaf: std::cell::Cell::new(None),
+            split_recs: Default::default(),
         };
         let root = sp.fsp.alloc_page(seg_top, 0, Dir::Neither);
         t.install_page(sp, root, 0);
@@ -106,7 +111,13 @@ impl Tree {
     }
 
     pub(crate) fn install_page(&self, sp: &mut Space, no: u32, level: u16) {
-        let cap = if level == 0 { self.cap_leaf } else { self.cap_nonleaf };
+        let (most, seen) = if level == 0 {
+            (self.cap_leaf, self.split_recs[0].get())
+        } else {
+            (self.cap_nonleaf, self.split_recs[1].get())
+        };
+        // Before the first split, a small reservation that grows as records arrive.
+        let cap = if seen == 0 { most.min(64) } else { most.min(seen + seen / 8 + 1) };
         let page = Page::new(level, self.kw(), cap, sp.flavour == Flavour::MariaDb1011);
         let i = no as usize;
         if sp.pages.len() <= i {
@@ -116,6 +127,15 @@ impl Tree {
         sp.pages[i] = Some(page);
         if let Some(pool) = &mut sp.pool {
             pool.create(no);
+        }
+    }
+
+    /// Notes that a page of `level` splits holding `n_recs` records (sizes later pages).
+    #[inline]
+    pub(crate) fn note_split(&self, level: u16, n_recs: usize) {
+        let seen = &self.split_recs[usize::from(level > 0)];
+        if n_recs > seen.get() {
+            seen.set(n_recs);
         }
     }
 
