@@ -22,6 +22,8 @@ pub(crate) use crate::page_keys::key_le;
 pub(crate) use crate::page_keys::lower_bound;
 use crate::page_keys::{common_prefix, entry, key_word, lower_bound_near, HEAP_MASK};
 
+mod search;
+
 /// Shared key bytes kept in the page struct (`Page::head`).
 const HEAD_BYTES: usize = 16;
 
@@ -243,75 +245,6 @@ impl Page {
             })
     }
 
-    /// Number of records with key ≤ `key` (the PAGE_CUR_LE cursor is the record before this
-    /// position), and whether the record before it equals `key`.
-    #[inline]
-    pub fn search(&self, key: &[u8], kw: usize) -> (usize, bool) {
-        self.search_impl::<false>(key, kw)
-    }
-
-    /// [`Page::search`] of a leaf about to take an insert: it also loads the entries after
-    /// the probable position (one per cache line), which the insert shifts, so that their
-    /// cache misses overlap the search's instead of following it.
-    #[inline]
-    pub fn search_for_insert(&self, key: &[u8], kw: usize) -> (usize, bool) {
-        self.search_impl::<true>(key, kw)
-    }
-
-    #[inline]
-    fn search_impl<const LOAD_TAIL: bool>(&self, key: &[u8], kw: usize) -> (usize, bool) {
-        let off = self.shared as usize;
-        if off > 0 && !self.recs.is_empty() {
-            // Every key starts with the same `off` bytes: a key that does not sorts before or
-            // after all of them.
-            // A byte loop: the shared prefix is a few bytes, too short for a memcmp call.
-            let first = if off <= HEAD_BYTES { &self.head[..off] } else { &self.key(0, kw)[..off] };
-            for (a, b) in key[..off].iter().zip(first) {
-                if a != b {
-                    return if a < b { (0, false) } else { (self.recs.len(), false) };
-                }
-            }
-        }
-        let w = key_word(key, off);
-        let part = self.part_of(w);
-        if part != self.part {
-            // Same reason, on the shared bits of the next byte.
-            return if part < self.part { (0, false) } else { (self.recs.len(), false) };
-        }
-        let kp = self.word_prefix(w);
-        // The first entry whose prefix bits are ≥ kp: the heap bits below only add to it.
-        let guess = self.guess(kp);
-        if LOAD_TAIL {
-            // 16 entries = one 64-byte line.
-            let mut acc = 0u32;
-            for e in self.recs.iter().skip(guess + 16).step_by(16) {
-                acc ^= e;
-            }
-            std::hint::black_box(acc);
-        }
-        let lo = lower_bound_near(&self.recs, kp, guess);
-        // Equal prefix words are rare (usually none): scan a few next to `lo`, which are in
-        // cache, before a second binary search over the cold rest of the array.
-        let rest = &self.recs[lo..];
-        let hi = lo
-            + match rest.iter().take(4).position(|&x| x & !HEAP_MASK != kp) {
-                Some(i) => i,
-                None => rest.partition_point(|&x| x & !HEAP_MASK == kp),
-            };
-        let (mut lo, mut hi) = (lo, hi);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if key_le(self.key(mid, kw), key) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        // Equal keys have equal prefix words: read the key only then.
-        let eq = lo > 0 && self.prefix(lo - 1) == kp && self.key(lo - 1, kw) == key;
-        (lo, eq)
-    }
-
     /// Re-encodes every key through `f` (key widening), free slots included.
     pub fn map_keys(&mut self, kw: usize, new_kw: usize, mut f: impl FnMut(&[u8], &mut Vec<u8>)) {
         let mut heap = Vec::with_capacity(self.n_heap as usize * (new_kw + SLOT_EXTRA));
@@ -322,68 +255,6 @@ impl Page {
         self.heap = heap;
         self.kw = new_kw as u32;
         self.reprefix(new_kw);
-    }
-
-    /// Recomputes the shared length and every prefix word.
-    fn reprefix(&mut self, kw: usize) {
-        let n = self.recs.len();
-        let off = if n == 0 {
-            0
-        } else {
-            // Keys are stored in byte order (a min-rec's zeroed key first): what the first and
-            // the last share, all share.
-            common_prefix(self.key(0, kw), self.key(n - 1, kw))
-        };
-        self.shared = off as u16;
-        self.shift = if n == 0 || off == kw {
-            0
-        } else {
-            (self.key(0, kw)[off] ^ self.key(n - 1, kw)[off]).leading_zeros()
-        };
-        self.part = 0;
-        self.part = if n == 0 { 0 } else { self.part_of(key_word(self.key(0, kw), off)) };
-        self.set_head();
-        for i in 0..n {
-            let w = self.word_prefix(key_word(self.key(i, kw), off));
-            self.recs[i] = entry(w, self.heap_no(i));
-        }
-        self.span = self.span_now();
-    }
-
-    /// The `shift` shared bits at the top of a key word.
-    #[inline]
-    fn part_of(&self, w: u64) -> u8 {
-        if self.shift == 0 {
-            0
-        } else {
-            (w >> (64 - self.shift)) as u8
-        }
-    }
-
-    /// The prefix bits of an entry for a key word: the 32 bits after the shared bits.
-    #[inline]
-    fn word_prefix(&self, w: u64) -> u32 {
-        ((w << self.shift) >> 32) as u32 & !HEAP_MASK
-    }
-
-    /// Copies the shared bytes of the first key into `head`.
-    fn set_head(&mut self) {
-        let n = (self.shared as usize).min(HEAD_BYTES);
-        if n > 0 {
-            let h = self.heap_no(0) as usize * self.stride();
-            self.head[..n].copy_from_slice(&self.heap[h..h + n]);
-        }
-    }
-
-    /// Insert position for `key` under PAGE_CUR_LE. On the leftmost page of a non-leaf level
-    /// the first record carries the min-rec flag and compares below every key.
-    pub fn insert_pos(&self, key: &[u8], kw: usize) -> usize {
-        let (pos, _) = self.search(key, kw);
-        if pos == 0 && self.level > 0 && self.prev.is_none() && !self.recs.is_empty() {
-            1
-        } else {
-            pos
-        }
     }
 
     /// `page_get_max_insert_size_after_reorganize(page, k)`, signed (negative = no room).
@@ -455,31 +326,6 @@ impl Page {
     fn sync_free_head(&mut self) {
         (self.free_head_bytes, self.free_head_slot) =
             self.free_list.last().copied().unwrap_or((0, 0));
-    }
-
-    /// The `span` hint as the entries give it.
-    fn span_now(&self) -> (u32, u32) {
-        match (self.recs.first(), self.recs.last()) {
-            (Some(&a), Some(&b)) => (a & !HEAP_MASK, b & !HEAP_MASK),
-            _ => (0, 0),
-        }
-    }
-
-    /// Where the first entry with prefix bits ≥ `kp` probably is, assuming the prefixes are
-    /// spread evenly between the first and the last (random keys are): the search reads the
-    /// entries around it first, one or two cache lines instead of one per sixteenth.
-    #[inline]
-    fn guess(&self, kp: u32) -> usize {
-        let (first, last) = self.span;
-        let n = self.recs.len();
-        if kp <= first || n < 2 {
-            0
-        } else if kp > last {
-            n
-        } else {
-            // Entries below kp: the first, plus the share of the n − 2 between.
-            1 + ((kp - first) as u64 * (n as u64 - 2) / (last - first) as u64) as usize
-        }
     }
 
     /// `btr_page_reorganize_low`: records rewritten compactly in key order, no garbage.
