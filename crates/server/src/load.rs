@@ -5,10 +5,11 @@
 //! connection; every row goes to exactly one writer, so ids are split without collisions
 //! (an `AUTO_INCREMENT` key is left to the server). For `multi` and `prepared` the calling
 //! thread also renders each batch (the SQL text, or the parameter list), so a writer only
-//! sends and waits: the next statement is rendered while the server runs the current one. Each batch is timed into an HDR
-//! histogram, and each writer's first batch is kept apart (it pays for connection warm-up,
-//! statement preparation and the first page allocations). The calling thread also computes
-//! the client half of the row checksum and reports progress.
+//! sends and waits: the next statement is rendered while the server runs the current one.
+//! Each batch is timed into an HDR histogram, and each writer's first batch is kept apart
+//! (it pays for connection warm-up, statement preparation and the first page allocations).
+//! The calling thread also computes the client half of the row checksum and reports
+//! progress.
 //!
 //! This module does not create tables or read metrics.
 
