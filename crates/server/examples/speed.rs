@@ -2,8 +2,10 @@
 //! `load-data`, and keylab's streamed `load-data` against the `mariadb` client's own
 //! `LOAD DATA LOCAL INFILE` of the same rows from a file.
 //!
-//! `cargo run --release -p keylab-server --example speed -- [ROWS] [VARIANT]`
-//! (default 1000000 rows of `ulid`, primary-key placement).
+//! `cargo run --release -p keylab-server --example speed -- [ROWS] [VARIANT] [PLANS]`
+//! (default 1000000 rows of `ulid`, primary-key placement). `PLANS` picks the loads to run,
+//! comma-separated `method:batch[:writers]` (e.g. `multi:20000,load-data:0`; batch 0 = all
+//! rows in one statement), and `client` among them runs the `mariadb` client's own load.
 
 use keylab_core::{Engine, KeySource, LoadMethod, LoadPlan, Payload, Placement, Workload};
 use keylab_keys::GenConfig;
@@ -55,17 +57,24 @@ fn main() {
         tsv.len()
     );
     drop((all, tsv));
-    let plans = [
-        (LoadMethod::Multi, 1000, 1),
-        (LoadMethod::Multi, 5000, 1),
-        (LoadMethod::Multi, 20000, 1),
-        (LoadMethod::Prepared, 1000, 1),
-        (LoadMethod::Prepared, 5000, 1),
-        (LoadMethod::Prepared, 20000, 1),
-        (LoadMethod::LoadData, 100_000, 1),
-        (LoadMethod::LoadData, rows as u32, 1),
-        (LoadMethod::Multi, 5000, 2),
-    ];
+    let default_plans = "multi:1000,multi:5000,multi:20000,multi:50000,prepared:1000,\
+                         prepared:5000,prepared:20000,prepared:30000,load-data:100000,\
+                         load-data:0,multi:5000:2,client";
+    let plan_list = args.get(3).map(String::as_str).unwrap_or(default_plans);
+    let mut plans = Vec::new();
+    let mut client_load = false;
+    for p in plan_list.split(',').map(str::trim) {
+        if p == "client" {
+            client_load = true;
+            continue;
+        }
+        let parts: Vec<&str> = p.split(':').collect();
+        let method: LoadMethod = parts[0].parse().expect("a load method");
+        let batch: u32 = parts.get(1).map_or(5000, |b| b.parse().expect("a batch size"));
+        let batch = if batch == 0 { rows as u32 } else { batch };
+        let writers: u32 = parts.get(2).map_or(1, |w| w.parse().expect("a writer count"));
+        plans.push((method, batch, writers));
+    }
     for (method, batch, writers) in plans {
         engine.create_table(&table).unwrap();
         let plan = LoadPlan { method, batch, writers };
@@ -88,6 +97,9 @@ fn main() {
             first.iter().map(|f| (f * 100.0).round() / 100.0).collect::<Vec<_>>()
         );
         engine.drop_table(&table).unwrap();
+    }
+    if !client_load {
+        return;
     }
     // The client's own LOAD DATA of the same rows from a file.
     let server = engine.private_server().unwrap();

@@ -3,10 +3,13 @@
 //! The calling thread pulls rows from the (not `Send`) iterator, groups them into batches
 //! and sends them through a bounded channel to `writers` scoped threads, each with its own
 //! connection; every row goes to exactly one writer, so ids are split without collisions
-//! (an `AUTO_INCREMENT` key is left to the server). Each batch is timed into an HDR
-//! histogram, and each writer's first batch is kept apart (it pays for connection warm-up,
-//! statement preparation and the first page allocations). The calling thread also computes
-//! the client half of the row checksum and reports progress.
+//! (an `AUTO_INCREMENT` key is left to the server). For `multi` and `prepared` the calling
+//! thread also renders each batch (the SQL text, or the parameter list), so a writer only
+//! sends and waits: the next statement is rendered while the server runs the current one.
+//! Each batch is timed into an HDR histogram, and each writer's first batch is kept apart
+//! (it pays for connection warm-up, statement preparation and the first page allocations).
+//! The calling thread also computes the client half of the row checksum and reports
+//! progress.
 //!
 //! This module does not create tables or read metrics.
 
@@ -19,7 +22,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, LocalInfileHandler};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -82,8 +85,11 @@ pub fn run_load(
     }
     let checksum_col = sql::checksum_column(table);
     let writers = conns.len();
-    let (tx, rx) = sync_channel::<Vec<Row>>(writers * 2);
+    let (tx, rx) = sync_channel::<Batch>(writers * 2);
     let rx = Arc::new(Mutex::new(rx));
+    // SQL buffers the writers are done with, for the next statements (no fresh allocation
+    // and page faults for each one).
+    let (spare_tx, spare_rx) = channel::<String>();
     let failed = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
@@ -96,6 +102,7 @@ pub fn run_load(
                     table,
                     plan,
                     rx: rx.clone(),
+                    spare: spare_tx.clone(),
                     failed: failed.clone(),
                     done: done.clone(),
                 };
@@ -103,10 +110,10 @@ pub fn run_load(
             })
             .collect();
         drop(rx);
-        let chunk = chunk_rows(plan);
+        drop(spare_tx);
+        let mut batcher = Batcher::new(table, plan, cols);
         let mut reported = 0u64;
-        let mut batch: Vec<Row> = Vec::with_capacity(chunk);
-        let send = |batch: Vec<Row>| tx.send(batch).is_ok() && !failed.load(Ordering::SeqCst);
+        let send = |batch: Batch| tx.send(batch).is_ok() && !failed.load(Ordering::SeqCst);
         for row in &mut *rows {
             client.0 += 1;
             if let Some(c) = checksum_col {
@@ -114,9 +121,8 @@ pub fn run_load(
                     client.1 ^= u64::from(crc);
                 }
             }
-            batch.push(row);
-            if batch.len() == chunk {
-                if !send(std::mem::replace(&mut batch, Vec::with_capacity(chunk))) {
+            if let Some(batch) = batcher.push(row, &spare_rx) {
+                if !send(batch) {
                     break;
                 }
                 let now = done.load(Ordering::Relaxed);
@@ -124,8 +130,10 @@ pub fn run_load(
                 reported = now;
             }
         }
-        if !batch.is_empty() && !failed.load(Ordering::SeqCst) {
-            send(batch);
+        if let Some(batch) = batcher.finish() {
+            if !failed.load(Ordering::SeqCst) {
+                send(batch);
+            }
         }
         drop(tx);
         let results: Vec<_> = handles
@@ -155,11 +163,103 @@ pub fn run_load(
     })
 }
 
+/// What the calling thread hands a writer: rows still to render (`row`, `load-data`), or one
+/// statement's payload already rendered.
+enum Batch {
+    /// Rows, rendered by the writer.
+    Rows(Vec<Row>),
+    /// A `multi` statement: its SQL text and rows.
+    Sql { text: String, rows: u64 },
+    /// A `prepared` execution: its parameters, `rows` tuples of the sent columns.
+    Params { values: Vec<mysql::Value>, rows: usize },
+}
+
+/// Groups rows into batches on the calling thread, rendering them as it goes for `multi`
+/// and `prepared`.
+struct Batcher<'a> {
+    table: &'a Table,
+    method: LoadMethod,
+    cols: Vec<usize>,
+    /// Rows per batch.
+    chunk: usize,
+    prefix: String,
+    rows: Vec<Row>,
+    text: String,
+    values: Vec<mysql::Value>,
+    pending: usize,
+}
+
+impl<'a> Batcher<'a> {
+    fn new(table: &'a Table, plan: &LoadPlan, cols: Vec<usize>) -> Self {
+        Batcher {
+            table,
+            method: plan.method,
+            chunk: chunk_rows(plan),
+            prefix: sql::insert_prefix(table),
+            cols,
+            rows: Vec::new(),
+            text: String::new(),
+            values: Vec::new(),
+            pending: 0,
+        }
+    }
+
+    /// Adds `row`; returns the batch it completes. `spare` offers used SQL buffers.
+    fn push(&mut self, row: Row, spare: &Receiver<String>) -> Option<Batch> {
+        match self.method {
+            LoadMethod::Multi => {
+                if self.pending == 0 {
+                    let mut text = spare.try_recv().unwrap_or_default();
+                    text.clear();
+                    text.push_str(&self.prefix);
+                    self.text = text;
+                } else {
+                    self.text.push(',');
+                }
+                sql::write_values_tuple(&mut self.text, self.table, &self.cols, &row);
+            }
+            LoadMethod::Prepared => {
+                if self.pending == 0 {
+                    self.values = Vec::with_capacity(self.chunk * self.cols.len());
+                }
+                sql::push_params_of(&mut self.values, &self.cols, row);
+            }
+            LoadMethod::Row | LoadMethod::LoadData => {
+                if self.pending == 0 {
+                    self.rows = Vec::with_capacity(self.chunk);
+                }
+                self.rows.push(row);
+            }
+        }
+        self.pending += 1;
+        (self.pending == self.chunk).then(|| self.take())
+    }
+
+    /// The last, partial batch.
+    fn finish(&mut self) -> Option<Batch> {
+        (self.pending > 0).then(|| self.take())
+    }
+
+    fn take(&mut self) -> Batch {
+        let rows = std::mem::take(&mut self.pending);
+        match self.method {
+            LoadMethod::Multi => {
+                Batch::Sql { text: std::mem::take(&mut self.text), rows: rows as u64 }
+            }
+            LoadMethod::Prepared => {
+                Batch::Params { values: std::mem::take(&mut self.values), rows }
+            }
+            LoadMethod::Row | LoadMethod::LoadData => Batch::Rows(std::mem::take(&mut self.rows)),
+        }
+    }
+}
+
 /// One writer thread's share of the work.
 struct Writer<'a> {
     table: &'a Table,
     plan: &'a LoadPlan,
-    rx: Arc<Mutex<Receiver<Vec<Row>>>>,
+    rx: Arc<Mutex<Receiver<Batch>>>,
+    spare: Sender<String>,
     failed: Arc<AtomicBool>,
     done: Arc<AtomicU64>,
 }
@@ -169,8 +269,18 @@ struct WriterResult {
     first_batch_us: Option<u64>,
 }
 
-fn recv(rx: &Mutex<Receiver<Vec<Row>>>) -> Option<Vec<Row>> {
+fn recv(rx: &Mutex<Receiver<Batch>>) -> Option<Batch> {
     rx.lock().unwrap_or_else(|e| e.into_inner()).recv().ok()
+}
+
+/// The rows of a batch of the `row` and `load-data` methods (the only ones that carry rows).
+fn rows_of(batch: Batch) -> Vec<Row> {
+    match batch {
+        Batch::Rows(rows) => rows,
+        Batch::Sql { .. } | Batch::Params { .. } => {
+            unreachable!("the calling thread renders only multi and prepared batches")
+        }
+    }
 }
 
 impl Writer<'_> {
@@ -186,30 +296,31 @@ impl Writer<'_> {
         let mut out = WriterResult { latency_us: new_histogram(), first_batch_us: None };
         let mut statements = PreparedCache::default();
         // Rows a LOAD DATA statement took beyond its batch, sent first by the next one.
-        let mut carry: Option<Vec<Row>> = None;
+        let mut carry: Option<Batch> = None;
         while let Some(batch) = carry.take().or_else(|| recv(&self.rx)) {
             if self.failed.load(Ordering::SeqCst) {
                 break;
             }
             let t0 = Instant::now();
-            let n = match self.plan.method {
-                LoadMethod::Row => self.rows_in_transaction(conn, &batch)?,
-                LoadMethod::Multi => {
-                    conn.query_drop(sql::multi_insert_sql(self.table, &batch))
-                        .map_err(|e| sql_err("multi-row INSERT failed", e))?;
-                    batch.len() as u64
+            let n = match batch {
+                Batch::Sql { text, rows } => {
+                    conn.query_drop(&text).map_err(|e| sql_err("multi-row INSERT failed", e))?;
+                    // The calling thread may be gone already; then the buffer is just freed.
+                    let _ = self.spare.send(text);
+                    rows
                 }
-                LoadMethod::Prepared => {
-                    let stmt = statements.get(conn, self.table, batch.len())?;
-                    conn.exec_drop(stmt, sql::prepared_params(self.table, &batch))
+                Batch::Params { values, rows } => {
+                    let stmt = statements.get(conn, self.table, rows)?;
+                    conn.exec_drop(stmt, values)
                         .map_err(|e| sql_err("prepared INSERT failed", e))?;
-                    batch.len() as u64
+                    rows as u64
                 }
-                LoadMethod::LoadData => {
-                    let (n, rest) = self.load_data(conn, batch)?;
-                    carry = rest;
+                Batch::Rows(rows) if self.plan.method == LoadMethod::LoadData => {
+                    let (n, rest) = self.load_data(conn, rows)?;
+                    carry = rest.map(Batch::Rows);
                     n
                 }
+                Batch::Rows(rows) => self.rows_in_transaction(conn, &rows)?,
             };
             let us = (t0.elapsed().as_micros() as u64).max(1);
             out.first_batch_us.get_or_insert(us);
@@ -257,7 +368,7 @@ impl Writer<'_> {
                     None if h_streamed.load(Ordering::Relaxed) >= limit => break,
                     None if failed.load(Ordering::SeqCst) => break,
                     None => match recv(&rx) {
-                        Some(c) => c,
+                        Some(c) => rows_of(c),
                         None => break,
                     },
                 };
