@@ -2,7 +2,7 @@
 //! `load-data`, and keylab's streamed `load-data` against the `mariadb` client's own
 //! `LOAD DATA LOCAL INFILE` of the same rows from a file.
 //!
-//! `cargo run --release -p keylab-server --example speed -- [ROWS] [VARIANT] [PLANS]`
+//! `cargo run --release -p keylab-server --example load_speed -- [ROWS] [VARIANT] [PLANS]`
 //! (default 1000000 rows of `ulid`, primary-key placement). `PLANS` picks the loads to run,
 //! comma-separated `method:batch[:writers]` (e.g. `multi:20000,load-data:0`; batch 0 = all
 //! rows in one statement), and `client` among them runs the `mariadb` client's own load.
