@@ -124,6 +124,10 @@ fn e4_says_which_settings_the_engine_does_not_apply() {
     assert_eq!(runs[2]["phases"][0]["page_size_bytes"], 4096);
     assert_eq!(settings["buffer_pool_bytes"], 5 << 20);
     assert_eq!(runs[0]["phases"][2]["kind"], "churn");
+    // One engine block for engines of two page sizes: what differed says so.
+    let engine = &v["engine"]["settings"];
+    assert!(engine["innodb_page_size"].as_str().unwrap().starts_with("varies by run"), "{engine}");
+    assert_eq!(engine["row_format"], "DYNAMIC");
 }
 
 #[test]
