@@ -118,6 +118,7 @@ pub fn metrics(run: &RunResult, final_state: bool) -> Vec<(String, Option<f64>)>
         ("page_discards".to_string(), f(c.page_discards)),
         ("data_length".to_string(), f(run.table.data_length)),
         ("index_length".to_string(), f(run.table.index_length)),
+        ("data_free".to_string(), f(run.table.data_free)),
     ]);
     for ix in &run.indexes {
         let who = if ix.name == "PRIMARY" { "PRIMARY" } else { "secondary" };
