@@ -157,3 +157,21 @@ fn builtins_run_on_a_private_mariadb() {
         assert!(r["counters"]["io_write_requests"].is_u64(), "performance_schema is on: {r}");
     }
 }
+
+#[test]
+fn validate_finds_no_error_against_a_private_mariadb() {
+    if !server_installed("validate_finds_no_error_against_a_private_mariadb") {
+        return;
+    }
+    let out = Dir::new().keylab(&["validate", "--format", "json"]).expect_code(0);
+    let v = json(&out.stdout);
+    let details = v["validation"]["details"].as_array().unwrap();
+    // 16 runs (4 variants x 2 placements x 2 page sizes) through load, churn and rebuild.
+    assert!(details.len() >= 16 * 40, "{} figures", details.len());
+    for metric in ["churn.merges", "rebuild.primary_leaf_pages_after", "data_free"] {
+        assert!(details.iter().any(|d| d["metric"] == metric), "{metric} compared");
+    }
+    let off: Vec<&Value> =
+        details.iter().filter(|d| d["error"].as_f64().is_none_or(|e| e.abs() > 1e-9)).collect();
+    assert!(off.is_empty(), "the simulator differs from the server: {off:#?}");
+}
