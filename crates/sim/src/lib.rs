@@ -41,6 +41,7 @@ mod layout;
 mod page;
 mod page_keys;
 pub(crate) mod pool;
+mod row_store;
 mod split;
 mod stats;
 mod table;

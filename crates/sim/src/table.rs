@@ -7,6 +7,7 @@
 
 use crate::fsp::Fsp;
 use crate::layout::Layout;
+use crate::row_store::SecondaryValues;
 use crate::stats::Counters;
 use crate::tree::{Space, Tree};
 use crate::{Geometry, InvariantViolation, SimError, SimSettings, TableStats};
@@ -31,7 +32,7 @@ pub struct SimTable {
     pub(crate) sec_cols: Vec<usize>,
     /// Per row (by [`pk_map_key`]): the values of `sec_cols`, so that a delete by primary key
     /// finds the row's secondary records. Kept only when there are secondary indexes.
-    pub(crate) row_sec: HashMap<Vec<u8>, Box<[Value]>>,
+    pub(crate) row_sec: SecondaryValues,
     /// Per row with off-page columns: its BLOB pages, freed when the row is deleted.
     pub(crate) row_blobs: HashMap<Vec<u8>, Vec<u32>>,
     /// Buffers reused by every delete (no allocation per row).
@@ -161,7 +162,7 @@ impl SimTable {
             keys: Vec::new(),
             auto_row: Vec::new(),
             sec_cols,
-            row_sec: HashMap::new(),
+            row_sec: SecondaryValues::default(),
             row_blobs: HashMap::new(),
             del_row: Vec::new(),
             del_map_key: Vec::new(),
@@ -414,8 +415,7 @@ impl SimTable {
                 self.row_blobs.insert(k.clone(), blob_pages);
             }
             if self.trees.len() > 1 {
-                let vals: Box<[Value]> = self.sec_cols.iter().map(|&c| row[c].clone()).collect();
-                self.row_sec.insert(k, vals);
+                self.row_sec.insert(&k, self.sec_cols.iter().map(|&c| &row[c]));
             }
         }
         self.after_op();

@@ -63,10 +63,8 @@ impl SimTable {
         let mut map_key = std::mem::take(&mut self.del_map_key);
         pk_map_key(pk.iter(), &mut map_key);
         if self.trees.len() > 1 {
-            let vals = self.row_sec.remove(&map_key).expect("secondary values of a stored row");
-            for (&c, v) in self.sec_cols.iter().zip(vals.into_vec()) {
-                row[c] = v;
-            }
+            let stored = self.row_sec.take_into(&map_key, &self.sec_cols, row);
+            assert!(stored, "secondary values of a stored row");
             for tree in &mut self.trees[1..] {
                 key.clear();
                 tree.layout.encode_key(row, &mut key);
