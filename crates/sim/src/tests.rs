@@ -3,17 +3,7 @@
 use crate::*;
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
 
-/// A tiny seeded PRNG (splitmix64) so tests need no dependency.
-pub(crate) struct Rng(pub u64);
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+include!("../tools/splitmix.rs");
 
 const CROCKFORD: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 

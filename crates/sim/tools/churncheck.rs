@@ -13,15 +13,9 @@ use keylab_sim::{Flavour, SimSettings, SimTable};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
-struct Rng(u64);
+include!("splitmix.rs");
+
 impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
     fn uuid4(&mut self) -> String {
         let hex = format!("{:016x}{:016x}", self.next_u64(), self.next_u64());
         format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])

@@ -14,16 +14,7 @@
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
 use keylab_sim::{Device, PageSize, SimSettings, SimTable};
 
-struct Rng(u64);
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+include!("splitmix.rs");
 
 fn table() -> Table {
     let big = ColumnType::BigInt { unsigned: false };

@@ -1,17 +1,9 @@
 // E5's table and churn, shared by the `e5` tool and the scaled-down test (included with
-// `include!`; hand-written PRNG so that the sim crate needs no key generator).
+// `include!`, as is the generator it includes).
 
-/// splitmix64.
-#[derive(Clone)]
-pub struct E5Rng(pub u64);
-impl E5Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+include!("splitmix.rs");
+
+impl Rng {
     /// 32 lowercase hex characters, distributed like `md5(uuid())`.
     pub fn md5_hex(&mut self) -> Vec<u8> {
         format!("{:016x}{:016x}", self.next_u64(), self.next_u64()).into_bytes()
@@ -49,7 +41,7 @@ pub fn e5_table() -> keylab_schema::Table {
 }
 
 /// One row: random seq values, a 10-char name, a remark of 0–100 chars, one timestamp.
-pub fn e5_row(rng: &mut E5Rng, id: Vec<u8>) -> Vec<keylab_schema::Value> {
+pub fn e5_row(rng: &mut Rng, id: Vec<u8>) -> Vec<keylab_schema::Value> {
     use keylab_schema::Value;
     let r = rng.next_u64();
     let remark_len = (r % 101) as usize;
@@ -71,13 +63,13 @@ pub fn e5_row(rng: &mut E5Rng, id: Vec<u8>) -> Vec<keylab_schema::Value> {
 pub struct E5Table {
     pub sim: keylab_sim::SimTable,
     pub ids: Vec<Vec<u8>>,
-    pub rng: E5Rng,
+    pub rng: Rng,
 }
 
 pub fn load(rows: u64, seed: u64, flavour: keylab_sim::Flavour) -> E5Table {
     let settings = keylab_sim::SimSettings { flavour, ..Default::default() };
     let mut sim = keylab_sim::SimTable::new(&e5_table(), settings).unwrap();
-    let mut rng = E5Rng(seed);
+    let mut rng = Rng(seed);
     let mut ids = Vec::with_capacity(rows as usize);
     for _ in 0..rows {
         let id = rng.md5_hex();
@@ -106,7 +98,7 @@ pub fn churn(w: &mut E5Table, ff: u8, rounds: u64, per_round: u64, seed: u64) ->
     w.sim.rebuild(ff).unwrap();
     let pk_leaves_rebuilt = w.sim.stats().indexes[0].pages_per_level[0];
     let c0 = w.sim.counters();
-    let mut rng = E5Rng(seed);
+    let mut rng = Rng(seed);
     let t = std::time::Instant::now();
     for _ in 0..rounds {
         for _ in 0..per_round {

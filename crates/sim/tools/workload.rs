@@ -1,16 +1,9 @@
 // Shared by the benchmark and the speed tool: seeded 16-byte keys and the tables they go in.
-// (Included with `include!`; hand-written PRNG so the sim crate needs no key generator.)
+// (Included with `include!`, as is the generator it includes.)
 
-/// splitmix64.
-pub struct Rng(pub u64);
+include!("splitmix.rs");
+
 impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
     /// A random 16-byte key (uuid4:bin-like).
     pub fn random16(&mut self) -> [u8; 16] {
         let mut k = [0u8; 16];
