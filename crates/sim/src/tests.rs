@@ -1,7 +1,7 @@
 //! Unit tests of the whole insert path: record sizes, page capacity, split rules, segments.
 
 use crate::*;
-use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
+use keylab_schema::{Charset, Column, ColumnType, RowFormat, Value};
 
 include!("../tools/splitmix.rs");
 
@@ -38,34 +38,7 @@ pub(crate) fn varchar(chars: u32) -> ColumnType {
     ColumnType::VarChar { chars, charset: Charset::Utf8mb4 }
 }
 
-/// E1's table: `id VARCHAR(n) PRIMARY KEY, data VARCHAR(255)` (pk placement) or
-/// `pk BIGINT AUTO_INCREMENT, id VARCHAR(n), data VARCHAR(255), KEY(id)` (secondary).
-pub(crate) fn e1_table(id_ty: ColumnType, secondary: bool) -> Table {
-    let data = Column::new("data", varchar(255), true);
-    if secondary {
-        Table {
-            name: "t".into(),
-            columns: vec![
-                Column::new("pk", ColumnType::BigInt { unsigned: false }, false),
-                Column::new("id", id_ty, false),
-                data,
-            ],
-            primary_key: vec![0],
-            auto_increment: true,
-            indexes: vec![Index { name: "k_id".into(), columns: vec![1], unique: false }],
-            row_format: RowFormat::Dynamic,
-        }
-    } else {
-        Table {
-            name: "t".into(),
-            columns: vec![Column::new("id", id_ty, false), data],
-            primary_key: vec![0],
-            auto_increment: false,
-            indexes: vec![],
-            row_format: RowFormat::Dynamic,
-        }
-    }
-}
+include!("../tools/e1_table.rs");
 
 pub(crate) fn e1_row(id: &[u8], secondary: bool) -> Vec<Value> {
     let data = Value::Bytes(b"data".to_vec());

@@ -8,7 +8,7 @@
 //! AUTO_INCREMENT key and `KEY k_id(id)`) and prints the counters after the load and their
 //! deltas over the churn, then `size` / `n_leaf_pages` / pages per level of each index.
 
-use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
+use keylab_schema::{Charset, ColumnType, Value};
 use keylab_sim::{Flavour, SimSettings, SimTable};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -44,38 +44,15 @@ fn gen(n: u64, rounds: u64, per_round: u64, seed: u64, dir: &str) {
     }
 }
 
-fn table(secondary: bool) -> Table {
-    let id = Column::new("id", ColumnType::VarChar { chars: 36, charset: Charset::Utf8mb4 }, false);
-    let data =
-        Column::new("data", ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 }, true);
-    if secondary {
-        Table {
-            name: "t".into(),
-            columns: vec![
-                Column::new("pk", ColumnType::BigInt { unsigned: false }, false),
-                id,
-                data,
-            ],
-            primary_key: vec![0],
-            auto_increment: true,
-            indexes: vec![Index { name: "k_id".into(), columns: vec![1], unique: false }],
-            row_format: RowFormat::Dynamic,
-        }
-    } else {
-        Table {
-            name: "t".into(),
-            columns: vec![id, data],
-            primary_key: vec![0],
-            auto_increment: false,
-            indexes: vec![],
-            row_format: RowFormat::Dynamic,
-        }
-    }
-}
+include!("e1_table.rs");
 
 fn sim(dir: &str, secondary: bool, flavour: Flavour) {
     let s = SimSettings { flavour, ..SimSettings::default() };
-    let mut sim = SimTable::new(&table(secondary), s).unwrap();
+    let mut sim = SimTable::new(
+        &e1_table(ColumnType::VarChar { chars: 36, charset: Charset::Utf8mb4 }, secondary),
+        s,
+    )
+    .unwrap();
     // Auto-increment values in insert order, as the server assigns them.
     let mut pk_of: HashMap<String, i64> = HashMap::new();
     let mut next_pk = 1i64;

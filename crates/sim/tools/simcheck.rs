@@ -7,7 +7,7 @@
 //! `simcheck sim pk|secondary CHARS [mariadb|mysql] < ids` prints the simulator's stats as
 //! JSON-like text for the E1 table with `id VARCHAR(CHARS)`.
 
-use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
+use keylab_schema::{Charset, ColumnType, Value};
 use keylab_sim::{Flavour, SimSettings, SimTable};
 use std::io::{BufRead, Write};
 
@@ -58,26 +58,7 @@ fn gen(kind: &str, n: u64, seed: u64) {
     }
 }
 
-fn table(chars: u32, secondary: bool) -> Table {
-    let id_ty = ColumnType::VarChar { chars, charset: Charset::Utf8mb4 };
-    let data =
-        Column::new("data", ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 }, true);
-    let mut columns = vec![Column::new("id", id_ty, false), data];
-    let (primary_key, indexes) = if secondary {
-        columns.insert(0, Column::new("pk", ColumnType::BigInt { unsigned: false }, false));
-        (vec![0], vec![Index { name: "k_id".into(), columns: vec![1], unique: false }])
-    } else {
-        (vec![0], vec![])
-    };
-    Table {
-        name: "t".into(),
-        columns,
-        primary_key,
-        auto_increment: secondary,
-        indexes,
-        row_format: RowFormat::Dynamic,
-    }
-}
+include!("e1_table.rs");
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -91,7 +72,11 @@ fn main() {
                 _ => Flavour::MariaDb1011,
             };
             let settings = SimSettings { flavour, ..SimSettings::default() };
-            let mut sim = SimTable::new(&table(chars, secondary), settings).unwrap();
+            let mut sim = SimTable::new(
+                &e1_table(ColumnType::VarChar { chars, charset: Charset::Utf8mb4 }, secondary),
+                settings,
+            )
+            .unwrap();
             let data = Value::Bytes(b"data".to_vec());
             for line in std::io::stdin().lock().lines() {
                 let id = Value::Bytes(line.unwrap().into_bytes());
