@@ -14,24 +14,26 @@ pub(crate) type LabeledRun<'a> = (&'a RunResult, &'a str);
 
 /// One sentence per churn or rebuild phase that all runs ran.
 pub(crate) fn phase_sentences(runs: &[LabeledRun]) -> Vec<String> {
-    let Some(&(first, _)) = runs.first() else {
+    let steps: Vec<Vec<&PhaseResult>> = runs.iter().map(|(run, _)| steps(run)).collect();
+    let Some(first) = steps.first() else {
         return Vec::new();
     };
-    let steps = numbered_phases(first);
     let mut out = Vec::new();
-    for (position, (number, phase)) in steps.iter().enumerate() {
+    for (position, phase) in first.iter().enumerate() {
         // The same phase of every run: same position, same kind, status ok.
-        let at: Option<Vec<(&PhaseResult, &str)>> = runs
+        let at: Option<Vec<(&PhaseResult, &str)>> = steps
             .iter()
-            .map(|(run, label)| {
-                let (_, p) = *numbered_phases(run).get(position)?;
+            .zip(runs)
+            .map(|(run_steps, (_, label))| {
+                let p = *run_steps.get(position)?;
                 (p.kind == phase.kind && ok(p)).then_some((p, *label))
             })
             .collect();
         let Some(at) = at else { continue };
+        // Numbered as the table numbers them, from 1.
         let sentence = match phase.kind.as_str() {
-            "churn" => churn(*number, &at),
-            "rebuild" => rebuild(*number, &at),
+            "churn" => churn(position + 1, &at),
+            "rebuild" => rebuild(position + 1, &at),
             _ => None,
         };
         out.extend(sentence);
@@ -39,14 +41,9 @@ pub(crate) fn phase_sentences(runs: &[LabeledRun]) -> Vec<String> {
     out
 }
 
-/// Phases as the table numbers them (settings are not a step), with their numbers.
-fn numbered_phases(run: &RunResult) -> Vec<(usize, &PhaseResult)> {
-    run.phases
-        .iter()
-        .filter(|p| p.kind != "settings")
-        .enumerate()
-        .map(|(i, p)| (i + 1, p))
-        .collect()
+/// The phases the table numbers as steps (settings are not a step).
+fn steps(run: &RunResult) -> Vec<&PhaseResult> {
+    run.phases.iter().filter(|p| p.kind != "settings").collect()
 }
 
 fn ok(p: &PhaseResult) -> bool {
