@@ -126,7 +126,7 @@ pub struct CompareArgs {
     /// Load method.
     #[arg(long, default_value = "multi", value_parser = choices::<LoadMethod>(&LoadMethod::ALL.map(|m| m.token())))]
     pub method: LoadMethod,
-    /// Rows per statement or transaction.
+    /// Rows per statement (multi, prepared, load-data) or per transaction (row; 1 = autocommit).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
     /// Parallel writer connections.

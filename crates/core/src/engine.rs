@@ -58,7 +58,7 @@ impl FromStr for EngineKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LoadMethod {
-    /// One INSERT per row.
+    /// One INSERT per row, `batch` rows per transaction (a batch of 1 is autocommit).
     Row,
     /// Multi-row INSERTs of `batch` rows.
     Multi,
@@ -104,7 +104,7 @@ impl FromStr for LoadMethod {
 pub struct LoadPlan {
     /// Statement shape.
     pub method: LoadMethod,
-    /// Rows per statement or transaction.
+    /// Rows per statement (multi, prepared, load-data) or per transaction (row; 1 = autocommit).
     pub batch: u32,
     /// Parallel connections.
     pub writers: u32,

@@ -333,14 +333,20 @@ impl Writer<'_> {
         Ok(out)
     }
 
-    /// `row`: one INSERT per row, committed every batch.
+    /// `row`: one INSERT per row, committed every batch; a batch of 1 is autocommit (each
+    /// INSERT its own transaction, without the two extra statements of an explicit one).
     fn rows_in_transaction(&self, conn: &mut Conn, batch: &[Row]) -> Result<u64, ServerError> {
-        conn.query_drop("START TRANSACTION").map_err(|e| sql_err("START TRANSACTION", e))?;
+        let explicit = self.plan.batch > 1;
+        if explicit {
+            conn.query_drop("START TRANSACTION").map_err(|e| sql_err("START TRANSACTION", e))?;
+        }
         for row in batch {
             conn.query_drop(sql::multi_insert_sql(self.table, std::slice::from_ref(row)))
                 .map_err(|e| sql_err("INSERT failed", e))?;
         }
-        conn.query_drop("COMMIT").map_err(|e| sql_err("COMMIT failed", e))?;
+        if explicit {
+            conn.query_drop("COMMIT").map_err(|e| sql_err("COMMIT failed", e))?;
+        }
         Ok(batch.len() as u64)
     }
 

@@ -53,7 +53,7 @@ fn every_method_with_one_and_four_writers_in_both_placements() {
     for placement in [Placement::Pk, Placement::Secondary] {
         for method in LoadMethod::ALL {
             for writers in [1, 4] {
-                for variant in ["uuid4:text", "uuid7:bin", "auto-inc"] {
+                for variant in ["uuid4:text", "uuid7:bin", "seq", "auto-inc"] {
                     if variant == "auto-inc" && placement == Placement::Secondary {
                         continue;
                     }
@@ -88,6 +88,63 @@ fn every_method_with_one_and_four_writers_in_both_placements() {
     let mut conn = engine.new_connection().unwrap();
     let tables: Vec<String> = conn.query("SHOW TABLES").unwrap();
     assert_eq!(tables, vec!["keylab_owner".to_string()]);
+}
+
+/// The server's own statement counters (`Com_*` in `SHOW GLOBAL STATUS`).
+fn statement_counts(conn: &mut mysql::Conn) -> std::collections::BTreeMap<String, u64> {
+    let rows: Vec<(String, String)> = conn
+        .query(
+            "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_insert', 'Com_begin', \
+             'Com_commit', 'Com_stmt_prepare', 'Com_stmt_execute', 'Com_load')",
+        )
+        .unwrap();
+    rows.into_iter().map(|(k, v)| (k.to_lowercase(), v.parse().unwrap())).collect()
+}
+
+/// Each method sends what it promises, counted by the server: `row` one INSERT per row in
+/// transactions of `batch` rows (autocommit at batch 1), `multi` one INSERT per batch,
+/// `prepared` one statement of the batch's shape and one for the remainder per writer, each
+/// executed once per batch, `load-data` one LOAD DATA per batch.
+#[test]
+fn each_method_sends_the_statements_it_promises() {
+    if !server_installed() {
+        return;
+    }
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
+    let mut status = engine.new_connection().unwrap();
+    let rows = 2_050;
+    let w = workload("uuid7:bin", Placement::Pk, rows, "t_counts");
+    let table = w.table();
+    // Method, batch, writers, and the counters' expected increase.
+    type Case = (LoadMethod, u32, u32, &'static [(&'static str, u64)]);
+    let cases: [Case; 6] = [
+        (LoadMethod::Row, 500, 1, &[("com_insert", 2050), ("com_begin", 5), ("com_commit", 5)]),
+        (LoadMethod::Row, 1, 1, &[("com_insert", 2050), ("com_begin", 0), ("com_commit", 0)]),
+        (LoadMethod::Multi, 500, 1, &[("com_insert", 5), ("com_stmt_prepare", 0)]),
+        (
+            LoadMethod::Prepared,
+            500,
+            1,
+            &[("com_stmt_prepare", 2), ("com_stmt_execute", 5), ("com_load", 0)],
+        ),
+        (LoadMethod::LoadData, 500, 1, &[("com_load", 5), ("com_insert", 0)]),
+        (LoadMethod::LoadData, 1000, 2, &[("com_load", 3), ("com_insert", 0)]),
+    ];
+    for (method, batch, writers, expected) in cases {
+        let label = format!("{method} batch {batch} x{writers}");
+        engine.create_table(&table).unwrap();
+        let plan = LoadPlan { method, batch, writers };
+        let before = statement_counts(&mut status);
+        let mut gen = w.row_gen(keys());
+        engine
+            .load(&table, &plan, &mut gen, &mut |_| {})
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let after = statement_counts(&mut status);
+        for &(name, want) in expected {
+            assert_eq!(after[name] - before[name], want, "{label}: {name}");
+        }
+        engine.drop_table(&table).unwrap();
+    }
 }
 
 #[test]
