@@ -38,6 +38,14 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
+            if keylab_server::private::interrupted() {
+                // The load failed because Ctrl-C stopped its server; the handler is removing
+                // the server's files and exits with 130 when done.
+                eprintln!("keylab: interrupted; stopping the private server");
+                loop {
+                    std::thread::park();
+                }
+            }
             eprintln!("keylab: error: {err:#}");
             if err.chain().any(|c| c.is::<UsageError>()) {
                 ExitCode::from(2)

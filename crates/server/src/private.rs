@@ -189,6 +189,7 @@ pub fn install_signal_cleanup() -> Result<(), ServerError> {
         return Ok(());
     }
     ctrlc::set_handler(|| {
+        INTERRUPTED.store(true, Ordering::SeqCst);
         cleanup_all_live();
         std::process::exit(130);
     })
@@ -205,6 +206,16 @@ pub fn cleanup_all_live() {
         }
         let _ = std::fs::remove_dir_all(&e.dir);
     }
+}
+
+/// Set by the Ctrl-C handler before it stops the servers: work that fails from then on failed
+/// because of the interruption (its server went away), not on its own.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// True once Ctrl-C or SIGTERM arrived; the handler is then stopping the servers and will
+/// exit with code 130, so the caller should wait for it rather than report its own error.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
 }
 
 /// Number of private servers currently alive in this process (for tests and diagnostics).
