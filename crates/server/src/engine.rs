@@ -373,12 +373,13 @@ impl MariaDbEngine {
         Ok(())
     }
 
-    /// The table's name when keylab created it (phase operations touch nothing else).
+    /// The table's name when keylab created it: loads, measurements (`ANALYZE TABLE`) and
+    /// phase operations touch nothing else.
     fn owned_name(&self, table: &Table) -> Result<String, ServerError> {
         let name = self.table_name(table)?;
         if !self.owned_tables.contains(name) {
             return Err(ServerError::Refused(format!(
-                "keylab did not create `{}`.`{name}` and will not change it",
+                "keylab did not create `{}`.`{name}` and will not load, measure or change it",
                 self.database
             )));
         }
@@ -417,7 +418,7 @@ impl MariaDbEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, ServerError> {
-        let name = self.table_name(table)?.to_string();
+        let name = self.owned_name(table)?;
         if plan.method == keylab_core::LoadMethod::LoadData {
             let on: Option<u64> = self.conn.query_first("SELECT @@local_infile").ok().flatten();
             if on == Some(0) {

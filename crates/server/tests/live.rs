@@ -287,3 +287,29 @@ fn the_result_format_carries_server_figures() {
     let back: Report = serde_json::from_value(json).unwrap();
     assert_eq!(back.runs[0].rows, 5000);
 }
+
+/// Load and measure (which runs `ANALYZE TABLE`) refuse a table keylab did not create, as
+/// the phase operations do, and leave it as it was.
+#[test]
+fn load_and_measure_refuse_a_table_keylab_did_not_create() {
+    if !server_installed() {
+        return;
+    }
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).unwrap();
+    let mut conn = engine.new_connection().unwrap();
+    conn.query_drop(
+        "CREATE TABLE t_foreign (id VARCHAR(36) PRIMARY KEY, data VARCHAR(255)); \
+         INSERT INTO t_foreign VALUES ('a', 'x')",
+    )
+    .unwrap();
+    let w = workload("uuid4:text", Placement::Pk, 10, "t_foreign");
+    let table = w.table();
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 10, writers: 1 };
+    let err = engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap_err();
+    assert!(matches!(err, EngineError::Rejected(_)), "{err}");
+    assert!(err.to_string().contains("did not create"), "{err}");
+    let err = engine.measure(&table).unwrap_err();
+    assert!(matches!(err, EngineError::Rejected(_)), "{err}");
+    let rows: Vec<(String, String)> = conn.query("SELECT id, data FROM t_foreign").unwrap();
+    assert_eq!(rows, vec![("a".to_string(), "x".to_string())]);
+}

@@ -16,7 +16,8 @@ use serde_json::Value as Json;
 
 impl MariaDbEngine {
     pub(super) fn measure_table(&mut self, table: &Table) -> Result<Measurement, ServerError> {
-        let name = self.table_name(table)?.to_string();
+        // Only keylab's own tables: ANALYZE TABLE rewrites a table's statistics.
+        let name = self.owned_name(table)?;
         self.conn
             .query_drop(format!("ANALYZE TABLE {}", quote_ident(&name)))
             .map_err(|e| sql_err("ANALYZE TABLE failed", e))?;
