@@ -301,6 +301,14 @@ impl MariaDbEngine {
         self.settings.get(name).and_then(Json::as_u64)
     }
 
+    /// Adds a note for [`EngineInfo::settings`] unless the same text is there already
+    /// (measurements repeat over phases and rounds).
+    fn note(&mut self, text: String) {
+        if !self.notes.contains(&text) {
+            self.notes.push(text);
+        }
+    }
+
     fn note_unapplied(&mut self, hint: &ServerSettings) {
         let mut diffs = Vec::new();
         let mut cmp = |name: &str, wanted: u64| match self.setting_u64(name) {
