@@ -85,8 +85,9 @@ pub struct MariaDbEngine {
     owned_tables: BTreeSet<String>,
     /// Per table: the server's counters when keylab created it.
     baselines: BTreeMap<String, Baseline>,
-    /// Per table: writes to its `.ibd` since creation, at the last measurement (performance
-    /// schema), reported under `table_file_writes` in [`EngineInfo::settings`].
+    /// Per table: writes to its `.ibd` since creation, and reads, at the last measurement
+    /// (performance schema), reported under `table_file_writes` in [`EngineInfo::settings`]
+    /// (the key keeps its first name; reads were added next to the writes).
     file_writes: BTreeMap<String, Json>,
     /// Per table: rows and checksum it holds, when known without asking the server (after
     /// creation and loads; churn and DDL forget it, and the next load reads it back).
@@ -99,8 +100,8 @@ pub struct MariaDbEngine {
 #[derive(Debug, Clone, Default)]
 struct Baseline {
     counters: CounterSnapshot,
-    /// `(COUNT_WRITE, SUM_NUMBER_OF_BYTES_WRITE)` of the table's file, when readable.
-    file_writes: Option<(u64, u64)>,
+    /// Reads and writes of the table's file, when readable.
+    file_io: Option<metrics::FileIo>,
 }
 
 fn sql_err(what: &str, e: mysql::Error) -> ServerError {
@@ -373,7 +374,7 @@ impl MariaDbEngine {
             .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
         let baseline = Baseline {
             counters: metrics::read_counters(&mut self.conn),
-            file_writes: metrics::table_file_writes(&mut self.conn, &self.database, &name),
+            file_io: metrics::table_file_io(&mut self.conn, &self.database, &name),
         };
         self.baselines.insert(name.clone(), baseline);
         self.file_writes.remove(&name);

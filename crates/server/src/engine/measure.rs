@@ -54,29 +54,30 @@ impl MariaDbEngine {
     }
 
     /// Counters and buffer pool figures since `create_table` (all `None` for a table keylab
-    /// did not create here), and the table's file writes since then, also kept for
-    /// [`EngineInfo::settings`].
+    /// did not create here), and the table's file reads and writes since then, also kept
+    /// for [`EngineInfo::settings`].
     fn counters_since_create(&mut self, name: &str) -> (Counters, Option<BufferPoolResult>) {
         let Some(base) = self.baselines.get(name).cloned() else {
             return (Counters::default(), None);
         };
         let now = metrics::read_counters(&mut self.conn);
-        let writes = metrics::table_file_writes(&mut self.conn, &self.database, name);
-        let file_writes = base
-            .file_writes
-            .zip(writes)
-            .map(|((c0, b0), (c1, b1))| (c1.saturating_sub(c0), b1.saturating_sub(b0)));
-        let figure = match file_writes {
-            Some((requests, bytes)) => serde_json::json!({
-                "io_write_requests": requests,
-                "io_write_bytes": bytes,
+        let now_io = metrics::table_file_io(&mut self.conn, &self.database, name);
+        let io = base.file_io.zip(now_io).map(|(b, n)| n.since(&b));
+        let figure = match io {
+            Some(io) => serde_json::json!({
+                "io_write_requests": io.write_requests,
+                "io_write_bytes": io.write_bytes,
+                "io_read_requests": io.read_requests,
+                "io_read_bytes": io.read_bytes,
             }),
             None => Json::Null,
         };
         self.file_writes.insert(name.to_string(), figure);
         let mut counters = metrics::counter_delta(&base.counters, &now);
-        counters.io_write_requests = file_writes.map(|w| w.0);
-        counters.io_write_bytes = file_writes.map(|w| w.1);
+        counters.io_write_requests = io.map(|io| io.write_requests);
+        counters.io_write_bytes = io.map(|io| io.write_bytes);
+        counters.io_read_requests = io.map(|io| io.read_requests);
+        counters.io_read_bytes = io.map(|io| io.read_bytes);
         let pool_bytes = self.setting_u64("innodb_buffer_pool_size");
         let pool = metrics::buffer_pool_delta(&base.counters, &now, pool_bytes);
         (counters, pool)
