@@ -110,9 +110,11 @@ impl Engine for SimEngine {
                 pages_read: pool.map(|p| p.pages_read),
                 pages_written: pool.map(|p| p.pages_written),
                 page_requests: pool.map(|p| p.page_accesses),
-                // Per-file write requests are a server's performance_schema figure.
+                // Per-file reads and writes are a server's performance_schema figures.
                 io_write_requests: None,
                 io_write_bytes: None,
+                io_read_requests: None,
+                io_read_bytes: None,
             },
             table: TableSizes {
                 data_length: Some(stats.data_length_bytes),

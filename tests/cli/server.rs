@@ -214,6 +214,8 @@ fn builtins_run_on_a_private_mariadb() {
         assert!(!r["queries"].as_array().unwrap().is_empty(), "E1 times its queries");
         assert!(r["phases"][0].get("not_applicable").is_none(), "E1's settings apply: {r}");
         assert!(r["counters"]["io_write_requests"].is_u64(), "performance_schema is on: {r}");
+        assert!(r["counters"]["io_read_requests"].is_u64(), "performance_schema is on: {r}");
+        assert!(r["counters"]["io_read_bytes"].is_u64(), "performance_schema is on: {r}");
     }
 }
 

@@ -136,6 +136,13 @@ pub struct Counters {
     /// Bytes written to the table's own file(s), from the same source (an extension).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_write_bytes: Option<u64>,
+    /// Read requests to the table's own file(s), from the same source (`COUNT_READ`; E1's
+    /// `io_read_requests`; an extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_read_requests: Option<u64>,
+    /// Bytes read from the table's own file(s), from the same source (an extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_read_bytes: Option<u64>,
 }
 
 /// Buffer pool and change buffer figures over an interval (an extension of the contract).
@@ -226,6 +233,8 @@ impl Counters {
             page_requests: d(before.page_requests, self.page_requests),
             io_write_requests: d(before.io_write_requests, self.io_write_requests),
             io_write_bytes: d(before.io_write_bytes, self.io_write_bytes),
+            io_read_requests: d(before.io_read_requests, self.io_read_requests),
+            io_read_bytes: d(before.io_read_bytes, self.io_read_bytes),
         }
     }
 }
@@ -407,6 +416,8 @@ mod tests {
             page_requests: Some(100),
             io_write_requests: Some(7),
             io_write_bytes: Some(7 * 16384),
+            io_read_requests: Some(0),
+            io_read_bytes: Some(0),
             ..Counters::default()
         };
         let back: Counters = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();

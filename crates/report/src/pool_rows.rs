@@ -37,6 +37,16 @@ pub(crate) fn add_counter_extensions(b: &mut Builder, runs: &[RunResult]) {
             r.counters.io_write_bytes.map_or(Value::Null, Value::Bytes)
         });
     }
+    if runs.iter().any(|r| r.counters.io_read_requests.is_some()) {
+        b.row("counters.io_read_requests", "table file read requests", Some(Better::Lower), |r| {
+            count(r.counters.io_read_requests)
+        });
+    }
+    if runs.iter().any(|r| r.counters.io_read_bytes.is_some()) {
+        b.row("counters.io_read_bytes", "table file bytes read", Some(Better::Lower), |r| {
+            r.counters.io_read_bytes.map_or(Value::Null, Value::Bytes)
+        });
+    }
 }
 
 /// Adds a `Buffer pool` section when some run has buffer pool figures.

@@ -201,6 +201,8 @@ fn empty_measurement() -> Measurement {
             page_requests: zero,
             io_write_requests: zero,
             io_write_bytes: zero,
+            io_read_requests: zero,
+            io_read_bytes: zero,
         },
         ..Measurement::default()
     }

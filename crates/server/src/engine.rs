@@ -85,8 +85,9 @@ pub struct MariaDbEngine {
     owned_tables: BTreeSet<String>,
     /// Per table: the server's counters when keylab created it.
     baselines: BTreeMap<String, Baseline>,
-    /// Per table: writes to its `.ibd` since creation, at the last measurement (performance
-    /// schema), reported under `table_file_writes` in [`EngineInfo::settings`].
+    /// Per table: writes to its `.ibd` since creation, and reads, at the last measurement
+    /// (performance schema), reported under `table_file_writes` in [`EngineInfo::settings`]
+    /// (the key keeps its first name; reads were added next to the writes).
     file_writes: BTreeMap<String, Json>,
     /// Per table: rows and checksum it holds, when known without asking the server (after
     /// creation and loads; churn and DDL forget it, and the next load reads it back).
@@ -99,8 +100,8 @@ pub struct MariaDbEngine {
 #[derive(Debug, Clone, Default)]
 struct Baseline {
     counters: CounterSnapshot,
-    /// `(COUNT_WRITE, SUM_NUMBER_OF_BYTES_WRITE)` of the table's file, when readable.
-    file_writes: Option<(u64, u64)>,
+    /// Reads and writes of the table's file, when readable.
+    file_io: Option<metrics::FileIo>,
 }
 
 fn sql_err(what: &str, e: mysql::Error) -> ServerError {
@@ -301,6 +302,14 @@ impl MariaDbEngine {
         self.settings.get(name).and_then(Json::as_u64)
     }
 
+    /// Adds a note for [`EngineInfo::settings`] unless the same text is there already
+    /// (measurements repeat over phases and rounds).
+    fn note(&mut self, text: String) {
+        if !self.notes.contains(&text) {
+            self.notes.push(text);
+        }
+    }
+
     fn note_unapplied(&mut self, hint: &ServerSettings) {
         let mut diffs = Vec::new();
         let mut cmp = |name: &str, wanted: u64| match self.setting_u64(name) {
@@ -365,7 +374,7 @@ impl MariaDbEngine {
             .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
         let baseline = Baseline {
             counters: metrics::read_counters(&mut self.conn),
-            file_writes: metrics::table_file_writes(&mut self.conn, &self.database, &name),
+            file_io: metrics::table_file_io(&mut self.conn, &self.database, &name),
         };
         self.baselines.insert(name.clone(), baseline);
         self.file_writes.remove(&name);
@@ -373,12 +382,13 @@ impl MariaDbEngine {
         Ok(())
     }
 
-    /// The table's name when keylab created it (phase operations touch nothing else).
+    /// The table's name when keylab created it: loads, measurements (`ANALYZE TABLE`) and
+    /// phase operations touch nothing else.
     fn owned_name(&self, table: &Table) -> Result<String, ServerError> {
         let name = self.table_name(table)?;
         if !self.owned_tables.contains(name) {
             return Err(ServerError::Refused(format!(
-                "keylab did not create `{}`.`{name}` and will not change it",
+                "keylab did not create `{}`.`{name}` and will not load, measure or change it",
                 self.database
             )));
         }
@@ -417,7 +427,7 @@ impl MariaDbEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, ServerError> {
-        let name = self.table_name(table)?.to_string();
+        let name = self.owned_name(table)?;
         if plan.method == keylab_core::LoadMethod::LoadData {
             let on: Option<u64> = self.conn.query_first("SELECT @@local_infile").ok().flatten();
             if on == Some(0) {

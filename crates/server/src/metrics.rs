@@ -145,6 +145,8 @@ pub fn counter_delta(before: &CounterSnapshot, after: &CounterSnapshot) -> Count
         // Filled by the engine from performance_schema (per table, not server-wide).
         io_write_requests: None,
         io_write_bytes: None,
+        io_read_requests: None,
+        io_read_bytes: None,
     }
 }
 
@@ -362,11 +364,37 @@ pub fn history_from_status(text: &str) -> Option<u64> {
     text[at + "History list length".len()..].split_whitespace().next()?.parse().ok()
 }
 
-/// Writes to a table's `.ibd` file as performance schema counts them
-/// (`file_summary_by_instance`: `COUNT_WRITE`, `SUM_NUMBER_OF_BYTES_WRITE`; what
-/// `sys.schema_table_statistics` reports as `io_write_requests`). `None` when performance
-/// schema is off, the instrument is disabled or the table cannot be read.
-pub fn table_file_writes(conn: &mut Conn, db: &str, table: &str) -> Option<(u64, u64)> {
+/// Reads and writes of a table's `.ibd` file, cumulative since the server opened it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FileIo {
+    /// `COUNT_READ`.
+    pub read_requests: u64,
+    /// `SUM_NUMBER_OF_BYTES_READ`.
+    pub read_bytes: u64,
+    /// `COUNT_WRITE`.
+    pub write_requests: u64,
+    /// `SUM_NUMBER_OF_BYTES_WRITE`.
+    pub write_bytes: u64,
+}
+
+impl FileIo {
+    /// The counts since `before` (a count that went down, after a rebuild reopened the
+    /// file, counts from zero).
+    pub fn since(&self, before: &FileIo) -> FileIo {
+        FileIo {
+            read_requests: self.read_requests.saturating_sub(before.read_requests),
+            read_bytes: self.read_bytes.saturating_sub(before.read_bytes),
+            write_requests: self.write_requests.saturating_sub(before.write_requests),
+            write_bytes: self.write_bytes.saturating_sub(before.write_bytes),
+        }
+    }
+}
+
+/// Reads and writes of a table's `.ibd` file as performance schema counts them
+/// (`file_summary_by_instance`; what `sys.schema_table_statistics` reports as
+/// `io_read_requests`, `io_write_requests` and their bytes). `None` when performance schema
+/// is off, the instrument is disabled or the table cannot be read.
+pub fn table_file_io(conn: &mut Conn, db: &str, table: &str) -> Option<FileIo> {
     let on: Option<u64> = conn.query_first("SELECT @@performance_schema").ok().flatten();
     if on != Some(1) {
         return None;
@@ -383,19 +411,22 @@ pub fn table_file_writes(conn: &mut Conn, db: &str, table: &str) -> Option<(u64,
     }
     // File names are as the server opened them (`./db/t.ibd` or an absolute path).
     let suffix = format!("%/{db}/{table}.ibd");
-    let row: Option<(Option<u64>, Option<u64>)> = conn
+    let row: Option<mysql::Row> = conn
         .exec_first(
-            "SELECT SUM(COUNT_WRITE), SUM(SUM_NUMBER_OF_BYTES_WRITE) \
+            "SELECT SUM(COUNT_READ) AS rc, SUM(SUM_NUMBER_OF_BYTES_READ) AS rb, \
+             SUM(COUNT_WRITE) AS wc, SUM(SUM_NUMBER_OF_BYTES_WRITE) AS wb \
              FROM performance_schema.file_summary_by_instance \
              WHERE EVENT_NAME = 'wait/io/file/innodb/innodb_data_file' AND FILE_NAME LIKE ?",
             (suffix,),
         )
-        .ok()
-        .flatten();
-    // No row yet: the file has not been opened through an instrumented call.
-    Some(match row {
-        Some((Some(count), Some(bytes))) => (count, bytes),
-        _ => (0, 0),
+        .ok()?;
+    // No row, or NULL sums: the file has not been opened through an instrumented call.
+    let get = |col| row.as_ref().and_then(|r| get_u64(r, col)).unwrap_or(0);
+    Some(FileIo {
+        read_requests: get("rc"),
+        read_bytes: get("rb"),
+        write_requests: get("wc"),
+        write_bytes: get("wb"),
     })
 }
 

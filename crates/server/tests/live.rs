@@ -344,3 +344,94 @@ fn the_result_format_carries_server_figures() {
     let back: Report = serde_json::from_value(json).unwrap();
     assert_eq!(back.runs[0].rows, 5000);
 }
+
+/// Load and measure (which runs `ANALYZE TABLE`) refuse a table keylab did not create, as
+/// the phase operations do, and leave it as it was.
+#[test]
+fn load_and_measure_refuse_a_table_keylab_did_not_create() {
+    if !server_installed() {
+        return;
+    }
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).unwrap();
+    let mut conn = engine.new_connection().unwrap();
+    conn.query_drop(
+        "CREATE TABLE t_foreign (id VARCHAR(36) PRIMARY KEY, data VARCHAR(255)); \
+         INSERT INTO t_foreign VALUES ('a', 'x')",
+    )
+    .unwrap();
+    let w = workload("uuid4:text", Placement::Pk, 10, "t_foreign");
+    let table = w.table();
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 10, writers: 1 };
+    let err = engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap_err();
+    assert!(matches!(err, EngineError::Rejected(_)), "{err}");
+    assert!(err.to_string().contains("did not create"), "{err}");
+    let err = engine.measure(&table).unwrap_err();
+    assert!(matches!(err, EngineError::Rejected(_)), "{err}");
+    let rows: Vec<(String, String)> = conn.query("SELECT id, data FROM t_foreign").unwrap();
+    assert_eq!(rows, vec![("a".to_string(), "x".to_string())]);
+}
+
+/// The buffer-pool path of a user's server (a private instance reached by its TCP URL, with
+/// a 6 MiB pool, the least MariaDB allows for 16 KiB pages): `leaf_pages` is the true count or null, never the statistic's 1, a null
+/// says why in a note, and an index larger than the pool is noted as not wholly buffered.
+#[test]
+fn url_leaf_pages_are_exact_or_null_and_a_small_pool_is_noted() {
+    if !server_installed() {
+        return;
+    }
+    let t0 = Instant::now();
+    let settings = ServerSettings { buffer_pool_bytes: 6 << 20, ..ServerSettings::default() };
+    let server = PrivateServer::start(&settings).expect("server");
+    let mut engine = MariaDbEngine::connect(&server.tcp_url(None), None, None).unwrap();
+    let plan = LoadPlan { method: LoadMethod::LoadData, batch: 5000, writers: 1 };
+    let mut admin = mysql::Conn::new(server.socket_opts()).unwrap();
+    // t_big's PRIMARY (about 7 MiB of 200-byte rows) is larger than the pool; t_small's k_id
+    // has too few leaves for ANALYZE TABLE to sample, so its statistic says 1.
+    for (name, rows) in [("t_big", 25_000), ("t_small", 3000)] {
+        let w = Workload {
+            payload: Payload::Data { bytes: 200 },
+            ..workload("uuid4:text", Placement::Secondary, rows, name)
+        };
+        let table = w.table();
+        engine.create_table(&table).unwrap();
+        engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap();
+        let m = engine.measure(&table).unwrap();
+        // The true counts, from the file.
+        let ids = keylab_server::metrics::index_ids(
+            &mut admin,
+            keylab_server::private::Flavour::Mariadb,
+            "keylab",
+            name,
+        )
+        .unwrap();
+        admin.query_drop(format!("FLUSH TABLES keylab.{name} FOR EXPORT")).unwrap();
+        let path = server.datadir().join("keylab").join(format!("{name}.ibd"));
+        let report = keylab_server::ibd::read_tablespace(&path).unwrap();
+        admin.query_drop("UNLOCK TABLES").unwrap();
+        for ix in &report.indexes {
+            let r = m.indexes.iter().find(|r| Some(&r.name) == ids.get(&ix.index_id)).unwrap();
+            assert!(
+                r.leaf_pages.is_none() || r.leaf_pages == Some(ix.leaf_pages),
+                "{name}.{}: {:?}, file {}",
+                r.name,
+                r.leaf_pages,
+                ix.leaf_pages
+            );
+            eprintln!("{name}.{}: {r:?}; file {} leaves", r.name, ix.leaf_pages);
+        }
+        let primary = &m.indexes[0];
+        assert!(primary.leaf_pages.is_some(), "{name}: PRIMARY has enough leaves to sample");
+        if name == "t_small" {
+            let k = &m.indexes[1];
+            assert_eq!((k.leaf_pages, k.n_leaf_pages_stat), (None, Some(1)), "{k:?}");
+        }
+    }
+    let info = serde_json::to_value(engine.info()).unwrap();
+    let notes = info["settings"]["notes"].as_array().unwrap();
+    let has = |s: &str| notes.iter().any(|n| n.as_str().unwrap().contains(s));
+    eprintln!("{notes:#?}");
+    assert!(has("`t_small`.k_id: leaf_pages is null"), "{notes:?}");
+    assert!(has("`t_big`.PRIMARY: only "), "{notes:?}");
+    assert!(!has("`t_big`.PRIMARY: leaf_pages is null"), "{notes:?}");
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+}

@@ -303,6 +303,12 @@ fn every_query_kind_returns_its_rows_and_file_writes_are_counted() {
         let writes = &info["settings"]["table_file_writes"][&name];
         assert!(writes["io_write_requests"].as_u64().unwrap() > 0, "{label}: {info}");
         assert!(writes["io_write_bytes"].as_u64().unwrap() >= 16384, "{label}: {info}");
+        // Reads may be 0: a table this small stays in the pool from its creation on.
+        assert!(writes["io_read_requests"].is_u64(), "{label}: {info}");
+        assert!(writes["io_read_bytes"].is_u64(), "{label}: {info}");
+        let m = engine.measure(&table).unwrap();
+        assert!(m.counters.io_read_requests.is_some(), "{label}: {:?}", m.counters);
+        assert!(m.counters.io_read_bytes.is_some(), "{label}: {:?}", m.counters);
         eprintln!("{label}: point {:?} ms, file writes {writes}", point.run_ms);
         engine.drop_table(&table).unwrap();
     }

@@ -2,12 +2,16 @@
 //! per-level figures from the tablespace file (private instance) or the buffer pool (a
 //! user's server), and the counters since the table was created.
 //!
-//! This module does not change the table.
+//! On a user's server there is no file to count leaf pages in: `leaf_pages` is the
+//! `n_leaf_pages` statistic only where that is the true count, else `null` with a note, and
+//! fill figures cover the buffered pages, with a note when an index is not wholly buffered.
+//! This module does not change the table's rows or structure (`ANALYZE TABLE` rewrites its
+//! statistics).
 
 use super::{sql_err, MariaDbEngine};
 use crate::error::ServerError;
 use crate::ibd;
-use crate::metrics;
+use crate::metrics::{self, BufferedIndex};
 use crate::sql::quote_ident;
 use keylab_core::{BufferPoolResult, Counters, IndexResult, Measurement};
 use keylab_schema::Table;
@@ -16,7 +20,8 @@ use serde_json::Value as Json;
 
 impl MariaDbEngine {
     pub(super) fn measure_table(&mut self, table: &Table) -> Result<Measurement, ServerError> {
-        let name = self.table_name(table)?.to_string();
+        // Only keylab's own tables: ANALYZE TABLE rewrites a table's statistics.
+        let name = self.owned_name(table)?;
         self.conn
             .query_drop(format!("ANALYZE TABLE {}", quote_ident(&name)))
             .map_err(|e| sql_err("ANALYZE TABLE failed", e))?;
@@ -27,11 +32,12 @@ impl MariaDbEngine {
         let mut indexes: Vec<IndexResult> = names
             .iter()
             .map(|n| {
-                let (size, leaf) = stats.get(n).copied().unwrap_or_default();
+                let (size, leaf_stat) = stats.get(n).copied().unwrap_or_default();
                 IndexResult {
                     name: n.clone(),
                     size_pages: size,
-                    leaf_pages: leaf,
+                    leaf_pages: trusted_leaf_pages(size, leaf_stat),
+                    n_leaf_pages_stat: leaf_stat,
                     ..IndexResult::default()
                 }
             })
@@ -39,36 +45,39 @@ impl MariaDbEngine {
         if self.server.is_some() {
             self.fill_from_tablespace(&name, &mut indexes)?;
         } else {
-            self.fill_from_buffer_pool(&name, &mut indexes);
+            self.note_unknown_leaf_pages(&name, &indexes);
+            let blobs = may_store_off_page(table, self.page_size);
+            self.fill_from_buffer_pool(&name, &mut indexes, blobs);
         }
         let (counters, buffer_pool) = self.counters_since_create(&name);
         Ok(Measurement { counters, table: sizes, indexes, buffer_pool })
     }
 
     /// Counters and buffer pool figures since `create_table` (all `None` for a table keylab
-    /// did not create here), and the table's file writes since then, also kept for
-    /// [`EngineInfo::settings`].
+    /// did not create here), and the table's file reads and writes since then, also kept
+    /// for [`EngineInfo::settings`].
     fn counters_since_create(&mut self, name: &str) -> (Counters, Option<BufferPoolResult>) {
         let Some(base) = self.baselines.get(name).cloned() else {
             return (Counters::default(), None);
         };
         let now = metrics::read_counters(&mut self.conn);
-        let writes = metrics::table_file_writes(&mut self.conn, &self.database, name);
-        let file_writes = base
-            .file_writes
-            .zip(writes)
-            .map(|((c0, b0), (c1, b1))| (c1.saturating_sub(c0), b1.saturating_sub(b0)));
-        let figure = match file_writes {
-            Some((requests, bytes)) => serde_json::json!({
-                "io_write_requests": requests,
-                "io_write_bytes": bytes,
+        let now_io = metrics::table_file_io(&mut self.conn, &self.database, name);
+        let io = base.file_io.zip(now_io).map(|(b, n)| n.since(&b));
+        let figure = match io {
+            Some(io) => serde_json::json!({
+                "io_write_requests": io.write_requests,
+                "io_write_bytes": io.write_bytes,
+                "io_read_requests": io.read_requests,
+                "io_read_bytes": io.read_bytes,
             }),
             None => Json::Null,
         };
         self.file_writes.insert(name.to_string(), figure);
         let mut counters = metrics::counter_delta(&base.counters, &now);
-        counters.io_write_requests = file_writes.map(|w| w.0);
-        counters.io_write_bytes = file_writes.map(|w| w.1);
+        counters.io_write_requests = io.map(|io| io.write_requests);
+        counters.io_write_bytes = io.map(|io| io.write_bytes);
+        counters.io_read_requests = io.map(|io| io.read_requests);
+        counters.io_read_bytes = io.map(|io| io.read_bytes);
         let pool_bytes = self.setting_u64("innodb_buffer_pool_size");
         let pool = metrics::buffer_pool_delta(&base.counters, &now, pool_bytes);
         (counters, pool)
@@ -94,8 +103,7 @@ impl MariaDbEngine {
             let Some(index_name) = ids.get(&ix.index_id) else { continue };
             let Some(r) = indexes.iter_mut().find(|r| &r.name == index_name) else { continue };
             // The file gives the true leaf count; the statistic can say 1 (full-scan path of
-            // dict_stats_analyze_index), so it is kept apart.
-            r.n_leaf_pages_stat = r.leaf_pages;
+            // dict_stats_analyze_index) and stays apart in n_leaf_pages_stat.
             r.leaf_pages = Some(ix.leaf_pages);
             r.nonleaf_pages = Some(ix.nonleaf_pages);
             r.height = Some(ix.height);
@@ -115,31 +123,200 @@ impl MariaDbEngine {
         Ok(server.datadir().join(&self.database).join(format!("{table}.ibd")))
     }
 
-    /// A user's server: figures over the buffered pages of each index, with a warning when
-    /// an index is not wholly in the buffer pool.
-    fn fill_from_buffer_pool(&mut self, name: &str, indexes: &mut [IndexResult]) {
+    /// A user's server: a note for each index whose `leaf_pages` is `null`.
+    fn note_unknown_leaf_pages(&mut self, name: &str, indexes: &[IndexResult]) {
+        for r in indexes.iter().filter(|r| r.leaf_pages.is_none()) {
+            let why = match r.n_leaf_pages_stat {
+                Some(stat) => format!(
+                    "mysql.innodb_index_stats says n_leaf_pages = {stat} (kept as \
+                     n_leaf_pages_stat), which ANALYZE TABLE stores whatever the count when it \
+                     scans the whole leaf level instead of sampling"
+                ),
+                None => "mysql.innodb_index_stats has no n_leaf_pages for it \
+                         (innodb_stats_persistent off?)"
+                    .to_string(),
+            };
+            self.note(format!(
+                "`{name}`.{}: leaf_pages is null: {why}; a --url server has no tablespace file \
+                 to count them in",
+                r.name
+            ));
+        }
+    }
+
+    /// A user's server: figures over the buffered pages of each index, with a note when an
+    /// index is not wholly in the buffer pool or has no page there. `blobs`: the table's
+    /// records may keep columns off-page (see [`may_store_off_page`]).
+    fn fill_from_buffer_pool(&mut self, name: &str, indexes: &mut [IndexResult], blobs: bool) {
         let Some(buffered) =
             metrics::buffered_pages(&mut self.conn, &self.database, name, self.page_size)
         else {
-            self.notes.push(format!(
+            self.note(format!(
                 "INNODB_BUFFER_PAGE could not be read for `{name}` (PROCESS privilege?): \
                  fill figures are null"
             ));
             return;
         };
+        let extent = extent_pages(self.page_size);
         for r in indexes.iter_mut() {
-            let Some(b) = buffered.get(&r.name) else { continue };
-            if let Some(size) = r.size_pages.filter(|&s| b.pages < s.min(r.leaf_pages.unwrap_or(s)))
-            {
-                self.notes.push(format!(
-                    "`{name}`.{}: only {} of its {size} pages are in the buffer pool; its fill \
-                     figures cover only those",
-                    r.name, b.pages
-                ));
+            let b = buffered.get(&r.name);
+            // Off-page columns live in BLOB pages of the clustered index, which leaf_pages
+            // and size count but INNODB_BUFFER_PAGE does not attribute to any index.
+            let at_least = if blobs && r.name == "PRIMARY" {
+                None
+            } else {
+                pages_in_use_at_least(r.size_pages, r.leaf_pages, extent)
+            };
+            if let Some(note) = pool_coverage_note(name, &r.name, b, at_least) {
+                self.note(note);
             }
-            r.fill_pct = Some(b.fill_pct);
-            r.records_per_leaf = Some(b.records_per_page);
-            r.fill_histogram = Some(b.fill_histogram.clone());
+            if let Some(b) = b {
+                r.fill_pct = Some(b.fill_pct);
+                r.records_per_leaf = Some(b.records_per_page);
+                r.fill_histogram = Some(b.fill_histogram.clone());
+            }
         }
+    }
+}
+
+/// `n_leaf_pages` of `mysql.innodb_index_stats` where it is the true leaf count: above 1
+/// (ANALYZE TABLE's sampling path stores the count from the leaf segment), or 1 for an index
+/// of one page (its root is its only leaf). Otherwise `None`: the full-scan path stores 1
+/// whatever the count (`dict_stats_analyze_index`; 15 leaves stored as 1 on MariaDB 10.11).
+pub(crate) fn trusted_leaf_pages(size_pages: Option<u64>, stat: Option<u64>) -> Option<u64> {
+    match (size_pages, stat) {
+        (_, Some(n)) if n > 1 => Some(n),
+        (Some(1), _) => Some(1),
+        _ => None,
+    }
+}
+
+/// Pages per extent: 1 MiB of pages up to 16 KiB pages, 64 pages above.
+fn extent_pages(page_size: u32) -> u64 {
+    if page_size <= 16384 {
+        (1 << 20) / u64::from(page_size.max(1))
+    } else {
+        64
+    }
+}
+
+/// The fewest B-tree pages an index can be using, or `None` when nothing known bounds it.
+fn pages_in_use_at_least(
+    size_pages: Option<u64>,
+    leaf_pages: Option<u64>,
+    extent_pages: u64,
+) -> Option<u64> {
+    match (leaf_pages, size_pages) {
+        // More than one leaf means at least a root above them.
+        (Some(leaf), _) => Some(leaf + u64::from(leaf > 1)),
+        // A segment holding an extent reserves at least one extent of pages; below that
+        // both segments hold only fragment pages, each one in use, so `size` is exact.
+        (None, Some(size)) if size < extent_pages => Some(size),
+        // Otherwise `size` also counts free pages of reserved extents: an upper bound only.
+        _ => None,
+    }
+}
+
+/// The note on how much of index `index` of `table` the buffer pool holds, when there is
+/// something to say: none of it, fewer pages than it uses, or that this cannot be told.
+fn pool_coverage_note(
+    table: &str,
+    index: &str,
+    buffered: Option<&BufferedIndex>,
+    at_least: Option<u64>,
+) -> Option<String> {
+    let Some(b) = buffered else {
+        return Some(format!(
+            "`{table}`.{index}: none of its pages are in the buffer pool, so its fill_pct, \
+             records_per_leaf and fill_histogram are null"
+        ));
+    };
+    match at_least {
+        Some(n) if b.pages < n => Some(format!(
+            "`{table}`.{index}: only {} of the {n} or more pages it uses are in the buffer \
+             pool; its fill figures cover only those",
+            b.pages
+        )),
+        Some(_) => None,
+        None => Some(format!(
+            "`{table}`.{index}: whether all its pages are in the buffer pool cannot be told \
+             (its leaf count is unknown and size counts reserved free pages, or it may keep \
+             columns off-page); its fill figures cover the buffered ones"
+        )),
+    }
+}
+
+/// True when a record of `table` may be too long for its page, so that InnoDB may store
+/// columns off-page (BLOB pages of the clustered index's leaf segment).
+fn may_store_off_page(table: &Table, page_size: u32) -> bool {
+    // Every column at its longest with 2 length bytes, plus 40 bytes for the record header,
+    // the system columns and the NULL bitmap.
+    let longest: u64 =
+        table.columns.iter().map(|c| u64::from(c.ty.max_bytes()) + 2).sum::<u64>() + 40;
+    // A record stays whole while it fits in half a page less 66 bytes (8126 of 16 KiB);
+    // larger pages are taken as 16 KiB, which can only say "may" more often.
+    longest > u64::from(page_size.min(16384)) / 2 - 66
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keylab_schema::{Charset, Column, ColumnType, RowFormat};
+
+    #[test]
+    fn the_leaf_statistic_is_used_only_where_it_is_the_true_count() {
+        assert_eq!(trusted_leaf_pages(Some(40), Some(32)), Some(32));
+        // The full-scan path: a 32-leaf index stored as 1.
+        assert_eq!(trusted_leaf_pages(Some(40), Some(1)), None);
+        assert_eq!(trusted_leaf_pages(Some(1), Some(1)), Some(1));
+        assert_eq!(trusted_leaf_pages(None, None), None);
+        assert_eq!(trusted_leaf_pages(Some(7), None), None);
+    }
+
+    #[test]
+    fn pages_in_use_are_bounded_only_by_what_is_known() {
+        assert_eq!(extent_pages(16384), 64);
+        assert_eq!(extent_pages(4096), 256);
+        assert_eq!(extent_pages(65536), 64);
+        assert_eq!(pages_in_use_at_least(Some(200), Some(150), 64), Some(151));
+        assert_eq!(pages_in_use_at_least(Some(1), Some(1), 64), Some(1));
+        assert_eq!(pages_in_use_at_least(Some(30), None, 64), Some(30));
+        assert_eq!(pages_in_use_at_least(Some(96), None, 64), None);
+        assert_eq!(pages_in_use_at_least(None, None, 64), None);
+    }
+
+    #[test]
+    fn coverage_notes_say_when_an_index_is_not_wholly_buffered() {
+        let b = |pages| BufferedIndex { pages, ..BufferedIndex::default() };
+        let none = pool_coverage_note("t", "k_id", None, Some(3)).unwrap();
+        assert!(none.contains("none of its pages") && none.contains("null"), "{none}");
+        let part = pool_coverage_note("t", "PRIMARY", Some(&b(100)), Some(151)).unwrap();
+        assert!(part.contains("only 100 of the 151 or more"), "{part}");
+        assert_eq!(pool_coverage_note("t", "PRIMARY", Some(&b(151)), Some(151)), None);
+        let unknown = pool_coverage_note("t", "k_id", Some(&b(5)), None).unwrap();
+        assert!(unknown.contains("cannot be told"), "{unknown}");
+    }
+
+    #[test]
+    fn only_long_records_may_go_off_page() {
+        let table = |ty| Table {
+            name: "t".into(),
+            columns: vec![
+                Column::new("id", ColumnType::BigInt { unsigned: false }, false),
+                Column::new("data", ty, true),
+            ],
+            primary_key: vec![0],
+            auto_increment: false,
+            indexes: Vec::new(),
+            row_format: RowFormat::Dynamic,
+        };
+        let e1 = table(ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 });
+        assert!(!may_store_off_page(&e1, 16384));
+        assert!(!may_store_off_page(&e1, 4096));
+        let heavy = table(ColumnType::VarChar { chars: 2000, charset: Charset::Utf8mb4 });
+        // 8000 bytes at most: whole on 16 KiB pages, perhaps off-page on 8 KiB ones.
+        assert!(!may_store_off_page(&heavy, 16384));
+        assert!(may_store_off_page(&heavy, 8192));
+        assert!(may_store_off_page(&table(ColumnType::Text { charset: Charset::Utf8mb4 }), 65536));
     }
 }
