@@ -85,13 +85,73 @@ pub struct EngineArgs {
     #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&EngineKind::ALL.map(|k| k.token())))]
     pub engine: EngineKind,
     /// A server to use instead of a private instance:
-    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://).
+    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://). Without a PASSWORD
+    /// in the URL, the password is taken from $KEYLAB_PASSWORD if set (not visible in ps).
     #[arg(long, value_name = "URL")]
-    pub url: Option<String>,
-    /// Database keylab creates and works in on a --url server [default: the URL's database,
-    /// else keylab].
-    #[arg(long, value_name = "NAME")]
+    pub url: Option<UrlArg>,
+    /// Database keylab creates and works in, on a --url server or a private instance
+    /// [default: the URL's database, else keylab].
+    #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
+}
+
+/// The text of `--url`, kept as given (it is parsed when the engine is built, so a bad one
+/// is an engine error with the flag named). `Debug` and `Display` mask the password, so
+/// `Debug` of the parsed arguments never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct UrlArg(String);
+
+impl UrlArg {
+    /// The URL as given, password included: only for connecting.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The URL text with any password replaced by `***`. The password is what lies between
+    /// the first `:` of the user info and the last `@`; without an `@` nothing says where a
+    /// password would end, so nothing after the scheme is shown.
+    fn masked(&self) -> String {
+        let (scheme, rest) = match self.0.split_once("://") {
+            Some((scheme, rest)) => (format!("{scheme}://"), rest),
+            None => (String::new(), self.0.as_str()),
+        };
+        let shown = match rest.rsplit_once('@') {
+            Some((userinfo, host)) => match userinfo.split_once(':') {
+                Some((user, _)) => format!("{user}:***@{host}"),
+                None => rest.to_string(),
+            },
+            None => "***".to_string(),
+        };
+        format!("{scheme}{shown}")
+    }
+}
+
+impl std::str::FromStr for UrlArg {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(UrlArg(s.to_string()))
+    }
+}
+
+impl std::fmt::Display for UrlArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.masked())
+    }
+}
+
+impl std::fmt::Debug for UrlArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "UrlArg({})", self.masked())
+    }
+}
+
+/// `--database`: a name keylab accepts, checked before any server starts.
+fn parse_database(s: &str) -> Result<String, String> {
+    if keylab_server::url::valid_identifier(s) {
+        Ok(s.to_string())
+    } else {
+        Err("use letters, digits, `_` or `$` (at most 64 characters)".into())
+    }
 }
 
 /// `keylab compare`.
@@ -194,12 +254,13 @@ pub struct ValidateArgs {
     /// The server engine to validate against.
     #[arg(long, default_value = "mariadb", value_parser = parse_server_engine)]
     pub engine: EngineKind,
-    /// A server to use instead of a private instance.
+    /// A server to use instead of a private instance (without a PASSWORD in the URL, the
+    /// password is taken from $KEYLAB_PASSWORD if set).
     #[arg(long, value_name = "URL")]
-    pub url: Option<String>,
-    /// Database keylab creates and works in on a --url server [default: the URL's database,
-    /// else keylab].
-    #[arg(long, value_name = "NAME")]
+    pub url: Option<UrlArg>,
+    /// Database keylab creates and works in, on a --url server or a private instance
+    /// [default: the URL's database, else keylab].
+    #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
     /// Output: a table, or JSON with every compared figure.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
@@ -251,5 +312,46 @@ mod tests {
     #[test]
     fn command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn debug_of_the_arguments_never_shows_the_password() {
+        let cli = Cli::try_parse_from([
+            "keylab",
+            "compare",
+            "--engine",
+            "mariadb",
+            "--url",
+            "mysql://app:hunter2@db.example:3307/bench",
+        ])
+        .expect("parses");
+        let shown = format!("{cli:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("mysql://app:***@db.example:3307/bench"), "{shown}");
+        let Command::Compare(args) = cli.command else { panic!("compare") };
+        let url = args.engine.url.expect("--url");
+        assert_eq!(url.expose(), "mysql://app:hunter2@db.example:3307/bench");
+        assert_eq!(url.to_string(), "mysql://app:***@db.example:3307/bench");
+        // Malformed URLs are masked too (they are parsed, and rejected, later).
+        for (raw, shown) in [
+            ("mysql://u:p@ss@h", "mysql://u:***@h"),
+            ("mysql://u:hunter2", "mysql://***"),
+            ("u:hunter2@h", "u:***@h"),
+            ("mysql://app@h", "mysql://app@h"),
+        ] {
+            assert_eq!(raw.parse::<UrlArg>().unwrap().to_string(), shown);
+        }
+        let validate = Cli::try_parse_from(["keylab", "validate", "--url", "mysql://a:hunter2@h"])
+            .expect("parses");
+        assert!(!format!("{validate:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn a_bad_database_name_is_refused_naming_the_flag() {
+        let err = Cli::try_parse_from(["keylab", "compare", "--database", "no-dashes"])
+            .expect_err("refused");
+        assert_eq!(err.exit_code(), 2);
+        let msg = err.to_string();
+        assert!(msg.contains("--database") && msg.contains("letters, digits"), "{msg}");
     }
 }

@@ -6,6 +6,7 @@ use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings};
+use keylab_server::url::PASSWORD_ENV;
 use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl};
 use keylab_sim::{PageSize, SimSettings};
 
@@ -114,11 +115,15 @@ fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn
     };
     let engine = match &args.url {
         Some(url) => {
-            let url = ServerUrl::parse(url).map_err(usage_if_refused)?;
+            // KEYLAB_PASSWORD keeps the password out of the command line (and `ps`).
+            let env_password = std::env::var(PASSWORD_ENV).ok();
+            let url = ServerUrl::parse_with_env_password(url.expose(), env_password.as_deref())
+                .map_err(usage_if_refused)?;
             MariaDbEngine::connect(&url, args.database.as_deref(), Some(&server_settings))
                 .map_err(usage_if_refused)?
         }
-        None => MariaDbEngine::private(&server_settings).map_err(usage_if_refused)?,
+        None => MariaDbEngine::private_in(&server_settings, args.database.as_deref())
+            .map_err(usage_if_refused)?,
     };
     let found = engine.info().kind;
     if found != args.engine.token() {

@@ -60,6 +60,40 @@ fn simulator_and_private_mariadb_build_the_same_tree() {
     }
 }
 
+/// `--database` without `--url`: the private instance works in that database.
+#[test]
+fn a_private_instance_works_in_the_database_given() {
+    if !server_installed("a_private_instance_works_in_the_database_given") {
+        return;
+    }
+    let run = Dir::new()
+        .keylab(&[
+            "compare",
+            "--engine",
+            "mariadb",
+            "--rows",
+            "2000",
+            "--keys",
+            "uuid4:text",
+            "--database",
+            "kl_other",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    let out = json(&run.stdout);
+    assert_eq!(out["engine"]["settings"]["database"], "kl_other", "{}", run.stdout);
+    assert_eq!(out["runs"][0]["rows"], 2000);
+}
+
+#[test]
+fn a_bad_database_name_is_a_usage_error_naming_the_flag() {
+    let run = Dir::new()
+        .keylab(&["compare", "--engine", "mariadb", "--database", "no-dashes", "--rows", "10"])
+        .expect_code(2);
+    assert!(run.stderr.contains("--database"), "{}", run.stderr);
+}
+
 #[test]
 fn a_bad_url_is_a_usage_error_and_never_shows_the_password() {
     let run = Dir::new()

@@ -61,6 +61,16 @@ enum Target {
     Url(ServerUrl),
 }
 
+/// Where the connections go, for messages: the URL's `Display` masks the password.
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Private { socket } => write!(f, "the private server (socket {socket})"),
+            Target::Url(u) => write!(f, "{u}"),
+        }
+    }
+}
+
 /// Details of the last load that the result format has no field for.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadDetails {
@@ -104,6 +114,34 @@ struct Baseline {
     file_io: Option<metrics::FileIo>,
 }
 
+/// Why `hint`'s change buffering is not in effect on a server whose variables are
+/// `settings`, if it is not: the server has another value, or no such setting (MariaDB
+/// removed it in 11.0).
+fn change_buffering_unapplied(
+    settings: &BTreeMap<String, Json>,
+    hint: &ServerSettings,
+) -> Option<String> {
+    let cb = hint.change_buffering.as_ref()?;
+    match settings.get("innodb_change_buffering").and_then(Json::as_str) {
+        Some(have) if have.eq_ignore_ascii_case(cb) => None,
+        Some(have) => Some(format!("innodb_change_buffering: wanted {cb}, server has {have}")),
+        None => Some(format!(
+            "innodb_change_buffering: wanted {cb}, server has no such setting (MariaDB \
+             removed it in 11.0)"
+        )),
+    }
+}
+
+/// A database name keylab accepts (checked before any server is started or contacted).
+fn check_database(db: &str) -> Result<(), ServerError> {
+    if valid_identifier(db) {
+        return Ok(());
+    }
+    Err(ServerError::BadUrl(format!(
+        "database `{db}`: use letters, digits, `_` or `$` (at most 64)"
+    )))
+}
+
 fn sql_err(what: &str, e: mysql::Error) -> ServerError {
     ServerError::Sql(format!("{what}: {e}"))
 }
@@ -111,6 +149,17 @@ fn sql_err(what: &str, e: mysql::Error) -> ServerError {
 impl MariaDbEngine {
     /// Starts a private instance with `settings` and works in its `keylab` database.
     pub fn private(settings: &ServerSettings) -> Result<MariaDbEngine, ServerError> {
+        Self::private_in(settings, None)
+    }
+
+    /// Starts a private instance with `settings` and works in `database` (from
+    /// `--database`; default `keylab`).
+    pub fn private_in(
+        settings: &ServerSettings,
+        database: Option<&str>,
+    ) -> Result<MariaDbEngine, ServerError> {
+        let db = database.unwrap_or(DEFAULT_DATABASE);
+        check_database(db)?;
         let server = PrivateServer::start(settings)?;
         let socket = server.socket().to_string_lossy().into_owned();
         let flavour = server.binaries().flavour;
@@ -118,8 +167,12 @@ impl MariaDbEngine {
         let probe = Conn::new(base_opts(&target, CONNECT_TIMEOUT)).map_err(|e| {
             ServerError::Connect(format!("cannot connect to the private server: {e}"))
         })?;
-        let mut engine = Self::setup(probe, target, DEFAULT_DATABASE, Some(flavour))?;
+        let mut engine = Self::setup(probe, target, db, Some(flavour))?;
         engine.settings.insert("instance".into(), Json::from("private"));
+        // The other start-only settings are in my.cnf; change buffering is left out where
+        // the server has no such option (see `private::has_change_buffering`).
+        let unapplied = change_buffering_unapplied(&engine.settings, settings);
+        engine.add_not_applied(unapplied.into_iter().collect());
         engine.server = Some(server);
         Ok(engine)
     }
@@ -133,11 +186,7 @@ impl MariaDbEngine {
         settings_hint: Option<&ServerSettings>,
     ) -> Result<MariaDbEngine, ServerError> {
         let db = database.or(url.database.as_deref()).unwrap_or(DEFAULT_DATABASE).to_string();
-        if !valid_identifier(&db) {
-            return Err(ServerError::BadUrl(format!(
-                "database `{db}`: use letters, digits, `_` or `$` (at most 64)"
-            )));
-        }
+        check_database(&db)?;
         let target = Target::Url(url.clone());
         // A read timeout on the first connection only: a port that accepts but never
         // answers fails in seconds, while later statements may run as long as they need.
@@ -185,14 +234,11 @@ impl MariaDbEngine {
                 Flavour::Mysql
             },
         );
-        let where_ = match &target {
-            Target::Private { .. } => "the private server".to_string(),
-            Target::Url(u) => u.to_string(),
-        };
+        let where_ = target.to_string();
         let owned_tables = claim_database(&mut probe, db, &where_)?;
         drop(probe);
         let conn = Conn::new(work_opts(&target, db, flavour))
-            .map_err(|e| ServerError::Connect(format!("cannot connect: {e}")))?;
+            .map_err(|e| ServerError::Connect(format!("cannot connect to {where_}: {e}")))?;
         let mut engine = MariaDbEngine {
             conn,
             target,
@@ -247,7 +293,7 @@ impl MariaDbEngine {
     /// A new connection to keylab's database (for tests and tools).
     pub fn new_connection(&self) -> Result<Conn, ServerError> {
         Conn::new(work_opts(&self.target, &self.database, self.flavour))
-            .map_err(|e| ServerError::Connect(format!("cannot connect: {e}")))
+            .map_err(|e| ServerError::Connect(format!("cannot connect to {}: {e}", self.target)))
     }
 
     fn read_settings(&mut self) -> Result<(), ServerError> {
@@ -321,12 +367,11 @@ impl MariaDbEngine {
         cmp("innodb_page_size", u64::from(hint.page_size_bytes));
         cmp("innodb_buffer_pool_size", hint.buffer_pool_bytes);
         cmp("innodb_fill_factor", u64::from(hint.fill_factor_pct));
-        if let Some(cb) = &hint.change_buffering {
-            let have = self.settings.get("innodb_change_buffering").and_then(Json::as_str);
-            if have.is_some_and(|h| h != cb) {
-                diffs.push(format!("innodb_change_buffering: wanted {cb}, server has {have:?}"));
-            }
-        }
+        diffs.extend(change_buffering_unapplied(&self.settings, hint));
+        self.add_not_applied(diffs);
+    }
+
+    fn add_not_applied(&mut self, diffs: Vec<String>) {
         if !diffs.is_empty() {
             self.settings.insert("not_applied".into(), Json::from(diffs));
         }
@@ -586,5 +631,35 @@ impl Engine for MariaDbEngine {
 
     fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
         Ok(self.run_ddl(table, ddl)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn change_buffering_is_reported_when_the_server_lacks_it_or_differs() {
+        let hint =
+            ServerSettings { change_buffering: Some("none".into()), ..ServerSettings::default() };
+        let mut vars = BTreeMap::new();
+        let missing = change_buffering_unapplied(&vars, &hint).expect("reported");
+        assert!(missing.contains("no such setting"), "{missing}");
+        vars.insert("innodb_change_buffering".to_string(), Json::from("all"));
+        let differs = change_buffering_unapplied(&vars, &hint).expect("reported");
+        assert!(differs.contains("wanted none, server has all"), "{differs}");
+        vars.insert("innodb_change_buffering".to_string(), Json::from("none"));
+        assert_eq!(change_buffering_unapplied(&vars, &hint), None);
+        let default = ServerSettings::default();
+        assert_eq!(change_buffering_unapplied(&BTreeMap::new(), &default), None);
+    }
+
+    #[test]
+    fn targets_in_messages_never_show_the_password() {
+        let url = ServerUrl::parse("mysql://app:hunter2@db.example:3307/bench").unwrap();
+        let shown = Target::Url(url).to_string();
+        assert_eq!(shown, "mysql://app:***@db.example:3307/bench");
+        let private = Target::Private { socket: "/tmp/k/mysqld.sock".into() };
+        assert!(private.to_string().contains("/tmp/k/mysqld.sock"));
     }
 }

@@ -32,9 +32,10 @@ pub struct ServerSettings {
     pub buffer_pool_bytes: u64,
     /// `innodb_fill_factor` (10..=100): how full sorted index builds leave pages.
     pub fill_factor_pct: u32,
-    /// `innodb_log_file_size` (redo log).
+    /// Redo log size: `innodb_log_file_size`, or `innodb_redo_log_capacity` on MySQL 8.0.30+.
     pub log_file_bytes: u64,
-    /// `innodb_change_buffering` (`none`, `all`, ...); `None` keeps the server default.
+    /// `innodb_change_buffering` (`none`, `all`, ...); `None` keeps the server default. Not
+    /// written for servers without it (MariaDB 11.0+), which report it as not applied.
     pub change_buffering: Option<String>,
     /// `performance_schema` on or off.
     pub performance_schema: bool,
@@ -102,6 +103,65 @@ pub struct ServerBinaries {
     pub version: String,
 }
 
+/// A server version (`major.minor.patch`), as `--version` or `SELECT VERSION()` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ServerVersion {
+    /// Major version (8 in 8.0.36, 10 in 10.11.19).
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+    /// Patch level (0 when the text names none).
+    pub patch: u32,
+}
+
+impl ServerVersion {
+    /// A version from its parts.
+    pub const fn new(major: u32, minor: u32, patch: u32) -> ServerVersion {
+        ServerVersion { major, minor, patch }
+    }
+
+    /// The version in a `--version` line (`mysqld  Ver 8.0.36 for Linux ...`, `mariadbd  Ver
+    /// 10.11.19-MariaDB-0+deb12u1 ...`) or a `VERSION()` value (`10.11.19-MariaDB`): the word
+    /// after `Ver`, else the first word that starts with `N.N`; `None` if there is none.
+    pub fn parse(text: &str) -> Option<ServerVersion> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let after_ver = words.iter().position(|w| *w == "Ver").and_then(|i| words.get(i + 1));
+        after_ver
+            .and_then(|w| Self::parse_word(w))
+            .or_else(|| words.iter().find_map(|w| Self::parse_word(w)))
+    }
+
+    fn parse_word(word: &str) -> Option<ServerVersion> {
+        // `10.11.19-MariaDB-0+deb12u1`: the leading digits and dots are the version.
+        let end = word.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(word.len());
+        let mut parts = word[..end].split('.').map(str::parse::<u32>);
+        let major = parts.next()?.ok()?;
+        let minor = parts.next()?.ok()?;
+        let patch = match parts.next() {
+            Some(p) => p.ok()?,
+            None => 0,
+        };
+        Some(ServerVersion { major, minor, patch })
+    }
+}
+
+impl std::fmt::Display for ServerVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// Whether the server has `innodb_change_buffering`: MariaDB removed it in 11.0 (an unknown
+/// option stops the server from starting); MySQL still has it in 8.4. An unknown MariaDB
+/// version is taken as the newest, so the worst case is a setting reported as not applied.
+pub fn has_change_buffering(flavour: Flavour, version: Option<ServerVersion>) -> bool {
+    match flavour {
+        Flavour::Mariadb => version.is_some_and(|v| v < ServerVersion::new(11, 0, 0)),
+        Flavour::Mysql => true,
+    }
+}
+
+/// Directories searched for server binaries: `PATH`, then the usual install places.
 fn search_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> =
         std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
@@ -112,8 +172,7 @@ fn search_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-fn find_binary(names: &[&str]) -> Option<PathBuf> {
-    let dirs = search_dirs();
+fn find_binary(dirs: &[PathBuf], names: &[&str]) -> Option<PathBuf> {
     names.iter().find_map(|n| dirs.iter().map(|d| d.join(n)).find(|p| p.is_file()))
 }
 
@@ -121,13 +180,18 @@ impl ServerBinaries {
     /// Finds `mariadbd`/`mysqld` and the matching initialiser on `PATH`, `/usr/sbin`,
     /// `/usr/bin` and `/usr/local`.
     pub fn find() -> Result<ServerBinaries, ServerError> {
-        let server = find_binary(&["mariadbd", "mysqld"]).ok_or_else(|| {
-            ServerError::NotInstalled(
-                "no MariaDB or MySQL server binary (mariadbd, mysqld) found on PATH, /usr/sbin \
-                 or /usr/bin; install one (e.g. `apt-get install mariadb-server`) or pass \
-                 --url to use a running server"
-                    .into(),
-            )
+        Self::find_in(&search_dirs())
+    }
+
+    /// Finds the binaries in `dirs` only (in order), so tests can search where none are.
+    pub fn find_in(dirs: &[PathBuf]) -> Result<ServerBinaries, ServerError> {
+        let server = find_binary(dirs, &["mariadbd", "mysqld"]).ok_or_else(|| {
+            let searched: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            ServerError::NotInstalled(format!(
+                "no MariaDB or MySQL server binary (mariadbd, mysqld) found in {}; install one \
+                 (e.g. `apt-get install mariadb-server`) or pass --url to use a running server",
+                if searched.is_empty() { "no directory".into() } else { searched.join(", ") }
+            ))
         })?;
         let out = Command::new(&server).arg("--version").output().map_err(|e| {
             ServerError::NotInstalled(format!("cannot run `{} --version`: {e}", server.display()))
@@ -136,17 +200,24 @@ impl ServerBinaries {
         let flavour = if version.contains("MariaDB") { Flavour::Mariadb } else { Flavour::Mysql };
         let install_db = match flavour {
             Flavour::Mariadb => {
-                Some(find_binary(&["mariadb-install-db", "mysql_install_db"]).ok_or_else(|| {
-                    ServerError::NotInstalled(format!(
-                        "found {} but not mariadb-install-db; install the full server package \
-                         (`apt-get install mariadb-server`)",
-                        server.display()
-                    ))
-                })?)
+                Some(find_binary(dirs, &["mariadb-install-db", "mysql_install_db"]).ok_or_else(
+                    || {
+                        ServerError::NotInstalled(format!(
+                            "found {} but not mariadb-install-db; install the full server \
+                             package (`apt-get install mariadb-server`)",
+                            server.display()
+                        ))
+                    },
+                )?)
             }
             Flavour::Mysql => None,
         };
         Ok(ServerBinaries { server, install_db, flavour, version })
+    }
+
+    /// The version in the `--version` line, if it names one.
+    pub fn server_version(&self) -> Option<ServerVersion> {
+        ServerVersion::parse(&self.version)
     }
 }
 
@@ -165,16 +236,26 @@ fn live() -> std::sync::MutexGuard<'static, BTreeMap<u64, LiveEntry>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// True when the value of `CI` says tests run in CI: CI services set `true`, `1` or other
+/// values, so any non-empty value except `false` and `0` (any case) counts.
+pub fn is_ci(value: Option<&str>) -> bool {
+    value
+        .map(str::trim)
+        .is_some_and(|v| !v.is_empty() && !v.eq_ignore_ascii_case("false") && v != "0")
+}
+
 /// For test suites that need a server: true when server binaries are installed; otherwise
-/// prints `SKIPPED: <test>: ...` and returns false, except under `CI=true`, where a missing
-/// server is a failure (a panic), never a silent pass.
+/// prints `SKIPPED: <test>: ...` and returns false, except in CI (see [`is_ci`]), where a
+/// missing server is a failure (a panic), never a silent pass.
 pub fn installed_or_skip(test: &str) -> bool {
     match ServerBinaries::find() {
         Ok(_) => true,
         Err(e) => {
+            let ci = std::env::var("CI").ok();
             assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "{test}: CI=true but no MariaDB/MySQL server is installed: {e}"
+                !is_ci(ci.as_deref()),
+                "{test}: CI={} but no MariaDB/MySQL server is installed: {e}",
+                ci.unwrap_or_default()
             );
             eprintln!("SKIPPED: {test}: no MariaDB/MySQL server installed: {e}");
             false
@@ -276,6 +357,82 @@ fn log_tail(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Where a private instance keeps its files and how it runs: what its my.cnf needs besides
+/// the settings.
+#[derive(Debug, Clone)]
+struct Layout {
+    dir: PathBuf,
+    datadir: PathBuf,
+    socket: PathBuf,
+    error_log: PathBuf,
+    port: u16,
+    as_root: bool,
+}
+
+/// The my.cnf of a private instance. Options differ by flavour and version, and a server
+/// refuses to start on an option it does not know, so only options this server has are
+/// written. An unparsable version is taken as the newest of its flavour.
+fn config_text(
+    flavour: Flavour,
+    version: Option<ServerVersion>,
+    s: &ServerSettings,
+    layout: &Layout,
+) -> String {
+    let at_least = |v: ServerVersion| version.is_none_or(|have| have >= v);
+    let mut cnf = String::from("[mysqld]\n");
+    let mut set = |k: &str, v: &dyn std::fmt::Display| {
+        let _ = writeln!(cnf, "{k}={v}");
+    };
+    set("datadir", &layout.datadir.display());
+    set("socket", &layout.socket.display());
+    set("port", &layout.port);
+    set("bind-address", &"127.0.0.1");
+    set("pid-file", &layout.dir.join("mysqld.pid").display());
+    set("log-error", &layout.error_log.display());
+    set("tmpdir", &layout.dir.display());
+    if layout.as_root {
+        set("user", &"root");
+    }
+    set("innodb_page_size", &s.page_size_bytes);
+    set("innodb_buffer_pool_size", &s.buffer_pool_bytes);
+    set("innodb_fill_factor", &s.fill_factor_pct);
+    set("innodb_flush_log_at_trx_commit", &s.flush_log_at_trx_commit);
+    match flavour {
+        Flavour::Mariadb => set("innodb_log_file_size", &s.log_file_bytes),
+        Flavour::Mysql => {
+            // 8.0.30 replaced innodb_log_file_size (and _files_in_group) with one capacity.
+            if at_least(ServerVersion::new(8, 0, 30)) {
+                set("innodb_redo_log_capacity", &s.log_file_bytes);
+            } else {
+                set("innodb_log_file_size", &s.log_file_bytes);
+            }
+            set("skip-log-bin", &"ON");
+            // The X plugin (on by default since 8.0) would bind the system's port 33060 and
+            // /tmp/mysqlx.sock: a private instance must not share those with a system server.
+            if at_least(ServerVersion::new(8, 0, 0)) {
+                set("mysqlx", &"OFF");
+            }
+        }
+    }
+    set("innodb_monitor_enable", &"module_index");
+    set("local_infile", &1);
+    set("performance_schema", &if s.performance_schema { "ON" } else { "OFF" });
+    set("innodb_stats_persistent", &if s.stats_persistent { "ON" } else { "OFF" });
+    if let Some(cb) = &s.change_buffering {
+        // Where the option is gone the engine reports the setting under `not_applied`.
+        if has_change_buffering(flavour, version) {
+            set("innodb_change_buffering", cb);
+        }
+    }
+    set("max_allowed_packet", &(256u64 << 20));
+    set("innodb_buffer_pool_load_at_startup", &"OFF");
+    set("innodb_buffer_pool_dump_at_shutdown", &"OFF");
+    for (k, v) in &s.extra {
+        set(k, v);
+    }
+    cnf
 }
 
 impl PrivateServer {
@@ -380,46 +537,21 @@ impl PrivateServer {
     }
 
     fn write_config(&self) -> Result<(), ServerError> {
-        let s = &self.settings;
-        let dir = self.dir();
-        let mut cnf = String::from("[mysqld]\n");
-        let mut set = |k: &str, v: &dyn std::fmt::Display| {
-            let _ = writeln!(cnf, "{k}={v}");
-        };
-        set("datadir", &self.datadir.display());
-        set("socket", &self.socket.display());
-        set("port", &self.port);
-        set("bind-address", &"127.0.0.1");
-        set("pid-file", &dir.join("mysqld.pid").display());
-        set("log-error", &self.error_log().display());
-        set("tmpdir", &dir.display());
-        if nix::unistd::geteuid().is_root() {
+        let layout = Layout {
+            dir: self.dir().to_path_buf(),
+            datadir: self.datadir.clone(),
+            socket: self.socket.clone(),
+            error_log: self.error_log(),
+            port: self.port,
             // mariadbd/mysqld refuse to run as root unless told to.
-            set("user", &"root");
-        }
-        set("innodb_page_size", &s.page_size_bytes);
-        set("innodb_buffer_pool_size", &s.buffer_pool_bytes);
-        set("innodb_fill_factor", &s.fill_factor_pct);
-        set("innodb_flush_log_at_trx_commit", &s.flush_log_at_trx_commit);
-        if self.binaries.flavour == Flavour::Mariadb {
-            set("innodb_log_file_size", &s.log_file_bytes);
-        } else {
-            set("innodb_redo_log_capacity", &s.log_file_bytes);
-            set("skip-log-bin", &"ON");
-        }
-        set("innodb_monitor_enable", &"module_index");
-        set("local_infile", &1);
-        set("performance_schema", &if s.performance_schema { "ON" } else { "OFF" });
-        set("innodb_stats_persistent", &if s.stats_persistent { "ON" } else { "OFF" });
-        if let Some(cb) = &s.change_buffering {
-            set("innodb_change_buffering", cb);
-        }
-        set("max_allowed_packet", &(256u64 << 20));
-        set("innodb_buffer_pool_load_at_startup", &"OFF");
-        set("innodb_buffer_pool_dump_at_shutdown", &"OFF");
-        for (k, v) in &s.extra {
-            set(k, v);
-        }
+            as_root: nix::unistd::geteuid().is_root(),
+        };
+        let cnf = config_text(
+            self.binaries.flavour,
+            self.binaries.server_version(),
+            &self.settings,
+            &layout,
+        );
         std::fs::write(self.config_path(), cnf)
             .map_err(|e| ServerError::Start(format!("cannot write the server config: {e}")))
     }
@@ -550,5 +682,127 @@ impl PrivateServer {
 impl Drop for PrivateServer {
     fn drop(&mut self) {
         let _ = self.stop_inner();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MYSQL_80_36: &str =
+        "mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)";
+    const MYSQL_80_28: &str =
+        "mysqld  Ver 8.0.28 for Linux on x86_64 (MySQL Community Server - GPL)";
+    const MYSQL_84: &str = "mysqld  Ver 8.4.3 for Linux on x86_64 (MySQL Community Server - GPL)";
+    const MARIADB_1011: &str = "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu \
+                                on x86_64 (Debian 12)";
+    const MARIADB_114: &str = "mariadbd Ver 11.4.2-MariaDB for Linux on x86_64 (MariaDB Server)";
+
+    #[test]
+    fn versions_parse_from_real_version_lines() {
+        let v = |t| ServerVersion::parse(t);
+        assert_eq!(v(MYSQL_80_36), Some(ServerVersion::new(8, 0, 36)));
+        assert_eq!(v(MYSQL_80_28), Some(ServerVersion::new(8, 0, 28)));
+        assert_eq!(v(MYSQL_84), Some(ServerVersion::new(8, 4, 3)));
+        assert_eq!(v(MARIADB_1011), Some(ServerVersion::new(10, 11, 19)));
+        assert_eq!(v(MARIADB_114), Some(ServerVersion::new(11, 4, 2)));
+        // SELECT VERSION() values, and text without a version.
+        assert_eq!(v("10.11.19-MariaDB-0+deb12u1"), Some(ServerVersion::new(10, 11, 19)));
+        assert_eq!(v("8.4"), Some(ServerVersion::new(8, 4, 0)));
+        assert_eq!(v("mysqld Ver unknown"), None);
+        assert_eq!(v(""), None);
+        assert!(ServerVersion::new(8, 0, 30) > ServerVersion::new(8, 0, 28));
+        assert!(ServerVersion::new(10, 11, 19) < ServerVersion::new(11, 0, 0));
+        assert_eq!(ServerVersion::new(8, 0, 36).to_string(), "8.0.36");
+    }
+
+    fn config_for(flavour: Flavour, line: &str) -> String {
+        let layout = Layout {
+            dir: PathBuf::from("/tmp/kl"),
+            datadir: PathBuf::from("/tmp/kl/data"),
+            socket: PathBuf::from("/tmp/kl/mysqld.sock"),
+            error_log: PathBuf::from("/tmp/kl/error.log"),
+            port: 40000,
+            as_root: false,
+        };
+        let settings =
+            ServerSettings { change_buffering: Some("none".into()), ..ServerSettings::default() };
+        config_text(flavour, ServerVersion::parse(line), &settings, &layout)
+    }
+
+    fn has_option(cnf: &str, name: &str) -> bool {
+        cnf.lines().any(|l| l.split('=').next() == Some(name))
+    }
+
+    #[test]
+    fn mariadb_10_11_config() {
+        let cnf = config_for(Flavour::Mariadb, MARIADB_1011);
+        assert!(cnf.starts_with("[mysqld]\n"), "{cnf}");
+        assert!(cnf.contains("\nport=40000\n") && cnf.contains("\nbind-address=127.0.0.1\n"));
+        assert!(cnf.contains("\ninnodb_log_file_size=268435456\n"), "{cnf}");
+        assert!(cnf.contains("\ninnodb_change_buffering=none\n"), "{cnf}");
+        for absent in ["innodb_redo_log_capacity", "mysqlx", "skip-log-bin", "user"] {
+            assert!(!has_option(&cnf, absent), "{absent} in\n{cnf}");
+        }
+    }
+
+    #[test]
+    fn mariadb_11_4_config_has_no_change_buffering() {
+        let cnf = config_for(Flavour::Mariadb, MARIADB_114);
+        assert!(cnf.contains("\ninnodb_log_file_size=268435456\n"), "{cnf}");
+        assert!(!has_option(&cnf, "innodb_change_buffering"), "{cnf}");
+        assert!(!has_option(&cnf, "mysqlx"), "{cnf}");
+    }
+
+    #[test]
+    fn mysql_8_0_28_config_uses_log_file_size() {
+        let cnf = config_for(Flavour::Mysql, MYSQL_80_28);
+        assert!(cnf.contains("\ninnodb_log_file_size=268435456\n"), "{cnf}");
+        assert!(!has_option(&cnf, "innodb_redo_log_capacity"), "{cnf}");
+        assert!(cnf.contains("\nmysqlx=OFF\n") && cnf.contains("\nskip-log-bin=ON\n"), "{cnf}");
+        assert!(cnf.contains("\ninnodb_change_buffering=none\n"), "{cnf}");
+    }
+
+    #[test]
+    fn mysql_8_0_36_and_8_4_configs_use_redo_log_capacity() {
+        for line in [MYSQL_80_36, MYSQL_84] {
+            let cnf = config_for(Flavour::Mysql, line);
+            assert!(cnf.contains("\ninnodb_redo_log_capacity=268435456\n"), "{cnf}");
+            assert!(!has_option(&cnf, "innodb_log_file_size"), "{cnf}");
+            assert!(cnf.contains("\nmysqlx=OFF\n"), "{cnf}");
+            // MySQL 8.4 still has innodb_change_buffering (default none).
+            assert!(cnf.contains("\ninnodb_change_buffering=none\n"), "{cnf}");
+        }
+    }
+
+    #[test]
+    fn change_buffering_exists_where_the_server_has_it() {
+        let v = ServerVersion::parse;
+        assert!(has_change_buffering(Flavour::Mariadb, v(MARIADB_1011)));
+        assert!(!has_change_buffering(Flavour::Mariadb, v(MARIADB_114)));
+        assert!(!has_change_buffering(Flavour::Mariadb, v("11.0.0-MariaDB")));
+        assert!(has_change_buffering(Flavour::Mysql, v(MYSQL_84)));
+        assert!(has_change_buffering(Flavour::Mysql, v(MYSQL_80_28)));
+    }
+
+    #[test]
+    fn no_server_in_the_searched_dirs_says_how_to_get_one() {
+        let empty = tempfile::tempdir().expect("temp dir");
+        let err = ServerBinaries::find_in(&[empty.path().to_path_buf()]).unwrap_err();
+        assert!(matches!(err, ServerError::NotInstalled(_)), "{err:?}");
+        let msg = err.to_string();
+        assert!(msg.contains("apt-get install mariadb-server"), "{msg}");
+        assert!(msg.contains("--url"), "{msg}");
+        assert!(msg.contains(&empty.path().display().to_string()), "{msg}");
+    }
+
+    #[test]
+    fn ci_values() {
+        for yes in ["true", "TRUE", "True", "1", "yes", "github"] {
+            assert!(is_ci(Some(yes)), "{yes}");
+        }
+        for no in [None, Some(""), Some(" "), Some("false"), Some("FALSE"), Some("0")] {
+            assert!(!is_ci(no), "{no:?}");
+        }
     }
 }

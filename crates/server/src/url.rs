@@ -1,7 +1,8 @@
 //! `--url` parsing: `mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]` (also `mariadb://`).
 //!
 //! The password is kept only to connect: `Display` and `Debug` show it as `***`, and no
-//! parse error repeats it. This module does not connect; see the engine.
+//! parse error repeats it. It may come from `KEYLAB_PASSWORD` instead of the URL, which
+//! keeps it out of `ps`. This module does not connect; see the engine.
 
 use crate::error::ServerError;
 use std::fmt;
@@ -9,6 +10,10 @@ use std::time::Duration;
 
 /// The default database keylab works in on a user's server.
 pub const DEFAULT_DATABASE: &str = "keylab";
+
+/// The environment variable a password is taken from when the `--url` names a user but no
+/// password: a password in the URL is visible to every user in `ps`.
+pub const PASSWORD_ENV: &str = "KEYLAB_PASSWORD";
 
 /// A parsed server address. `Display` never shows the password.
 #[derive(Clone, PartialEq, Eq)]
@@ -101,6 +106,20 @@ impl ServerUrl {
             }
         }
         Ok(ServerUrl { user, password, host, port, database })
+    }
+
+    /// Parses a `--url`; when it names no password, `env_password` (the value of
+    /// [`PASSWORD_ENV`], passed in so callers decide where it comes from) is used if it is
+    /// set and not empty. A password in the URL wins.
+    pub fn parse_with_env_password(
+        url: &str,
+        env_password: Option<&str>,
+    ) -> Result<ServerUrl, ServerError> {
+        let mut parsed = ServerUrl::parse(url)?;
+        if parsed.password.is_none() {
+            parsed.password = env_password.filter(|p| !p.is_empty()).map(str::to_string);
+        }
+        Ok(parsed)
     }
 
     /// The database keylab works in: the URL's, or `keylab`.
@@ -207,6 +226,23 @@ mod tests {
         // An unescaped `@` in the password: the last `@` ends the user info.
         let at = ServerUrl::parse("mysql://u:p@ss@h").unwrap();
         assert_eq!(at.password.as_deref(), Some("p@ss"));
+    }
+
+    #[test]
+    fn password_from_the_environment_only_when_the_url_has_none() {
+        let p = ServerUrl::parse_with_env_password;
+        let u = p("mysql://app@db:3307/bench", Some("from-env")).unwrap();
+        assert_eq!(u.password.as_deref(), Some("from-env"));
+        assert_eq!(u.to_string(), "mysql://app:***@db:3307/bench");
+        assert!(!format!("{u:?}").contains("from-env"));
+        assert_eq!(p("mysql://app@db", None).unwrap().password, None);
+        assert_eq!(p("mysql://app@db", Some("")).unwrap().password, None);
+        let in_url = p("mysql://app:in-url@db", Some("from-env")).unwrap();
+        assert_eq!(in_url.password.as_deref(), Some("in-url"));
+        // An explicitly empty password in the URL is the URL's choice.
+        assert_eq!(p("mysql://app:@db", Some("from-env")).unwrap().password.as_deref(), Some(""));
+        let e = p("mysql://app@db:0", Some("from-env")).unwrap_err().to_string();
+        assert!(!e.contains("from-env"), "{e}");
     }
 
     #[test]
