@@ -92,7 +92,8 @@ pub use churn::{ChurnRound, LiveKeys};
 pub use error::ScenarioError;
 pub use execute::execute;
 pub use plan::{
-    scale_count, GeneratorSettings, PhasePlan, RunPlan, Scenario, MIN_BUFFER_POOL_BYTES,
+    min_buffer_pool_bytes, scale_count, GeneratorSettings, PhasePlan, RunPlan, Scenario,
+    MIN_BUFFER_POOL_BYTES,
 };
 pub use rows::TableRows;
 pub use table::{BuiltTable, ColumnGen};

@@ -210,8 +210,15 @@ fn scaled_buffer_pool_has_a_floor() {
     let src = format!("{MINIMAL}[engine]\nbuffer_pool = \"1G\"\nscale_buffer_pool = true\n");
     let s = Scenario::parse(&src, "s.toml").unwrap();
     assert_eq!(s.plan(0.5).unwrap()[0].settings.buffer_pool_bytes, Some(512 << 20));
-    assert_eq!(s.plan(0.001).unwrap()[0].settings.buffer_pool_bytes, Some(5 << 20));
+    // The floor is the server's minimum for the page size: 6 MiB at the default 16k.
+    assert_eq!(s.plan(0.001).unwrap()[0].settings.buffer_pool_bytes, Some(6 << 20));
     assert_eq!(s.plan(0.5).unwrap()[0].requested, vec!["innodb_buffer_pool_size"]);
+    for (page_size, floor_mib) in [("4k", 5), ("8k", 5), ("32k", 11), ("64k", 21)] {
+        let src = src.replace("[engine]\n", &format!("[engine]\npage_size = \"{page_size}\"\n"));
+        let s = Scenario::parse(&src, "s.toml").unwrap();
+        let bytes = s.plan(0.001).unwrap()[0].settings.buffer_pool_bytes;
+        assert_eq!(bytes, Some(floor_mib << 20), "{page_size}");
+    }
 }
 
 #[test]

@@ -137,9 +137,7 @@ fn check_database(db: &str) -> Result<(), ServerError> {
     if valid_identifier(db) {
         return Ok(());
     }
-    Err(ServerError::BadUrl(format!(
-        "database `{db}`: use letters, digits, `_` or `$` (at most 64)"
-    )))
+    Err(ServerError::BadUrl(format!("database `{db}`: use letters, digits or `_` (at most 64)")))
 }
 
 fn sql_err(what: &str, e: mysql::Error) -> ServerError {

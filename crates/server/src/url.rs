@@ -53,11 +53,13 @@ fn percent_decode(s: &str, what: &str) -> Result<String, ServerError> {
         .map_err(|_| ServerError::BadUrl(format!("the {what} of the --url is not UTF-8")))
 }
 
-/// True for names keylab accepts as a database: letters, digits, `_`, `$`, at most 64.
+/// True for names keylab accepts as a database, table or column: letters, digits, `_`, at most
+/// 64. (Other characters, `$` too, are encoded in the server's file names, e.g. `@0024`, which
+/// the tablespace reader would then not find.)
 pub fn valid_identifier(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 const SHAPE: &str = "expected mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://)";
@@ -101,7 +103,7 @@ impl ServerUrl {
         if let Some(db) = &database {
             if !valid_identifier(db) {
                 return Err(ServerError::BadUrl(format!(
-                    "database `{db}` in --url: use letters, digits, `_` or `$` (at most 64)"
+                    "database `{db}` in --url: use letters, digits or `_` (at most 64)"
                 )));
             }
         }

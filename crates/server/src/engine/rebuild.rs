@@ -175,7 +175,7 @@ impl MariaDbEngine {
         let name = self.owned_name(table)?;
         if !valid_identifier(&spec.column) {
             return Err(ServerError::Refused(format!(
-                "column name `{}`: use letters, digits, `_` or `$` (at most 64)",
+                "column name `{}`: use letters, digits or `_` (at most 64)",
                 spec.column
             )));
         }
