@@ -112,7 +112,7 @@ fn main() {
     drop((all, tsv));
     let default_plans = "multi:1000,multi:5000,multi:20000,multi:50000,prepared:1000,\
                          prepared:5000,prepared:20000,prepared:30000,load-data:100000,\
-                         load-data:0,multi:5000:2,client";
+                         load-data:0,multi:5000:2,client-multi:50000,client";
     let plan_list = args.get(3).map(String::as_str).unwrap_or(default_plans);
     let mut plans = Vec::new();
     let mut client_load = false;
