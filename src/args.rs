@@ -150,7 +150,7 @@ fn parse_database(s: &str) -> Result<String, String> {
     if keylab_server::url::valid_identifier(s) {
         Ok(s.to_string())
     } else {
-        Err("use letters, digits or `_` (at most 64 characters)".into())
+        Err(keylab_server::url::IDENTIFIER_RULE.into())
     }
 }
 

@@ -30,7 +30,7 @@ pub use crate::owner::OWNER_TABLE;
 use crate::owner::{claim_database, list_tables};
 use crate::private::{Flavour, PrivateServer, ServerSettings};
 use crate::sql::{self, quote_ident};
-use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE};
+use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE, IDENTIFIER_RULE};
 use keylab_core::{
     DdlOutcome, DdlSpec, Engine, EngineError, EngineInfo, EngineKind, LoadOutcome, LoadPlan,
     Measurement, Op, QueryOutcome, QuerySpec, Row,
@@ -137,7 +137,7 @@ fn check_database(db: &str) -> Result<(), ServerError> {
     if valid_identifier(db) {
         return Ok(());
     }
-    Err(ServerError::BadUrl(format!("database `{db}`: use letters, digits or `_` (at most 64)")))
+    Err(ServerError::BadUrl(format!("database `{db}`: {IDENTIFIER_RULE}")))
 }
 
 fn sql_err(what: &str, e: mysql::Error) -> ServerError {

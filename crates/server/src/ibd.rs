@@ -133,9 +133,9 @@ pub fn page_size_from_flags(flags: u32) -> Result<u32, IbdError> {
 }
 
 /// Pages per extent (`FSP_EXTENT_SIZE`): 1 MiB extents up to 16 KiB pages, 64 pages above.
-fn extent_pages(page_size: u32) -> u64 {
+pub(crate) fn extent_pages(page_size: u32) -> u64 {
     if page_size <= 16384 {
-        (1 << 20) / u64::from(page_size)
+        (1 << 20) / u64::from(page_size.max(1))
     } else {
         64
     }

@@ -53,6 +53,9 @@ fn percent_decode(s: &str, what: &str) -> Result<String, ServerError> {
         .map_err(|_| ServerError::BadUrl(format!("the {what} of the --url is not UTF-8")))
 }
 
+/// What [`valid_identifier`] accepts, for error messages.
+pub const IDENTIFIER_RULE: &str = "use letters, digits or `_` (at most 64)";
+
 /// True for names keylab accepts as a database, table or column: letters, digits, `_`, at most
 /// 64. (Other characters, `$` too, are encoded in the server's file names, e.g. `@0024`, which
 /// the tablespace reader would then not find.)
@@ -103,7 +106,7 @@ impl ServerUrl {
         if let Some(db) = &database {
             if !valid_identifier(db) {
                 return Err(ServerError::BadUrl(format!(
-                    "database `{db}` in --url: use letters, digits or `_` (at most 64)"
+                    "database `{db}` in --url: {IDENTIFIER_RULE}"
                 )));
             }
         }

@@ -157,7 +157,7 @@ impl MariaDbEngine {
             ));
             return;
         };
-        let extent = extent_pages(self.page_size);
+        let extent = ibd::extent_pages(self.page_size);
         for r in indexes.iter_mut() {
             let b = buffered.get(&r.name);
             // Off-page columns live in BLOB pages of the clustered index, which leaf_pages
@@ -188,15 +188,6 @@ pub(crate) fn trusted_leaf_pages(size_pages: Option<u64>, stat: Option<u64>) -> 
         (_, Some(n)) if n > 1 => Some(n),
         (Some(1), _) => Some(1),
         _ => None,
-    }
-}
-
-/// Pages per extent: 1 MiB of pages up to 16 KiB pages, 64 pages above.
-fn extent_pages(page_size: u32) -> u64 {
-    if page_size <= 16384 {
-        (1 << 20) / u64::from(page_size.max(1))
-    } else {
-        64
     }
 }
 
@@ -275,9 +266,9 @@ mod tests {
 
     #[test]
     fn pages_in_use_are_bounded_only_by_what_is_known() {
-        assert_eq!(extent_pages(16384), 64);
-        assert_eq!(extent_pages(4096), 256);
-        assert_eq!(extent_pages(65536), 64);
+        assert_eq!(ibd::extent_pages(16384), 64);
+        assert_eq!(ibd::extent_pages(4096), 256);
+        assert_eq!(ibd::extent_pages(65536), 64);
         assert_eq!(pages_in_use_at_least(Some(200), Some(150), 64), Some(151));
         assert_eq!(pages_in_use_at_least(Some(1), Some(1), 64), Some(1));
         assert_eq!(pages_in_use_at_least(Some(30), None, 64), Some(30));

@@ -9,9 +9,9 @@
 use super::{sql_err, MariaDbEngine};
 use crate::error::ServerError;
 use crate::metrics;
-use crate::private::Flavour;
+use crate::private::{Flavour, ServerVersion};
 use crate::sql::quote_ident;
-use crate::url::valid_identifier;
+use crate::url::{valid_identifier, IDENTIFIER_RULE};
 use keylab_core::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec};
 use keylab_schema::Table;
 use mysql::prelude::Queryable;
@@ -20,36 +20,31 @@ use std::time::Instant;
 /// `ER_ALTER_OPERATION_NOT_SUPPORTED` and `..._REASON`: the server refuses the algorithm.
 const ALGORITHM_REFUSED: [u16; 2] = [1845, 1846];
 
-/// `major.minor.patch` at the start of a version string.
-fn version_triple(version: &str) -> (u32, u32, u32) {
-    let mut parts =
-        version.split(|c: char| !c.is_ascii_digit()).take(3).map(|p| p.parse::<u32>().unwrap_or(0));
-    (parts.next().unwrap_or(0), parts.next().unwrap_or(0), parts.next().unwrap_or(0))
-}
-
 /// What this server version allows for instant ADD/DROP COLUMN, for
 /// [`EngineInfo::settings`](keylab_core::EngineInfo) (`instant_ddl`).
 pub(super) fn instant_ddl_rules(flavour: Flavour, version: &str) -> String {
-    let v = version_triple(version);
+    // An unreadable version gets the oldest rules.
+    let v = ServerVersion::parse(version).unwrap_or(ServerVersion::new(0, 0, 0));
+    let at_least = |major, minor, patch| v >= ServerVersion::new(major, minor, patch);
     match flavour {
-        Flavour::Mariadb if v >= (10, 4, 0) => {
+        Flavour::Mariadb if at_least(10, 4, 0) => {
             "MariaDB 10.4+: ADD COLUMN at any position and DROP COLUMN can be INSTANT; \
              ALGORITHM=X lets the server use any algorithm at least as good as X, so INPLACE \
              may run instantly (see each statement's message); dropping an indexed column is \
              refused INSTANT (its index must go); there is no row-version count \
              (INNODB_TABLES.TOTAL_ROW_VERSIONS is MySQL's)"
         }
-        Flavour::Mariadb if v >= (10, 3, 0) => {
+        Flavour::Mariadb if at_least(10, 3, 0) => {
             "MariaDB 10.3: only ADD COLUMN as the last column can be INSTANT; no instant DROP \
              COLUMN; no row-version count"
         }
         Flavour::Mariadb => "MariaDB before 10.3: no instant ADD/DROP COLUMN",
-        Flavour::Mysql if v >= (8, 0, 29) => {
+        Flavour::Mysql if at_least(8, 0, 29) => {
             "MySQL 8.0.29+: ADD COLUMN at any position and DROP COLUMN can be INSTANT; a table \
              takes at most 64 row versions (INNODB_TABLES.TOTAL_ROW_VERSIONS), then it must be \
              rebuilt (OPTIMIZE TABLE resets the count)"
         }
-        Flavour::Mysql if v >= (8, 0, 12) => {
+        Flavour::Mysql if at_least(8, 0, 12) => {
             "MySQL 8.0.12 to 8.0.28: only ADD COLUMN as the last column can be INSTANT; no \
              instant DROP COLUMN"
         }
@@ -175,7 +170,7 @@ impl MariaDbEngine {
         let name = self.owned_name(table)?;
         if !valid_identifier(&spec.column) {
             return Err(ServerError::Refused(format!(
-                "column name `{}`: use letters, digits or `_` (at most 64)",
+                "column name `{}`: {IDENTIFIER_RULE}",
                 spec.column
             )));
         }
@@ -263,8 +258,12 @@ mod tests {
 
     #[test]
     fn rules_follow_the_version() {
-        assert_eq!(version_triple("10.11.19-MariaDB-0+deb12u1 (Debian 12)"), (10, 11, 19));
-        assert_eq!(version_triple("8.0.36 (MySQL Community Server - GPL)"), (8, 0, 36));
+        let v = ServerVersion::parse;
+        assert_eq!(
+            v("10.11.19-MariaDB-0+deb12u1 (Debian 12)"),
+            Some(ServerVersion::new(10, 11, 19))
+        );
+        assert_eq!(v("8.0.36 (MySQL Community Server - GPL)"), Some(ServerVersion::new(8, 0, 36)));
         assert!(instant_ddl_rules(Flavour::Mariadb, "10.11.6-MariaDB").contains("10.4+"));
         assert!(instant_ddl_rules(Flavour::Mariadb, "10.3.39-MariaDB").contains("last column"));
         assert!(instant_ddl_rules(Flavour::Mysql, "8.0.36").contains("64 row versions"));
