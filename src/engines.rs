@@ -125,6 +125,13 @@ fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn
         None => MariaDbEngine::private_in(&server_settings, args.database.as_deref())
             .map_err(usage_if_refused)?,
     };
+    for table in engine.dropped_leftovers() {
+        eprintln!(
+            "keylab: dropped `{}`.`{table}` on {}, left half-done by an interrupted keylab run",
+            engine.database(),
+            engine.target_name()
+        );
+    }
     let found = engine.info().kind;
     if found != args.engine.token() {
         let how = if args.url.is_some() { "the server at --url" } else { "the installed server" };

@@ -28,9 +28,14 @@ impl std::error::Error for UsageError {}
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
-    // Ctrl-C must stop any private server this run starts and remove its files.
+    // Ctrl-C and the other signals that end a program must stop any private server this
+    // run starts and remove its files.
     if let Err(err) = keylab_server::install_signal_cleanup() {
-        eprintln!("keylab: warning: cannot install the Ctrl-C handler: {err}");
+        eprintln!("keylab: warning: {err}");
+    }
+    // What no handler saw (a keylab killed with SIGKILL) is removed here, at the next start.
+    for swept in keylab_server::private::sweep_orphans(&std::env::temp_dir()) {
+        eprintln!("keylab: {swept}");
     }
     match cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -39,9 +44,9 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             if keylab_server::private::interrupted() {
-                // The load failed because Ctrl-C stopped its server; the handler is removing
-                // the server's files and exits with 130 when done.
-                eprintln!("keylab: interrupted; stopping the private server");
+                // The work failed because a signal stopped its server; the handler is
+                // removing the server's files and exits with 128 + the signal when done.
+                eprintln!("keylab: interrupted; cleaning up");
                 loop {
                     std::thread::park();
                 }

@@ -27,7 +27,7 @@ use crate::error::ServerError;
 use crate::load::{self, LoadStats};
 use crate::metrics::{self, CounterSnapshot};
 pub use crate::owner::OWNER_TABLE;
-use crate::owner::{claim_database, list_tables};
+use crate::owner::{self, claim_database, list_tables};
 use crate::private::{Flavour, PrivateServer, ServerSettings};
 use crate::sql::{self, quote_ident};
 use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE, IDENTIFIER_RULE};
@@ -93,6 +93,8 @@ pub struct MariaDbEngine {
     settings: BTreeMap<String, Json>,
     notes: Vec<String>,
     owned_tables: BTreeSet<String>,
+    /// Tables an interrupted earlier run left, dropped when this engine claimed the database.
+    dropped_leftovers: Vec<String>,
     /// Per table: the server's counters when keylab created it.
     baselines: BTreeMap<String, Baseline>,
     /// Per table: writes to its `.ibd` since creation, and reads, at the last measurement
@@ -233,7 +235,7 @@ impl MariaDbEngine {
             },
         );
         let where_ = target.to_string();
-        let owned_tables = claim_database(&mut probe, db, &where_)?;
+        let claim = claim_database(&mut probe, db, &where_)?;
         drop(probe);
         let conn = Conn::new(work_opts(&target, db, flavour))
             .map_err(|e| ServerError::Connect(format!("cannot connect to {where_}: {e}")))?;
@@ -246,7 +248,8 @@ impl MariaDbEngine {
             page_size: 16384,
             settings: BTreeMap::new(),
             notes: Vec::new(),
-            owned_tables,
+            owned_tables: claim.owned,
+            dropped_leftovers: claim.dropped_leftovers,
             baselines: BTreeMap::new(),
             file_writes: BTreeMap::new(),
             contents: BTreeMap::new(),
@@ -276,6 +279,17 @@ impl MariaDbEngine {
     /// The database keylab works in.
     pub fn database(&self) -> &str {
         &self.database
+    }
+
+    /// Tables an interrupted earlier run had left half-done in keylab's database, which this
+    /// engine dropped when it started (for a line saying so).
+    pub fn dropped_leftovers(&self) -> &[String] {
+        &self.dropped_leftovers
+    }
+
+    /// Where the engine works, for messages (a `--url` with its password masked).
+    pub fn target_name(&self) -> String {
+        self.target.to_string()
     }
 
     /// The private instance, when keylab started one.
@@ -401,6 +415,11 @@ impl MariaDbEngine {
                 self.database
             )));
         }
+        if let Target::Url(_) = self.target {
+            // Held by this connection while the table is keylab's work in progress: a later
+            // run that finds the lock free knows the table was left by a run that died.
+            owner::lock_table(&mut self.conn, &self.database, &name)?;
+        }
         // Register before creating: a crash in between leaves only a name on the list.
         self.conn
             .exec_drop(
@@ -415,6 +434,14 @@ impl MariaDbEngine {
         self.conn
             .query_drop(table.create_sql(self.dialect()))
             .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
+        if let Target::Url(_) = self.target {
+            // A signal from here on drops it (see `owner::drop_interrupted_tables`).
+            let opts = base_opts(&self.target, CONNECT_TIMEOUT).into();
+            let where_ = self.target.to_string();
+            owner::track_table(opts, &where_, &self.database, &name);
+            let ids = vec![self.conn.connection_id()];
+            owner::set_table_connections(&where_, &self.database, &name, ids);
+        }
         let baseline = Baseline {
             counters: metrics::read_counters(&mut self.conn),
             file_io: metrics::table_file_io(&mut self.conn, &self.database, &name),
@@ -455,6 +482,10 @@ impl MariaDbEngine {
                 (&name,),
             )
             .map_err(|e| sql_err("unregistering the table failed", e))?;
+        if let Target::Url(_) = self.target {
+            owner::forget_table(&self.target.to_string(), &self.database, &name);
+            owner::unlock_table(&mut self.conn, &self.database, &name);
+        }
         self.owned_tables.remove(&name);
         // Its file writes stay for the report; what the next table of this name needs is
         // set again by create_table.
@@ -483,6 +514,13 @@ impl MariaDbEngine {
         }
         let writers = plan.writers.max(1) as usize;
         let conns = (0..writers).map(|_| self.new_connection()).collect::<Result<Vec<_>, _>>()?;
+        let where_ = self.target.to_string();
+        let main_conn = self.conn.connection_id();
+        if let Target::Url(_) = self.target {
+            let mut ids: Vec<u32> = conns.iter().map(Conn::connection_id).collect();
+            ids.push(main_conn);
+            owner::set_table_connections(&where_, &self.database, &name, ids);
+        }
         // A table loaded in several calls (load samples), or after churn, already holds rows.
         let held = match self.contents.get(&name) {
             Some(&c) => c,
@@ -490,7 +528,11 @@ impl MariaDbEngine {
         };
         // Unknown until checked, also when the load fails half-way.
         self.contents.remove(&name);
-        let stats: LoadStats = load::run_load(table, plan, conns, rows, on_rows)?;
+        let stats = load::run_load(table, plan, conns, rows, on_rows);
+        if let Target::Url(_) = self.target {
+            owner::set_table_connections(&where_, &self.database, &name, vec![main_conn]);
+        }
+        let stats: LoadStats = stats?;
         let (sent, sent_xor) = stats.client_checksum;
         let server_checksum = self.verify(table, held, (held.0 + sent, held.1 ^ sent_xor))?;
         self.contents.insert(name, server_checksum);

@@ -7,7 +7,9 @@
 //! - [`metrics`]: counters, index statistics, table sizes and buffer-pool page figures.
 //! - [`owner`]: keylab's claim on its database of a user's server.
 //! - [`private`]: throwaway private instances started from the installed binaries, stopped
-//!   and removed on drop, on error, on panic and (with [`install_signal_cleanup`]) on Ctrl-C.
+//!   and removed on drop, on error, on panic, (with [`install_signal_cleanup`]) on Ctrl-C
+//!   and other signals, and (with [`private::sweep_orphans`]) at the next start after a kill.
+//! - [`signals`]: the handler for the signals that would end keylab.
 //! - [`url`]: `--url` parsing that never shows a password.
 //! - [`sql`]: INSERT / LOAD DATA text for rows.
 //! - [`ibd`]: a reader of `.ibd` tablespace files (the start of `keylab inspect`).
@@ -22,6 +24,7 @@ pub mod load;
 pub mod metrics;
 pub mod owner;
 pub mod private;
+pub mod signals;
 pub mod sql;
 pub mod url;
 

@@ -4,40 +4,49 @@
 //! directory (data directory, unix socket, error log, config file), listens on a free
 //! loopback port, and is configured with the start-only settings of a [`ServerSettings`].
 //! It is stopped and its directory removed on drop, which also covers errors and panics
-//! (drop runs during unwinding); [`install_signal_cleanup`] covers Ctrl-C and SIGTERM.
+//! (drop runs during unwinding); [`install_signal_cleanup`] covers Ctrl-C, SIGTERM and the
+//! other signals that terminate by default. What no handler sees (SIGKILL) is covered twice:
+//! the server processes get a parent-death signal, and each instance directory names its
+//! owner so that [`sweep_orphans`] at the next keylab start removes it.
 //! It never touches the system service's data directory, socket or port.
 //!
 //! This module does not run workloads or read metrics; see the engine for that.
 
 mod binaries;
 mod config;
+mod process;
+mod sweep;
 
+pub use crate::signals::{install_signal_cleanup, interrupted};
 pub use binaries::{has_change_buffering, Flavour, ServerBinaries, ServerVersion};
 pub use config::ServerSettings;
 use config::{config_text, Layout};
+pub use sweep::{sweep_orphans, Owner, Swept, DIR_PREFIX, OWNER_FILE};
 
 use crate::error::ServerError;
 use crate::url::ServerUrl;
-use nix::sys::signal::{kill, Signal};
+use nix::sys::signal::{kill, killpg, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// One live private instance, as the signal handler needs to know it.
 struct LiveEntry {
+    /// The running server.
     pid: Option<i32>,
+    /// The initialiser's process group, while it runs.
+    init_group: Option<i32>,
     dir: PathBuf,
 }
 
 static LIVE: Mutex<BTreeMap<u64, LiveEntry>> = Mutex::new(BTreeMap::new());
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-static HANDLER_SET: AtomicBool = AtomicBool::new(false);
 
 fn live() -> std::sync::MutexGuard<'static, BTreeMap<u64, LiveEntry>> {
     // A panic while holding the lock must not stop later cleanup.
@@ -71,40 +80,23 @@ pub fn installed_or_skip(test: &str) -> bool {
     }
 }
 
-/// Installs a Ctrl-C / SIGTERM handler that stops every live private server, removes its
-/// directory and exits with code 130. Call once at program start; later calls do nothing.
-pub fn install_signal_cleanup() -> Result<(), ServerError> {
-    if HANDLER_SET.swap(true, Ordering::SeqCst) {
-        return Ok(());
-    }
-    ctrlc::set_handler(|| {
-        INTERRUPTED.store(true, Ordering::SeqCst);
-        cleanup_all_live();
-        std::process::exit(130);
-    })
-    .map_err(|e| ServerError::Io(format!("cannot install the Ctrl-C handler: {e}")))
-}
-
-/// Stops every registered private server and removes its directory (what the signal handler
-/// does before exiting).
+/// Stops every registered private server and its initialiser, and removes its directory
+/// (what the signal handler does before exiting).
 pub fn cleanup_all_live() {
     let entries: Vec<LiveEntry> = std::mem::take(&mut *live()).into_values().collect();
     for e in entries {
         if let Some(pid) = e.pid {
             stop_pid(pid, Duration::from_secs(10));
         }
+        if let Some(group) = e.init_group {
+            // The initialiser is a script with a bootstrap server below it: the whole group.
+            let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+        }
+        // Anything else still running from the directory, then wait until none runs, so
+        // that no process writes into the directory while it is removed.
+        process::kill_all_naming(&e.dir, Signal::SIGKILL, Duration::from_secs(10));
         let _ = std::fs::remove_dir_all(&e.dir);
     }
-}
-
-/// Set by the Ctrl-C handler before it stops the servers: work that fails from then on failed
-/// because of the interruption (its server went away), not on its own.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// True once Ctrl-C or SIGTERM arrived; the handler is then stopping the servers and will
-/// exit with code 130, so the caller should wait for it rather than report its own error.
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
 }
 
 /// Number of private servers currently alive in this process (for tests and diagnostics).
@@ -173,11 +165,17 @@ impl PrivateServer {
         settings.check()?;
         let binaries = ServerBinaries::find()?;
         let dir = tempfile::Builder::new()
-            .prefix("keylab-server-")
+            .prefix(DIR_PREFIX)
             .tempdir()
             .map_err(|e| ServerError::Start(format!("cannot create a temporary directory: {e}")))?;
+        // Before anything runs in it: a later keylab sweeps it once this process is gone.
+        sweep::write_owner(dir.path())
+            .map_err(|e| ServerError::Start(format!("cannot write the owner file: {e}")))?;
         let registry_id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
-        live().insert(registry_id, LiveEntry { pid: None, dir: dir.path().to_path_buf() });
+        live().insert(
+            registry_id,
+            LiveEntry { pid: None, init_group: None, dir: dir.path().to_path_buf() },
+        );
         let socket = dir.path().join("mysqld.sock");
         let datadir = dir.path().join("data");
         let mut server = PrivateServer {
@@ -294,31 +292,40 @@ impl PrivateServer {
         }
     }
 
+    fn set_live_init_group(&self, group: Option<u32>) {
+        if let Some(e) = live().get_mut(&self.registry_id) {
+            e.init_group = group.map(|p| p as i32);
+        }
+    }
+
     fn initialise(&mut self) -> Result<(), ServerError> {
         let defaults = format!("--defaults-file={}", self.config_path().display());
         let mut cmd = match self.binaries.flavour {
             Flavour::Mariadb => {
-                let mut c = Command::new(self.binaries.install_db.as_ref().expect("found"));
+                let mut c = process::command_dying_with_keylab(
+                    self.binaries.install_db.as_ref().expect("found"),
+                );
                 c.arg(&defaults)
                     .arg("--auth-root-authentication-method=normal")
                     .arg("--skip-test-db");
                 c
             }
             Flavour::Mysql => {
-                let mut c = Command::new(&self.binaries.server);
+                let mut c = process::command_dying_with_keylab(&self.binaries.server);
                 c.arg(&defaults).arg("--initialize-insecure");
                 c
             }
         };
+        // Its own process group, so that a cancellation stops the script and what it started.
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-        let child = cmd
-            .spawn()
-            .map_err(|e| ServerError::Start(format!("cannot run {:?}: {e}", cmd.get_program())))?;
-        self.set_live_pid(Some(child.id()));
+        let program = format!("{:?}", cmd.get_program());
+        let child = process::spawn(cmd)
+            .map_err(|e| ServerError::Start(format!("cannot run {program}: {e}")))?;
+        self.set_live_init_group(Some(child.id()));
         let out = child
             .wait_with_output()
             .map_err(|e| ServerError::Start(format!("server initialisation failed: {e}")))?;
-        self.set_live_pid(None);
+        self.set_live_init_group(None);
         if !out.status.success() {
             let mut msg = String::from_utf8_lossy(&out.stderr).into_owned();
             msg.push_str(&String::from_utf8_lossy(&out.stdout));
@@ -337,7 +344,7 @@ impl PrivateServer {
         let out = std::fs::File::create(self.dir().join("stdout.log"))
             .map_err(|e| ServerError::Start(format!("cannot create the server log: {e}")))?;
         let err = out.try_clone().map_err(|e| ServerError::Start(e.to_string()))?;
-        let mut cmd = Command::new(&self.binaries.server);
+        let mut cmd = process::command_dying_with_keylab(&self.binaries.server);
         cmd.arg(format!("--defaults-file={}", self.config_path().display()))
             // The data is deleted after shutdown: skip the final flush. Not in my.cnf, where
             // the initialiser would also skip it and leave an unreadable system tablespace.
@@ -348,7 +355,7 @@ impl PrivateServer {
             // Its own process group: a terminal Ctrl-C reaches keylab only, which then stops
             // the server itself and removes its directory.
             .process_group(0);
-        let child = cmd.spawn().map_err(|e| {
+        let child = process::spawn(cmd).map_err(|e| {
             ServerError::Start(format!("cannot start {}: {e}", self.binaries.server.display()))
         })?;
         self.set_live_pid(Some(child.id()));
