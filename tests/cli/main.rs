@@ -2,6 +2,7 @@
 
 mod compare;
 mod keys;
+mod leftovers;
 mod pool;
 mod scenarios;
 mod server;

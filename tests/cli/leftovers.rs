@@ -1,0 +1,270 @@
+//! A keylab stopped by a signal leaves nothing behind: no server process, no instance
+//! directory, no half-loaded table on a user's server. What a handler cannot see (SIGKILL)
+//! is removed by the next keylab start, which says so. Each test gives keylab a TMPDIR of its
+//! own, so that what is left there is what that run left. They need MariaDB's server
+//! binaries: without them they print SKIPPED, except under `CI=true`, where that fails.
+
+use crate::util::Dir;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn server_installed(test: &str) -> bool {
+    keylab_server::private::installed_or_skip(test)
+}
+
+/// A test's directory with an empty `tmp/` for keylab's TMPDIR.
+fn dir_with_tmp() -> (Dir, PathBuf) {
+    let d = Dir::new();
+    let tmp = d.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    (d, tmp)
+}
+
+/// Starts `keylab ARGS` in the background with `tmp` as its TMPDIR.
+fn spawn_keylab(d: &Dir, tmp: &Path, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_keylab"))
+        .args(args)
+        .env("TMPDIR", tmp)
+        .current_dir(d.root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// A slow load that a test interrupts: it never finishes on its own.
+const SLOW_LOAD: [&str; 11] = [
+    "compare",
+    "--engine",
+    "mariadb",
+    "--keys",
+    "uuid4:text",
+    "--rows",
+    "50000000",
+    "--method",
+    "row",
+    "--batch",
+    "1",
+];
+
+/// Running processes whose command line names something under `path`.
+fn processes_under(path: &Path) -> Vec<String> {
+    let needle = path.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
+        .filter(|e| {
+            // A zombie has finished; only its exit status is left for its parent.
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            stat.rsplit(')').next().and_then(|s| s.split_whitespace().next()) != Some("Z")
+        })
+        .map(|e| std::fs::read(e.path().join("cmdline")).unwrap_or_default())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&needle))
+        .collect()
+}
+
+/// Waits until `ready` holds, failing after a minute.
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < Duration::from_secs(60), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// True once a private server under `tmp` answers on its socket.
+fn server_up(tmp: &Path) -> bool {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .any(|e| e.path().join("mysqld.sock").exists())
+}
+
+/// True while the initialiser's bootstrap server runs under `tmp`.
+fn initialising(tmp: &Path) -> bool {
+    processes_under(tmp).iter().any(|c| c.contains("--bootstrap"))
+}
+
+fn signal(child: &Child, sig: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).unwrap();
+}
+
+/// Asserts that nothing of keylab's is left under `tmp`: no file, no process.
+#[track_caller]
+fn nothing_left(tmp: &Path, context: &str) {
+    let left: Vec<_> = std::fs::read_dir(tmp).unwrap().filter_map(|e| e.ok()).collect();
+    assert!(left.is_empty(), "{context}: left in TMPDIR: {left:?}");
+    let procs = processes_under(tmp);
+    assert!(procs.is_empty(), "{context}: still running: {procs:?}");
+}
+
+/// SIGKILL, which no handler sees, in the middle of a load: the server dies with keylab, and
+/// the next keylab start (here `keylab keys`) removes the instance directory within seconds
+/// and says so in one line.
+#[test]
+fn kill_9_mid_load_leaves_nothing_after_the_next_start() {
+    if !server_installed("kill_9_mid_load_leaves_nothing_after_the_next_start") {
+        return;
+    }
+    let (d, tmp) = dir_with_tmp();
+    let child = spawn_keylab(&d, &tmp, &SLOW_LOAD);
+    wait_for("the private server", || server_up(&tmp));
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, nix::sys::signal::Signal::SIGKILL);
+    child.wait_with_output().unwrap();
+    let started = Instant::now();
+    let next = Command::new(env!("CARGO_BIN_EXE_keylab"))
+        .args(["keys", "uuid4", "--count", "1"])
+        .env("TMPDIR", &tmp)
+        .current_dir(d.root())
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(15), "took {:?}", started.elapsed());
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert_eq!(next.status.code(), Some(0), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("left behind")).collect();
+    assert_eq!(lines.len(), 1, "one line per removed instance:\n{stderr}");
+    assert!(lines[0].contains("keylab-server-") && lines[0].contains("MiB"), "{stderr}");
+    nothing_left(&tmp, "after the next start");
+}
+
+/// Every signal whose default would end keylab (SIGINT and SIGTERM and the rarer ones),
+/// sent while the initialiser creates the data directory or in the middle of a load: keylab
+/// stops what it started, removes its directory, and exits with 128 + the signal.
+fn a_signal_leaves_nothing(test: &str, during_startup: bool) {
+    use nix::sys::signal::Signal;
+    if !server_installed(test) {
+        return;
+    }
+    for sig in [Signal::SIGTERM, Signal::SIGQUIT, Signal::SIGUSR1, Signal::SIGALRM] {
+        let (d, tmp) = dir_with_tmp();
+        let child = spawn_keylab(&d, &tmp, &SLOW_LOAD);
+        if during_startup {
+            wait_for("the initialiser", || initialising(&tmp));
+        } else {
+            wait_for("the private server", || server_up(&tmp));
+            std::thread::sleep(Duration::from_millis(1000));
+        }
+        signal(&child, sig);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(128 + sig as i32), "{sig}: {stderr}");
+        nothing_left(
+            &tmp,
+            &format!("{sig} during {}", if during_startup { "start-up" } else { "the load" }),
+        );
+    }
+}
+
+#[test]
+fn signals_during_start_up_leave_nothing() {
+    a_signal_leaves_nothing("signals_during_start_up_leave_nothing", true);
+}
+
+#[test]
+fn signals_during_a_load_leave_nothing() {
+    a_signal_leaves_nothing("signals_during_a_load_leave_nothing", false);
+}
+
+/// A second private server stands in for a user's server, with a password user.
+struct UsersServer {
+    server: keylab_server::PrivateServer,
+    admin: mysql::Conn,
+    url: String,
+}
+
+const PASSWORD: &str = "pw-Int3rrupt-secret";
+
+impl UsersServer {
+    fn start() -> UsersServer {
+        use mysql::prelude::Queryable;
+        let server = keylab_server::PrivateServer::start(&keylab_server::ServerSettings::default())
+            .expect("user's server");
+        let mut admin = mysql::Conn::new(server.socket_opts()).unwrap();
+        admin
+            .query_drop(format!(
+                "CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '{PASSWORD}'; \
+                 GRANT ALL ON *.* TO 'bench'@'127.0.0.1'"
+            ))
+            .unwrap();
+        let url = format!("mysql://bench:{PASSWORD}@127.0.0.1:{}", server.port());
+        UsersServer { server, admin, url }
+    }
+
+    fn tables(&mut self, db: &str) -> Vec<String> {
+        use mysql::prelude::Queryable;
+        self.admin.query(format!("SHOW TABLES FROM {db}")).unwrap()
+    }
+
+    /// Rows in `db`'s tables other than keylab's marker (from the statistics: a lower bound
+    /// good enough to see that a load has begun).
+    fn loading(&mut self, db: &str) -> bool {
+        use mysql::prelude::Queryable;
+        let n: Option<u64> = self
+            .admin
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? \
+                 AND TABLE_NAME <> 'keylab_owner'",
+                (db,),
+            )
+            .unwrap();
+        n.unwrap_or(0) > 0
+    }
+}
+
+fn url_load<'a>(url: &'a str, db: &'a str, keys: &'a str, rows: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["compare", "--engine", "mariadb", "--url", url, "--database", db];
+    args.extend(["--keys", keys, "--rows", rows, "--method", "row", "--batch", "1"]);
+    args
+}
+
+/// Ctrl-C during a `--url` load: the half-loaded table keylab created is dropped (and taken
+/// off `keylab_owner`) before keylab exits 130, with a line saying so and no password.
+#[test]
+fn ctrl_c_during_a_url_load_drops_the_half_loaded_table() {
+    if !server_installed("ctrl_c_during_a_url_load_drops_the_half_loaded_table") {
+        return;
+    }
+    let mut users = UsersServer::start();
+    let (d, tmp) = dir_with_tmp();
+    let child = spawn_keylab(&d, &tmp, &url_load(&users.url, "kl_int", "uuid4:text", "50000000"));
+    wait_for("the load", || users.loading("kl_int"));
+    std::thread::sleep(Duration::from_millis(1000));
+    signal(&child, nix::sys::signal::Signal::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("dropped the half-done table `kl_int`."), "{stderr}");
+    assert!(!stderr.contains(PASSWORD), "{stderr}");
+    assert_eq!(users.tables("kl_int"), vec!["keylab_owner".to_string()]);
+    use mysql::prelude::Queryable;
+    let listed: Vec<String> =
+        users.admin.query("SELECT table_name FROM kl_int.keylab_owner").unwrap();
+    assert!(listed.is_empty(), "{listed:?}");
+    drop(users.server);
+}
+
+/// SIGKILL during a `--url` load leaves the table (no handler runs), but the next run in the
+/// same database, of another variant, drops it and says so.
+#[test]
+fn the_next_url_run_drops_what_a_killed_run_left() {
+    if !server_installed("the_next_url_run_drops_what_a_killed_run_left") {
+        return;
+    }
+    let mut users = UsersServer::start();
+    let (d, tmp) = dir_with_tmp();
+    let child = spawn_keylab(&d, &tmp, &url_load(&users.url, "kl_kill", "uuid4:text", "50000000"));
+    wait_for("the load", || users.loading("kl_kill"));
+    std::thread::sleep(Duration::from_millis(1000));
+    signal(&child, nix::sys::signal::Signal::SIGKILL);
+    child.wait_with_output().unwrap();
+    let left = users.tables("kl_kill");
+    assert_eq!(left.len(), 2, "the killed run's table is there: {left:?}");
+    let next = d.keylab(&url_load(&users.url, "kl_kill", "ulid:text", "500")).expect_code(0);
+    assert!(next.stderr.contains("left half-done by an interrupted keylab run"), "{}", next.stderr);
+    assert!(!next.stderr.contains(PASSWORD), "{}", next.stderr);
+    assert_eq!(users.tables("kl_kill"), vec!["keylab_owner".to_string()]);
+}
