@@ -139,7 +139,7 @@ fn a_signal_leaves_nothing(test: &str, during_startup: bool) {
     if !server_installed(test) {
         return;
     }
-    for sig in [Signal::SIGTERM, Signal::SIGQUIT, Signal::SIGUSR1, Signal::SIGALRM] {
+    for sig in [Signal::SIGQUIT, Signal::SIGUSR1, Signal::SIGALRM, Signal::SIGTERM] {
         let (d, tmp) = dir_with_tmp();
         let child = spawn_keylab(&d, &tmp, &SLOW_LOAD);
         if during_startup {

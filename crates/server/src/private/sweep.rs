@@ -22,23 +22,34 @@ pub const OWNER_FILE: &str = "keylab-owner";
 const NO_OWNER_GRACE: Duration = Duration::from_secs(60);
 
 /// The process that owns an instance directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Owner {
     /// Its pid.
     pub pid: u32,
     /// Its start time (see [`start_ticks`]); `None` where `/proc` is not readable.
     pub start_ticks: Option<u64>,
+    /// Its pid namespace (`/proc/self/ns/pid`): a keylab in another container sharing the
+    /// temp dir has pids this process cannot see.
+    pub pid_ns: Option<String>,
+}
+
+fn pid_namespace() -> Option<String> {
+    Some(std::fs::read_link("/proc/self/ns/pid").ok()?.to_string_lossy().into_owned())
 }
 
 impl Owner {
     /// This process.
     pub fn current() -> Owner {
         let pid = std::process::id();
-        Owner { pid, start_ticks: start_ticks(pid) }
+        Owner { pid, start_ticks: start_ticks(pid), pid_ns: pid_namespace() }
     }
 
-    /// True while the process that wrote the owner file runs (same pid, same start time).
+    /// True while the process that wrote the owner file runs (same pid, same start time), and
+    /// when it cannot be told (it ran in another pid namespace).
     pub fn alive(&self) -> bool {
+        if self.pid_ns.is_some() && self.pid_ns != pid_namespace() {
+            return true;
+        }
         running(self.pid)
             && match self.start_ticks {
                 Some(t) => start_ticks(self.pid) == Some(t),
@@ -48,7 +59,11 @@ impl Owner {
 
     fn text(&self) -> String {
         let ticks = self.start_ticks.map(|t| t.to_string()).unwrap_or_else(|| "-".into());
-        format!("keylab private instance owner\npid {}\nstart_ticks {ticks}\n", self.pid)
+        let ns = self.pid_ns.as_deref().unwrap_or("-");
+        format!(
+            "keylab private instance owner\npid {}\nstart_ticks {ticks}\npid_ns {ns}\n",
+            self.pid
+        )
     }
 
     fn parse(text: &str) -> Option<Owner> {
@@ -60,7 +75,8 @@ impl Owner {
             "-" => None,
             t => Some(t.parse().ok()?),
         };
-        Some(Owner { pid, start_ticks })
+        let pid_ns = field("pid_ns").filter(|&n| n != "-").map(str::to_string);
+        Some(Owner { pid, start_ticks, pid_ns })
     }
 }
 
@@ -186,15 +202,17 @@ mod tests {
     #[test]
     fn owner_file_round_trip() {
         let me = Owner::current();
-        assert_eq!(Owner::parse(&me.text()), Some(me));
+        assert_eq!(Owner::parse(&me.text()), Some(me.clone()));
         assert!(me.alive());
-        let old = Owner { pid: me.pid, start_ticks: me.start_ticks.map(|t| t + 1) };
+        let old = Owner { start_ticks: me.start_ticks.map(|t| t + 1), ..me.clone() };
         assert!(!old.alive(), "same pid, another start time: a recycled pid");
-        assert!(!Owner { pid: u32::MAX, start_ticks: None }.alive());
-        assert_eq!(
-            Owner::parse("pid 12\nstart_ticks -\n"),
-            Some(Owner { pid: 12, start_ticks: None })
-        );
+        let gone = Owner { pid: u32::MAX, start_ticks: None, pid_ns: None };
+        assert!(!gone.alive());
+        let elsewhere = Owner { pid_ns: Some("pid:[1]".into()), ..gone.clone() };
+        assert!(elsewhere.alive(), "another pid namespace: cannot tell, so left alone");
+        let unknown = Some(Owner { pid: 12, start_ticks: None, pid_ns: None });
+        assert_eq!(Owner::parse("pid 12\nstart_ticks -\npid_ns -\n"), unknown);
+        assert_eq!(Owner::parse("pid 12\nstart_ticks -\n"), unknown, "no pid_ns line");
         assert_eq!(Owner::parse("pid x\n"), None);
     }
 
@@ -209,7 +227,7 @@ mod tests {
             std::fs::create_dir_all(d.join("data")).unwrap();
         }
         write_owner(&mine).unwrap();
-        let dead = Owner { pid: u32::MAX - 1, start_ticks: Some(1) };
+        let dead = Owner { pid: u32::MAX - 1, start_ticks: Some(1), pid_ns: pid_namespace() };
         std::fs::write(gone.join(OWNER_FILE), dead.text()).unwrap();
         std::fs::write(gone.join("data/ibdata1"), vec![0u8; 4096]).unwrap();
         std::fs::write(other.join(OWNER_FILE), dead.text()).unwrap();
