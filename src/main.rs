@@ -1,7 +1,8 @@
 //! keylab's command-line entry point: parse, dispatch, map errors to exit codes.
 //!
 //! Exit codes: 0 success, 1 run failed, 2 bad usage or bad scenario (clap's own usage errors
-//! also exit 2).
+//! also exit 2), 128 + N when signal N stopped it (130 for Ctrl-C, 143 for SIGTERM) after
+//! cleaning up.
 
 mod args;
 mod cmd;

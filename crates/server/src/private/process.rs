@@ -106,12 +106,16 @@ pub fn parent_of(pid: u32) -> Option<u32> {
     state_and_parent(pid).map(|(_, ppid)| ppid)
 }
 
-/// Running processes whose command line names a file under `dir` (the server and the
-/// initialiser get `--defaults-file=DIR/my.cnf`, its bootstrap server `--datadir=DIR/data`):
-/// how keylab knows a process is that instance's and not another that reuses a pid.
+/// Running processes that are the instance in `dir`'s server or initialiser: an argument of
+/// their command line is `--defaults-file=DIR/...` or `--datadir=DIR/...` (what keylab gives
+/// them). How keylab knows a process is that instance's, not another that reuses a pid, nor
+/// a user's `tail` of its error log.
 pub fn processes_naming(dir: &Path) -> Vec<u32> {
-    let mut prefix = dir.as_os_str().as_encoded_bytes().to_vec();
-    prefix.push(b'/');
+    let dir = dir.as_os_str().as_encoded_bytes();
+    let prefixes: Vec<Vec<u8>> = ["--defaults-file=", "--datadir="]
+        .iter()
+        .map(|option| [option.as_bytes(), dir, b"/"].concat())
+        .collect();
     let me = std::process::id();
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     let mut found: Vec<u32> = entries
@@ -119,9 +123,7 @@ pub fn processes_naming(dir: &Path) -> Vec<u32> {
         .filter(|&pid| pid != me && running(pid))
         .filter(|pid| {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            cmdline
-                .split(|&b| b == 0)
-                .any(|arg| arg.windows(prefix.len()).any(|w| w == prefix.as_slice()))
+            cmdline.split(|&b| b == 0).any(|arg| prefixes.iter().any(|p| arg.starts_with(p)))
         })
         .collect();
     found.sort_unstable();
@@ -166,10 +168,13 @@ mod tests {
     #[test]
     fn a_process_is_found_by_the_directory_its_command_line_names() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("my.cnf");
-        // The file name is an argument of the shell script (`$0`), as in a server's command line.
+        let option = format!("--defaults-file={}/my.cnf", dir.path().display());
+        // The option is an argument of the shell script (`$0`), as in a server's command line.
         let mut cmd = command_dying_with_keylab(Path::new("/bin/sh"));
-        cmd.arg("-c").arg("sleep 30").arg(&file);
+        cmd.arg("-c").arg("sleep 30").arg(&option);
+        let mut tail = Command::new("/bin/sh");
+        tail.arg("-c").arg("sleep 30").arg(dir.path().join("error.log"));
+        let mut tail = tail.spawn().unwrap();
         let mut child = spawn(cmd).unwrap();
         let pid = child.id();
         let started = Instant::now();
@@ -184,5 +189,8 @@ mod tests {
         assert!(killed.contains(&pid));
         child.wait().unwrap();
         assert!(processes_naming(dir.path()).is_empty());
+        assert!(running(tail.id()), "a process that only names a file there is not the server's");
+        tail.kill().unwrap();
+        tail.wait().unwrap();
     }
 }
