@@ -101,34 +101,45 @@ fn nothing_left(tmp: &Path, context: &str) {
     assert!(procs.is_empty(), "{context}: still running: {procs:?}");
 }
 
-/// SIGKILL, which no handler sees, in the middle of a load: the server dies with keylab, and
-/// the next keylab start (here `keylab keys`) removes the instance directory within seconds
-/// and says so in one line.
+/// SIGKILL, which no handler sees, while the initialiser runs and in the middle of a load:
+/// the next keylab start (here `keylab keys`) stops what still runs, removes the instance
+/// directory within seconds, and says so in one line.
 #[test]
-fn kill_9_mid_load_leaves_nothing_after_the_next_start() {
-    if !server_installed("kill_9_mid_load_leaves_nothing_after_the_next_start") {
+fn kill_9_leaves_nothing_after_the_next_start() {
+    if !server_installed("kill_9_leaves_nothing_after_the_next_start") {
         return;
     }
-    let (d, tmp) = dir_with_tmp();
-    let child = spawn_keylab(&d, &tmp, &SLOW_LOAD);
-    wait_for("the private server", || server_up(&tmp));
-    std::thread::sleep(Duration::from_millis(1500));
-    signal(&child, nix::sys::signal::Signal::SIGKILL);
-    child.wait_with_output().unwrap();
-    let started = Instant::now();
-    let next = Command::new(env!("CARGO_BIN_EXE_keylab"))
-        .args(["keys", "uuid4", "--count", "1"])
-        .env("TMPDIR", &tmp)
-        .current_dir(d.root())
-        .output()
-        .unwrap();
-    assert!(started.elapsed() < Duration::from_secs(15), "took {:?}", started.elapsed());
-    let stderr = String::from_utf8_lossy(&next.stderr);
-    assert_eq!(next.status.code(), Some(0), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("left behind")).collect();
-    assert_eq!(lines.len(), 1, "one line per removed instance:\n{stderr}");
-    assert!(lines[0].contains("keylab-server-") && lines[0].contains("MiB"), "{stderr}");
-    nothing_left(&tmp, "after the next start");
+    for during_startup in [true, false] {
+        let when = if during_startup { "start-up" } else { "the load" };
+        let (d, tmp) = dir_with_tmp();
+        let child = spawn_keylab(&d, &tmp, &SLOW_LOAD);
+        if during_startup {
+            wait_for("the initialiser", || initialising(&tmp));
+        } else {
+            wait_for("the private server", || server_up(&tmp));
+            std::thread::sleep(Duration::from_millis(1500));
+        }
+        signal(&child, nix::sys::signal::Signal::SIGKILL);
+        child.wait_with_output().unwrap();
+        let started = Instant::now();
+        let next = Command::new(env!("CARGO_BIN_EXE_keylab"))
+            .args(["keys", "uuid4", "--count", "1"])
+            .env("TMPDIR", &tmp)
+            .current_dir(d.root())
+            .output()
+            .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "{when}: took {:?}",
+            started.elapsed()
+        );
+        let stderr = String::from_utf8_lossy(&next.stderr);
+        assert_eq!(next.status.code(), Some(0), "{when}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("left behind")).collect();
+        assert_eq!(lines.len(), 1, "{when}: one line per removed instance:\n{stderr}");
+        assert!(lines[0].contains("keylab-server-") && lines[0].contains("MiB"), "{stderr}");
+        nothing_left(&tmp, &format!("kill -9 during {when}, after the next start"));
+    }
 }
 
 /// Every signal whose default would end keylab (SIGINT and SIGTERM and the rarer ones),
