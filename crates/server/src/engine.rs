@@ -434,14 +434,7 @@ impl MariaDbEngine {
         self.conn
             .query_drop(table.create_sql(self.dialect()))
             .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
-        if let Target::Url(_) = self.target {
-            // A signal from here on drops it (see `owner::drop_interrupted_tables`).
-            let opts = base_opts(&self.target, CONNECT_TIMEOUT).into();
-            let where_ = self.target.to_string();
-            owner::track_table(opts, &where_, &self.database, &name);
-            let ids = vec![self.conn.connection_id()];
-            owner::set_table_connections(&where_, &self.database, &name, ids);
-        }
+        self.track(&name, &[]);
         let baseline = Baseline {
             counters: metrics::read_counters(&mut self.conn),
             file_io: metrics::table_file_io(&mut self.conn, &self.database, &name),
@@ -450,6 +443,17 @@ impl MariaDbEngine {
         self.file_writes.remove(&name);
         self.contents.insert(name.clone(), (0, 0));
         Ok(())
+    }
+
+    /// On a user's server: remembers that `name` is keylab's work in progress, and which
+    /// connections work on it (this engine's and `writers`), so that a signal stops them and
+    /// drops the table (see `owner::drop_interrupted_tables`).
+    fn track(&self, name: &str, writers: &[u32]) {
+        if let Target::Url(_) = self.target {
+            let ids = [writers, &[self.conn.connection_id()]].concat();
+            let opts = base_opts(&self.target, CONNECT_TIMEOUT).into();
+            owner::track_table(opts, &self.target.to_string(), &self.database, name, ids);
+        }
     }
 
     /// The table's name when keylab created it: loads, measurements (`ANALYZE TABLE`) and
@@ -514,13 +518,7 @@ impl MariaDbEngine {
         }
         let writers = plan.writers.max(1) as usize;
         let conns = (0..writers).map(|_| self.new_connection()).collect::<Result<Vec<_>, _>>()?;
-        let where_ = self.target.to_string();
-        let main_conn = self.conn.connection_id();
-        if let Target::Url(_) = self.target {
-            let mut ids: Vec<u32> = conns.iter().map(Conn::connection_id).collect();
-            ids.push(main_conn);
-            owner::set_table_connections(&where_, &self.database, &name, ids);
-        }
+        self.track(&name, &conns.iter().map(Conn::connection_id).collect::<Vec<_>>());
         // A table loaded in several calls (load samples), or after churn, already holds rows.
         let held = match self.contents.get(&name) {
             Some(&c) => c,
@@ -529,9 +527,7 @@ impl MariaDbEngine {
         // Unknown until checked, also when the load fails half-way.
         self.contents.remove(&name);
         let stats = load::run_load(table, plan, conns, rows, on_rows);
-        if let Target::Url(_) = self.target {
-            owner::set_table_connections(&where_, &self.database, &name, vec![main_conn]);
-        }
+        self.track(&name, &[]);
         let stats: LoadStats = stats?;
         let (sent, sent_xor) = stats.client_checksum;
         let server_checksum = self.verify(table, held, (held.0 + sent, held.1 ^ sent_xor))?;

@@ -158,19 +158,17 @@ fn in_flight() -> std::sync::MutexGuard<'static, BTreeMap<(String, String, Strin
     IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Remembers that this process created `db`.`table` at `where_` (reached with `opts`), until
-/// [`forget_table`].
-pub(crate) fn track_table(opts: mysql::Opts, where_: &str, db: &str, table: &str) {
+/// Remembers that this process created `db`.`table` at `where_` (reached with `opts`) and
+/// that `connections` work on it, until [`forget_table`].
+pub(crate) fn track_table(
+    opts: mysql::Opts,
+    where_: &str,
+    db: &str,
+    table: &str,
+    connections: Vec<u32>,
+) {
     let key = (where_.to_string(), db.to_string(), table.to_string());
-    in_flight().insert(key, InFlight { opts, where_: where_.to_string(), connections: vec![] });
-}
-
-/// Sets the connections working on a tracked table (empty when none is).
-pub(crate) fn set_table_connections(where_: &str, db: &str, table: &str, ids: Vec<u32>) {
-    let key = (where_.to_string(), db.to_string(), table.to_string());
-    if let Some(t) = in_flight().get_mut(&key) {
-        t.connections = ids;
-    }
+    in_flight().insert(key, InFlight { opts, where_: where_.to_string(), connections });
 }
 
 /// The table was dropped the ordinary way.
