@@ -240,4 +240,33 @@ mod tests {
         assert!(!gone.exists());
         assert!(mine.exists() && young.exists() && other.exists());
     }
+
+    /// Where no parent-death signal stopped it (no `setpriv`), an orphan's server still runs:
+    /// the sweep stops it before removing the directory.
+    #[test]
+    fn the_sweep_stops_an_orphans_running_process() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join(format!("{DIR_PREFIX}running"));
+        std::fs::create_dir(&dir).unwrap();
+        let dead = Owner { pid: u32::MAX - 1, start_ticks: Some(1), pid_ns: pid_namespace() };
+        std::fs::write(dir.join(OWNER_FILE), dead.text()).unwrap();
+        // A stand-in server: its command line names the instance's config file.
+        let mut server = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg("sleep 30")
+            .arg(format!("--defaults-file={}/my.cnf", dir.display()))
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while processes_naming(&dir).is_empty() {
+            assert!(started.elapsed() < Duration::from_secs(5), "stand-in not seen");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let swept = sweep_orphans(tmp.path());
+        assert_eq!(swept.len(), 1, "{swept:?}");
+        assert_eq!(swept[0].stopped, vec![server.id()]);
+        assert!(swept[0].to_string().contains(&format!("stopped its process ({})", server.id())));
+        assert!(!dir.exists());
+        assert!(server.wait().unwrap().code().is_none(), "killed by a signal");
+    }
 }
