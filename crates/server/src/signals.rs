@@ -12,9 +12,10 @@ use nix::sys::signal::Signal;
 use signal_hook::iterator::Signals;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The signals whose default action ends the process and that a program may catch; SIGPIPE
-/// is left out (Rust ignores it, so a closed pipe is an error, not a death).
-pub const CLEANUP_SIGNALS: [Signal; 13] = [
+/// The signals whose default action ends the process and that a program may catch. Left
+/// out: SIGPIPE (Rust ignores it, so a closed pipe is an error, not a death) and SIGPROF
+/// (sampling profilers deliver it by the thousand); the sweep at the next start covers them.
+pub const CLEANUP_SIGNALS: [Signal; 12] = [
     Signal::SIGINT,
     Signal::SIGTERM,
     Signal::SIGHUP,
@@ -23,7 +24,6 @@ pub const CLEANUP_SIGNALS: [Signal; 13] = [
     Signal::SIGUSR2,
     Signal::SIGALRM,
     Signal::SIGVTALRM,
-    Signal::SIGPROF,
     Signal::SIGIO,
     Signal::SIGPWR,
     Signal::SIGXCPU,
