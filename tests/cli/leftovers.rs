@@ -284,3 +284,34 @@ fn the_next_url_run_drops_what_a_killed_run_left() {
     assert!(!next.stderr.contains(PASSWORD), "{}", next.stderr);
     assert_eq!(users.tables("kl_kill"), vec!["keylab_owner".to_string()]);
 }
+
+/// A signal ignored when keylab starts stays ignored (`nohup keylab ...` outlives its
+/// terminal): SIGHUP then does nothing, and SIGTERM still cleans up.
+#[test]
+fn a_signal_ignored_at_start_stays_ignored() {
+    use nix::sys::signal::Signal;
+    if !server_installed("a_signal_ignored_at_start_stays_ignored") {
+        return;
+    }
+    let (d, tmp) = dir_with_tmp();
+    let mut child = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("trap '' HUP; exec {} \"$@\"", env!("CARGO_BIN_EXE_keylab")))
+        .arg("keylab")
+        .args(SLOW_LOAD)
+        .env("TMPDIR", &tmp)
+        .current_dir(d.root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for("the private server", || server_up(&tmp));
+    signal(&child, Signal::SIGHUP);
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(child.try_wait().unwrap().is_none(), "SIGHUP ended a keylab that ignored it");
+    signal(&child, Signal::SIGTERM);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    nothing_left(&tmp, "SIGTERM after an ignored SIGHUP");
+}

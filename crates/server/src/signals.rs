@@ -42,6 +42,18 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// The signals this process ignores (`SigIgn` of `/proc/self/status`, a hex mask with bit
+/// N-1 for signal N); none where that cannot be read.
+fn ignored_at_start() -> Vec<i32> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .map(|mask| (1..=64).filter(|n| mask & (1u64 << (n - 1)) != 0).collect())
+        .unwrap_or_default()
+}
+
 /// Installs the handler for [`CLEANUP_SIGNALS`] (see the module docs). Call once at program
 /// start; later calls do nothing.
 pub fn install_signal_cleanup() -> Result<(), crate::ServerError> {
@@ -51,7 +63,11 @@ pub fn install_signal_cleanup() -> Result<(), crate::ServerError> {
     let err = |e: std::io::Error| {
         crate::ServerError::Io(format!("cannot install the signal handler: {e}"))
     };
-    let mut signals = Signals::new(CLEANUP_SIGNALS.map(|s| s as i32)).map_err(err)?;
+    // A signal ignored when keylab started stays ignored: `nohup keylab ...` must outlive
+    // the terminal, and a background job of a script ignores Ctrl-C.
+    let ignored = ignored_at_start();
+    let wanted = CLEANUP_SIGNALS.iter().map(|&s| s as i32).filter(|s| !ignored.contains(s));
+    let mut signals = Signals::new(wanted).map_err(err)?;
     std::thread::Builder::new()
         .name("keylab-signals".into())
         .spawn(move || {
@@ -66,4 +82,16 @@ pub fn install_signal_cleanup() -> Result<(), crate::ServerError> {
         })
         .map_err(err)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ignored_signals_are_read_from_proc() {
+        // Rust ignores SIGPIPE in every program it starts (libtest included).
+        assert!(ignored_at_start().contains(&(Signal::SIGPIPE as i32)));
+        assert!(!ignored_at_start().contains(&(Signal::SIGTERM as i32)));
+    }
 }
