@@ -21,7 +21,7 @@ pub use crate::signals::{install_signal_cleanup, interrupted};
 pub use binaries::{has_change_buffering, Flavour, ServerBinaries, ServerVersion};
 pub use config::ServerSettings;
 use config::{config_text, Layout};
-pub use sweep::{sweep_orphans, Owner, Swept, DIR_PREFIX, OWNER_FILE};
+pub use sweep::{read_owner, sweep_orphans, Owner, Swept, DIR_PREFIX, OWNER_FILE};
 
 use crate::error::ServerError;
 use crate::url::ServerUrl;

@@ -15,6 +15,8 @@ fn server_installed() -> bool {
     keylab_server::private::installed_or_skip(module_path!())
 }
 
+/// This process's instance directories (by their owner file: other programs on the machine
+/// make and remove their own in the same temp dir meanwhile).
 fn our_temp_dirs() -> BTreeSet<PathBuf> {
     std::fs::read_dir(std::env::temp_dir())
         .map(|rd| {
@@ -24,6 +26,10 @@ fn our_temp_dirs() -> BTreeSet<PathBuf> {
                     p.file_name()
                         .and_then(|n| n.to_str())
                         .is_some_and(|n| n.starts_with("keylab-server-"))
+                })
+                .filter(|p| {
+                    keylab_server::private::read_owner(p)
+                        .is_some_and(|o| o.pid == std::process::id())
                 })
                 .collect()
         })
