@@ -25,8 +25,8 @@ pub use engine::{
 pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 pub use result::{
     hit_ratio, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters, EngineInfo,
-    IndexResult, LatencyMs, LoadResult, PhaseResult, QueryResult, Report, RunResult, TableSizes,
-    REPORT_SCHEMA_VERSION,
+    IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, QueryResult, Report,
+    RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, Progress};
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

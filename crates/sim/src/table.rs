@@ -522,6 +522,12 @@ impl SimTable {
         crate::stats::table_stats(&self.space, &self.trees, &self.settings)
     }
 
+    /// Rows in the table: the clustered index's record count, which the model keeps as
+    /// records go in and out (`check` verifies it against a walk of the leaves).
+    pub fn rows(&self) -> u64 {
+        self.trees[0].records
+    }
+
     /// Walks every index and checks the tree invariants.
     pub fn check(&self) -> Result<(), InvariantViolation> {
         for t in &self.trees {
