@@ -84,7 +84,7 @@ impl Engine for SimEngine {
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
         let sim = self.table_mut()?;
-        let held = sim.rows();
+        let held = sim.len();
         let mut loaded = 0u64;
         for row in rows {
             sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;
@@ -97,7 +97,7 @@ impl Engine for SimEngine {
         // The model stores keys and record sizes, not column values: no checksum to compare.
         let verification = LoadVerification {
             rows_expected: held + loaded,
-            rows_found: Some(sim.rows()),
+            rows_found: Some(sim.primary_records()),
             checksum_equal: None,
             checked: "rows: the model's PRIMARY record count; no checksum (the model keeps keys \
                       and record sizes, not values)"

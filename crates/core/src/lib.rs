@@ -8,7 +8,7 @@
 //!    ([`RowGen`]).
 //! 2. An [`Engine`] creates the table, loads the rows under a [`LoadPlan`], and is measured.
 //! 3. The measurement becomes a [`RunResult`] inside a [`Report`] (the JSON contract of
-//!    `design.md`), which `keylab-report` renders.
+//!    `docs/contracts.md`), which `keylab-report` renders.
 //!
 //! This crate does no I/O of its own and knows no engine.
 #![deny(missing_docs)]

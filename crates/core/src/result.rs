@@ -1,4 +1,4 @@
-//! The result model: the JSON contract of `design.md`. Every report format is rendered from
+//! The result model: the JSON contract of `docs/contracts.md` (schema: `docs/result.schema.json`). Every report format is rendered from
 //! these types. A figure an engine cannot give is `None` (JSON `null`), never a guess.
 
 use serde::{Deserialize, Serialize};

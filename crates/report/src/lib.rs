@@ -1,6 +1,6 @@
 //! keylab-report: every rendering of a keylab result.
 //!
-//! A [`Report`] (the JSON contract of `design.md`, defined in `keylab-core`) is the single
+//! A [`Report`] (the JSON contract of `docs/contracts.md`, defined in `keylab-core`) is the single
 //! source of truth; this crate turns it into a terminal table, JSON, CSV, Markdown or one
 //! self-contained HTML file, and reads a saved JSON back ([`load_report`]) so
 //! `keylab report RESULT.json --format ...` can re-render a run without re-running it.

@@ -522,9 +522,10 @@ impl SimTable {
         crate::stats::table_stats(&self.space, &self.trees, &self.settings)
     }
 
-    /// Rows in the table: the clustered index's record count, which the model keeps as
-    /// records go in and out (`check` verifies it against a walk of the leaves).
-    pub fn rows(&self) -> u64 {
+    /// Records in the clustered index, as its tree counts them when records go in and out
+    /// (`check` verifies the count against a walk of the leaves); [`SimTable::len`] is the
+    /// table's own row count, kept apart, so the two can check each other.
+    pub fn primary_records(&self) -> u64 {
         self.trees[0].records
     }
 
