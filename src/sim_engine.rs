@@ -2,6 +2,8 @@
 //! come from its model of InnoDB, so every one of them is a prediction, never a measurement.
 //! Load method, batch and writers do not change what the model builds (one ordered stream);
 //! timings are left `null` because the simulator's speed predicts nothing about a server's.
+//! The load check compares the rows sent with the clustered index's record count; there is
+//! no checksum (the model keeps keys and record sizes, not values), so it is `null`.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
 //! Page reads and writes come from the buffer pool model and are `null` when no pool size
 //! was set (every page cached); so is the whole `buffer_pool` block, whose `est_io_s_*` come
