@@ -56,6 +56,15 @@ fn simulator_and_private_mariadb_build_the_same_tree() {
                 assert!((fill(si) - fill(mi)).abs() < 0.3, "{placement} fill {si} vs {mi}");
             }
             assert_eq!(s["counters"]["page_splits"], m["counters"]["page_splits"], "{placement}");
+            // Both check the load: the server by count and checksum, the model by count only.
+            let (sv, mv) = (&s["load"]["verification"], &m["load"]["verification"]);
+            for v in [sv, mv] {
+                assert_eq!(v["rows_expected"], 6000, "{v}");
+                assert_eq!(v["rows_found"], 6000, "{v}");
+            }
+            assert_eq!(mv["checksum_equal"], true, "{mv}");
+            assert!(mv["checked"].as_str().unwrap().contains("BIT_XOR(CRC32(`id`))"), "{mv}");
+            assert!(sv["checksum_equal"].is_null(), "{sv}");
         }
     }
 }

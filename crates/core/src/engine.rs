@@ -1,7 +1,9 @@
 //! The one trait every engine implements, and the engine-neutral vocabulary of a load.
 
 use crate::phase::{DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
-use crate::result::{BufferPoolResult, Counters, EngineInfo, IndexResult, LatencyMs, TableSizes};
+use crate::result::{
+    BufferPoolResult, Counters, EngineInfo, IndexResult, LatencyMs, LoadVerification, TableSizes,
+};
 use crate::workload::Row;
 use keylab_schema::Table;
 use serde::{Deserialize, Serialize};
@@ -162,6 +164,9 @@ pub struct LoadOutcome {
     pub batch_latency_ms: Option<LatencyMs>,
     /// Latency of each writer's first batch, ms (E2's "the first batch waits").
     pub first_batch_ms: Option<Vec<f64>>,
+    /// The engine's check of the table after the load (`None` where it made none).
+    #[serde(default)]
+    pub verification: Option<LoadVerification>,
 }
 
 /// The structural metrics of a table, read after the load (as after `ANALYZE TABLE`).

@@ -8,7 +8,7 @@
 //!    ([`RowGen`]).
 //! 2. An [`Engine`] creates the table, loads the rows under a [`LoadPlan`], and is measured.
 //! 3. The measurement becomes a [`RunResult`] inside a [`Report`] (the JSON contract of
-//!    `design.md`), which `keylab-report` renders.
+//!    `docs/contracts.md`), which `keylab-report` renders.
 //!
 //! This crate does no I/O of its own and knows no engine.
 #![deny(missing_docs)]
@@ -25,8 +25,8 @@ pub use engine::{
 pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 pub use result::{
     hit_ratio, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters, EngineInfo,
-    IndexResult, LatencyMs, LoadResult, PhaseResult, QueryResult, Report, RunResult, TableSizes,
-    REPORT_SCHEMA_VERSION,
+    IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, QueryResult, Report,
+    RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, Progress};
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

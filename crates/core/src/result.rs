@@ -1,4 +1,4 @@
-//! The result model: the JSON contract of `design.md`. Every report format is rendered from
+//! The result model: the JSON contract of `docs/contracts.md` (schema: `docs/result.schema.json`). Every report format is rendered from
 //! these types. A figure an engine cannot give is `None` (JSON `null`), never a guess.
 
 use serde::{Deserialize, Serialize};
@@ -94,6 +94,26 @@ pub struct LoadResult {
     /// absent where not measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_batch_ms: Option<Vec<f64>>,
+    /// What the engine checked after the load: rows expected and found, checksum (an
+    /// extension of the contract; absent in results written before keylab checked loads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<LoadVerification>,
+}
+
+/// The check an engine made after a load: did the table end up holding what was sent?
+/// A server fails the run when either figure differs, so a result that has one says equal;
+/// the figures are kept so a reader sees what was checked, not only that it passed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadVerification {
+    /// Rows the table should hold after the load: what it held before plus the rows sent.
+    pub rows_expected: u64,
+    /// Rows the engine found in the table after the load (`null` where it cannot count).
+    pub rows_found: Option<u64>,
+    /// Whether the checksum of the table after the load equals the one computed from what
+    /// it held plus the rows sent (`null` where no checksum was computed).
+    pub checksum_equal: Option<bool>,
+    /// In words, what was counted and which column(s) the checksum covered.
+    pub checked: String,
 }
 
 /// Latency percentiles in milliseconds.

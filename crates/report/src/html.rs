@@ -12,9 +12,10 @@
 
 use crate::chart::{bar_chart, fill_histogram, grouped_bar_chart};
 use crate::chart_data;
+use crate::settings::{settings_view, SettingsView};
 use crate::table::{MetricRow, MetricTable, Ratio};
 use crate::text::{decimal, escape_html as esc, group_thousands, human_bytes};
-use crate::{headline, part_heading, reading, settings_line, RenderContext, RATIO_LEGEND};
+use crate::{headline, load_check_line, part_heading, reading, RenderContext, RATIO_LEGEND};
 use keylab_core::Report;
 use std::fmt::Write as _;
 use std::io;
@@ -29,7 +30,7 @@ pub(crate) fn render(
 ) -> io::Result<()> {
     let model = MetricTable::from_report(report);
     let title = format!("keylab report: {}", report.scenario);
-    let settings = settings_line(report).map(|s| format!(r#"<p class="meta">{}</p>"#, esc(&s)));
+    let settings = settings_html(&settings_view(report));
     let reading: Vec<String> =
         reading(report).iter().map(|s| format!("<li>{}</li>", esc(s))).collect();
     let footer = match &ctx.generated_at {
@@ -39,15 +40,61 @@ pub(crate) fn render(
     let page = fill_template(TEMPLATE, &|name| match name {
         "title" => Some(esc(&title)),
         "headline" => Some(esc(&headline(report))),
-        "settings" => Some(settings.clone().unwrap_or_default()),
+        "settings" => Some(settings.clone()),
         "reading" => Some(reading.join("\n")),
         "table" => Some(table(&model)),
-        "notes" => Some(notes(&model)),
+        "notes" => Some(notes(report, &model)),
         "charts" => Some(charts(report, &model)),
         "footer" => Some(footer.clone()),
         _ => None,
     });
     out.write_all(page.as_bytes())
+}
+
+/// The settings under the headline: the plain ones on one line, lists as lists, nested ones
+/// as small tables.
+fn settings_html(view: &SettingsView) -> String {
+    let mut out = Vec::new();
+    if let Some(line) = &view.line {
+        out.push(format!(r#"<p class="meta">{}</p>"#, esc(line)));
+    }
+    for (name, items) in &view.lists {
+        let items: Vec<String> = items.iter().map(|i| format!("<li>{}</li>", esc(i))).collect();
+        out.push(format!(
+            r#"<p class="meta">{}:</p>
+<ul class="meta">{}</ul>"#,
+            esc(name),
+            items.join("")
+        ));
+    }
+    for sub in &view.tables {
+        let head: Vec<String> = sub.header.iter().map(|h| format!("<th>{}</th>", esc(h))).collect();
+        let rows: Vec<String> = sub
+            .rows
+            .iter()
+            .map(|row| {
+                let cells: Vec<String> = row
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| match i {
+                        0 => format!(r#"<th scope="row">{}</th>"#, esc(v)),
+                        _ => format!("<td>{}</td>", esc(v)),
+                    })
+                    .collect();
+                format!("<tr>{}</tr>", cells.join(""))
+            })
+            .collect();
+        out.push(format!(
+            r#"<p class="meta">{}:</p>
+<table class="metrics settings"><thead><tr>{}</tr></thead><tbody>
+{}
+</tbody></table>"#,
+            esc(&sub.name),
+            head.join(""),
+            rows.join("\n")
+        ));
+    }
+    out.join("\n")
 }
 
 /// Replaces each `{{name}}` in one pass, so text that is substituted in is never scanned
@@ -129,10 +176,13 @@ fn table_part(model: &MetricTable, cols: Range<usize>) -> String {
     html
 }
 
-fn notes(model: &MetricTable) -> String {
+fn notes(report: &Report, model: &MetricTable) -> String {
     let mut html = String::new();
     if model.visible_rows().any(|r| r.has_ratios()) {
         let _ = writeln!(html, r#"<p class="note">{}</p>"#, esc(RATIO_LEGEND));
+    }
+    if let Some(line) = load_check_line(report) {
+        let _ = writeln!(html, r#"<p class="note">{}</p>"#, esc(&line));
     }
     let nulls = model.null_keys();
     if !nulls.is_empty() {

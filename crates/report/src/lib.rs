@@ -1,6 +1,6 @@
 //! keylab-report: every rendering of a keylab result.
 //!
-//! A [`Report`] (the JSON contract of `design.md`, defined in `keylab-core`) is the single
+//! A [`Report`] (the JSON contract of `docs/contracts.md`, defined in `keylab-core`) is the single
 //! source of truth; this crate turns it into a terminal table, JSON, CSV, Markdown or one
 //! self-contained HTML file, and reads a saved JSON back ([`load_report`]) so
 //! `keylab report RESULT.json --format ...` can re-render a run without re-running it.
@@ -34,6 +34,7 @@ mod pool_rows;
 mod reading;
 mod reading_phases;
 mod reading_settings;
+mod settings;
 mod table;
 mod terminal;
 mod text;
@@ -91,20 +92,18 @@ pub(crate) fn headline(report: &Report) -> String {
     )
 }
 
-/// The engine settings as `name=value` pairs (`None` when there are none).
-pub(crate) fn settings_line(report: &Report) -> Option<String> {
-    let s = &report.engine.settings;
-    if s.is_empty() {
-        return None;
+/// What each run's load check covered, once per distinct text, as one line shown under the
+/// table (`None` when no run has a check). CSV leaves it out: it keeps figures, not prose.
+pub(crate) fn load_check_line(report: &Report) -> Option<String> {
+    let mut texts: Vec<&str> = Vec::new();
+    for run in &report.runs {
+        if let Some(v) = &run.load.verification {
+            if !texts.contains(&v.checked.as_str()) {
+                texts.push(&v.checked);
+            }
+        }
     }
-    let pairs: Vec<String> = s
-        .iter()
-        .map(|(k, v)| match v {
-            serde_json::Value::String(text) => format!("{k}={text}"),
-            other => format!("{k}={other}"),
-        })
-        .collect();
-    Some(format!("settings: {}", pairs.join(", ")))
+    (!texts.is_empty()).then(|| format!("Load check: {}.", texts.join("; ")))
 }
 
 /// `Runs 7–12 of 37`: the heading of one part of a table split by

@@ -5,8 +5,9 @@
 //! Reports of more than [`MAX_COLUMNS`](crate::MAX_COLUMNS) runs get one table per group of
 //! runs (`### Runs 1–6 of 37`), each with every row; ratios stay relative to all runs.
 
+use crate::settings::settings_view;
 use crate::table::{MetricTable, Ratio};
-use crate::{headline, part_heading, reading, settings_line, RenderContext, RATIO_LEGEND};
+use crate::{headline, load_check_line, part_heading, reading, RenderContext, RATIO_LEGEND};
 use keylab_core::Report;
 use std::io;
 use std::ops::Range;
@@ -20,9 +21,32 @@ pub(crate) fn render(
     writeln!(out, "# keylab report: {}", inline(&report.scenario))?;
     writeln!(out)?;
     writeln!(out, "{}", inline(&headline(report)))?;
-    if let Some(settings) = settings_line(report) {
+    let settings = settings_view(report);
+    if let Some(line) = &settings.line {
         writeln!(out)?;
-        writeln!(out, "{}", inline(&settings))?;
+        writeln!(out, "{}", inline(line))?;
+    }
+    for (name, items) in &settings.lists {
+        writeln!(out)?;
+        writeln!(out, "{}:", inline(name))?;
+        writeln!(out)?;
+        for item in items {
+            writeln!(out, "- {}", inline(item))?;
+        }
+    }
+    for sub in &settings.tables {
+        writeln!(out)?;
+        writeln!(out, "{}:", inline(&sub.name))?;
+        writeln!(out)?;
+        let header: Vec<String> = sub.header.iter().map(|h| cell(h)).collect();
+        writeln!(out, "| {} |", header.join(" | "))?;
+        let align: Vec<&str> =
+            (0..sub.header.len()).map(|i| if i == 0 { "---" } else { "---:" }).collect();
+        writeln!(out, "| {} |", align.join(" | "))?;
+        for row in &sub.rows {
+            let cells: Vec<String> = row.iter().map(|v| cell(v)).collect();
+            writeln!(out, "| {} |", cells.join(" | "))?;
+        }
     }
     writeln!(out)?;
     if report.runs.is_empty() {
@@ -38,6 +62,10 @@ pub(crate) fn render(
         }
         if model.visible_rows().any(|r| r.has_ratios()) {
             writeln!(out, "{RATIO_LEGEND}")?;
+            writeln!(out)?;
+        }
+        if let Some(line) = load_check_line(report) {
+            writeln!(out, "{}", inline(&line))?;
             writeln!(out)?;
         }
         let nulls = model.null_keys();

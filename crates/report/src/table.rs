@@ -236,6 +236,7 @@ impl MetricTable {
         b.row("load.batch_latency_ms.max", "batch max (ms)", Some(Better::Lower), |r| {
             dec(latency(r).map(|l| l.max), 2)
         });
+        add_verification_rows(&mut b);
 
         // Merges, reorganisations and discards have no better direction: under churn they
         // are how space comes back, so fewer is not simply better.
@@ -383,6 +384,24 @@ impl MetricTable {
     pub fn row(&self, key: &str) -> Option<&MetricRow> {
         self.rows.iter().find(|r| r.key == key)
     }
+}
+
+/// The load check: rows expected and found and whether the checksum matched, as rows (what
+/// was checked is one line under the table, [`crate::load_check_line`]).
+fn add_verification_rows(b: &mut Builder<'_>) {
+    let check = |r: &RunResult| r.load.verification.clone();
+    b.row("load.verification.rows_expected", "rows expected", None, |r| {
+        count(check(r).map(|v| v.rows_expected))
+    });
+    b.row("load.verification.rows_found", "rows found", None, |r| {
+        count(check(r).and_then(|v| v.rows_found))
+    });
+    b.row("load.verification.checksum_equal", "checksum equal", None, |r| {
+        match check(r).and_then(|v| v.checksum_equal) {
+            Some(equal) => Value::Text(if equal { "yes" } else { "no" }.into()),
+            None => Value::Null,
+        }
+    });
 }
 
 /// Collects rows, each computed by a closure over every run.

@@ -9,9 +9,10 @@
 //! and each thing that tells the run apart on a line below. Section notes (a phase the engine
 //! cannot run, with its reason) are rows of their own under the section heading.
 
+use crate::settings::{settings_view, SubTable};
 use crate::table::{MetricTable, Ratio};
 use crate::text::wrap;
-use crate::{headline, part_heading, reading, settings_line, RenderContext, RATIO_LEGEND};
+use crate::{headline, load_check_line, part_heading, reading, RenderContext, RATIO_LEGEND};
 use comfy_table::{presets, Attribute, Cell, CellAlignment, Color, ContentArrangement, Table};
 use keylab_core::Report;
 use std::io;
@@ -29,8 +30,19 @@ pub(crate) fn render(
 ) -> io::Result<()> {
     let model = MetricTable::from_report(report);
     writeln!(out, "{}", headline(report))?;
-    if let Some(settings) = settings_line(report) {
-        writeln!(out, "{}", wrap(&settings, PROSE_WIDTH, ""))?;
+    let settings = settings_view(report);
+    if let Some(line) = &settings.line {
+        writeln!(out, "{}", wrap(line, PROSE_WIDTH, ""))?;
+    }
+    for (name, items) in &settings.lists {
+        writeln!(out, "{name}:")?;
+        for item in items {
+            writeln!(out, "{}", wrap(&format!("- {item}"), PROSE_WIDTH, "  "))?;
+        }
+    }
+    for sub in &settings.tables {
+        writeln!(out, "{}:", sub.name)?;
+        writeln!(out, "{}", draw_settings(sub))?;
     }
     writeln!(out)?;
     if report.runs.is_empty() {
@@ -50,6 +62,9 @@ pub(crate) fn render(
     if model.visible_rows().any(|r| r.has_ratios()) {
         writeln!(out, "{}", wrap(RATIO_LEGEND, PROSE_WIDTH, ""))?;
     }
+    if let Some(line) = load_check_line(report) {
+        writeln!(out, "{}", wrap(&line, PROSE_WIDTH, ""))?;
+    }
     let nulls = model.null_keys();
     if !nulls.is_empty() {
         let note = format!("n/a on this engine (null in the result): {}.", nulls.join(", "));
@@ -67,6 +82,26 @@ pub(crate) fn render(
 /// The columns `cols` of the table as text. Each value is followed by its ratio mark padded
 /// to one width, so values stay right-aligned on their last digit whether or not a row has
 /// ratios.
+/// A nested setting as a small table, numbers right-aligned.
+fn draw_settings(sub: &SubTable) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(sub.header.iter().map(Cell::new));
+    for row in &sub.rows {
+        table.add_row(row.iter().enumerate().map(|(i, v)| {
+            let cell = Cell::new(v);
+            if i > 0 {
+                cell.set_alignment(CellAlignment::Right)
+            } else {
+                cell
+            }
+        }));
+    }
+    table.to_string()
+}
+
 fn draw(model: &MetricTable, cols: Range<usize>, color: bool) -> String {
     let mut table = Table::new();
     table

@@ -1,9 +1,11 @@
 //! Golden-file tests: every format rendered from fixed result files (`tests/fixtures/*.json`)
 //! with a fixed [`RenderContext`], compared with the snapshots in `tests/snapshots/`.
 //! `e1_scenario` and `e5_scenario` are real simulator runs (`keylab run e1-uuid-vs-ulid
-//! --scale 0.02`, `keylab run e5-fill-factor-churn --scale 0.005`), with load samples, churn
-//! rounds and phases the simulator cannot run. `e4_pool` is `keylab run e4-change-buffer
-//! --scale 0.001`: buffer pool, change buffer and estimated I/O figures.
+//! --scale 0.02`, `keylab run e5-fill-factor-churn --scale 0.005`, with the scenarios' rows
+//! as they were then), with load samples, churn rounds and phases the simulator cannot run.
+//! `e4_pool` is `keylab run e4-change-buffer --scale 0.001`: buffer pool, change buffer and
+//! estimated I/O figures. The load checks (`verification`) and `server_load`'s nested
+//! settings were added by hand when those fields appeared.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
 //! review the diff.
 

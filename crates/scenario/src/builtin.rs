@@ -1,4 +1,4 @@
-//! The built-in scenarios: the five published experiments of `experiments.md`, embedded from
+//! The built-in scenarios: the five published experiments of `docs/experiments.md`, embedded from
 //! `builtin/*.toml` so `keylab scenarios show NAME` prints exactly what runs, plus the
 //! matrix `keylab validate` runs (not listed among the experiments).
 

@@ -405,6 +405,7 @@ fn load_phase(
     let mut wall_s = Some(0.0);
     let mut latency = None;
     let mut first_batch_ms = None;
+    let mut verification = None;
     let mut chunks = 0;
     let mut samples = Vec::new();
     progress.start(&run.label, rows);
@@ -417,6 +418,8 @@ fn load_phase(
             chunks += 1;
             wall_s = wall_s.zip(out.wall_s).map(|(a, b)| a + b);
             latency = out.batch_latency_ms;
+            // Each call checks the whole table, so the last check covers every chunk.
+            verification = out.verification;
             if chunks == 1 {
                 first_batch_ms = out.first_batch_ms;
             }
@@ -448,6 +451,7 @@ fn load_phase(
         rows_per_s,
         batch_latency_ms,
         first_batch_ms,
+        verification,
     };
     let mut f = Map::new();
     f.insert("status".into(), "ok".into());

@@ -302,6 +302,7 @@ mod tests {
                 rows_per_s: None,
                 batch_latency_ms: None,
                 first_batch_ms: None,
+                verification: None,
             },
             counters: Counters { page_splits: Some(splits), ..Counters::default() },
             table: TableSizes { data_length: Some(leaf * 16384), ..TableSizes::default() },

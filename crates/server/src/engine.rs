@@ -33,7 +33,7 @@ use crate::sql::{self, quote_ident};
 use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE, IDENTIFIER_RULE};
 use keylab_core::{
     DdlOutcome, DdlSpec, Engine, EngineError, EngineInfo, EngineKind, LoadOutcome, LoadPlan,
-    Measurement, Op, QueryOutcome, QuerySpec, Row,
+    LoadVerification, Measurement, Op, QueryOutcome, QuerySpec, Row,
 };
 use keylab_schema::{Dialect, Table};
 use mysql::prelude::Queryable;
@@ -530,15 +530,33 @@ impl MariaDbEngine {
         self.track(&name, &[]);
         let stats: LoadStats = stats?;
         let (sent, sent_xor) = stats.client_checksum;
-        let server_checksum = self.verify(table, held, (held.0 + sent, held.1 ^ sent_xor))?;
+        let expected = (held.0 + sent, held.1 ^ sent_xor);
+        let server_checksum = self.verify(table, held, expected)?;
         self.contents.insert(name, server_checksum);
         self.last_load =
             Some(LoadDetails { first_batch_ms: stats.first_batch_ms.clone(), server_checksum });
+        let column = sql::checksum_column(table).map(|c| table.columns[c].name.as_str());
+        // `verify` fails the load on any difference, so what is reported here is equal.
+        let verification = LoadVerification {
+            rows_expected: expected.0,
+            rows_found: Some(server_checksum.0),
+            checksum_equal: column.map(|_| server_checksum.1 == expected.1),
+            checked: match column {
+                Some(c) => format!(
+                    "COUNT(*) and BIT_XOR(CRC32(`{c}`)) of the whole table after the load, \
+                     against before the load plus the rows sent"
+                ),
+                None => "COUNT(*) of the whole table on the server; no checksum (the column it \
+                         would cover is a time value, or no column is sent)"
+                    .into(),
+            },
+        };
         Ok(LoadOutcome {
             rows: stats.rows,
             wall_s: Some(stats.wall_s),
             batch_latency_ms: load::latency_ms(&stats.batch_latency_us),
             first_batch_ms: Some(stats.first_batch_ms.clone()),
+            verification: Some(verification),
         })
     }
 

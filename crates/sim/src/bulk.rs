@@ -1,4 +1,4 @@
-//! InnoDB's sorted index build (`btr0bulk.cc`, `BtrBulk` / `PageBulk`, innodb-internals.md
+//! InnoDB's sorted index build (`btr0bulk.cc`, `BtrBulk` / `PageBulk`, docs/model-rules.md
 //! §5), used by rebuilds (`OPTIMIZE TABLE`, `ALTER TABLE ... FORCE`): records arrive in key
 //! order, each level fills its current page up to the fill factor's reserve (keeping at least
 //! two records per page), a finished page's node pointer goes to the level above, and at the

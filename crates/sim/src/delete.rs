@@ -1,7 +1,7 @@
 //! The purge of one leaf record (`row_purge_remove_clust_if_poss` /
 //! `row_purge_remove_sec_if_poss`): the optimistic delete when the page stays above the merge
 //! threshold and has siblings, else the pessimistic delete with its page discard or compress
-//! attempt (innodb-internals.md §4.2–4.4). Lift-up of a page alone on its level and the
+//! attempt (docs/model-rules.md §4). Lift-up of a page alone on its level and the
 //! discard of the last page of a level also live here.
 //!
 //! Records are found by their full index key (secondary keys include the primary key, so

@@ -1,6 +1,6 @@
 //! The file-per-table tablespace's page allocator: extent descriptors, the space's FREE /
 //! FREE_FRAG lists and free limit, and file segments (fragment pages plus extents), as
-//! `fsp/fsp0fsp.cc` allocates them (innodb-internals.md §7). It gives each index's `size`
+//! `fsp/fsp0fsp.cc` allocates them (docs/model-rules.md §7). It gives each index's `size`
 //! (reserved pages) and `n_leaf_pages` (used pages of the leaf segment).
 //!
 //! It tracks page numbers only; page contents live in the tree arena.
@@ -400,7 +400,8 @@ impl Fsp {
         }
     }
 
-    /// Debugging aid: the FSP header's figures as `tools/ibd_fsp.py` prints them from a file.
+    /// Debugging aid: the FSP header's figures (file size, free limit, list lengths) as a
+    /// tablespace file's page 0 holds them.
     pub fn debug_header(&self) -> String {
         let full_frag = self.xdes.iter().filter(|x| x.state == XdesState::FullFrag).count();
         format!(

@@ -1,4 +1,4 @@
-//! The change buffer (insert buffer, innodb-internals.md §8): inserts into and purge deletes
+//! The change buffer (insert buffer, docs/model-rules.md §8): inserts into and purge deletes
 //! from leaves of non-unique secondary indexes whose leaf page is not in the buffer pool are
 //! buffered instead of reading the page (`ibuf_insert`), within the free space the ibuf bitmap
 //! promises for the page and under `innodb_change_buffer_max_size` percent of the pool; they

@@ -4,7 +4,7 @@
 //!
 //! This module sizes records and encodes keys; it knows nothing about pages or trees. Sizes
 //! follow `rec_get_converted_size_comp` (rem0rec.cc) and `dtuple_convert_big_rec`
-//! (data0data.cc) as described in innodb-internals.md §2.
+//! (data0data.cc) as described in docs/model-rules.md §2.
 
 use crate::{Geometry, SimError};
 use keylab_schema::{ColumnType, RowFormat, Table, Value};
@@ -293,7 +293,7 @@ impl Layout {
     }
 
     /// Size of a node-pointer record whose key is `key`: header, the index's NULL-bitmap bytes,
-    /// length bytes and data of the key fields, child page number (§2.2, §2.3).
+    /// length bytes and data of the key fields, child page number (docs/model-rules.md §2).
     pub fn node_ptr_size(&self, key: &[u8]) -> u32 {
         let mut size = REC_HEADER_BYTES + self.null_bytes + NODE_PTR_CHILD_BYTES;
         let mut at = 0;

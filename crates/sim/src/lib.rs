@@ -6,7 +6,7 @@
 //! split-point rules (to the right / to the left / middle / size-based), right-sibling
 //! inserts, root raises, and the file-segment allocator that gives `size`, `n_leaf_pages`,
 //! `DATA_LENGTH`, `INDEX_LENGTH` and `DATA_FREE`. The rules and the server functions behind
-//! them are described in `docs/innodb-internals.md`; each rule in the code names the
+//! them are described in `docs/model-rules.md`; each rule in the code names the
 //! function it mirrors.
 //!
 //! Beyond inserts:
@@ -19,9 +19,10 @@
 //!   page reads and writes ([`PoolCounters`]), the change buffer defers secondary-index
 //!   changes for uncached leaves, and [`Device`] turns I/O into estimated seconds.
 //!
-//! Fidelity, measured against MariaDB 10.11 (crates/sim/tools/README.md): inserts, purged
-//! deletes, merges, splits, reorganizations, `size`, `n_leaf_pages`, DATA_LENGTH and DATA_FREE
-//! match exactly on the E1 tables under random churn, page by page. The buffer pool, change
+//! Fidelity, measured against MariaDB 10.11 by `keylab validate` (and, page by page, by the
+//! comparisons that preceded it): inserts, purged deletes, merges, splits, reorganizations,
+//! `size`, `n_leaf_pages`, DATA_LENGTH and DATA_FREE match exactly under random churn and
+//! rebuilds. The buffer pool, change
 //! buffer and device model are models (their figures are predictions of direction and rough
 //! size, not of a server's counters).
 //!
@@ -228,7 +229,7 @@ pub enum SimError {
     BadSetting(String),
 }
 
-/// Page-size-derived constants (innodb-internals.md §10).
+/// Page-size-derived constants (docs/model-rules.md §10).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Geometry {
     pub page_bytes: u32,

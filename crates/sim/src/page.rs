@@ -1,7 +1,7 @@
 //! One B-tree index page: its records in key order as compact arrays, and the header fields
 //! that drive InnoDB's decisions (heap top, garbage, the PAGE_FREE list, PAGE_LAST_INSERT).
 //!
-//! Space accounting follows `page0page.inl` (innodb-internals.md §1.2); record placement
+//! Space accounting follows `page0page.inl` (docs/model-rules.md §1); record placement
 //! follows `page_cur_insert_rec_low`. The page holds no record bytes beyond the encoded key,
 //! a u16 size and (non-leaf) a child page number, so there is no per-record allocation.
 

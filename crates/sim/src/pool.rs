@@ -1,4 +1,4 @@
-//! The buffer pool model: InnoDB's LRU list with midpoint insertion (innodb-internals.md §9,
+//! The buffer pool model: InnoDB's LRU list with midpoint insertion (docs/model-rules.md §9,
 //! `buf0lru.cc`, `buf_page_make_young_if_needed`), page reads on misses, dirty pages, and
 //! page writes when a dirty page is evicted or at a checkpoint; plus the change buffer's
 //! bookkeeping (`ibuf.rs` holds its rules).

@@ -1,5 +1,5 @@
-//! The page split of InnoDB's insert path (`btr_page_split_and_insert`, innodb-internals.md
-//! §3.5): the right-sibling attempt (`btr_insert_into_right_sibling`), the split-point
+//! The page split of InnoDB's insert path (`btr_page_split_and_insert`, docs/model-rules.md
+//! §3): the right-sibling attempt (`btr_insert_into_right_sibling`), the split-point
 //! heuristics (to the right, to the left, middle, size-based), page allocation with the
 //! direction hint, moving records, the node pointer on the level above, and the retry when
 //! the tuple still does not fit.
@@ -19,7 +19,7 @@ enum SplitAt {
 }
 
 impl Tree {
-    /// `btr_page_split_and_insert` (§3.5) for an insert at `pos` of page `p`.
+    /// `btr_page_split_and_insert` (docs/model-rules.md §3) for an insert at `pos` of page `p`.
     pub(crate) fn split_and_insert(
         &mut self,
         sp: &mut Space,
@@ -192,7 +192,7 @@ impl Tree {
         Some(r)
     }
 
-    /// `btr_page_get_split_rec` (§3.5 rule 4): the size-based split point.
+    /// `btr_page_get_split_rec` (docs/model-rules.md §3, size-based split): the size-based split point.
     fn size_split_rec(&self, page: &Page, pos: usize, size: u32, g: &Geometry) -> SplitAt {
         let n = page.len();
         let total_data = page.data_bytes + size;

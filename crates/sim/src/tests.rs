@@ -172,7 +172,7 @@ fn empty_table_stats() {
     assert_eq!(s.index_length_bytes, 16384);
 }
 
-/// Published E1 at 100,000 rows (MySQL 9.2, experiments.md): the rules, not fitted
+/// Published E1 at 100,000 rows (MySQL 9.2, docs/experiments.md): the rules, not fitted
 /// constants, must land near these figures. ULID: 353 pages `size`, 5,783,552 bytes, 341
 /// splits, 294.3 records/page, 91.5 % fill. UUIDv4: 675 / 11,059,200 / 564 / 173.4 / 64.5 %.
 #[test]

@@ -30,7 +30,7 @@ fn deleting_everything_merges_discards_and_shrinks_the_tree() {
             sim.check().unwrap();
         }
         if n == ids.len() / 2 {
-            // Freed pages of extents stay reserved by the leaf segment (§7.2).
+            // Freed pages of extents stay reserved by the leaf segment (docs/model-rules.md §7).
             let half = sim.stats();
             // (Its up to 32 fragment pages go back to the space when freed.)
             let (h, b) = (half.indexes[0].size_pages, before.indexes[0].size_pages);
@@ -86,7 +86,7 @@ fn pages_whose_siblings_are_full_are_discarded() {
 #[test]
 fn merge_attempt_starts_under_the_threshold() {
     // 51-byte records (26-char ids): a leaf of 161 records holds 8211 bytes; one delete
-    // leaves 8160 < 8192 and makes the first merge attempt (innodb-internals.md §4.3).
+    // leaves 8160 < 8192 and makes the first merge attempt (docs/model-rules.md §4).
     let mut rng = Rng(3);
     let ids = ulid_like(600, &mut rng);
     let mut sim = SimTable::new(&e1_table(varchar(26), false), SimSettings::default()).unwrap();
@@ -141,7 +141,7 @@ fn rebuild_fills_pages_to_the_fill_factor() {
 
 #[test]
 fn sequential_rebuild_matches_sequential_inserts_at_100() {
-    // §5: a bulk page holds the same records as the 15/16 rule of sequential inserts.
+    // docs/model-rules.md §5: a bulk page holds the same records as the 15/16 rule of sequential inserts.
     let mut rng = Rng(1);
     let ids = ulid_like(100_000, &mut rng);
     let mut sim = SimTable::new(&e1_table(varchar(26), false), SimSettings::default()).unwrap();

@@ -1,7 +1,7 @@
 //! One index B+tree and InnoDB's insert path over it: descent, optimistic insert
 //! (`btr_cur_optimistic_insert`), root raise (`btr_root_raise_and_insert`) and page split
 //! (`btr_page_split_and_insert`, with the right-sibling attempt and the split-point
-//! heuristics), node-pointer inserts on the levels above (innodb-internals.md §3).
+//! heuristics), node-pointer inserts on the levels above (docs/model-rules.md §3).
 //!
 //! The split itself is in `split.rs`; node-pointer deletes and non-leaf merges that the
 //! right-sibling path triggers live in `tree_delete.rs`. Pages live in the table-wide arena
@@ -345,7 +345,7 @@ impl Tree {
         }
     }
 
-    /// `btr_cur_optimistic_insert` rules 1–5 (§3.2). Inserts and returns true, or false
+    /// `btr_cur_optimistic_insert` rules (docs/model-rules.md §3). Inserts and returns true, or false
     /// (DB_FAIL) without changing the page.
     fn optimistic(
         &self,

@@ -1,4 +1,4 @@
-//! E4's shape, scaled down (experiments.md): random secondary-index maintenance on data far
+//! E4's shape, scaled down (docs/experiments.md): random secondary-index maintenance on data far
 //! larger than the buffer pool. The change buffer cuts page reads; on the device model 4 KiB
 //! pages beat 16 KiB on SSD and lose on HDD. (Times are the device model's estimates.)
 

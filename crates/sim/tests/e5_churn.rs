@@ -1,4 +1,4 @@
-//! E5 scaled down (experiments.md): after a rebuild at a lower fill factor, random churn
+//! E5 scaled down (docs/experiments.md): after a rebuild at a lower fill factor, random churn
 //! splits far fewer pages, while the rebuilt table starts with more pages.
 
 include!("../tools/e5_workload.rs");

@@ -1,4 +1,4 @@
-//! E4 on the simulator (experiments.md): a sysbench-like table
+//! E4 on the simulator (docs/experiments.md): a sysbench-like table
 //! `sbtest(id BIGINT PK, k BIGINT, c CHAR(120), pad CHAR(60), KEY k_1(k))` loaded in id order
 //! with random k, then UPDATEs of k at random rows, each modelled as the purge of the row's
 //! old records plus the insert of the row with a new random k (the clustered record goes

@@ -1,4 +1,4 @@
-//! E5 on the simulator (experiments.md): `e5 ROWS ROUNDS PER_ROUND [FF...] [--mysql]` loads
+//! E5 on the simulator (docs/experiments.md): `e5 ROWS ROUNDS PER_ROUND [FF...] [--mysql]` loads
 //! ROWS rows of E5's `test0` table (md5-like 32-hex-char ids in random order), then for each
 //! fill factor (default 100 95 90 85 80 75) rebuilds the table, runs ROUNDS rounds of
 //! {insert PER_ROUND new rows, delete PER_ROUND random rows}, rebuilds again, and prints
