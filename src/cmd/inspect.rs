@@ -1,12 +1,13 @@
 //! `keylab inspect FILE.ibd`: a real tablespace's structure, read offline, per index: pages
 //! by level, height, leaf fill and its histogram, records per leaf, garbage. These are the
-//! figures the simulator predicts, measured from the file itself.
+//! figures the simulator predicts, measured from the file itself. On MySQL 8.0+ files the
+//! indexes are named, and the table and its columns shown, from the file's own dictionary.
 
 use crate::args::InspectArgs;
 use crate::UsageError;
 use anyhow::Result;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
-use keylab_server::ibd::{read_tablespace, IbdError, TablespaceReport};
+use keylab_server::ibd::{read_tablespace, IbdError, Sdi, TablespaceReport};
 use std::io::Write;
 
 /// Runs `keylab inspect`.
@@ -40,9 +41,13 @@ fn render(file: &str, report: &TablespaceReport) -> String {
             report.corrupt_index_pages
         ));
     }
+    if let Some(sdi) = &report.sdi {
+        text.push_str(&dictionary_header(sdi));
+    }
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED).set_header([
         "index id",
+        "name",
         "height",
         "pages per level (leaf first)",
         "leaf pages",
@@ -56,6 +61,7 @@ fn render(file: &str, report: &TablespaceReport) -> String {
         let hist: Vec<String> = ix.fill_histogram.iter().map(u64::to_string).collect();
         table.add_row([
             ix.index_id.to_string(),
+            ix.name.clone().unwrap_or_else(|| "n/a".into()),
             ix.height.to_string(),
             levels.join(" / "),
             ix.leaf_pages.to_string(),
@@ -65,15 +71,67 @@ fn render(file: &str, report: &TablespaceReport) -> String {
             hist.join(" "),
         ]);
     }
-    for col in 1..7 {
+    for col in 2..8 {
         if let Some(c) = table.column_mut(col) {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
     text.push_str(&table.to_string());
-    text.push_str(
-        "\nIndex ids are the server's (INFORMATION_SCHEMA.INNODB_SYS_INDEXES on MariaDB, \
-         INNODB_INDEXES on MySQL); the lowest is usually PRIMARY.\n",
-    );
+    text.push('\n');
+    if let Some(sdi) = &report.sdi {
+        // R-tree and full-text indexes have no B-tree INDEX pages of their own to count.
+        let unpaged: Vec<String> = sdi
+            .tables
+            .iter()
+            .flat_map(|t| &t.indexes)
+            .filter(|ix| !report.indexes.iter().any(|p| Some(p.index_id) == ix.index_id))
+            .map(|ix| match ix.index_id {
+                Some(id) => format!("{} (id {id})", ix.name),
+                None => ix.name.clone(),
+            })
+            .collect();
+        if !unpaged.is_empty() {
+            text.push_str(&format!(
+                "In the dictionary but without INDEX pages here: {}\n",
+                unpaged.join(", ")
+            ));
+        }
+    }
+    for note in &report.notes {
+        text.push_str(&format!("note: {note}\n"));
+    }
+    if report.sdi.is_none() {
+        text.push_str(
+            "Index ids are the server's (INFORMATION_SCHEMA.INNODB_SYS_INDEXES on MariaDB, \
+             INNODB_INDEXES on MySQL); the lowest is usually PRIMARY.\n",
+        );
+    }
+    text
+}
+
+/// The tables and columns the file's dictionary describes, columns wrapped to ~100 chars.
+fn dictionary_header(sdi: &Sdi) -> String {
+    let mut text = String::new();
+    let version = sdi.mysql_version.as_deref().unwrap_or("unknown version");
+    for t in &sdi.tables {
+        text.push_str(&format!(
+            "table {}.{} (from the file's dictionary, written by MySQL {version})\n",
+            t.schema, t.name
+        ));
+        let mut line = format!("  columns ({}):", t.columns.len());
+        for (i, c) in t.columns.iter().enumerate() {
+            let null = if c.nullable { " NULL" } else { "" };
+            let sep = if i + 1 < t.columns.len() { "," } else { "" };
+            let item = format!(" {} {}{null}{sep}", c.name, c.sql_type);
+            if line.len() + item.len() > 100 {
+                text.push_str(&line);
+                text.push('\n');
+                line = "   ".into();
+            }
+            line.push_str(&item);
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
     text
 }
