@@ -290,14 +290,14 @@ pub fn read_tablespace_from(mut r: impl Read) -> Result<TablespaceReport, IbdErr
         sdi::SdiRoot::Bad(why) => report.notes.push(format!("SDI: {why}")),
         sdi::SdiRoot::Page(root) => {
             let (dictionary, notes) = sdi::read_sdi(root, &sdi_pages);
-            report.notes.extend(notes);
-            if dictionary.tables.is_empty() {
+            if dictionary.tables.is_empty() && notes.is_empty() {
                 report.notes.push("SDI: no table in the file's dictionary".into());
             }
+            report.notes.extend(notes);
             for ix in &mut report.indexes {
                 ix.name = dictionary.index(ix.index_id).map(|i| i.name.clone());
             }
-            report.sdi = Some(dictionary);
+            report.sdi = (!dictionary.tables.is_empty()).then_some(dictionary);
         }
     }
     Ok(report)

@@ -202,7 +202,7 @@ fn sdi_page(pages: &BTreeMap<u64, Vec<u8>>, no: u32) -> Result<&[u8], String> {
 /// (`rec_get_next_offs`).
 fn next_rec(page: &[u8], rec: usize) -> Option<usize> {
     let rel = be16(page, rec.checked_sub(2)?)?;
-    let next = (rec + usize::from(rel)) % page.len();
+    let next = (rec + usize::from(rel)).checked_rem(page.len())?;
     (rel != 0 && next >= REC_EXTRA_BYTES + 2).then_some(next)
 }
 
@@ -467,3 +467,6 @@ struct DdPartitionIndex {
     index_opx: usize,
     se_private_data: String,
 }
+
+#[cfg(test)]
+mod tests;
