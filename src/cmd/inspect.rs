@@ -61,7 +61,7 @@ fn render(file: &str, report: &TablespaceReport) -> String {
         let hist: Vec<String> = ix.fill_histogram.iter().map(u64::to_string).collect();
         table.add_row([
             ix.index_id.to_string(),
-            ix.name.clone().unwrap_or_else(|| "n/a".into()),
+            index_name(report, ix.index_id),
             ix.height.to_string(),
             levels.join(" / "),
             ix.leaf_pages.to_string(),
@@ -109,6 +109,15 @@ fn render(file: &str, report: &TablespaceReport) -> String {
     text
 }
 
+/// An index's name from the dictionary, marked when the server added it; "n/a" without one.
+fn index_name(report: &TablespaceReport, index_id: u64) -> String {
+    match report.sdi.as_ref().and_then(|sdi| sdi.index(index_id)) {
+        Some(ix) if ix.hidden => format!("{} (hidden)", ix.name),
+        Some(ix) => ix.name.clone(),
+        None => "n/a".into(),
+    }
+}
+
 /// The tables and columns the file's dictionary describes, columns wrapped to ~100 chars.
 fn dictionary_header(sdi: &Sdi) -> String {
     let mut text = String::new();
@@ -122,7 +131,9 @@ fn dictionary_header(sdi: &Sdi) -> String {
         for (i, c) in t.columns.iter().enumerate() {
             let null = if c.nullable { " NULL" } else { "" };
             let sep = if i + 1 < t.columns.len() { "," } else { "" };
-            let item = format!(" {} {}{null}{sep}", c.name, c.sql_type);
+            // InnoDB's own full-text tables record no SQL type.
+            let ty = if c.sql_type.is_empty() { String::new() } else { format!(" {}", c.sql_type) };
+            let item = format!(" {}{ty}{null}{sep}", c.name);
             if line.len() + item.len() > 100 {
                 text.push_str(&line);
                 text.push('\n');

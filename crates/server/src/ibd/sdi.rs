@@ -106,8 +106,11 @@ pub struct SdiColumn {
 /// One index from the SDI.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SdiIndex {
-    /// Index name (PRIMARY for the clustered index, GEN_CLUST_INDEX when there is no key).
+    /// Index name as the dictionary keeps it (PRIMARY for the clustered index).
     pub name: String,
+    /// Added by the server, not declared: the clustered index on DB_ROW_ID of a table
+    /// without a key, or a full-text table's FTS_DOC_ID_INDEX.
+    pub hidden: bool,
     /// InnoDB's index id (the pages' `PAGE_INDEX_ID`), when `se_private_data` has one.
     pub index_id: Option<u64>,
     /// Root page number.
@@ -396,7 +399,13 @@ fn table_from(t: DdTable) -> SdiTable {
         .iter()
         .map(|ix| {
             let (index_id, root_page) = ids_from(&ix.se_private_data);
-            SdiIndex { name: ix.name.clone(), index_id, root_page, partition: None }
+            SdiIndex {
+                name: ix.name.clone(),
+                hidden: ix.hidden,
+                index_id,
+                root_page,
+                partition: None,
+            }
         })
         .collect();
     // A partitioned table's indexes live in its partitions (and subpartitions), each naming
@@ -406,9 +415,10 @@ fn table_from(t: DdTable) -> SdiTable {
         parts.extend(p.subpartitions.iter());
         for pix in &p.indexes {
             let (index_id, root_page) = ids_from(&pix.se_private_data);
-            let name = t.indexes.get(pix.index_opx).map_or("?", |ix| ix.name.as_str());
+            let table_index = t.indexes.get(pix.index_opx);
             indexes.push(SdiIndex {
-                name: name.to_string(),
+                name: table_index.map_or("?", |ix| ix.name.as_str()).to_string(),
+                hidden: table_index.is_some_and(|ix| ix.hidden),
                 index_id,
                 root_page,
                 partition: Some(p.name.clone()),
@@ -450,6 +460,7 @@ struct DdColumn {
 #[serde(default)]
 struct DdIndex {
     name: String,
+    hidden: bool,
     se_private_data: String,
 }
 

@@ -27,7 +27,7 @@ fn table_json(name: &str) -> (Vec<u8>, u32) {
             ],
             "indexes": [
                 {"name": "PRIMARY", "se_private_data": "id=70;root=4;space_id=9;"},
-                {"name": "k_note", "se_private_data": "id=71;root=5;space_id=9;"}
+                {"name": "k_note", "hidden": true, "se_private_data": "id=71;root=5;space_id=9;"}
             ],
             // Filler, so that the compressed record is long enough to need a BLOB chain.
             "comment": (0..3000).map(|i| format!("{:x}", i * 7919 % 65521)).collect::<String>()
@@ -164,7 +164,8 @@ fn reads_a_two_level_tree_with_a_spilled_record() {
             SdiColumn { name: "note".into(), sql_type: "text".into(), nullable: true },
         ]
     );
-    assert_eq!(t.indexes[1].name, "k_note");
+    assert_eq!((t.indexes[1].name.as_str(), t.indexes[1].hidden), ("k_note", true));
+    assert!(!t.indexes[0].hidden);
     assert_eq!((t.indexes[1].index_id, t.indexes[1].root_page), (Some(71), Some(5)));
     assert_eq!(sdi.index(70).map(|i| i.name.as_str()), Some("PRIMARY"));
 }
