@@ -146,3 +146,63 @@ fn dictionary_header(sdi: &Sdi) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keylab_server::ibd::{IndexPages, SdiColumn, SdiIndex, SdiTable};
+
+    fn report(with_sdi: bool) -> TablespaceReport {
+        let mut ix = IndexPages::default();
+        ix.index_id = 70;
+        ix.fill_histogram = vec![0; 10];
+        let mut r =
+            TablespaceReport { page_size_bytes: 16384, indexes: vec![ix], ..Default::default() };
+        if with_sdi {
+            let col = |n: usize| SdiColumn {
+                name: format!("column_{n}"),
+                sql_type: "varchar(45)".into(),
+                nullable: n == 1,
+            };
+            let index = |name: &str, id: u64, hidden: bool| SdiIndex {
+                name: name.into(),
+                hidden,
+                index_id: Some(id),
+                root_page: Some(4),
+                partition: None,
+            };
+            r.sdi = Some(Sdi {
+                mysql_version: Some("8.4.3".into()),
+                tables: vec![SdiTable {
+                    schema: "db".into(),
+                    name: "t".into(),
+                    columns: (0..6).map(col).collect(),
+                    indexes: vec![index("PRIMARY", 70, true), index("ft", 71, false)],
+                }],
+            });
+        } else {
+            r.notes = vec![keylab_server::ibd::NO_SDI_NOTE.into()];
+        }
+        r
+    }
+
+    #[test]
+    fn a_dictionary_names_indexes_and_lists_columns() {
+        let text = render("t.ibd", &report(true));
+        assert!(text.contains("table db.t (from the file's dictionary, written by MySQL 8.4.3)"));
+        assert!(text.contains("columns (6): column_0 varchar(45), column_1 varchar(45) NULL,"));
+        let header = text.lines().take_while(|l| !l.starts_with('┌'));
+        assert!(header.clone().count() == 4 && header.clone().all(|l| l.len() <= 100), "{text}");
+        assert!(text.contains("PRIMARY (hidden)"), "{text}");
+        assert!(text.contains("without INDEX pages here: ft (id 71)"), "{text}");
+        assert!(!text.contains("Index ids are the server's"), "{text}");
+    }
+
+    #[test]
+    fn without_a_dictionary_ids_are_explained() {
+        let text = render("t.ibd", &report(false));
+        assert!(text.contains("┆ n/a "), "{text}");
+        assert!(text.contains("note: index names not in the file"), "{text}");
+        assert!(text.contains("Index ids are the server's"), "{text}");
+    }
+}
