@@ -150,6 +150,8 @@ pub(crate) fn sdi_root(
     }
     let at = super::XDES_ARR_OFFSET + xdes_entries * xdes_entry_bytes + ENCRYPTION_INFO_MAX_SIZE;
     match (be32(page0, at), be32(page0, at + 4)) {
+        // No pointer at all: the bit belongs to another flag layout (MariaDB 10.1's).
+        (Some(0), Some(0)) => SdiRoot::Absent,
         (Some(SDI_VERSION), Some(root)) if root > 0 && root != FIL_NULL => SdiRoot::Page(root),
         (Some(SDI_VERSION), Some(root)) => SdiRoot::Bad(format!("SDI root page {root} on page 0")),
         (Some(v), _) => SdiRoot::Bad(format!("unknown SDI version {v} on page 0")),

@@ -196,6 +196,7 @@ fn sdi_pointer_on_page_0() {
     let mut p0 = vec![0u8; PS];
     let at = super::super::XDES_ARR_OFFSET + 256 * 40 + ENCRYPTION_INFO_MAX_SIZE;
     assert_eq!(at, 10505, "MySQL 8.0's offset for 16 KiB pages");
+    assert_eq!(sdi_root(&p0, 0x4021, 256, 40), SdiRoot::Absent, "flag without a pointer");
     put32(&mut p0, at, 1);
     put32(&mut p0, at + 4, 3);
     assert_eq!(sdi_root(&p0, 0x4021, 256, 40), SdiRoot::Page(3));
