@@ -235,3 +235,32 @@ proptest::proptest! {
         let _ = read_sdi(3, &pages);
     }
 }
+
+/// A partitioned table's file carries the whole table; its partitions' indexes hold the ids
+/// and name the table index they implement by position.
+#[test]
+fn partition_indexes_take_the_table_index_names() {
+    let doc: SdiDoc = serde_json::from_value(serde_json::json!({
+        "mysqld_version_id": 80040,
+        "dd_object": {
+            "name": "p", "schema_ref": "db",
+            "indexes": [{"name": "PRIMARY", "se_private_data": ""}, {"name": "k", "hidden": false}],
+            "partitions": [
+                {"name": "p0", "indexes": [
+                    {"index_opx": 0, "se_private_data": "id=80;root=4;"},
+                    {"index_opx": 1, "se_private_data": "id=81;root=5;"}]},
+                {"name": "p1", "subpartitions": [{"name": "p1sp0", "indexes": [
+                    {"index_opx": 1, "se_private_data": "id=91;root=5;"},
+                    {"index_opx": 7, "se_private_data": "id=92;root=6;"}]}]}
+            ]
+        }
+    }))
+    .unwrap();
+    let t = table_from(doc.dd_object);
+    let sdi = Sdi { mysql_version: None, tables: vec![t] };
+    let named = |id| sdi.index(id).map(|ix| (ix.name.as_str(), ix.partition.as_deref()));
+    assert_eq!(named(80), Some(("PRIMARY", Some("p0"))));
+    assert_eq!(named(81), Some(("k", Some("p0"))));
+    assert_eq!(named(91), Some(("k", Some("p1sp0"))));
+    assert_eq!(named(92), Some(("?", Some("p1sp0"))), "an index_opx past the table's indexes");
+}
