@@ -7,15 +7,23 @@
 //! INDEX page its level, record count and used bytes. Per index id it gives pages per level,
 //! height, leaf fill, records per leaf and the leaf fill histogram.
 //!
+//! On MySQL 8.0+ files it also reads the table's own dictionary ([`sdi`]) and names each
+//! index; MySQL 5.7 and MariaDB files do not carry one (their server's
+//! `INNODB_SYS_INDEXES`/`INNODB_INDEXES` maps ids to names), which it says in a note.
+//!
 //! It reads uncompressed, unencrypted tablespaces; it does not verify checksums (read a file
-//! after `FLUSH TABLES ... FOR EXPORT`, when it is consistent), decode records, or map index
-//! ids to names (the server's `INNODB_SYS_INDEXES`/`INNODB_INDEXES` does). It never panics
-//! on malformed input: every read is bounds-checked and reported as an [`IbdError`].
+//! after `FLUSH TABLES ... FOR EXPORT`, when it is consistent) or decode user records. It
+//! never panics on malformed input: every read is bounds-checked and reported as an
+//! [`IbdError`], or as a note when only the dictionary is unreadable.
+
+pub mod sdi;
 
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
+
+pub use sdi::{Sdi, SdiColumn, SdiIndex, SdiTable};
 
 /// Why a file could not be read as a tablespace.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +76,8 @@ const MAX_LEVEL: usize = 64;
 pub struct IndexPages {
     /// `PAGE_INDEX_ID`.
     pub index_id: u64,
+    /// The index's name from the file's dictionary (MySQL 8.0+); `null` when the file has none.
+    pub name: Option<String>,
     /// Allocated index pages per level, leaf first.
     pub pages_per_level: Vec<u64>,
     /// Levels, leaf included.
@@ -108,7 +118,17 @@ pub struct TablespaceReport {
     pub corrupt_index_pages: u64,
     /// Per index id, ascending.
     pub indexes: Vec<IndexPages>,
+    /// The file's own dictionary (MySQL 8.0+); `null` when the file has none.
+    pub sdi: Option<Sdi>,
+    /// What could not be told from the file (no dictionary, or an unreadable one).
+    pub notes: Vec<String>,
 }
+
+/// Said of a file without a dictionary.
+pub const NO_SDI_NOTE: &str = "index names not in the file (MySQL 5.7 / MariaDB keep them in \
+                               the server's dictionary)";
+/// SDI pages kept for the dictionary; a table's dictionary needs a handful.
+const MAX_SDI_PAGES: usize = 4096;
 
 fn be16(b: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_be_bytes(b.get(at..at + 2)?.try_into().ok()?))
@@ -148,11 +168,16 @@ struct Descriptors {
     used: Vec<bool>,
 }
 
+/// Descriptors per descriptor page and bytes per descriptor (`xdes_arr_size`, `XDES_SIZE`).
+fn xdes_layout(page_size: u32) -> (u64, usize) {
+    let ext = extent_pages(page_size);
+    (u64::from(page_size) / ext, XDES_BITMAP + (ext as usize * 2).div_ceil(8))
+}
+
 /// Reads a descriptor page's XDES array (`xdes_get_bit` with `XDES_FREE_BIT`).
 fn read_descriptors(page: &[u8], first_page: u64, page_size: u32) -> Descriptors {
     let ext = extent_pages(page_size);
-    let n_entries = u64::from(page_size) / ext;
-    let entry_size = XDES_BITMAP + (ext as usize * 2).div_ceil(8);
+    let (n_entries, entry_size) = xdes_layout(page_size);
     let mut used = vec![false; (n_entries * ext) as usize];
     for e in 0..n_entries as usize {
         let base = XDES_ARR_OFFSET + e * entry_size;
@@ -217,6 +242,10 @@ pub fn read_tablespace_from(mut r: impl Read) -> Result<TablespaceReport, IbdErr
     let mut report = TablespaceReport { page_size_bytes: page_size, ..Default::default() };
     let mut by_index: BTreeMap<u64, IndexPages> = BTreeMap::new();
     let mut desc = read_descriptors(&page, 0, page_size);
+    let (xdes_entries, xdes_bytes) = xdes_layout(page_size);
+    let sdi_root = sdi::sdi_root(&page, flags, xdes_entries as usize, xdes_bytes);
+    // SDI pages by number, for the dictionary's walk after the scan.
+    let mut sdi_pages: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
     let mut page_no: u64 = 0;
     loop {
         if page_no > 0 {
@@ -234,13 +263,19 @@ pub fn read_tablespace_from(mut r: impl Read) -> Result<TablespaceReport, IbdErr
             }
         }
         report.file_pages += 1;
+        let ty = be16(&page, FIL_PAGE_TYPE).unwrap_or(0);
+        if matches!(sdi_root, sdi::SdiRoot::Page(_))
+            && (ty == sdi::FIL_PAGE_SDI || ty == sdi::FIL_PAGE_SDI_BLOB)
+            && sdi_pages.len() < MAX_SDI_PAGES
+        {
+            sdi_pages.insert(page_no, page.clone());
+        }
         let used = page_no
             .checked_sub(desc.first_page)
             .and_then(|i| desc.used.get(i as usize).copied())
             .unwrap_or(false);
         if used {
             report.allocated_pages += 1;
-            let ty = be16(&page, FIL_PAGE_TYPE).unwrap_or(0);
             *report.page_types.entry(ty).or_default() += 1;
             let index_page = ty == FIL_PAGE_INDEX || ty == FIL_PAGE_TYPE_INSTANT;
             if index_page && !add_index_page(&page, page_size, &mut by_index) {
@@ -250,6 +285,21 @@ pub fn read_tablespace_from(mut r: impl Read) -> Result<TablespaceReport, IbdErr
         page_no += 1;
     }
     report.indexes = by_index.into_values().map(finish_index).collect();
+    match sdi_root {
+        sdi::SdiRoot::Absent => report.notes.push(NO_SDI_NOTE.into()),
+        sdi::SdiRoot::Bad(why) => report.notes.push(format!("SDI: {why}")),
+        sdi::SdiRoot::Page(root) => {
+            let (dictionary, notes) = sdi::read_sdi(root, &sdi_pages);
+            if dictionary.tables.is_empty() && notes.is_empty() {
+                report.notes.push("SDI: no table in the file's dictionary".into());
+            }
+            report.notes.extend(notes);
+            for ix in &mut report.indexes {
+                ix.name = dictionary.index(ix.index_id).map(|i| i.name.clone());
+            }
+            report.sdi = (!dictionary.tables.is_empty()).then_some(dictionary);
+        }
+    }
     Ok(report)
 }
 
