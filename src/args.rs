@@ -2,7 +2,7 @@
 //! values exit 2 with the valid choices); building engines and workloads is in `cmd/`.
 
 use clap::{Args, Parser, Subcommand};
-use keylab_core::{EngineKind, LoadMethod, Placement};
+use keylab_core::{EngineKind, LoadMethod, Placement, SimModel};
 use keylab_keys::{ClockKind, Variant, WithinMs};
 use keylab_report::Format;
 use keylab_sim::PageSize;
@@ -84,6 +84,10 @@ pub struct EngineArgs {
     /// Engine: the embedded simulator, or a real server (a private instance unless --url).
     #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&EngineKind::ALL.map(|k| k.token())))]
     pub engine: EngineKind,
+    /// Which server the simulator models (--engine sim only) [default: the scenario's
+    /// `[engine] model`, else mariadb-10.11].
+    #[arg(long, value_name = "MODEL", value_parser = choices::<SimModel>(&SimModel::ALL.map(|m| m.token())))]
+    pub model: Option<SimModel>,
     /// A server to use instead of a private instance:
     /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://). Without a PASSWORD
     /// in the URL, the password is taken from $KEYLAB_PASSWORD if set (not visible in ps).

@@ -2,6 +2,7 @@
 
 mod compare;
 mod keys;
+mod model;
 mod pool;
 mod scenarios;
 mod server;

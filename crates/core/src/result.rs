@@ -37,6 +37,10 @@ pub struct EngineInfo {
     pub kind: String,
     /// The server's version, or the simulator's model (e.g. `InnoDB model of MariaDB 10.11`).
     pub version: String,
+    /// The simulator's model token (`mariadb-10.11`, `mysql-8.0`; an extension of the
+    /// contract): which server's rules produced the figures. Absent on a server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Settings in effect (page size, fill factor, buffer pool...).
     pub settings: BTreeMap<String, serde_json::Value>,
 }
@@ -198,6 +202,9 @@ impl EngineInfo {
     /// alike stays, one they give differently becomes [`VARIES_BY_RUN`], lists of notes are
     /// joined, and a setting only `other` gives is added.
     pub fn absorb(&mut self, other: &EngineInfo) {
+        if self.model != other.model {
+            self.model = Some(VARIES_BY_RUN.into());
+        }
         for (key, theirs) in &other.settings {
             match self.settings.get_mut(key) {
                 None => {
@@ -365,6 +372,7 @@ mod tests {
         let info = |page: u64, notes: &[&str]| EngineInfo {
             kind: "sim".into(),
             version: "v".into(),
+            model: Some("mariadb-10.11".into()),
             settings: [
                 ("innodb_page_size".to_string(), serde_json::json!(page)),
                 ("row_format".to_string(), serde_json::json!("DYNAMIC")),
