@@ -1,5 +1,7 @@
 //! `keylab validate`: the same matrix on the simulator and on a server, and the simulator's
-//! error against the server on every structural metric.
+//! error against the server on every structural metric. The simulator follows the model of
+//! the server's version (`SimModel::for_server`); with no exact model the closest one is
+//! used and a note says so (on standard error, in the table and in the JSON).
 
 use crate::args::{EngineArgs, ValidateArgs};
 use crate::engines::EngineSeries;
