@@ -386,6 +386,9 @@ mod tests {
         assert_eq!(first.settings["innodb_page_size"], VARIES_BY_RUN);
         assert_eq!(first.settings["row_format"], "DYNAMIC");
         assert_eq!(first.settings["notes"], serde_json::json!(["a", "b"]));
+        assert_eq!(first.model.as_deref(), Some("mariadb-10.11"));
+        first.absorb(&EngineInfo { model: Some("mysql-8.0".into()), ..info(16384, &[]) });
+        assert_eq!(first.model.as_deref(), Some(VARIES_BY_RUN));
     }
 
     #[test]
