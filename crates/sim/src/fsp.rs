@@ -101,6 +101,11 @@ impl Fsp {
         };
         f.init_extent(0);
         f.mark_frag_used(2);
+        if flavour == Flavour::Mysql80 {
+            // MySQL 8.0 puts the tablespace's SDI root on page 3 (btr_sdi_create_index, a
+            // fragment page), so the table's first index root is page 4.
+            f.mark_frag_used(3);
+        }
         f
     }
 
@@ -504,6 +509,15 @@ mod tests {
         let (_, ma_used) = ma.seg_pages(0);
         assert_eq!(my_used, ma_used + 2);
         assert_eq!(my_reserved % 256, 128, "128 fragment pages (FSEG_FRAG_LIMIT) + extents");
+    }
+
+    #[test]
+    fn the_first_index_root_is_page_4_on_mysql_after_the_sdi_root() {
+        for (flavour, root) in [(Flavour::MariaDb1011, 3), (Flavour::Mysql80, 4)] {
+            let mut f = Fsp::new(64, 16384, flavour);
+            let seg = f.create_segment();
+            assert_eq!(f.alloc_page(seg, 0, Dir::Up), root, "{flavour:?}");
+        }
     }
 
     #[test]
