@@ -2,7 +2,7 @@
 //! values exit 2 with the valid choices); building engines and workloads is in `cmd/`.
 
 use clap::{Args, Parser, Subcommand};
-use keylab_core::{EngineKind, LoadMethod, Placement};
+use keylab_core::{EngineKind, LoadMethod, Placement, SimModel};
 use keylab_keys::{ClockKind, Variant, WithinMs};
 use keylab_report::Format;
 use keylab_sim::PageSize;
@@ -84,6 +84,10 @@ pub struct EngineArgs {
     /// Engine: the embedded simulator, or a real server (a private instance unless --url).
     #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&EngineKind::ALL.map(|k| k.token())))]
     pub engine: EngineKind,
+    /// Which server's rules the simulator follows (--engine sim only) [default:
+    /// mariadb-10.11, or a scenario's `[engine] model`].
+    #[arg(long, value_name = "MODEL", value_parser = choices::<SimModel>(&SimModel::ALL.map(|m| m.token())))]
+    pub model: Option<SimModel>,
     /// A server to use instead of a private instance:
     /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://). Without a PASSWORD
     /// in the URL, the password is taken from $KEYLAB_PASSWORD if set (not visible in ps).
@@ -251,7 +255,8 @@ pub struct KeysArgs {
 /// `keylab validate`.
 #[derive(Debug, Clone, Args)]
 pub struct ValidateArgs {
-    /// The server engine to validate against.
+    /// The server engine to validate against; the simulator models that server's version
+    /// (mariadb-10.11 for MariaDB, mysql-8.0 for MySQL; the closest model, said so, otherwise).
     #[arg(long, default_value = "mariadb", value_parser = parse_server_engine)]
     pub engine: EngineKind,
     /// A server to use instead of a private instance (without a PASSWORD in the URL, the

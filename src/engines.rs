@@ -2,7 +2,7 @@
 //! user's server at `--url`.
 
 use crate::args::EngineArgs;
-use crate::sim_engine::SimEngine;
+use crate::sim_engine::{flavour, SimEngine};
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings};
@@ -17,6 +17,14 @@ pub fn make_engine(
     settings: &EngineSettings,
     check_every: Option<u64>,
 ) -> Result<Box<dyn Engine>> {
+    if let (Some(model), false) = (args.model, args.engine == EngineKind::Sim) {
+        return Err(UsageError(format!(
+            "--model {model} chooses the server the simulator models, so it needs --engine sim; \
+             --engine {} is measured on the server itself",
+            args.engine
+        ))
+        .into());
+    }
     match args.engine {
         EngineKind::Sim => {
             if args.url.is_some() {
@@ -40,6 +48,8 @@ pub fn make_engine(
                 merge_threshold_pct: settings.merge_threshold_pct,
                 buffer_pool_bytes: settings.buffer_pool_bytes,
                 change_buffering: settings.change_buffering,
+                // The command line's --model wins over the scenario's.
+                flavour: flavour(args.model.or(settings.model).unwrap_or_default()),
                 check_every,
                 ..SimSettings::default()
             };

@@ -11,7 +11,7 @@
 
 use keylab_core::{
     BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError, EngineInfo, IndexResult,
-    LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, Row, TableSizes,
+    LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, Row, SimModel, TableSizes,
 };
 use keylab_schema::Table;
 use keylab_sim::{Flavour, SimSettings, SimTable};
@@ -43,10 +43,7 @@ impl SimEngine {
 
 impl Engine for SimEngine {
     fn info(&self) -> EngineInfo {
-        let model = match self.settings.flavour {
-            Flavour::MariaDb1011 => "MariaDB 10.11",
-            Flavour::Mysql80 => "MySQL 8.0",
-        };
+        let model = sim_model(self.settings.flavour);
         let mut settings = BTreeMap::new();
         settings.insert("innodb_page_size".into(), self.settings.page_size.bytes().into());
         settings.insert("innodb_fill_factor".into(), self.settings.fill_factor_pct.into());
@@ -66,7 +63,12 @@ impl Engine for SimEngine {
         settings.insert("figures".into(), "simulated".into());
         EngineInfo {
             kind: "sim".into(),
-            version: format!("keylab {} InnoDB page model of {model}", env!("CARGO_PKG_VERSION")),
+            version: format!(
+                "keylab {} InnoDB page model of {}",
+                env!("CARGO_PKG_VERSION"),
+                model.server()
+            ),
+            model: Some(model.token().into()),
             settings,
         }
     }
@@ -212,6 +214,22 @@ impl Engine for SimEngine {
     fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {
         self.table = None;
         Ok(())
+    }
+}
+
+/// The simulator rules of `model`.
+pub fn flavour(model: SimModel) -> Flavour {
+    match model {
+        SimModel::Mariadb1011 => Flavour::MariaDb1011,
+        SimModel::Mysql80 => Flavour::Mysql80,
+    }
+}
+
+/// The model whose rules `flavour` are.
+fn sim_model(flavour: Flavour) -> SimModel {
+    match flavour {
+        Flavour::MariaDb1011 => SimModel::Mariadb1011,
+        Flavour::Mysql80 => SimModel::Mysql80,
     }
 }
 

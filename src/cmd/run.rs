@@ -16,6 +16,16 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;
     let plans = scenario.plan(args.scale).map_err(|e| UsageError(e.to_string()))?;
+    if let (Some(model), true) = (
+        plans.iter().find_map(|p| p.settings.model),
+        args.engine.engine != keylab_core::EngineKind::Sim,
+    ) {
+        eprintln!(
+            "keylab: the scenario's [engine] model = \"{model}\" is for --engine sim; --engine {} \
+             measures the server itself",
+            args.engine.engine
+        );
+    }
     let mut report: Option<Report> = None;
     let mut engines = EngineSeries::new(&args.engine);
     let mut progress = LoadProgress::new();

@@ -1,11 +1,13 @@
 //! `keylab validate`: the same matrix on the simulator and on a server, and the simulator's
-//! error against the server on every structural metric.
+//! error against the server on every structural metric. The simulator follows the model of
+//! the server's version (`SimModel::for_server`); with no exact model the closest one is
+//! used and a note says so (on standard error, in the table and in the JSON).
 
 use crate::args::{EngineArgs, ValidateArgs};
 use crate::engines::EngineSeries;
 use crate::progress::LoadProgress;
 use anyhow::{anyhow, Context, Result};
-use keylab_core::{EngineInfo, EngineKind, RunResult};
+use keylab_core::{EngineInfo, EngineKind, RunResult, SimModel};
 use keylab_scenario::{validate, RunPlan};
 use std::io::Write;
 
@@ -14,11 +16,22 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let scenario = keylab_scenario::validate_scenario()
         .map_err(|e| anyhow!("the validation matrix is broken: {e}"))?;
     let plans = scenario.plan(1.0).map_err(|e| anyhow!("{e}"))?;
-    let server =
-        EngineArgs { engine: args.engine, url: args.url.clone(), database: args.database.clone() };
-    let sim = EngineArgs { engine: EngineKind::Sim, url: None, database: None };
+    let server = EngineArgs {
+        engine: args.engine,
+        model: None,
+        url: args.url.clone(),
+        database: args.database.clone(),
+    };
     // The server first: if it cannot start, say so before any simulation.
     let (server_info, server_runs) = run_all(&server, &plans).context("server runs")?;
+    // The simulator models the server it is compared with (or the closest model, said so).
+    let kind: EngineKind = server_info.kind.parse().map_err(|e: String| anyhow!(e))?;
+    let (model, model_note) = SimModel::for_server(kind, &server_info.version)
+        .ok_or_else(|| anyhow!("no simulator model of {kind}; valid: {}", SimModel::choices()))?;
+    if let Some(note) = &model_note {
+        eprintln!("keylab: {note}");
+    }
+    let sim = EngineArgs { engine: EngineKind::Sim, model: Some(model), url: None, database: None };
     let (sim_info, sim_runs) = run_all(&sim, &plans).context("simulator runs")?;
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let v = validate::compare(&labels, &sim_runs, &server_runs);
@@ -27,6 +40,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         let json = serde_json::json!({
             "simulator": sim_info,
             "server": server_info,
+            "model_note": model_note,
             "validation": v,
         });
         serde_json::to_writer_pretty(&mut out, &json)?;
@@ -35,9 +49,13 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     }
     writeln!(
         out,
-        "simulator: {}\nserver:    {} {}\n",
+        "simulator: {} (model {model})\nserver:    {} {}",
         sim_info.version, server_info.kind, server_info.version
     )?;
+    if let Some(note) = &model_note {
+        writeln!(out, "note:      {note}")?;
+    }
+    writeln!(out)?;
     out.write_all(validate::render_table(&v).as_bytes())?;
     out.flush()?;
     Ok(())

@@ -4,6 +4,7 @@ mod compare;
 mod inspect;
 mod keys;
 mod leftovers;
+mod model;
 mod pool;
 mod scenarios;
 mod server;

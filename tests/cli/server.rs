@@ -269,6 +269,9 @@ fn validate_finds_no_error_against_a_private_mariadb() {
     }
     let out = Dir::new().keylab(&["validate", "--format", "json"]).expect_code(0);
     let v = json(&out.stdout);
+    // The simulator models the server it is compared with: MariaDB 10.11 here.
+    assert_eq!(v["simulator"]["model"], "mariadb-10.11", "{}", v["simulator"]);
+    assert!(v["model_note"].is_null(), "{}", v["model_note"]);
     let details = v["validation"]["details"].as_array().unwrap();
     // 16 runs (4 variants x 2 placements x 2 page sizes) through load, churn and rebuild.
     assert!(details.len() >= 16 * 40, "{} figures", details.len());

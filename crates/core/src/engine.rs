@@ -137,6 +137,9 @@ pub struct EngineSettings {
     /// `performance_schema` at server start (per-table I/O figures such as E1's write
     /// requests need it); `None` = the engine's default. The simulator has none.
     pub performance_schema: Option<bool>,
+    /// The server the simulator models; `None` = the default model. A server engine is the
+    /// server it is and ignores this.
+    pub model: Option<crate::SimModel>,
 }
 
 impl Default for EngineSettings {
@@ -148,6 +151,7 @@ impl Default for EngineSettings {
             merge_threshold_pct: 50,
             change_buffering: None,
             performance_schema: None,
+            model: None,
         }
     }
 }

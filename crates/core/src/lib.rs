@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 mod engine;
+mod model;
 mod phase;
 mod result;
 mod runner;
@@ -22,6 +23,7 @@ mod workload;
 pub use engine::{
     Engine, EngineError, EngineKind, EngineSettings, LoadMethod, LoadOutcome, LoadPlan, Measurement,
 };
+pub use model::SimModel;
 pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 pub use result::{
     hit_ratio, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters, EngineInfo,

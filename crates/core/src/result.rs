@@ -37,6 +37,10 @@ pub struct EngineInfo {
     pub kind: String,
     /// The server's version, or the simulator's model (e.g. `InnoDB model of MariaDB 10.11`).
     pub version: String,
+    /// The simulator's model token (`mariadb-10.11`, `mysql-8.0`; an extension of the
+    /// contract): which server's rules produced the figures. Absent on a server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Settings in effect (page size, fill factor, buffer pool...).
     pub settings: BTreeMap<String, serde_json::Value>,
 }
@@ -218,6 +222,9 @@ impl EngineInfo {
     /// alike stays, one they give differently becomes [`VARIES_BY_RUN`], lists of notes are
     /// joined, and a setting only `other` gives is added.
     pub fn absorb(&mut self, other: &EngineInfo) {
+        if self.model != other.model {
+            self.model = Some(VARIES_BY_RUN.into());
+        }
         for (key, theirs) in &other.settings {
             match self.settings.get_mut(key) {
                 None => {
@@ -385,6 +392,7 @@ mod tests {
         let info = |page: u64, notes: &[&str]| EngineInfo {
             kind: "sim".into(),
             version: "v".into(),
+            model: Some("mariadb-10.11".into()),
             settings: [
                 ("innodb_page_size".to_string(), serde_json::json!(page)),
                 ("row_format".to_string(), serde_json::json!("DYNAMIC")),
@@ -398,6 +406,9 @@ mod tests {
         assert_eq!(first.settings["innodb_page_size"], VARIES_BY_RUN);
         assert_eq!(first.settings["row_format"], "DYNAMIC");
         assert_eq!(first.settings["notes"], serde_json::json!(["a", "b"]));
+        assert_eq!(first.model.as_deref(), Some("mariadb-10.11"));
+        first.absorb(&EngineInfo { model: Some("mysql-8.0".into()), ..info(16384, &[]) });
+        assert_eq!(first.model.as_deref(), Some(VARIES_BY_RUN));
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! `PRIMARY.size_pages`...), raw numbers (bytes in bytes, full precision), empty cells for
 //! null. Every metric with a better direction is followed by a `<key>.ratio_to_best` column
 //! (1.000 for the best variant, empty when no ratio applies), so a sheet can sort or colour
-//! on it. Rows no run has a figure for are kept. No report metadata is written: the header
-//! must stay one line for spreadsheet imports.
+//! on it. Rows no run has a figure for are kept. No other report metadata is written (the
+//! header must stay one line for spreadsheet imports), except the simulator's model: a last
+//! `engine.model` column says which server's rules produced each row's figures.
 //!
 //! Only scalar figures are written: list-valued phase figures (load `samples`, churn
 //! `per_round`, DDL `steps`, `first_batch_ms`) are left out, since one cell cannot hold a
@@ -28,6 +29,10 @@ pub(crate) fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()>
             header.push(format!("{}{RATIO_SUFFIX}", row.key));
         }
     }
+    let engine_model = report.engine.model.as_deref();
+    if engine_model.is_some() {
+        header.push("engine.model".into());
+    }
     writer.write_record(&header).map_err(io::Error::other)?;
     for run in 0..model.columns.len() {
         let mut record = Vec::with_capacity(header.len());
@@ -37,6 +42,9 @@ pub(crate) fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()>
             if row.better.is_some() {
                 record.push(cell.ratio.map(|r| r.raw()).unwrap_or_default());
             }
+        }
+        if let Some(m) = engine_model {
+            record.push(m.to_string());
         }
         writer.write_record(&record).map_err(io::Error::other)?;
     }

@@ -82,12 +82,14 @@ pub fn render_to_string(report: &Report, format: Format, ctx: &RenderContext) ->
     String::from_utf8(out).expect("every renderer writes UTF-8")
 }
 
-/// One line naming the run: keylab version, scenario, engine, seed; simulated figures say so.
+/// One line naming the run: keylab version, scenario, engine (and the simulator's model),
+/// seed; simulated figures say so.
 pub(crate) fn headline(report: &Report) -> String {
     let e = &report.engine;
     let provenance = if e.kind == "sim" { " · simulated figures" } else { " · measured figures" };
+    let model = e.model.as_ref().map(|m| format!(" (model {m})")).unwrap_or_default();
     format!(
-        "keylab {} · scenario {} · engine {}: {} · seed {}{provenance}",
+        "keylab {} · scenario {} · engine {}{model}: {} · seed {}{provenance}",
         report.keylab, report.scenario, e.kind, e.version, report.seed
     )
 }

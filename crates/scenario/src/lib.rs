@@ -34,6 +34,7 @@
 //! fill_factor = 100                      # 10..100, innodb_fill_factor
 //! merge_threshold = 50                   # 1..50, MERGE_THRESHOLD
 //! change_buffering = true                # all (true) / none (false)
+//! model = "mariadb-10.11"                # the simulator's model, or "mysql-8.0"
 //!
 //! [generator]
 //! ids_per_ms = 1                         # virtual clock rate

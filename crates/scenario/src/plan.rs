@@ -541,6 +541,7 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
             .unwrap_or(d.merge_threshold_pct),
         change_buffering,
         performance_schema: e.performance_schema,
+        model: e.model,
     };
     (settings, requested)
 }

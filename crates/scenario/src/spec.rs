@@ -6,7 +6,7 @@
 //! Checks that need more than one value (an index naming a column, a generator fitting its
 //! column) are in `check.rs`; turning a file into runs is `plan.rs`.
 
-use keylab_core::{DdlAction, DdlAlgorithm, LoadMethod, Placement};
+use keylab_core::{DdlAction, DdlAlgorithm, LoadMethod, Placement, SimModel};
 use keylab_keys::{ClockKind, WithinMs};
 use keylab_schema::{Charset, RowFormat};
 use serde::{de, Deserialize, Deserializer};
@@ -200,6 +200,10 @@ pub struct EngineSpec {
     /// `performance_schema` on a private server (per-table I/O figures need it).
     #[serde(default)]
     pub performance_schema: Option<bool>,
+    /// The server the simulator models (`mariadb-10.11`, `mysql-8.0`); `--model` overrides
+    /// it, and a server engine, being the server itself, ignores it.
+    #[serde(default)]
+    pub model: Option<SimModel>,
 }
 
 /// Id generator settings.

@@ -2,7 +2,7 @@
 
 use crate::plan::{PhasePlan, Scenario};
 use crate::{builtin, BUILTINS};
-use keylab_core::{LoadMethod, Placement};
+use keylab_core::{LoadMethod, Placement, SimModel};
 
 const MINIMAL: &str = r#"name = "t"
 variants = ["uuid4:text", "ulid"]
@@ -34,6 +34,18 @@ fn minimal_scenario_plans_one_run_per_variant() {
     let PhasePlan::Load { rows, plan, sample_every } = &runs[0].phases[0] else { panic!() };
     assert_eq!((*rows, plan.method, plan.batch, plan.writers), (1000, LoadMethod::Multi, 1000, 1));
     assert_eq!(*sample_every, None);
+}
+
+#[test]
+fn engine_model_chooses_the_simulator_model() {
+    let runs = Scenario::parse(MINIMAL, "s.toml").unwrap().plan(1.0).unwrap();
+    assert_eq!(runs[0].settings.model, None, "no model: the engine's default");
+    let src = format!("{MINIMAL}[engine]\nmodel = \"mysql-8.0\"\n");
+    let runs = Scenario::parse(&src, "s.toml").unwrap().plan(1.0).unwrap();
+    assert!(runs.iter().all(|r| r.settings.model == Some(SimModel::Mysql80)));
+    let e = head(&src.replace("mysql-8.0", "postgres-15"));
+    assert!(e.starts_with("s.toml:9:9: unknown variant `postgres-15`"), "{e}");
+    assert!(e.contains("`mariadb-10.11` or `mysql-8.0`"), "{e}");
 }
 
 #[test]

@@ -636,7 +636,12 @@ impl Engine for MariaDbEngine {
         if !self.notes.is_empty() {
             settings.insert("notes".into(), Json::from(self.notes.clone()));
         }
-        EngineInfo { kind: kind.token().to_string(), version: self.version.clone(), settings }
+        EngineInfo {
+            kind: kind.token().to_string(),
+            version: self.version.clone(),
+            model: None,
+            settings,
+        }
     }
 
     fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {

@@ -126,7 +126,7 @@ impl Tree {
             page.set_min_rec(kw);
         }
         // MariaDB ≥ 10.5 leaves PAGE_LAST_INSERT at 0 on bulk-built pages; MySQL 8.0 sets it
-        // to the last record (PageBulk::finish).
+        // to the last record (Page_load::finish in btr0load.cc; PageBulk::finish before 8.0.27).
         page.last_insert = match flavour {
             Flavour::MariaDb1011 => None,
             Flavour::Mysql80 => Some(at as u32),
@@ -135,8 +135,11 @@ impl Tree {
 
     /// `btr_page_alloc(index, 0, FSP_UP, level)` as `PageBulk::init` calls it.
     ///
-    /// MySQL 8.0's `PageBulk::init` first reserves one extent (`fsp_reserve_free_extents`),
-    /// which extends the file until more than the reserve plus one extent is free. MariaDB
+    /// MySQL 8.0's `Page_load::init` (btr0load.cc; `PageBulk::init` before 8.0.27) first
+    /// reserves one extent (`fsp_reserve_free_extents`), which extends the file until more
+    /// than the reserve plus one extent is free, then takes one page, FSP_UP. The model
+    /// follows 8.0: the 8.4/9.x loader can instead give each level whole extents at a time
+    /// (`Btree_load::alloc_extent`, `Level_ctx::init`), which this does not model. MariaDB
     /// dropped that reservation (MDEV-26740, in 10.11.19): the file then grows only
     /// when `fsp_alloc_free_extent` finds FSP_FREE empty (`fsp_fill_free_list`), so a rebuilt
     /// file ends at the free limit and reports little or no DATA_FREE.

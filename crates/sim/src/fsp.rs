@@ -101,6 +101,11 @@ impl Fsp {
         };
         f.init_extent(0);
         f.mark_frag_used(2);
+        if flavour == Flavour::Mysql80 {
+            // MySQL 8.0 puts the tablespace's SDI root on page 3 (btr_sdi_create_index, a
+            // fragment page), so the table's first index root is page 4.
+            f.mark_frag_used(3);
+        }
         f
     }
 
@@ -287,6 +292,8 @@ impl Fsp {
         let e = self.extent_pages;
         let (reserved, used) = self.seg_pages(seg);
         let frag_limit = (e / 2) as u64;
+        // MySQL 8.0 fseg_alloc_free_page_low (steps 2 and 3): a segment of FSEG_FRAG_LIMIT
+        // used pages or more adds an extent while under 1/8 of it is unused (FSEG_FILLFACTOR).
         // MariaDB (MDEV-33542) also caps the unused reserve at 4 extents before adding one.
         let may_grow = used >= frag_limit
             && reserved - used < reserved / 8
@@ -312,7 +319,8 @@ impl Fsp {
             self.segs[seg as usize].free.push(x);
             hint
         } else if dir != Dir::Neither && may_grow {
-            // 3. Any free extent; its lowest (UP) or highest (DOWN) page.
+            // 3. Any free extent; its lowest (UP; the first free one of a leased extent) or
+            // highest (DOWN) page.
             let x = self.seg_alloc_free_extent(seg);
             let first = x * e;
             let want = if dir == Dir::Down { first + e - 1 } else { first };
@@ -322,7 +330,8 @@ impl Fsp {
                 want
             }
         } else if own_not_full {
-            // 4. Another page of the hinted extent (MySQL 8.0 order).
+            // 4. Another page of the hinted extent (MySQL 8.0 fseg_alloc_free_page_low order;
+            // MariaDB moved this step up, above).
             ext * e + self.xdes[ext as usize].find_free(hint % e, e).expect("room")
         } else if reserved > used {
             // 5. Any unused page of the segment.
@@ -335,23 +344,59 @@ impl Fsp {
             self.segs[seg as usize].frag.push(p);
             return p;
         } else {
-            // 7. A new extent, its first page.
+            // 7. A new extent, its first page (its first free page if leased, MySQL 8.0).
             let x = self.seg_alloc_free_extent(seg);
-            x * e
+            x * e + self.xdes[x as usize].find_free(0, e).expect("room")
         };
         self.seg_mark_used(seg, page);
         page
     }
 
-    /// `fseg_alloc_free_extent`: the segment's FREE list head, else a new extent from the space.
+    /// `fseg_alloc_free_extent`: the segment's FREE list head, else (MySQL 8.0) a leased
+    /// descriptor extent, else a new extent from the space. A leased extent is returned
+    /// already on the segment's NOT_FULL list with its 2 system pages counted as used.
     fn seg_alloc_free_extent(&mut self, seg: SegId) -> u32 {
         if let Some(&x) = self.segs[seg as usize].free.first() {
             return x;
         }
+        if self.flavour == Flavour::Mysql80 {
+            if let Some(x) = self.lease_descriptor_extent(seg) {
+                return x;
+            }
+        }
+        // (fseg_fill_free_list, called next by the server, adds nothing: FSEG_FREE is not empty.)
         let x = self.alloc_free_extent(0);
         self.xdes[x as usize].state = XdesState::Fseg(seg);
         self.segs[seg as usize].free.push(x);
         x
+    }
+
+    /// MySQL 8.0 `fsp_alloc_xdes_free_frag` (fsp0fsp.cc; MariaDB has no such rule): when a
+    /// segment needs an extent and has none free, the last FSP_FREE_FRAG extent is leased
+    /// to it if it holds a descriptor page and only that page and the ibuf bitmap are used
+    /// (`xdes_is_leasable`); it joins FSEG_NOT_FULL with 2 pages used (XDES_FSEG_FRAG).
+    fn lease_descriptor_extent(&mut self, seg: SegId) -> Option<u32> {
+        let x = *self.free_frag.last()?;
+        if !self.is_leasable(x) {
+            return None;
+        }
+        self.free_frag.pop();
+        self.xdes[x as usize].state = XdesState::Fseg(seg);
+        let s = &mut self.segs[seg as usize];
+        s.not_full.push(x);
+        s.not_full_used += 2;
+        Some(x)
+    }
+
+    /// `xdes_is_leasable`: a descriptor extent with exactly its first 2 pages in use.
+    fn is_leasable(&self, ext: u32) -> bool {
+        let d = &self.xdes[ext as usize];
+        self.is_descriptor_extent(ext) && d.n_used == 2 && d.is_used(0) && d.is_used(1)
+    }
+
+    /// Whether `ext` starts with a descriptor page (and so can only be leased, never free).
+    fn is_descriptor_extent(&self, ext: u32) -> bool {
+        (ext * self.extent_pages) % self.descr_page_period() == 0
     }
 
     /// `fseg_mark_page_used`: moves the extent between the segment's lists.
@@ -393,7 +438,15 @@ impl Fsp {
         }
         d.set(off, false);
         s.not_full_used -= 1;
-        if d.n_used == 0 {
+        let leased = self.flavour == Flavour::Mysql80 && x > 0 && (x * e) % self.page_bytes == 0;
+        if leased && d.n_used == 2 {
+            // MySQL 8.0 fseg_free_page_low: a leased extent left with only its system pages
+            // leaves the segment (back on FSP_FREE_FRAG, the only list for a used extent).
+            s.not_full.retain(|&y| y != x);
+            s.not_full_used -= 2;
+            d.state = XdesState::FreeFrag;
+            self.free_frag.push(x);
+        } else if d.n_used == 0 {
             s.not_full.retain(|&y| y != x);
             d.state = XdesState::Free;
             self.free.push_back(x);
@@ -422,5 +475,63 @@ impl Fsp {
         }
         let (n_free, reserve) = self.free_and_reserve();
         n_free.saturating_sub(reserve) as u64 * self.extent_pages as u64 * self.page_bytes as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Grows one segment page by page, in order, at 4k pages (256-page extents, a descriptor
+    /// page every 4096 pages), and returns the allocator and the pages it gave out.
+    fn grow(flavour: Flavour, n_pages: u32) -> (Fsp, Vec<u32>) {
+        let mut f = Fsp::new(256, 4096, flavour);
+        let seg = f.create_segment();
+        let mut pages = vec![f.alloc_page(seg, 0, Dir::Up)];
+        while (pages.len() as u32) < n_pages {
+            f.reserve_free_extents(1);
+            let last = *pages.last().expect("a page");
+            pages.push(f.alloc_page(seg, last + 1, Dir::Up));
+        }
+        (f, pages)
+    }
+
+    #[test]
+    fn mysql_leases_descriptor_extents_to_segments_and_mariadb_does_not() {
+        // Extent 16 starts with the descriptor page 4096 and the ibuf bitmap 4097.
+        let leased = 4098..4352;
+        let (my, my_pages) = grow(Flavour::Mysql80, 6000);
+        assert!(my_pages.iter().any(|p| leased.contains(p)), "MySQL 8.0 leases extent 16");
+        assert!(!my_pages.contains(&4096) && !my_pages.contains(&4097));
+        let (ma, ma_pages) = grow(Flavour::MariaDb1011, 6000);
+        assert!(!ma_pages.iter().any(|p| leased.contains(p)), "MariaDB never does");
+        // The leased extent counts whole in `size` and its 2 system pages as used.
+        let (my_reserved, my_used) = my.seg_pages(0);
+        let (_, ma_used) = ma.seg_pages(0);
+        assert_eq!(my_used, ma_used + 2);
+        assert_eq!(my_reserved % 256, 128, "128 fragment pages (FSEG_FRAG_LIMIT) + extents");
+    }
+
+    #[test]
+    fn the_first_index_root_is_page_4_on_mysql_after_the_sdi_root() {
+        for (flavour, root) in [(Flavour::MariaDb1011, 3), (Flavour::Mysql80, 4)] {
+            let mut f = Fsp::new(64, 16384, flavour);
+            let seg = f.create_segment();
+            assert_eq!(f.alloc_page(seg, 0, Dir::Up), root, "{flavour:?}");
+        }
+    }
+
+    #[test]
+    fn a_leased_extent_left_with_its_system_pages_goes_back_to_the_space() {
+        let (mut f, pages) = grow(Flavour::Mysql80, 6000);
+        let (reserved, used) = f.seg_pages(0);
+        for &p in pages.iter().filter(|&&p| (4098..4352).contains(&p)) {
+            f.free_page(0, p);
+        }
+        let (reserved_after, used_after) = f.seg_pages(0);
+        assert_eq!(reserved_after, reserved - 256);
+        assert_eq!(used_after, used - 256);
+        assert_eq!(f.free_frag.last(), Some(&16), "back on FSP_FREE_FRAG");
+        assert!(f.is_leasable(16));
     }
 }

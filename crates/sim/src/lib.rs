@@ -114,15 +114,22 @@ impl FromStr for PageSize {
     }
 }
 
-/// The server whose rules apply where MariaDB 10.11 and MySQL 8.0 differ.
+/// The server whose rules apply where MariaDB 10.11 and MySQL 8.0 differ. Each rule names
+/// the server function it follows where it branches on the flavour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Flavour {
     /// MariaDB 10.11: `index_page_splits` counts every entry to the split function
     /// (right-sibling inserts too); segments add an extent only while fewer than 4 extents'
-    /// worth of pages are unused (MDEV-33542).
+    /// worth of pages are unused (MDEV-33542); deleting the top record lowers PAGE_HEAP_TOP;
+    /// sorted builds reserve no extents (MDEV-26740); change buffering off (MDEV-27734).
     #[default]
     MariaDb1011,
-    /// MySQL 8.0: completed splits only; the 1/8 segment reserve rule alone.
+    /// MySQL 8.0 (its 8.0.x source): completed splits only; the 1/8 segment reserve rule
+    /// alone; descriptor extents leased to segments (`fsp_alloc_xdes_free_frag`); sorted
+    /// builds reserve an extent per page and set PAGE_LAST_INSERT; change buffering `all`.
+    /// Where 8.4/9.x differ the model still follows 8.0: 8.4 made `innodb_change_buffering`
+    /// default to `none` (set it explicitly to model 8.4), and its sorted-build loader can
+    /// allocate whole extents per level.
     Mysql80,
 }
 
@@ -144,7 +151,8 @@ pub struct SimSettings {
     /// `innodb_buffer_pool_size` in bytes; `None` = every page cached and no I/O modelled.
     pub buffer_pool_bytes: Option<u64>,
     /// `innodb_change_buffering` all (`Some(true)`) or none (`Some(false)`); `None` = the
-    /// flavour's default: off for MariaDB 10.11 (MDEV-27734), on (`all`) for MySQL 8.0.
+    /// flavour's default: off for MariaDB 10.11 (MDEV-27734), on (`all`) for MySQL 8.0
+    /// (`innodb_change_buffering = IBUF_USE_ALL` in ibuf0ibuf.cc; `none` from 8.4.0).
     /// Needs a buffer pool: without one every leaf is cached and nothing is buffered.
     pub change_buffering: Option<bool>,
     /// LRU and checkpoint settings of the buffer pool model.

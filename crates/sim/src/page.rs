@@ -83,7 +83,8 @@ pub(crate) struct Page {
     /// The value of those `shift` bits.
     part: u8,
     /// MariaDB ≥ 10.5 (`page_mem_free`): deleting the record that ends at PAGE_HEAP_TOP
-    /// lowers the heap top instead of adding the record to PAGE_FREE. MySQL 8.0 does not.
+    /// lowers the heap top instead of adding the record to PAGE_FREE. MySQL 8.0 does not:
+    /// its `page_mem_free` (page0page.ic) always prepends the record to PAGE_FREE.
     heap_top_shrinks: bool,
     /// Heap slot chosen by the last `place`, used by `insert_placed`.
     placed_slot: u16,

@@ -32,7 +32,7 @@ impl Tree {
         let kw = self.kw();
         let g = sp.geo;
         // MariaDB 10.11 counts every call (buf_pool.pages_split++ at entry, so right-sibling
-        // inserts count too); MySQL 8.0 counts a completed split at the end.
+        // inserts count too). MySQL 8.0 counts only at the end, below.
         if sp.flavour == Flavour::MariaDb1011 {
             sp.counters.page_splits += 1;
         }
@@ -144,6 +144,8 @@ impl Tree {
             }
             if ok {
                 sp.page_mut(target).insert_placed(tpos, key, size, child);
+                // MySQL 8.0 btr_page_split_and_insert: MONITOR_INC(MONITOR_INDEX_SPLIT) at
+                // func_exit, after the insert fits; an insert into the right sibling returns first.
                 if sp.flavour == Flavour::Mysql80 {
                     sp.counters.page_splits += 1;
                 }

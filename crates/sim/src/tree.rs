@@ -118,6 +118,7 @@ impl Tree {
         };
         // Before the first split, a small reservation that grows as records arrive.
         let cap = if seen == 0 { most.min(64) } else { most.min(seen + seen / 8 + 1) };
+        // Only MariaDB lowers PAGE_HEAP_TOP on delete (`Page::heap_top_shrinks`).
         let page = Page::new(level, self.kw(), cap, sp.flavour == Flavour::MariaDb1011);
         let i = no as usize;
         if sp.pages.len() <= i {
