@@ -88,6 +88,12 @@ fn main() {
                 sim.insert(&row).unwrap();
             }
             sim.check().unwrap();
+            if std::env::var("KEYLAB_DUMP_PAGES").is_ok() {
+                // Every PRIMARY page's header fields, to compare with the server's .ibd.
+                for (no, ..) in sim.debug_pages(0) {
+                    println!("{}", sim.debug_page(no));
+                }
+            }
             let s = sim.stats();
             println!("counters {:?}", s.counters);
             println!("data_length {} index_length {}", s.data_length_bytes, s.index_length_bytes);
