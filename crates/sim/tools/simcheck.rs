@@ -77,15 +77,30 @@ fn main() {
                 settings,
             )
             .unwrap();
-            let data = Value::Bytes(b"data".to_vec());
-            for line in std::io::stdin().lock().lines() {
-                let id = Value::Bytes(line.unwrap().into_bytes());
+            // KEYLAB_PAYLOAD_BYTES=N stores N filler bytes in `data` instead of `data`.
+            let data = match std::env::var("KEYLAB_PAYLOAD_BYTES") {
+                Ok(n) => Value::Bytes(vec![b'x'; n.parse().unwrap()]),
+                Err(_) => Value::Bytes(b"data".to_vec()),
+            };
+            let lines: Vec<String> = std::io::stdin().lock().lines().map(Result::unwrap).collect();
+            // KEYLAB_TRACE_LAST=1 prints the target leaf and the counters around the last insert.
+            let trace = std::env::var("KEYLAB_TRACE_LAST").is_ok();
+            for (i, line) in lines.iter().enumerate() {
+                let id = Value::Bytes(line.clone().into_bytes());
+                let last = trace && i + 1 == lines.len();
+                if last && !secondary {
+                    println!("before: {:?}", sim.counters());
+                    println!("leaf: {}", sim.debug_primary_leaf(std::slice::from_ref(&id)));
+                }
                 let row = if secondary {
                     vec![Value::Null, id, data.clone()]
                 } else {
                     vec![id, data.clone()]
                 };
                 sim.insert(&row).unwrap();
+                if last {
+                    println!("after: {:?}", sim.counters());
+                }
             }
             sim.check().unwrap();
             if std::env::var("KEYLAB_DUMP_PAGES").is_ok() {
