@@ -47,6 +47,7 @@
 //! page_size = ["16k", "4k"]              #   table variants placements rows method batch
 //!                                        #   writers page_size buffer_pool fill_factor
 //!                                        #   merge_threshold change_buffering
+//!                                        #   ids_per_ms within_ms (replace [generator]'s)
 //!
 //! [[phases]]                             # in order; the first is a load
 //! load = { rows = 100_000, method = "multi", batch = 1000, writers = 1, sample_every = 10_000 }

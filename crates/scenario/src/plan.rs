@@ -11,6 +11,7 @@ use crate::table::{self, BuiltTable, Ctx};
 use keylab_core::{DdlSpec, EngineSettings, LoadMethod, LoadPlan, Placement, QuerySpec};
 use keylab_keys::{ClockKind, GenConfig, Variant, WithinMs};
 use keylab_schema::Table;
+use std::num::NonZeroU32;
 use toml::Spanned;
 
 /// The smallest buffer pool a scaled scenario asks for (MySQL's and MariaDB's minimum is 5 MiB).
@@ -154,6 +155,8 @@ struct Cell {
     fill_factor: Option<u8>,
     merge_threshold: Option<u8>,
     change_buffering: Option<bool>,
+    ids_per_ms: Option<u32>,
+    within_ms: Option<WithinMs>,
 }
 
 type Setter = Box<dyn Fn(&mut Cell)>;
@@ -207,6 +210,8 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
             empty_check!(m.fill_factor);
             empty_check!(m.merge_threshold);
             empty_check!(m.change_buffering);
+            empty_check!(m.ids_per_ms);
+            empty_check!(m.within_ms);
             if let Some(names) = &m.table {
                 let tables = spec.tables.get_ref();
                 let mut idx = Vec::new();
@@ -310,6 +315,14 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
                     |&b| if b { "on" } else { "off" }.into(),
                     |c, b| c.change_buffering = Some(b),
                 );
+            }
+            if let Some(v) = &m.ids_per_ms {
+                let set = |c: &mut Cell, n: NonZeroU32| c.ids_per_ms = Some(n.get());
+                dim(&mut dims, "ids_per_ms", v.get_ref(), |n| n.to_string(), set);
+            }
+            if let Some(v) = &m.within_ms {
+                let set = |c: &mut Cell, w| c.within_ms = Some(w);
+                dim(&mut dims, "within_ms", v.get_ref(), |w| w.to_string(), set);
             }
         }
         let base = Cell {
@@ -430,7 +443,7 @@ impl Scenario {
                         settings,
                         requested: requested.clone(),
                         table,
-                        generator: generator(spec),
+                        generator: generator(spec, &cell),
                         phases: phases.clone(),
                     });
                 }
@@ -447,11 +460,11 @@ fn variants(cx: &Ctx, list: &[Spanned<String>]) -> Result<Vec<Variant>, Scenario
         .collect()
 }
 
-fn generator(spec: &ScenarioSpec) -> GeneratorSettings {
+fn generator(spec: &ScenarioSpec, cell: &Cell) -> GeneratorSettings {
     let g = &spec.generator;
     GeneratorSettings {
-        ids_per_ms: g.ids_per_ms.get(),
-        within_ms: g.within_ms,
+        ids_per_ms: cell.ids_per_ms.unwrap_or(g.ids_per_ms.get()),
+        within_ms: cell.within_ms.unwrap_or(g.within_ms),
         clock: g.clock,
         node: *g.node.get_ref(),
     }

@@ -284,6 +284,12 @@ pub struct MatrixSpec {
     /// `innodb_change_buffering` on/off.
     #[serde(default)]
     pub change_buffering: Option<Spanned<Vec<bool>>>,
+    /// Replaces `[generator] ids_per_ms` in this group.
+    #[serde(default)]
+    pub ids_per_ms: Option<Spanned<Vec<NonZeroU32>>>,
+    /// Replaces `[generator] within_ms` in this group.
+    #[serde(default)]
+    pub within_ms: Option<Spanned<Vec<WithinMs>>>,
 }
 
 /// A phase, written `[[phases]]` then `load = { ... }` (or `[phases.load]`).

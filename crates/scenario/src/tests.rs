@@ -3,6 +3,7 @@
 use crate::plan::{PhasePlan, Scenario};
 use crate::{builtin, BUILTINS};
 use keylab_core::{LoadMethod, Placement, SimModel};
+use keylab_keys::WithinMs;
 
 const MINIMAL: &str = r#"name = "t"
 variants = ["uuid4:text", "ulid"]
@@ -182,6 +183,29 @@ fn matrix_groups_are_products_and_the_runs_their_union() {
     assert!(runs[13].table().auto_increment);
     assert_eq!(runs[13].table().indexes[0].name, "k_id");
     assert_eq!(runs[0].settings.page_size_bytes, 16_384);
+}
+
+#[test]
+fn a_matrix_group_can_replace_the_generator_settings() {
+    let src = format!(
+        "{MINIMAL}[generator]\nids_per_ms = 10\n[[matrix]]\nrows = [500]\n\
+         [[matrix]]\nids_per_ms = [100, 1000]\nwithin_ms = [\"random\"]\n"
+    );
+    let runs = Scenario::parse(&src, "s.toml").unwrap().plan(1.0).unwrap();
+    assert_eq!(runs.len(), 2 + 4);
+    // The first group keeps [generator]'s settings.
+    assert_eq!(runs[0].label, "uuid4:text pk rows=500");
+    assert_eq!(
+        (runs[0].generator.ids_per_ms, runs[0].generator.within_ms),
+        (10, WithinMs::Monotonic)
+    );
+    assert_eq!(runs[5].label, "ulid:text pk ids_per_ms=1000 within_ms=random");
+    let g = runs[5].gen_config(3);
+    assert_eq!((g.ids_per_ms, g.within_ms), (1000, WithinMs::Random));
+    let e = err(&format!("{MINIMAL}[[matrix]]\nwithin_ms = [\"sometimes\"]\n"));
+    assert!(e.contains("unknown variant `sometimes`, expected `monotonic` or `random`"), "{e}");
+    let e = err(&format!("{MINIMAL}[[matrix]]\nids_per_ms = []\n"));
+    assert!(e.contains("a matrix dimension needs at least one value"), "{e}");
 }
 
 #[test]

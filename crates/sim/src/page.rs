@@ -461,6 +461,8 @@ impl Page {
     }
 
     /// Copies records `range` compactly into the empty page `to` (a freshly created page).
+    /// PAGE_LAST_INSERT stays unset, as `page_copy_rec_list_end_to_created_page` leaves it;
+    /// a caller mirroring a record-by-record copy sets it.
     pub fn copy_to_new(&self, range: std::ops::Range<usize>, kw: usize, to: &mut Page) {
         debug_assert_eq!(to.heap.len(), to.n_heap as usize * (kw + SLOT_EXTRA));
         debug_assert!(to.free_list.is_empty() || to.recs.is_empty());

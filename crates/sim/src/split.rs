@@ -101,6 +101,9 @@ impl Tree {
                 match (dir, at) {
                     (Dir::Down, SplitAt::Rec(s)) => {
                         old.copy_to_new(0..s, kw, np);
+                        // page_copy_rec_list_start inserts the records one by one
+                        // (page_cur_insert_rec_low): PAGE_LAST_INSERT is the last of them.
+                        np.last_insert = s.checked_sub(1).map(|l| l as u32);
                         old.remove_head(s);
                     }
                     (_, SplitAt::Rec(s)) => {

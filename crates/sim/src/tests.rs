@@ -232,3 +232,31 @@ fn auto_increment_null_matches_explicit_values() {
     by_null.insert(&[Value::Null, Value::Null]).unwrap();
     assert_eq!(by_null.len(), 3001);
 }
+
+#[test]
+fn down_split_leaves_last_insert_on_the_new_pages_last_record() {
+    // Ascending keys fill leaf 5 to the 1/16 reserve and start leaf 6; a key just before
+    // leaf 5's last record (its PAGE_LAST_INSERT) then splits it to the left: records up to
+    // the one before the insert point move to a new lower page, which receives them one by
+    // one (page_copy_rec_list_start), so its PAGE_LAST_INSERT is its last record.
+    let key = |v: u64| format!("{v:036}").into_bytes();
+    let mut sim = SimTable::new(&e1_table(varchar(36), false), settings(PageSize::K16)).unwrap();
+    for i in 1..=600u64 {
+        sim.insert(&e1_row(&key(i * 1000), false)).unwrap();
+    }
+    let leaves: Vec<(u32, u32)> =
+        sim.debug_pages(0).into_iter().filter(|p| p.1 == 0).map(|p| (p.0, p.2)).collect();
+    assert_eq!(leaves.iter().map(|l| l.0).collect::<Vec<_>>(), [4, 5, 6], "{leaves:?}");
+    let (n4, n5) = (leaves[0].1 as u64, leaves[1].1 as u64);
+    assert!(sim.debug_page(5).contains(&format!("last_insert Some({})", n5 - 1)));
+    sim.insert(&e1_row(&key((n4 + n5 - 1) * 1000 + 500), false)).unwrap();
+    assert_eq!(sim.counters().page_splits, 3);
+    let new = sim.debug_page(7);
+    assert!(new.contains(&format!("n_recs {} ", n5 - 2)), "{new}");
+    assert!(new.contains(&format!("last_insert Some({})", n5 - 3)), "{new}");
+    assert!(new.contains("next Some(PageNo(5))"), "{new}");
+    // The old page keeps the insert point's neighbours and the tuple, its last insert.
+    assert!(sim.debug_page(5).contains("n_recs 3 "), "{}", sim.debug_page(5));
+    assert!(sim.debug_page(5).contains("last_insert Some(1)"), "{}", sim.debug_page(5));
+    sim.check().unwrap();
+}
