@@ -9,7 +9,7 @@ use crate::plan::RunPlan;
 use crate::table::ColumnGen;
 use keylab_core::Row;
 use keylab_keys::KeyGen;
-use keylab_schema::Value;
+use keylab_schema::{ColumnType, Value, DAY_S};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -22,7 +22,9 @@ const ALPHANUMERIC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// An endless, deterministic stream of a run's rows, in table column order.
 pub struct TableRows {
     keys: KeyGen,
-    columns: Vec<(ColumnGen, ChaCha8Rng)>,
+    /// Each column's generator, random stream, and whether it is a `DATE` (whose times are
+    /// the day's start, as the server stores them).
+    columns: Vec<(ColumnGen, ChaCha8Rng, bool)>,
     /// Rows made so far.
     made: u64,
 }
@@ -39,7 +41,8 @@ impl TableRows {
             .map(|(i, g)| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 rng.set_stream(PAYLOAD_STREAM_BASE + i as u64);
-                (g.clone(), rng)
+                let date = run.table().columns.get(i).is_some_and(|c| c.ty == ColumnType::Date);
+                (g.clone(), rng, date)
             })
             .collect();
         TableRows { keys, columns, made: 0 }
@@ -55,7 +58,7 @@ impl TableRows {
         let n = self.made;
         self.made += 1;
         let mut row = Vec::with_capacity(self.columns.len());
-        for (g, rng) in &mut self.columns {
+        for (g, rng, date) in &mut self.columns {
             row.push(match g {
                 ColumnGen::Id => self.keys.next_key().to_value(),
                 // What a single-writer AUTO_INCREMENT assigns (servers skip the column and
@@ -78,10 +81,21 @@ impl TableRows {
                     }
                     Value::Bytes(bytes)
                 }
-                ColumnGen::Seq(start) => Value::Int(start.saturating_add(n as i64)),
+                // In range: the scenario checks refuse a run whose values leave the column's.
+                ColumnGen::Seq { start, steps, unsigned } => {
+                    let v = i128::from(*start) + i128::from(steps.index(n));
+                    if *unsigned {
+                        Value::UInt(u64::try_from(v).unwrap_or(u64::MAX))
+                    } else {
+                        Value::Int(i64::try_from(v).unwrap_or(i64::MAX))
+                    }
+                }
                 ColumnGen::Int { lo, hi } => Value::Int(rng.random_range(*lo..=*hi)),
-                ColumnGen::Timestamp { start_unix_s, step_s } => {
-                    Value::Time(start_unix_s.saturating_add(step_s.saturating_mul(n as i64)))
+                ColumnGen::Timestamp { start_unix_s, step_s, steps } => {
+                    let k = i128::from(steps.index(n));
+                    let s = i128::from(*start_unix_s) + k * i128::from(*step_s);
+                    let s = i64::try_from(s).unwrap_or(if s < 0 { i64::MIN } else { i64::MAX });
+                    Value::Time(if *date { s.div_euclid(DAY_S) * DAY_S } else { s })
                 }
                 ColumnGen::Null => Value::Null,
             });

@@ -504,14 +504,9 @@ impl MariaDbEngine {
         })
     }
 
-    /// Rows and `BIT_XOR(CRC32(checksum column))` of the table on the server.
+    /// Rows and `BIT_XOR(CRC32(..))` of the checksum columns (`sql::checksum_sql`) on the server.
     fn table_checksum(&mut self, table: &Table) -> Result<(u64, u64), ServerError> {
-        let expr = match sql::checksum_column(table) {
-            Some(c) => {
-                format!("COALESCE(BIT_XOR(CRC32({})), 0)", quote_ident(&table.columns[c].name))
-            }
-            None => "0".into(),
-        };
+        let expr = sql::checksum_sql(table);
         let server: Option<(u64, u64)> = self
             .conn
             .query_first(format!("SELECT COUNT(*), {expr} FROM {}", quote_ident(&table.name)))
