@@ -3,6 +3,7 @@
 mod compare;
 mod keys;
 mod pool;
+mod ranges;
 mod scenarios;
 mod server;
 mod util;

@@ -432,7 +432,7 @@ impl Scenario {
                     for (k, v) in &cell.coords {
                         label.push_str(&format!(" {k}={v}"));
                     }
-                    let rows = if all_rows { generated_rows(&phases) } else { 1 };
+                    let rows = all_rows.then(|| generated_rows(&phases));
                     ranges::check(&cx, tspec, &table, rows, &label)?;
                     runs.push(RunPlan {
                         label,

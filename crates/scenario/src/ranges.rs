@@ -11,30 +11,32 @@
 
 use crate::error::ScenarioError;
 use crate::spec::TableSpec;
-use crate::table::{BuiltTable, ColumnGen, Ctx, Steps};
+use crate::table::{type_text, BuiltTable, ColumnGen, Ctx, Steps};
 use keylab_schema::{date_text, datetime_text, ColumnType, ValueRange};
 
-/// Checks the payload generators of `built` (made from `spec`) over the run's first `rows`
-/// rows (load and churn inserts together, in generation order); `run` names the run.
+/// Checks the payload generators of `built` (made from `spec`) over the run's `rows` rows
+/// (load and churn inserts together, in generation order), or over its first row only when
+/// `rows` is `None`; `run` names the run.
 pub(crate) fn check(
     cx: &Ctx,
     spec: &TableSpec,
     built: &BuiltTable,
-    rows: u64,
+    rows: Option<u64>,
     run: &str,
 ) -> Result<(), ScenarioError> {
-    let rows = rows.max(1);
+    let all = rows.unwrap_or(1).max(1);
     let first_payload = built.columns.len() - spec.columns.len();
     for (i, c) in spec.columns.iter().enumerate() {
         let col = &built.table.columns[first_payload + i];
-        let Some(bad) = first_bad(&built.columns[first_payload + i], &col.ty, rows) else {
+        let Some(bad) = first_bad(&built.columns[first_payload + i], &col.ty, all) else {
             continue;
         };
-        let type_text = cx.source.get(c.ty.span()).unwrap_or("").trim_matches(['"', '\'']);
+        let type_text = type_text(cx, c);
         let value = show(bad.value, &col.ty);
-        let which = match bad.row {
-            Some(n) => format!("row {} of the {rows} rows of run `{run}`", n + 1),
-            None => "any row (it is random)".to_string(),
+        let which = match (bad.row, rows) {
+            (Some(n), Some(rows)) => format!("row {} of the {rows} rows of run `{run}`", n + 1),
+            (Some(n), None) => format!("row {}", n + 1),
+            (None, _) => "any row (it is random)".to_string(),
         };
         return Err(cx.err(
             c.gen.span(),

@@ -159,6 +159,20 @@ fn ascii_capacity(ty: TypeSpec) -> Option<u32> {
     }
 }
 
+/// The column's type as the file spells it.
+pub(crate) fn type_text<'a>(cx: &Ctx<'a>, c: &ColumnSpec) -> &'a str {
+    cx.source.get(c.ty.span()).unwrap_or("").trim_matches(['"', '\''])
+}
+
+/// What a string or binary type's length counts.
+fn unit(ty: TypeSpec) -> &'static str {
+    if matches!(ty, TypeSpec::Binary(_)) {
+        "bytes"
+    } else {
+        "characters"
+    }
+}
+
 /// Checks a payload column's generator against its type.
 fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
     let ty = *c.ty.get_ref();
@@ -177,17 +191,33 @@ fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
             let cap = ascii_capacity(ty).ok_or_else(|| text_only("fixed"))?;
             let len = if matches!(ty, TypeSpec::Binary(_)) { s.len() } else { s.chars().count() };
             if len as u64 > u64::from(cap) {
-                return Err(cx.err(span, format!("`{s}` is longer than `{name}` holds ({cap})")));
+                return Err(cx.err(
+                    span,
+                    format!(
+                        "column `{name}` ({}) cannot hold `{s}` ({len} {}), which this \
+                         generator makes at every row from row 1; valid: at most {cap} {}",
+                        type_text(cx, c),
+                        unit(ty),
+                        unit(ty)
+                    ),
+                ));
             }
             ColumnGen::Fixed(s.as_bytes().to_vec())
         }
         &GenSpec::Ascii([min, max]) => {
             let cap = ascii_capacity(ty).ok_or_else(|| text_only("ascii"))?;
-            if min > max || max > cap {
+            if min > max {
+                return Err(cx.err(span, format!("ascii = [{min}, {max}] needs min <= max")));
+            }
+            if max > cap {
                 return Err(cx.err(
                     span,
                     format!(
-                        "ascii = [{min}, {max}] needs min <= max <= {cap} (what `{name}` holds)"
+                        "column `{name}` ({}) cannot hold the values of up to {max} {} this \
+                         generator may make at any row (it is random); valid: at most {cap} {}",
+                        type_text(cx, c),
+                        unit(ty),
+                        unit(ty)
                     ),
                 ));
             }
