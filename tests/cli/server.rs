@@ -253,6 +253,46 @@ fn builtins_run_on_a_private_mariadb() {
     }
 }
 
+/// Times over the whole range of DATE, DATETIME and TIMESTAMP (before 1970, after 2038, the
+/// types' first and last years) load by every method on a private MariaDB and read back equal:
+/// the load check compares a CRC of each row's id and times as the server stores them with
+/// the client's, so a time stored as NULL or as another time fails the run.
+#[test]
+fn times_before_1970_and_after_2038_load_and_read_back_equal() {
+    if !server_installed("times_before_1970_and_after_2038_load_and_read_back_equal") {
+        return;
+    }
+    let d = Dir::new();
+    let src = r#"name = "times"
+variants = ["auto-inc"]
+[[tables]]
+name = "t"
+columns = [
+  # 1950-01-01, then every 400 days: to 2058.
+  { name = "d", type = "date", nullable = false, gen = { timestamp = { start_unix_s = -631_152_000, step_s = 34_560_000 } } },
+  # 1000-01-01 00:00:00, then about every 90 years: to 9945.
+  { name = "dt", type = "datetime", nullable = false, gen = { timestamp = { start_unix_s = -30_610_224_000, step_s = 2_840_184_007 } } },
+  # TIMESTAMP's whole range on MariaDB 10.11: 1970-01-01 00:00:01 to 2037.
+  { name = "ts", type = "timestamp", gen = { timestamp = { start_unix_s = 1, step_s = 21_474_836 } } },
+]
+indexes = [{ name = "k_d", columns = ["d"] }]
+[[matrix]]
+method = ["row", "multi", "prepared", "load-data"]
+[[phases]]
+load = { rows = 100, batch = 30 }
+"#;
+    std::fs::write(d.path("times.toml"), src).unwrap();
+    let out = d.keylab(&["run", "times.toml", "--engine", "mariadb", "--format", "json"]);
+    let out = out.expect_code(0);
+    let v = json(&out.stdout);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    for r in runs {
+        assert_eq!(r["rows"], 100, "{r}");
+        assert_eq!(r["phases"][1]["status"], "ok", "{r}");
+    }
+}
+
 #[test]
 fn validate_finds_no_error_against_a_private_mariadb() {
     if !server_installed("validate_finds_no_error_against_a_private_mariadb") {

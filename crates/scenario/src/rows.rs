@@ -163,4 +163,43 @@ load = { rows = 10 }
             assert_eq!(row[7], Value::Bytes(b"data".to_vec()));
         }
     }
+
+    #[test]
+    fn an_unsigned_seq_goes_on_past_the_signed_maximum() {
+        let src = r#"name = "t"
+variants = ["auto-inc"]
+[[tables]]
+name = "t"
+columns = [{ name = "u", type = "bigint unsigned", gen = { seq = 9_223_372_036_854_775_806 } }]
+[[phases]]
+load = { rows = 4 }
+"#;
+        let run = &Scenario::parse(src, "t").unwrap().plan(1.0).unwrap()[0];
+        let u: Vec<Value> = TableRows::new(run, 1).take(4).map(|r| r[1].clone()).collect();
+        let max = i64::MAX as u64;
+        assert_eq!(u, [max - 1, max, max + 1, max + 2].map(Value::UInt));
+    }
+
+    #[test]
+    fn e2_is_a_grid_of_room_types_by_360_real_dates_at_full_scale() {
+        let e2 = crate::builtin("e2-bulk-load").unwrap().scenario().unwrap();
+        let runs = e2.plan(1.0).expect("every value of E2 at full scale fits its column");
+        let run = &runs[0];
+        let day = |d: i64| Value::Time(crate::spec::DEFAULT_START_UNIX_S + d * 86_400);
+        let rows: Vec<Row> = TableRows::new(run, 1).take(721).collect();
+        // (room_type_id, date): each room type's 360 days, then the next room type.
+        for (n, want) in [(0, (1, 0)), (359, (1, 359)), (360, (2, 0)), (720, (3, 0))] {
+            assert_eq!((rows[n][1].clone(), rows[n][2].clone()), (Value::Int(want.0), day(want.1)));
+        }
+        // The last of 3.6M rows: room type 10,000 on 2025-12-26.
+        let last = run.phases.iter().map(|p| match p {
+            crate::PhasePlan::Load { rows, .. } => *rows,
+            _ => 0,
+        });
+        assert_eq!(last.sum::<u64>(), 3_600_000);
+        let ColumnGen::Timestamp { steps, .. } = run.table.columns[2] else { panic!() };
+        assert_eq!(steps.last_index(3_600_000), 359);
+        let ColumnGen::Seq { steps, .. } = run.table.columns[1] else { panic!() };
+        assert_eq!(steps.index(3_599_999), 9_999);
+    }
 }
