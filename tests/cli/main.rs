@@ -6,6 +6,7 @@ mod keys;
 mod leftovers;
 mod model;
 mod pool;
+mod ranges;
 mod scenarios;
 mod server;
 mod util;

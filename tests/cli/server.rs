@@ -289,34 +289,76 @@ fn inspect_rejects_what_is_not_a_tablespace() {
     d.keylab(&["inspect", "missing.ibd"]).expect_code(2);
 }
 
-/// Two built-in scenarios end to end on a private MariaDB: every phase runs (timed queries
-/// included), and E3's structure equals the simulator's for the same rows.
-#[test]
-fn builtins_run_on_a_private_mariadb() {
-    if !server_installed("builtins_run_on_a_private_mariadb") {
-        return;
+/// The structural figures of a run: per index its leaf pages, pages and height; the run's
+/// page splits; per load, churn and rebuild phase its splits, merges and pages after.
+fn structure(run: &Value) -> Vec<(String, Value)> {
+    let mut out = vec![("page_splits".to_string(), run["counters"]["page_splits"].clone())];
+    for ix in run["indexes"].as_array().unwrap() {
+        for f in ["leaf_pages", "size_pages", "height"] {
+            out.push((format!("{}.{f}", ix["name"]), ix[f].clone()));
+        }
     }
+    for (i, p) in run["phases"].as_array().unwrap().iter().enumerate() {
+        if matches!(p["kind"].as_str(), Some("load" | "churn" | "rebuild")) {
+            for f in [
+                "page_splits",
+                "merges",
+                "primary_leaf_pages_after",
+                "size_pages_all_indexes_after",
+            ] {
+                out.push((format!("phase {i} {}.{f}", p["kind"]), p[f].clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Runs built-in `name` at `scale` on a private MariaDB and on the simulator (both must exit
+/// 0), and checks that every run `deterministic` accepts has the same structural figures on
+/// both. Returns the server's result and how many runs were compared.
+fn builtin_on_mariadb_matches_the_simulator(
+    name: &str,
+    scale: &str,
+    deterministic: impl Fn(&Value) -> bool,
+) -> (Value, usize) {
     let d = Dir::new();
-    let run = |engine: &str, name: &str, scale: &str| {
+    let run = |engine: &str| {
         let out = d
             .keylab(&["run", name, "--engine", engine, "--scale", scale, "--format", "json"])
             .expect_code(0);
         json(&out.stdout)
     };
-    let (server, sim) =
-        (run("mariadb", "e3-id-storage", "0.02"), run("sim", "e3-id-storage", "0.02"));
+    let (server, sim) = (run("mariadb"), run("sim"));
     assert_eq!(server["engine"]["kind"], "mariadb");
     let (server_runs, sim_runs) =
         (server["runs"].as_array().unwrap(), sim["runs"].as_array().unwrap());
-    assert_eq!(server_runs.len(), sim_runs.len());
-    for (m, s) in server_runs.iter().zip(sim_runs) {
+    assert_eq!(server_runs.len(), sim_runs.len(), "{name}");
+    let mut compared = 0;
+    for (i, (m, s)) in server_runs.iter().zip(sim_runs).enumerate() {
         assert_eq!(m["variant"], s["variant"]);
-        for field in ["leaf_pages", "size_pages", "height"] {
-            assert_eq!(m["indexes"][0][field], s["indexes"][0][field], "{} {field}", m["variant"]);
+        if !deterministic(m) {
+            continue;
         }
-        assert_eq!(m["counters"]["page_splits"], s["counters"]["page_splits"], "{}", m["variant"]);
+        compared += 1;
+        let (a, b) = (structure(m), structure(s));
+        let off: Vec<_> = a.iter().zip(&b).filter(|(x, y)| x != y).collect();
+        assert!(off.is_empty(), "{name} run {i} ({}): server vs simulator {off:?}", m["variant"]);
     }
-    let e1 = run("mariadb", "e1-uuid-vs-ulid", "0.01");
+    (server, compared)
+}
+
+/// E1 and E3 end to end on a private MariaDB: every phase runs (timed queries included), and
+/// the structure equals the simulator's for the same rows.
+#[test]
+fn builtins_run_on_a_private_mariadb() {
+    if !server_installed("builtins_run_on_a_private_mariadb") {
+        return;
+    }
+    let (_, compared) = builtin_on_mariadb_matches_the_simulator("e3-id-storage", "0.02", |_| true);
+    assert_eq!(compared, 10);
+    let (e1, compared) =
+        builtin_on_mariadb_matches_the_simulator("e1-uuid-vs-ulid", "0.01", |_| true);
+    assert_eq!(compared, 10);
     for r in e1["runs"].as_array().unwrap() {
         for p in r["phases"].as_array().unwrap() {
             assert_eq!(p["status"], "ok", "every E1 phase runs on a server: {p}");
@@ -326,6 +368,97 @@ fn builtins_run_on_a_private_mariadb() {
         assert!(r["counters"]["io_write_requests"].is_u64(), "performance_schema is on: {r}");
         assert!(r["counters"]["io_read_requests"].is_u64(), "performance_schema is on: {r}");
         assert!(r["counters"]["io_read_bytes"].is_u64(), "performance_schema is on: {r}");
+    }
+}
+
+/// E2 (its dates a grid of room types x days, valid at every scale) on a private MariaDB.
+/// Runs of one writer equal the simulator's; with several writers the order rows reach the
+/// tree depends on thread timing, so their structure is not compared.
+#[test]
+fn e2_runs_on_a_private_mariadb() {
+    if !server_installed("e2_runs_on_a_private_mariadb") {
+        return;
+    }
+    let (_, compared) = builtin_on_mariadb_matches_the_simulator("e2-bulk-load", "0.002", |r| {
+        r["load"]["writers"] == 1
+    });
+    assert_eq!(compared, 4 + 6 + 3);
+}
+
+/// E4 (two page sizes, change buffering on and off, churn) on a private MariaDB. Runs without
+/// change buffering equal the simulator's. With it, the server's split and merge counters
+/// are instance-wide and include the change buffer's own B-tree (in the system tablespace),
+/// which the simulator does not count, and at larger scales the simulator's merge timing
+/// leaves the secondary index a few leaves off (a model gap: e.g. at --scale 0.005, 16k,
+/// k_1 271 leaves simulated vs 266 on the server), so those runs are not compared.
+#[test]
+fn e4_runs_on_a_private_mariadb() {
+    if !server_installed("e4_runs_on_a_private_mariadb") {
+        return;
+    }
+    let (_, compared) =
+        builtin_on_mariadb_matches_the_simulator("e4-change-buffer", "0.002", |r| {
+            r["phases"][0]["cell_change_buffering"] == "off"
+        });
+    assert_eq!(compared, 2);
+}
+
+/// E5 (fill factors, churn with purge, rebuilds, online DDL) on a private MariaDB: every run
+/// equals the simulator's through load, rebuild, churn and rebuild at this scale. (A known
+/// model gap: at --scale 0.01, fill factor 100, churn round 168 makes 6 splits on the server,
+/// repeatably, and 5 in the simulator, with the same pages after; found, not yet explained.)
+#[test]
+fn e5_runs_on_a_private_mariadb() {
+    if !server_installed("e5_runs_on_a_private_mariadb") {
+        return;
+    }
+    let (e5, compared) =
+        builtin_on_mariadb_matches_the_simulator("e5-fill-factor-churn", "0.002", |_| true);
+    assert_eq!(compared, 6);
+    for r in e5["runs"].as_array().unwrap() {
+        for p in r["phases"].as_array().unwrap() {
+            assert_eq!(p["status"], "ok", "every E5 phase runs on a server: {p}");
+        }
+    }
+}
+
+/// Times over the whole range of DATE, DATETIME and TIMESTAMP (before 1970, after 2038, the
+/// types' first and last years) load by every method on a private MariaDB and read back equal:
+/// the load check compares a CRC of each row's id and times as the server stores them with
+/// the client's, so a time stored as NULL or as another time fails the run.
+#[test]
+fn times_before_1970_and_after_2038_load_and_read_back_equal() {
+    if !server_installed("times_before_1970_and_after_2038_load_and_read_back_equal") {
+        return;
+    }
+    let d = Dir::new();
+    let src = r#"name = "times"
+variants = ["auto-inc"]
+[[tables]]
+name = "t"
+columns = [
+  # 1950-01-01, then every 400 days: to 2058.
+  { name = "d", type = "date", nullable = false, gen = { timestamp = { start_unix_s = -631_152_000, step_s = 34_560_000 } } },
+  # 1000-01-01 00:00:00, then about every 90 years: to 9945.
+  { name = "dt", type = "datetime", nullable = false, gen = { timestamp = { start_unix_s = -30_610_224_000, step_s = 2_840_184_007 } } },
+  # TIMESTAMP's whole range on MariaDB 10.11: 1970-01-01 00:00:01 to 2037.
+  { name = "ts", type = "timestamp", gen = { timestamp = { start_unix_s = 1, step_s = 21_474_836 } } },
+]
+indexes = [{ name = "k_d", columns = ["d"] }]
+[[matrix]]
+method = ["row", "multi", "prepared", "load-data"]
+[[phases]]
+load = { rows = 100, batch = 30 }
+"#;
+    std::fs::write(d.path("times.toml"), src).unwrap();
+    let out = d.keylab(&["run", "times.toml", "--engine", "mariadb", "--format", "json"]);
+    let out = out.expect_code(0);
+    let v = json(&out.stdout);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    for r in runs {
+        assert_eq!(r["rows"], 100, "{r}");
+        assert_eq!(r["phases"][1]["status"], "ok", "{r}");
     }
 }
 

@@ -64,8 +64,19 @@
 //! Column types: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`, `binary(n)`,
 //! `text`, `timestamp`, `datetime`, `date`, `decimal(p,s)`. Generators (`gen`, required for
 //! every column but the id): `{ fixed = "s" }`, `{ ascii = [min, max] }` (random letters
-//! and digits), `{ seq = start }`, `{ int = [lo, hi] }`, `{ timestamp = { start_unix_s,
-//! step_s } }`, `"null"`. Row order is generation order; the same seed gives the same rows.
+//! and digits), `{ seq = start }` or `{ seq = { start, every, cycle } }`, `{ int = [lo, hi] }`,
+//! `{ timestamp = { start_unix_s, step_s, every, cycle } }`, `"null"`. A stepping generator
+//! (`seq`, `timestamp`) gives each value to `every` rows (default 1) and, with `cycle`, starts
+//! over after `cycle` values: `seq = { start = 1, every = 360 }` with `timestamp = { step_s =
+//! 86_400, cycle = 360 }` is a grid of 360 days per id. Row order is generation order; the
+//! same seed gives the same rows.
+//!
+//! Every value a generator makes must fit its column (integer and `decimal(p,s)` ranges,
+//! `date`/`datetime` 1000-01-01 to 9999-12-31, `timestamp` 1970-01-01 00:00:01 to
+//! 2038-01-19 03:14:07 UTC as on MariaDB 10.11, text lengths in characters, binary lengths
+//! in bytes), over all of a run's rows at the `--scale` given: otherwise planning fails,
+//! pointing at the generator, naming the column, the first row that would break it, its
+//! value and the valid range.
 //!
 //! Every table refuses unknown fields. Errors name the file (or `builtin:NAME`), line and
 //! column, and list the valid choices. `--scale F` multiplies every row count (load rows,
@@ -82,6 +93,7 @@ mod churn;
 mod error;
 mod execute;
 mod plan;
+mod ranges;
 mod rows;
 mod spec;
 mod table;
@@ -98,7 +110,7 @@ pub use plan::{
     MIN_BUFFER_POOL_BYTES,
 };
 pub use rows::TableRows;
-pub use table::{BuiltTable, ColumnGen};
+pub use table::{BuiltTable, ColumnGen, Steps};
 
 #[cfg(test)]
 mod tests;

@@ -3,9 +3,12 @@
 //! in every cell), `--scale`, and each run's table, engine settings and phases.
 //!
 //! Planning touches no engine: a scenario that plans is a scenario that can run, so parsing
-//! plans once at scale 1 to find every error before anything starts.
+//! plans once at scale 1 to find every error before anything starts. Whether the generators'
+//! values fit their columns over all of a run's rows depends on `--scale`, so parsing checks
+//! only each generator's first row and [`Scenario::plan`] checks every row.
 
 use crate::error::ScenarioError;
+use crate::ranges;
 use crate::spec::{PhaseSpec, ScenarioSpec, TableSpec};
 use crate::table::{self, BuiltTable, Ctx};
 use keylab_core::{DdlSpec, EngineSettings, LoadMethod, LoadPlan, Placement, QuerySpec};
@@ -372,7 +375,7 @@ impl Scenario {
         let spec: ScenarioSpec =
             toml::from_str(source).map_err(|e| ScenarioError::from_toml(origin, source, &e))?;
         let scenario = Scenario { spec, source: source.to_string(), origin: origin.to_string() };
-        scenario.plan(1.0)?;
+        scenario.plan_runs(1.0, false)?;
         Ok(scenario)
     }
 
@@ -404,8 +407,15 @@ impl Scenario {
         &self.origin
     }
 
-    /// The runs, in order, with every row count multiplied by `scale` (at least 1 each).
+    /// The runs, in order, with every row count multiplied by `scale` (at least 1 each); an
+    /// error when a generator would make a value its column cannot hold in any of them.
     pub fn plan(&self, scale: f64) -> Result<Vec<RunPlan>, ScenarioError> {
+        self.plan_runs(scale, true)
+    }
+
+    /// [`Scenario::plan`]; `all_rows`: check the generators' values over every row of each
+    /// run, else over each run's first row only.
+    fn plan_runs(&self, scale: f64, all_rows: bool) -> Result<Vec<RunPlan>, ScenarioError> {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(ScenarioError::file(
                 &self.origin,
@@ -435,6 +445,8 @@ impl Scenario {
                     for (k, v) in &cell.coords {
                         label.push_str(&format!(" {k}={v}"));
                     }
+                    let rows = all_rows.then(|| generated_rows(&phases));
+                    ranges::check(&cx, tspec, &table, rows, &label)?;
                     runs.push(RunPlan {
                         label,
                         cell: cell.coords.clone(),
@@ -451,6 +463,18 @@ impl Scenario {
         }
         Ok(runs)
     }
+}
+
+/// Rows a run generates: its loads' and its churn rounds' inserts.
+fn generated_rows(phases: &[PhasePlan]) -> u64 {
+    phases
+        .iter()
+        .map(|p| match *p {
+            PhasePlan::Load { rows, .. } => rows,
+            PhasePlan::Churn { rounds, inserts, .. } => u64::from(rounds).saturating_mul(inserts),
+            _ => 0,
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 /// Parses variant tokens, each error pointing at its token.

@@ -9,7 +9,7 @@ use crate::plan::RunPlan;
 use crate::table::ColumnGen;
 use keylab_core::Row;
 use keylab_keys::KeyGen;
-use keylab_schema::Value;
+use keylab_schema::{ColumnType, Value, DAY_S};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -22,7 +22,9 @@ const ALPHANUMERIC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// An endless, deterministic stream of a run's rows, in table column order.
 pub struct TableRows {
     keys: KeyGen,
-    columns: Vec<(ColumnGen, ChaCha8Rng)>,
+    /// Each column's generator, random stream, and whether it is a `DATE` (whose times are
+    /// the day's start, as the server stores them).
+    columns: Vec<(ColumnGen, ChaCha8Rng, bool)>,
     /// Rows made so far.
     made: u64,
 }
@@ -39,7 +41,8 @@ impl TableRows {
             .map(|(i, g)| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 rng.set_stream(PAYLOAD_STREAM_BASE + i as u64);
-                (g.clone(), rng)
+                let date = run.table().columns.get(i).is_some_and(|c| c.ty == ColumnType::Date);
+                (g.clone(), rng, date)
             })
             .collect();
         TableRows { keys, columns, made: 0 }
@@ -55,7 +58,7 @@ impl TableRows {
         let n = self.made;
         self.made += 1;
         let mut row = Vec::with_capacity(self.columns.len());
-        for (g, rng) in &mut self.columns {
+        for (g, rng, date) in &mut self.columns {
             row.push(match g {
                 ColumnGen::Id => self.keys.next_key().to_value(),
                 // What a single-writer AUTO_INCREMENT assigns (servers skip the column and
@@ -78,10 +81,21 @@ impl TableRows {
                     }
                     Value::Bytes(bytes)
                 }
-                ColumnGen::Seq(start) => Value::Int(start.saturating_add(n as i64)),
+                // In range: the scenario checks refuse a run whose values leave the column's.
+                ColumnGen::Seq { start, steps, unsigned } => {
+                    let v = i128::from(*start) + i128::from(steps.index(n));
+                    if *unsigned {
+                        Value::UInt(u64::try_from(v).unwrap_or(u64::MAX))
+                    } else {
+                        Value::Int(i64::try_from(v).unwrap_or(i64::MAX))
+                    }
+                }
                 ColumnGen::Int { lo, hi } => Value::Int(rng.random_range(*lo..=*hi)),
-                ColumnGen::Timestamp { start_unix_s, step_s } => {
-                    Value::Time(start_unix_s.saturating_add(step_s.saturating_mul(n as i64)))
+                ColumnGen::Timestamp { start_unix_s, step_s, steps } => {
+                    let k = i128::from(steps.index(n));
+                    let s = i128::from(*start_unix_s) + k * i128::from(*step_s);
+                    let s = i64::try_from(s).unwrap_or(if s < 0 { i64::MIN } else { i64::MAX });
+                    Value::Time(if *date { s.div_euclid(DAY_S) * DAY_S } else { s })
                 }
                 ColumnGen::Null => Value::Null,
             });
@@ -148,5 +162,44 @@ load = { rows = 10 }
             assert_eq!(row[6], Value::Null);
             assert_eq!(row[7], Value::Bytes(b"data".to_vec()));
         }
+    }
+
+    #[test]
+    fn an_unsigned_seq_goes_on_past_the_signed_maximum() {
+        let src = r#"name = "t"
+variants = ["auto-inc"]
+[[tables]]
+name = "t"
+columns = [{ name = "u", type = "bigint unsigned", gen = { seq = 9_223_372_036_854_775_806 } }]
+[[phases]]
+load = { rows = 4 }
+"#;
+        let run = &Scenario::parse(src, "t").unwrap().plan(1.0).unwrap()[0];
+        let u: Vec<Value> = TableRows::new(run, 1).take(4).map(|r| r[1].clone()).collect();
+        let max = i64::MAX as u64;
+        assert_eq!(u, [max - 1, max, max + 1, max + 2].map(Value::UInt));
+    }
+
+    #[test]
+    fn e2_is_a_grid_of_room_types_by_360_real_dates_at_full_scale() {
+        let e2 = crate::builtin("e2-bulk-load").unwrap().scenario().unwrap();
+        let runs = e2.plan(1.0).expect("every value of E2 at full scale fits its column");
+        let run = &runs[0];
+        let day = |d: i64| Value::Time(crate::spec::DEFAULT_START_UNIX_S + d * 86_400);
+        let rows: Vec<Row> = TableRows::new(run, 1).take(721).collect();
+        // (room_type_id, date): each room type's 360 days, then the next room type.
+        for (n, want) in [(0, (1, 0)), (359, (1, 359)), (360, (2, 0)), (720, (3, 0))] {
+            assert_eq!((rows[n][1].clone(), rows[n][2].clone()), (Value::Int(want.0), day(want.1)));
+        }
+        // The last of 3.6M rows: room type 10,000 on 2025-12-26.
+        let last = run.phases.iter().map(|p| match p {
+            crate::PhasePlan::Load { rows, .. } => *rows,
+            _ => 0,
+        });
+        assert_eq!(last.sum::<u64>(), 3_600_000);
+        let ColumnGen::Timestamp { steps, .. } = run.table.columns[2] else { panic!() };
+        assert_eq!(steps.last_index(3_600_000), 359);
+        let ColumnGen::Seq { steps, .. } = run.table.columns[1] else { panic!() };
+        assert_eq!(steps.index(3_599_999), 9_999);
     }
 }

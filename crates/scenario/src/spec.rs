@@ -142,8 +142,9 @@ pub enum GenSpec {
     Fixed(String),
     /// Random letters and digits, length uniform in `[min, max]`.
     Ascii([u32; 2]),
-    /// `start`, `start + 1`, ... by row number.
-    Seq(i64),
+    /// `start`, `start + 1`, ... by row number (`seq = start`, or a table with `every` and
+    /// `cycle`).
+    Seq(SeqGen),
     /// A random integer uniform in `[lo, hi]`.
     Int([i64; 2]),
     /// A time that starts at `start_unix_s` and advances `step_s` seconds per row.
@@ -152,16 +153,69 @@ pub enum GenSpec {
     Null,
 }
 
-/// `timestamp = { start_unix_s = ..., step_s = ... }`.
+/// `seq = start`, or `seq = { start, every, cycle }`: value number `k` of row `n` is
+/// `(n / every) % cycle` (no `%` without `cycle`), and the value is `start + k`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeqGen {
+    /// First value.
+    pub start: i64,
+    /// Rows that share each value (default 1).
+    pub every: NonZeroU64,
+    /// Values before the sequence starts again at `start` (default: never).
+    pub cycle: Option<NonZeroU64>,
+}
+
+impl<'de> Deserialize<'de> for SeqGen {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            #[serde(default = "one_i64")]
+            start: i64,
+            #[serde(default = "one_nz64")]
+            every: NonZeroU64,
+            #[serde(default)]
+            cycle: Option<NonZeroU64>,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            Start(i64),
+            Table(Table),
+        }
+        match Form::deserialize(d).map_err(|_| {
+            de::Error::custom(
+                "`seq` is a start value (seq = 1) or a table (seq = { start = 1, every = 360, \
+                 cycle = 500 }) with positive every and cycle",
+            )
+        })? {
+            Form::Start(start) => Ok(SeqGen { start, every: one_nz64(), cycle: None }),
+            Form::Table(t) => Ok(SeqGen { start: t.start, every: t.every, cycle: t.cycle }),
+        }
+    }
+}
+
+/// `timestamp = { start_unix_s, step_s, every, cycle }`: value number `k` of row `n` is
+/// `(n / every) % cycle` (no `%` without `cycle`), and the value is `start_unix_s + k × step_s`.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimestampGen {
     /// First value, seconds since the Unix epoch (default 2025-01-01T00:00:00Z).
     #[serde(default = "default_start")]
     pub start_unix_s: i64,
-    /// Seconds added per row (default 1).
+    /// Seconds added per value (default 1).
     #[serde(default = "one_i64")]
     pub step_s: i64,
+    /// Rows that share each value (default 1).
+    #[serde(default = "one_nz64")]
+    pub every: NonZeroU64,
+    /// Values before the times start again at `start_unix_s` (default: never).
+    #[serde(default)]
+    pub cycle: Option<NonZeroU64>,
+}
+
+fn one_nz64() -> NonZeroU64 {
+    NonZeroU64::MIN
 }
 
 /// 2025-01-01T00:00:00Z, the virtual clock's start.

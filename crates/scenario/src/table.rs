@@ -29,8 +29,16 @@ pub enum ColumnGen {
         /// Longest.
         max: u32,
     },
-    /// `start + row number`.
-    Seq(i64),
+    /// `start + k`, `k` the row's value number (see [`Steps`]).
+    Seq {
+        /// First value.
+        start: i64,
+        /// Which value number each row gets.
+        steps: Steps,
+        /// The column is `BIGINT UNSIGNED`: values are [`Value::UInt`](keylab_schema::Value),
+        /// so they go on past the signed maximum.
+        unsigned: bool,
+    },
     /// Uniform in `[lo, hi]`.
     Int {
         /// Lowest.
@@ -38,15 +46,56 @@ pub enum ColumnGen {
         /// Highest.
         hi: i64,
     },
-    /// `start_unix_s + row number × step_s`.
+    /// `start_unix_s + k × step_s`, `k` the row's value number (see [`Steps`]).
     Timestamp {
         /// First value.
         start_unix_s: i64,
-        /// Step per row.
+        /// Step per value.
         step_s: i64,
+        /// Which value number each row gets.
+        steps: Steps,
     },
     /// SQL NULL.
     Null,
+}
+
+/// Which value number `k` row `n` (from 0) of a stepping generator gets: `n / every`, then
+/// `% cycle` when the values cycle. Each value is a whole function of `k`, so the first row
+/// with a given `k` and the largest `k` of a run follow by arithmetic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Steps {
+    /// Rows that share a value (at least 1).
+    pub every: u64,
+    /// Values before starting over (`None`: never).
+    pub cycle: Option<u64>,
+}
+
+impl Steps {
+    /// One value per row, never starting over.
+    pub const EACH_ROW: Steps = Steps { every: 1, cycle: None };
+
+    /// The value number of row `n`.
+    pub fn index(self, n: u64) -> u64 {
+        let k = n / self.every.max(1);
+        match self.cycle {
+            Some(c) => k % c.max(1),
+            None => k,
+        }
+    }
+
+    /// The largest value number among rows `0..rows` (`rows` at least 1).
+    pub fn last_index(self, rows: u64) -> u64 {
+        let k = rows.saturating_sub(1) / self.every.max(1);
+        match self.cycle {
+            Some(c) => k.min(c.max(1) - 1),
+            None => k,
+        }
+    }
+
+    /// The first row with value number `k`.
+    pub fn first_row(self, k: u64) -> u64 {
+        k.saturating_mul(self.every.max(1))
+    }
 }
 
 /// A table with how each of its columns is generated.
@@ -110,6 +159,20 @@ fn ascii_capacity(ty: TypeSpec) -> Option<u32> {
     }
 }
 
+/// The column's type as the file spells it.
+pub(crate) fn type_text<'a>(cx: &Ctx<'a>, c: &ColumnSpec) -> &'a str {
+    cx.source.get(c.ty.span()).unwrap_or("").trim_matches(['"', '\''])
+}
+
+/// What a string or binary type's length counts.
+fn unit(ty: TypeSpec) -> &'static str {
+    if matches!(ty, TypeSpec::Binary(_)) {
+        "bytes"
+    } else {
+        "characters"
+    }
+}
+
 /// Checks a payload column's generator against its type.
 fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
     let ty = *c.ty.get_ref();
@@ -128,31 +191,51 @@ fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
             let cap = ascii_capacity(ty).ok_or_else(|| text_only("fixed"))?;
             let len = if matches!(ty, TypeSpec::Binary(_)) { s.len() } else { s.chars().count() };
             if len as u64 > u64::from(cap) {
-                return Err(cx.err(span, format!("`{s}` is longer than `{name}` holds ({cap})")));
+                return Err(cx.err(
+                    span,
+                    format!(
+                        "column `{name}` ({}) cannot hold `{s}` ({len} {}), which this \
+                         generator makes at every row from row 1; valid: at most {cap} {}",
+                        type_text(cx, c),
+                        unit(ty),
+                        unit(ty)
+                    ),
+                ));
             }
             ColumnGen::Fixed(s.as_bytes().to_vec())
         }
         &GenSpec::Ascii([min, max]) => {
             let cap = ascii_capacity(ty).ok_or_else(|| text_only("ascii"))?;
-            if min > max || max > cap {
+            if min > max {
+                return Err(cx.err(span, format!("ascii = [{min}, {max}] needs min <= max")));
+            }
+            if max > cap {
                 return Err(cx.err(
                     span,
                     format!(
-                        "ascii = [{min}, {max}] needs min <= max <= {cap} (what `{name}` holds)"
+                        "column `{name}` ({}) cannot hold the values of up to {max} {} this \
+                         generator may make at any row (it is random); valid: at most {cap} {}",
+                        type_text(cx, c),
+                        unit(ty),
+                        unit(ty)
                     ),
                 ));
             }
             ColumnGen::Ascii { min, max }
         }
-        &GenSpec::Seq(start) => {
-            numeric(cx, ty, name, span, start, start)?;
-            ColumnGen::Seq(start)
+        &GenSpec::Seq(s) => {
+            numeric(cx, ty, name, span)?;
+            ColumnGen::Seq {
+                start: s.start,
+                steps: Steps { every: s.every.get(), cycle: s.cycle.map(|c| c.get()) },
+                unsigned: ty == TypeSpec::BigInt { unsigned: true },
+            }
         }
         &GenSpec::Int([lo, hi]) => {
             if lo > hi {
                 return Err(cx.err(span, format!("int = [{lo}, {hi}] needs lo <= hi")));
             }
-            numeric(cx, ty, name, span, lo, hi)?;
+            numeric(cx, ty, name, span)?;
             ColumnGen::Int { lo, hi }
         }
         &GenSpec::Timestamp(t) => {
@@ -164,7 +247,11 @@ fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
                     ),
                 ));
             }
-            ColumnGen::Timestamp { start_unix_s: t.start_unix_s, step_s: t.step_s }
+            ColumnGen::Timestamp {
+                start_unix_s: t.start_unix_s,
+                step_s: t.step_s,
+                steps: Steps { every: t.every.get(), cycle: t.cycle.map(|c| c.get()) },
+            }
         }
         GenSpec::Null => {
             if !c.nullable {
@@ -177,29 +264,15 @@ fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
     })
 }
 
-fn numeric(
-    cx: &Ctx,
-    ty: TypeSpec,
-    name: &str,
-    span: Range<usize>,
-    lo: i64,
-    hi: i64,
-) -> Result<(), ScenarioError> {
-    let ok = match ty {
-        TypeSpec::Int => lo >= i64::from(i32::MIN) && hi <= i64::from(i32::MAX),
-        TypeSpec::BigInt { unsigned: true } => lo >= 0,
-        TypeSpec::BigInt { unsigned: false } | TypeSpec::Decimal(..) => true,
-        _ => {
-            return Err(cx.err(
-                span,
-                format!("`seq` and `int` need an int, bigint or decimal column; `{name}` is not"),
-            ))
-        }
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(cx.err(span, format!("values {lo}..={hi} do not fit `{name}`")))
+/// `seq` and `int` make numbers: the column must hold numbers (whether it holds each value
+/// is `ranges.rs`'s check).
+fn numeric(cx: &Ctx, ty: TypeSpec, name: &str, span: Range<usize>) -> Result<(), ScenarioError> {
+    match ty {
+        TypeSpec::Int | TypeSpec::BigInt { .. } | TypeSpec::Decimal(..) => Ok(()),
+        _ => Err(cx.err(
+            span,
+            format!("`seq` and `int` need an int, bigint or decimal column; `{name}` is not"),
+        )),
     }
 }
 

@@ -380,3 +380,15 @@ fn the_documented_example_parses() {
     // 2 fill factors x 2 page sizes x 2 placements x 2 variants.
     assert_eq!(s.plan(1.0).unwrap().len(), 16);
 }
+
+#[test]
+fn every_builtin_makes_only_values_its_columns_hold_at_full_scale() {
+    for b in BUILTINS {
+        let s = b.scenario().unwrap();
+        for scale in [1.0, 0.01] {
+            s.plan(scale).unwrap_or_else(|e| panic!("{} at --scale {scale}: {e}", b.name));
+        }
+    }
+    let v = crate::validate_scenario().unwrap();
+    v.plan(1.0).unwrap();
+}

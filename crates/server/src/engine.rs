@@ -535,20 +535,21 @@ impl MariaDbEngine {
         self.contents.insert(name, server_checksum);
         self.last_load =
             Some(LoadDetails { first_batch_ms: stats.first_batch_ms.clone(), server_checksum });
-        let column = sql::checksum_column(table).map(|c| table.columns[c].name.as_str());
+        let columns: Vec<&str> =
+            sql::checksum_columns(table).iter().map(|&c| table.columns[c].name.as_str()).collect();
         // `verify` fails the load on any difference, so what is reported here is equal.
         let verification = LoadVerification {
             rows_expected: expected.0,
             rows_found: Some(server_checksum.0),
-            checksum_equal: column.map(|_| server_checksum.1 == expected.1),
-            checked: match column {
-                Some(c) => format!(
-                    "COUNT(*) and BIT_XOR(CRC32(`{c}`)) of the whole table after the load, \
-                     against before the load plus the rows sent"
-                ),
-                None => "COUNT(*) of the whole table on the server; no checksum (the column it \
-                         would cover is a time value, or no column is sent)"
-                    .into(),
+            checksum_equal: (!columns.is_empty()).then_some(server_checksum.1 == expected.1),
+            checked: if columns.is_empty() {
+                "COUNT(*) of the whole table on the server; no checksum (no column is sent)".into()
+            } else {
+                format!(
+                    "COUNT(*) and BIT_XOR(CRC32(CONCAT_WS('|', {}))) of the whole table after the \
+                     load, against before the load plus the rows sent",
+                    columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+                )
             },
         };
         Ok(LoadOutcome {
@@ -560,14 +561,9 @@ impl MariaDbEngine {
         })
     }
 
-    /// Rows and `BIT_XOR(CRC32(checksum column))` of the table on the server.
+    /// Rows and `BIT_XOR(CRC32(..))` of the checksum columns (`sql::checksum_sql`) on the server.
     fn table_checksum(&mut self, table: &Table) -> Result<(u64, u64), ServerError> {
-        let expr = match sql::checksum_column(table) {
-            Some(c) => {
-                format!("COALESCE(BIT_XOR(CRC32({})), 0)", quote_ident(&table.columns[c].name))
-            }
-            None => "0".into(),
-        };
+        let expr = sql::checksum_sql(table);
         let server: Option<(u64, u64)> = self
             .conn
             .query_first(format!("SELECT COUNT(*), {expr} FROM {}", quote_ident(&table.name)))

@@ -43,7 +43,7 @@ pub struct LoadStats {
     pub batch_latency_us: Histogram<u64>,
     /// Each writer's first batch, milliseconds (a writer that got no batch has none).
     pub first_batch_ms: Vec<f64>,
-    /// Client-side checksum: rows and `BIT_XOR` of the checksum column's CRC32.
+    /// Client-side checksum: rows and `BIT_XOR` of each row's CRC32 (`sql::row_crc32`).
     pub client_checksum: (u64, u64),
 }
 
@@ -83,7 +83,7 @@ pub fn run_load(
             cols.len()
         )));
     }
-    let checksum_col = sql::checksum_column(table);
+    let checksum_cols = sql::checksum_columns(table);
     let writers = conns.len();
     let (tx, rx) = sync_channel::<Batch>(writers * 2);
     let rx = Arc::new(Mutex::new(rx));
@@ -116,10 +116,8 @@ pub fn run_load(
         let send = |batch: Batch| tx.send(batch).is_ok() && !failed.load(Ordering::SeqCst);
         for row in &mut *rows {
             client.0 += 1;
-            if let Some(c) = checksum_col {
-                if let Some(crc) = sql::value_crc32(&row[c], &table.columns[c].ty) {
-                    client.1 ^= u64::from(crc);
-                }
+            if !checksum_cols.is_empty() {
+                client.1 ^= u64::from(sql::row_crc32(&row, table, &checksum_cols));
             }
             if let Some(batch) = batcher.push(row, &spare_rx) {
                 if !send(batch) {
@@ -222,7 +220,7 @@ impl<'a> Batcher<'a> {
                 if self.pending == 0 {
                     self.values = Vec::with_capacity(self.chunk * self.cols.len());
                 }
-                sql::push_params_of(&mut self.values, &self.cols, row);
+                sql::push_params_of(&mut self.values, self.table, &self.cols, row);
             }
             LoadMethod::Row | LoadMethod::LoadData => {
                 if self.pending == 0 {

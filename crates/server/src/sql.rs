@@ -8,10 +8,12 @@
 //! (Hex for every string would spare the server converting each quoted literal's item name
 //! to the system character set, `make_name` in sql/item.cc, under 2% of a multi-row INSERT's
 //! server time on E1's rows; paired runs showed no gain beyond the noise, so quoting stays.)
-//! Timestamps travel as Unix seconds through `FROM_UNIXTIME`, which the engine evaluates in
-//! the session time zone it sets to UTC. This module does not talk to a server.
+//! Times travel as `'YYYY-MM-DD[ HH:MM:SS]'` text, read in the session time zone the engine
+//! sets to UTC: the server reads that form over each type's whole range (1000-01-01 to
+//! 9999-12-31), where `FROM_UNIXTIME` returns NULL before 1970 and fails after 2038 on
+//! MariaDB 10.11. This module does not talk to a server.
 
-use keylab_schema::{ColumnType, Table, Value};
+use keylab_schema::{time_text, ColumnType, Table, Value};
 use std::fmt::Write as _;
 
 /// `name` quoted as a MySQL identifier.
@@ -27,8 +29,11 @@ pub fn sent_columns(table: &Table) -> Vec<usize> {
         .collect()
 }
 
-fn is_time(ty: &ColumnType) -> bool {
-    matches!(ty, ColumnType::Timestamp | ColumnType::DateTime | ColumnType::Date)
+/// The text a time value of column type `ty` is sent as. A value outside years 1..9999 (the
+/// scenario checks refuse them) goes as its number, which the server refuses in strict mode
+/// rather than storing something else.
+pub fn time_value_text(s: i64, ty: &ColumnType) -> String {
+    time_text(s, ty).unwrap_or_else(|| s.to_string())
 }
 
 /// `INSERT INTO t (a, b) VALUES ` for the sent columns.
@@ -46,8 +51,8 @@ fn safe_to_quote(b: &[u8]) -> bool {
 pub fn write_literal(out: &mut String, v: &Value, ty: &ColumnType) {
     match v {
         Value::Null => out.push_str("NULL"),
-        Value::Int(n) if is_time(ty) => {
-            let _ = write!(out, "FROM_UNIXTIME({n})");
+        Value::Int(n) | Value::Time(n) if ty.is_time() => {
+            let _ = write!(out, "'{}'", time_value_text(*n, ty));
         }
         Value::Int(n) => {
             let _ = write!(out, "{n}");
@@ -56,7 +61,7 @@ pub fn write_literal(out: &mut String, v: &Value, ty: &ColumnType) {
             let _ = write!(out, "{n}");
         }
         Value::Time(s) => {
-            let _ = write!(out, "FROM_UNIXTIME({s})");
+            let _ = write!(out, "{s}");
         }
         Value::Bytes(b) if safe_to_quote(b) => {
             out.push('\'');
@@ -114,11 +119,7 @@ pub fn write_values_tuple(out: &mut String, table: &Table, cols: &[usize], row: 
 /// A prepared `INSERT` of exactly `n_rows` tuples of placeholders.
 pub fn prepared_insert_sql(table: &Table, n_rows: usize) -> String {
     let cols = sent_columns(table);
-    let tuple: Vec<&str> = cols
-        .iter()
-        .map(|&c| if is_time(&table.columns[c].ty) { "FROM_UNIXTIME(?)" } else { "?" })
-        .collect();
-    let tuple = format!("({})", tuple.join(","));
+    let tuple = format!("({})", vec!["?"; cols.len()].join(","));
     let mut sql = insert_prefix(table);
     sql.reserve(n_rows * (tuple.len() + 1));
     for r in 0..n_rows {
@@ -136,25 +137,34 @@ pub fn prepared_params(table: &Table, rows: &[Vec<Value>]) -> Vec<mysql::Value> 
     let mut params = Vec::with_capacity(rows.len() * cols.len());
     for row in rows {
         for &c in &cols {
-            params.push(param(&row[c]));
+            params.push(param(&row[c], &table.columns[c].ty));
         }
     }
     params
 }
 
-/// Appends the parameters of `row`'s sent columns `cols`, taking its values (no copy of
-/// their bytes).
-pub fn push_params_of(params: &mut Vec<mysql::Value>, cols: &[usize], mut row: Vec<Value>) {
+/// Appends the parameters of `row`'s sent columns `cols` of `table`, taking its values (no
+/// copy of their bytes).
+pub fn push_params_of(
+    params: &mut Vec<mysql::Value>,
+    table: &Table,
+    cols: &[usize],
+    mut row: Vec<Value>,
+) {
     for &c in cols {
-        params.push(into_param(std::mem::replace(&mut row[c], Value::Null)));
+        let v = std::mem::replace(&mut row[c], Value::Null);
+        params.push(into_param(v, &table.columns[c].ty));
     }
 }
 
-/// A value as a prepared-statement parameter (time values as Unix seconds: the statement
-/// wraps their placeholder in `FROM_UNIXTIME`).
-pub fn param(v: &Value) -> mysql::Value {
+/// A value as a prepared-statement parameter for a column of type `ty` (times as their
+/// text, as literals send them).
+pub fn param(v: &Value, ty: &ColumnType) -> mysql::Value {
     match v {
         Value::Null => mysql::Value::NULL,
+        Value::Int(n) | Value::Time(n) if ty.is_time() => {
+            mysql::Value::Bytes(time_value_text(*n, ty).into_bytes())
+        }
         Value::Int(n) | Value::Time(n) => mysql::Value::Int(*n),
         Value::UInt(n) => mysql::Value::UInt(*n),
         Value::Bytes(b) => mysql::Value::Bytes(b.clone()),
@@ -162,10 +172,10 @@ pub fn param(v: &Value) -> mysql::Value {
 }
 
 /// [`param`] of an owned value, moving its bytes.
-pub fn into_param(v: Value) -> mysql::Value {
+pub fn into_param(v: Value, ty: &ColumnType) -> mysql::Value {
     match v {
         Value::Bytes(b) => mysql::Value::Bytes(b),
-        v => param(&v),
+        v => param(&v, ty),
     }
 }
 
@@ -176,17 +186,13 @@ pub fn pk_columns(table: &Table) -> String {
     cols.join(", ")
 }
 
-/// `a = ? AND b = ?` over the primary key, for keys as keylab's rows carry them (time
-/// columns as Unix seconds, through `FROM_UNIXTIME`).
+/// `a = ? AND b = ?` over the primary key, for keys as keylab's rows carry them (each
+/// parameter made by [`param`]).
 pub fn pk_equals_params(table: &Table) -> String {
     let terms: Vec<String> = table
         .primary_key
         .iter()
-        .map(|&c| {
-            let col = &table.columns[c];
-            let p = if is_time(&col.ty) { "FROM_UNIXTIME(?)" } else { "?" };
-            format!("{} = {p}", quote_ident(&col.name))
-        })
+        .map(|&c| format!("{} = ?", quote_ident(&table.columns[c].name)))
         .collect();
     terms.join(" AND ")
 }
@@ -228,7 +234,7 @@ pub fn like_prefix_pattern(prefix: &str) -> String {
 }
 
 /// The `LOAD DATA LOCAL INFILE` statement matching [`write_tsv_row`]: binary columns arrive
-/// as hex (`UNHEX`), time columns as Unix seconds (`FROM_UNIXTIME`).
+/// as hex (`UNHEX`), time columns as their text.
 pub fn load_data_sql(table: &Table, stream_name: &str) -> String {
     let mut targets = Vec::new();
     let mut sets = Vec::new();
@@ -238,10 +244,6 @@ pub fn load_data_sql(table: &Table, stream_name: &str) -> String {
             ColumnType::Binary { .. } => {
                 targets.push(format!("@v{c}"));
                 sets.push(format!("{} = UNHEX(@v{c})", quote_ident(&col.name)));
-            }
-            ref t if is_time(t) => {
-                targets.push(format!("@v{c}"));
-                sets.push(format!("{} = FROM_UNIXTIME(@v{c})", quote_ident(&col.name)));
             }
             _ => targets.push(quote_ident(&col.name)),
         }
@@ -265,9 +267,13 @@ pub fn write_tsv_row(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Va
         if k > 0 {
             out.push(b'\t');
         }
-        let binary = matches!(table.columns[c].ty, ColumnType::Binary { .. });
+        let ty = &table.columns[c].ty;
+        let binary = matches!(ty, ColumnType::Binary { .. });
         match &row[c] {
             Value::Null => out.extend_from_slice(b"\\N"),
+            Value::Int(n) | Value::Time(n) if ty.is_time() => {
+                out.extend_from_slice(time_value_text(*n, ty).as_bytes())
+            }
             Value::Int(n) | Value::Time(n) => {
                 let _ = std::io::Write::write_fmt(out, format_args!("{n}"));
             }
@@ -298,31 +304,60 @@ pub fn write_tsv_row(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Va
     out.push(b'\n');
 }
 
-/// The column the load checksum is taken over: the first indexed column the client sends
-/// (the id), else the first sent column. `None` when nothing is sent or it is a time column.
-pub fn checksum_column(table: &Table) -> Option<usize> {
+/// The columns the load checksum is taken over: the first indexed column the client sends
+/// (the id; else the first sent column), and every time column sent (so a time the server
+/// stored differently, or as NULL, fails the check). Empty when nothing is sent.
+pub fn checksum_columns(table: &Table) -> Vec<usize> {
     let sent = sent_columns(table);
     let indexed = table.primary_key.iter().chain(table.indexes.iter().flat_map(|i| &i.columns));
-    let c = indexed.copied().find(|c| sent.contains(c)).or_else(|| sent.first().copied())?;
-    (!is_time(&table.columns[c].ty)).then_some(c)
+    let first = indexed.copied().find(|c| sent.contains(c)).or_else(|| sent.first().copied());
+    let mut cols: Vec<usize> = first.into_iter().collect();
+    cols.extend(sent.iter().copied().filter(|&c| table.columns[c].ty.is_time()));
+    cols.sort_unstable();
+    cols.dedup();
+    cols
 }
 
-/// CRC32 of a value as the server's `CRC32(col)` sees it (integers as decimal text, `BINARY(n)`
-/// zero-padded); `None` for NULL, which `BIT_XOR` skips.
-pub fn value_crc32(v: &Value, ty: &ColumnType) -> Option<u32> {
-    match v {
-        Value::Null => None,
-        Value::Int(n) | Value::Time(n) => Some(crc32fast::hash(n.to_string().as_bytes())),
-        Value::UInt(n) => Some(crc32fast::hash(n.to_string().as_bytes())),
-        Value::Bytes(b) => match *ty {
-            ColumnType::Binary { bytes } if b.len() < bytes as usize => {
-                let mut padded = b.clone();
-                padded.resize(bytes as usize, 0);
-                Some(crc32fast::hash(&padded))
-            }
-            _ => Some(crc32fast::hash(b)),
-        },
+/// The server's half of the checksum: `BIT_XOR` over rows of the CRC32 of
+/// [`checksum_columns`] joined by `|` (`CONCAT_WS` skips NULLs; a row of NULLs adds 0).
+pub fn checksum_sql(table: &Table) -> String {
+    let cols = checksum_columns(table);
+    if cols.is_empty() {
+        return "0".into();
     }
+    let names: Vec<String> = cols.iter().map(|&c| quote_ident(&table.columns[c].name)).collect();
+    format!("COALESCE(BIT_XOR(CRC32(CONCAT_WS('|', {}))), 0)", names.join(", "))
+}
+
+/// The client's half: the CRC32 the server's [`checksum_sql`] takes of `row` (integers as
+/// decimal text, `BINARY(n)` zero-padded, times as the server writes them), `cols` from
+/// [`checksum_columns`].
+pub fn row_crc32(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    let mut first = true;
+    for &c in cols {
+        let ty = &table.columns[c].ty;
+        let text: Vec<u8> = match &row[c] {
+            Value::Null => continue,
+            Value::Int(n) | Value::Time(n) if ty.is_time() => time_value_text(*n, ty).into(),
+            Value::Int(n) | Value::Time(n) => n.to_string().into(),
+            Value::UInt(n) => n.to_string().into(),
+            Value::Bytes(b) => match *ty {
+                ColumnType::Binary { bytes } if b.len() < bytes as usize => {
+                    let mut padded = b.clone();
+                    padded.resize(bytes as usize, 0);
+                    padded
+                }
+                _ => b.clone(),
+            },
+        };
+        if !first {
+            h.update(b"|");
+        }
+        first = false;
+        h.update(&text);
+    }
+    h.finalize()
 }
 
 #[cfg(test)]
@@ -365,7 +400,7 @@ mod tests {
         assert_eq!(
             sql,
             "INSERT INTO `t` (`id`, `data`, `created_at`) VALUES \
-             (X'00ab',X'69742773',FROM_UNIXTIME(5)),(X'00ab',X'69742773',FROM_UNIXTIME(5))"
+             (X'00ab',X'69742773','1970-01-01 00:00:05'),(X'00ab',X'69742773','1970-01-01 00:00:05')"
         );
         let sql = multi_insert_sql(
             &table(false),
@@ -382,20 +417,17 @@ mod tests {
     #[test]
     fn prepared_shape() {
         let sql = prepared_insert_sql(&table(true), 2);
-        assert!(sql.ends_with("VALUES (?,?,FROM_UNIXTIME(?)),(?,?,FROM_UNIXTIME(?))"), "{sql}");
-        assert_eq!(prepared_params(&table(true), &[row()]).len(), 3);
+        assert!(sql.ends_with("VALUES (?,?,?),(?,?,?)"), "{sql}");
+        let params = prepared_params(&table(true), &[row()]);
+        assert_eq!(params.len(), 3);
+        assert_eq!(params[2], mysql::Value::Bytes(b"1970-01-01 00:00:05".to_vec()));
     }
 
     #[test]
     fn load_data_stream() {
         let t = table(true);
         let sql = load_data_sql(&t, "s");
-        assert!(
-            sql.contains(
-                "(@v1, `data`, @v3) SET `id` = UNHEX(@v1), `created_at` = FROM_UNIXTIME(@v3)"
-            ),
-            "{sql}"
-        );
+        assert!(sql.contains("(@v1, `data`, `created_at`) SET `id` = UNHEX(@v1)"), "{sql}");
         let mut out = Vec::new();
         let r = vec![
             Value::Int(1),
@@ -405,6 +437,10 @@ mod tests {
         ];
         write_tsv_row(&mut out, &t, &sent_columns(&t), &r);
         assert_eq!(out, b"0102\ta\\tb\\\\\\n\t\\N\n");
+        out.clear();
+        let r = vec![Value::Int(1), Value::Bytes(vec![1]), Value::Null, Value::Time(-86_400)];
+        write_tsv_row(&mut out, &t, &sent_columns(&t), &r);
+        assert_eq!(out, b"01\t\\N\t1969-12-31 00:00:00\n");
     }
 
     #[test]
@@ -415,7 +451,7 @@ mod tests {
         assert_eq!(pk_at_least(&t), "`pk` >= ?");
         let mut two = table(false);
         two.primary_key = vec![0, 3];
-        assert_eq!(pk_equals_params(&two), "`pk` = ? AND `created_at` = FROM_UNIXTIME(?)");
+        assert_eq!(pk_equals_params(&two), "`pk` = ? AND `created_at` = ?");
         assert_eq!(pk_equals_server_values(&two), "`pk` = ? AND `created_at` = ?");
         assert_eq!(pk_at_least(&two), "(`pk`, `created_at`) >= (?, ?)");
         assert_eq!(like_prefix_pattern("01J"), "01J%");
@@ -423,11 +459,22 @@ mod tests {
     }
 
     #[test]
-    fn checksum_takes_the_id() {
-        assert_eq!(checksum_column(&table(true)), Some(1));
-        assert_eq!(checksum_column(&table(false)), Some(0));
-        let ty = ColumnType::Binary { bytes: 4 };
-        assert_eq!(value_crc32(&Value::Bytes(vec![1]), &ty), Some(crc32fast::hash(&[1, 0, 0, 0])));
-        assert_eq!(value_crc32(&Value::Int(42), &ColumnType::Int), Some(crc32fast::hash(b"42")));
+    fn checksum_takes_the_id_and_the_times() {
+        assert_eq!(checksum_columns(&table(true)), vec![1, 3]);
+        assert_eq!(checksum_columns(&table(false)), vec![0, 3]);
+        assert_eq!(
+            checksum_sql(&table(true)),
+            "COALESCE(BIT_XOR(CRC32(CONCAT_WS('|', `id`, `created_at`))), 0)"
+        );
+        let mut t = table(true);
+        t.columns[1].ty = ColumnType::Binary { bytes: 4 };
+        let row = vec![Value::Int(9), Value::Bytes(vec![1]), Value::Null, Value::Time(0)];
+        assert_eq!(
+            row_crc32(&row, &t, &[1, 3]),
+            crc32fast::hash(b"\x01\0\0\0|1970-01-01 00:00:00")
+        );
+        let nulls = vec![Value::Int(9), Value::Null, Value::Null, Value::Null];
+        assert_eq!(row_crc32(&nulls, &t, &[1, 3]), 0, "CRC32('') is 0");
+        assert_eq!(row_crc32(&[Value::Int(42)], &t, &[0]), crc32fast::hash(b"42"));
     }
 }

@@ -11,7 +11,7 @@ use crate::row_store::SecondaryValues;
 use crate::stats::Counters;
 use crate::tree::{Space, Tree};
 use crate::{Geometry, InvariantViolation, SimError, SimSettings, TableStats};
-use keylab_schema::{ColumnType, Table, Value};
+use keylab_schema::{ColumnType, Table, Value, ValueRange};
 use std::collections::HashMap;
 
 /// A simulated InnoDB table.
@@ -43,12 +43,25 @@ pub struct SimTable {
     col_checks: Vec<ColCheck>,
 }
 
-/// One column's value rules: NULL allowed (nullable, or the AUTO_INCREMENT key), and
-/// for byte-valued types the byte limit (`None`: the type takes integer values).
+/// One column's value rules: NULL allowed (nullable, or the AUTO_INCREMENT key), for
+/// byte-valued types the byte limit (`None`: the type takes integer values), and for the
+/// others the values the server's column holds (integers, or Unix seconds of a time type):
+/// a value the server would refuse is refused here too, not stored.
 #[derive(Debug, Clone, Copy)]
 struct ColCheck {
     null_ok: bool,
     max_bytes: Option<u32>,
+    lo: i128,
+    hi: i128,
+}
+
+/// The number a numeric value stands for (`None` for NULL and bytes).
+fn numeric(v: &Value) -> Option<i128> {
+    match *v {
+        Value::Int(n) | Value::Time(n) => Some(i128::from(n)),
+        Value::UInt(n) => Some(i128::from(n)),
+        Value::Null | Value::Bytes(_) => None,
+    }
 }
 
 /// A primary key as a hash-map key, independent of the simulator's key-slot widths (which
@@ -450,6 +463,16 @@ impl SimTable {
                     | ColumnType::Text { .. }
             )
             .then(|| col.ty.max_bytes()),
+            lo: match col.ty.value_range() {
+                ValueRange::Int { lo, .. } => lo,
+                ValueRange::Time { lo, .. } => i128::from(lo),
+                ValueRange::Chars(_) | ValueRange::Bytes(_) => i128::MIN,
+            },
+            hi: match col.ty.value_range() {
+                ValueRange::Int { hi, .. } => hi,
+                ValueRange::Time { hi, .. } => i128::from(hi),
+                ValueRange::Chars(_) | ValueRange::Bytes(_) => i128::MAX,
+            },
         });
         checks.collect()
     }
@@ -462,7 +485,9 @@ impl SimTable {
             && row.iter().zip(&self.col_checks).all(|(v, c)| match v {
                 Value::Null => c.null_ok,
                 Value::Bytes(b) => c.max_bytes.is_some_and(|m| b.len() as u64 <= m as u64),
-                Value::Int(_) | Value::UInt(_) | Value::Time(_) => c.max_bytes.is_none(),
+                Value::Int(_) | Value::UInt(_) | Value::Time(_) => {
+                    c.max_bytes.is_none() && numeric(v).is_some_and(|n| c.lo <= n && n <= c.hi)
+                }
             });
         if ok {
             return Ok(());
@@ -509,7 +534,18 @@ impl SimTable {
                             | ColumnType::VarChar { .. }
                             | ColumnType::Binary { .. }
                             | ColumnType::Text { .. }
-                    ) => {}
+                    ) =>
+                {
+                    let range = ty.value_range();
+                    let n = numeric(v).unwrap_or_default();
+                    if !(range.holds_int(n) || i64::try_from(n).is_ok_and(|s| range.holds_time(s)))
+                    {
+                        return Err(bad(format!(
+                            "{v:?} is outside what column {} holds ({range})",
+                            col.name
+                        )));
+                    }
+                }
                 _ => return Err(bad(format!("value {v:?} does not suit column {}", col.name))),
             }
         }

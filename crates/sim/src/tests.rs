@@ -260,3 +260,44 @@ fn down_split_leaves_last_insert_on_the_new_pages_last_record() {
     assert!(sim.debug_page(5).contains("last_insert Some(1)"), "{}", sim.debug_page(5));
     sim.check().unwrap();
 }
+
+/// A value the server's column cannot hold is refused, as the server refuses it in strict
+/// mode, instead of being stored.
+#[test]
+fn values_outside_the_column_range_are_refused() {
+    let t = keylab_schema::Table {
+        name: "t".into(),
+        columns: vec![
+            Column::new("pk", ColumnType::BigInt { unsigned: true }, false),
+            Column::new("n", ColumnType::Int, true),
+            Column::new("ts", ColumnType::Timestamp, true),
+            Column::new("d", ColumnType::Date, true),
+            Column::new("p", ColumnType::Decimal { precision: 4, scale: 2 }, true),
+        ],
+        primary_key: vec![0],
+        auto_increment: false,
+        indexes: Vec::new(),
+        row_format: RowFormat::Dynamic,
+    };
+    let mut sim = SimTable::new(&t, SimSettings::default()).unwrap();
+    let row = |pk: u64, n: i64, ts: i64, d: i64, p: i64| {
+        [Value::UInt(pk), Value::Int(n), Value::Time(ts), Value::Time(d), Value::Int(p)]
+    };
+    sim.insert(&row(u64::MAX, i64::from(i32::MIN), 1, -30_610_224_000, -99)).unwrap();
+    sim.insert(&row(1, i64::from(i32::MAX), (1 << 31) - 1, 253_402_300_799, 99)).unwrap();
+    for bad in [
+        row(2, 1 << 31, 1, 0, 0),
+        row(3, 0, 0, 0, 0),
+        row(4, 0, 1 << 31, 0, 0),
+        row(5, 0, 1, 253_402_300_800, 0),
+        row(6, 0, 1, -30_610_224_001, 0),
+        row(7, 0, 1, 0, 100),
+    ] {
+        let err = sim.insert(&bad);
+        assert!(
+            matches!(&err, Err(SimError::BadRow { reason, .. }) if reason.contains("outside")),
+            "{err:?}"
+        );
+    }
+    assert_eq!(sim.len(), 2);
+}

@@ -81,7 +81,11 @@ impl MariaDbEngine {
                     Op::Insert(row) => batch.inserts.push(row),
                     Op::Delete(key) => {
                         self.flush_inserts(table, &mut batch.inserts)?;
-                        let params: Vec<mysql::Value> = key.iter().map(sql::param).collect();
+                        let params: Vec<mysql::Value> = key
+                            .iter()
+                            .zip(&table.primary_key)
+                            .map(|(v, &c)| sql::param(v, &table.columns[c].ty))
+                            .collect();
                         self.conn
                             .exec_drop(&delete, params)
                             .map_err(|e| sql_err("churn DELETE failed", e))?;

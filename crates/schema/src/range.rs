@@ -1,0 +1,182 @@
+//! The values each column type accepts on the server keylab targets (MariaDB 10.11), and
+//! time values written as the server reads them. Scenario checks use the ranges to refuse a
+//! generator that would make a value the column cannot hold before anything runs; the server
+//! driver uses the text forms to send times over their whole range.
+//!
+//! It does not decide what happens to a value out of range (the scenario checks do).
+
+use crate::ColumnType;
+use time::OffsetDateTime;
+
+/// Seconds in a day.
+pub const DAY_S: i64 = 86_400;
+
+/// 1000-01-01 00:00:00 UTC, the first `DATE`/`DATETIME` value, in Unix seconds.
+pub const DATE_MIN_UNIX_S: i64 = -30_610_224_000;
+/// 9999-12-31 23:59:59 UTC, the last `DATETIME` value (and the last second of `DATE`'s last
+/// day), in Unix seconds.
+pub const DATE_MAX_UNIX_S: i64 = 253_402_300_799;
+/// `TIMESTAMP`'s first value on MariaDB 10.11, 1970-01-01 00:00:01 UTC (0 is the "zero"
+/// timestamp, which strict mode refuses): `TIMESTAMP_MIN_VALUE` in include/my_time.h.
+pub const TIMESTAMP_MIN_UNIX_S: i64 = 1;
+/// `TIMESTAMP`'s last value on MariaDB 10.11, 2038-01-19 03:14:07 UTC (`TIMESTAMP_MAX_VALUE`,
+/// `INT_MAX32`, in include/my_time.h; 11.5 and later on 64-bit hosts go to 2106).
+pub const TIMESTAMP_MAX_UNIX_S: i64 = i32::MAX as i64;
+
+/// The values a column type holds, as keylab's generators produce them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueRange {
+    /// Integers `lo..=hi` (`INT`, `BIGINT`, and the whole numbers of `DECIMAL(p,s)`).
+    Int {
+        /// Lowest.
+        lo: i128,
+        /// Highest.
+        hi: i128,
+    },
+    /// Times `lo..=hi`, Unix seconds (UTC).
+    Time {
+        /// Earliest.
+        lo: i64,
+        /// Latest.
+        hi: i64,
+    },
+    /// Strings of at most this many characters (`CHAR`, `VARCHAR`, `TEXT`).
+    Chars(u32),
+    /// Byte strings of at most this many bytes (`BINARY`).
+    Bytes(u32),
+}
+
+impl ValueRange {
+    /// True when integer `v` is in the range (false for non-integer ranges).
+    pub fn holds_int(&self, v: i128) -> bool {
+        matches!(*self, ValueRange::Int { lo, hi } if lo <= v && v <= hi)
+    }
+
+    /// True when time `s` (Unix seconds) is in the range (false for non-time ranges).
+    pub fn holds_time(&self, s: i64) -> bool {
+        matches!(*self, ValueRange::Time { lo, hi } if lo <= s && s <= hi)
+    }
+}
+
+impl std::fmt::Display for ValueRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            ValueRange::Int { lo, hi } => write!(f, "{lo} to {hi}"),
+            ValueRange::Time { lo, hi } => write!(
+                f,
+                "{} to {} UTC (Unix seconds {lo} to {hi})",
+                datetime_text(lo).unwrap_or_default(),
+                datetime_text(hi).unwrap_or_default()
+            ),
+            ValueRange::Chars(n) => write!(f, "at most {n} characters"),
+            ValueRange::Bytes(n) => write!(f, "at most {n} bytes"),
+        }
+    }
+}
+
+impl ColumnType {
+    /// What a column of this type accepts on MariaDB 10.11 (strict mode).
+    pub fn value_range(&self) -> ValueRange {
+        match *self {
+            ColumnType::Int => {
+                ValueRange::Int { lo: i128::from(i32::MIN), hi: i128::from(i32::MAX) }
+            }
+            ColumnType::BigInt { unsigned: false } => {
+                ValueRange::Int { lo: i128::from(i64::MIN), hi: i128::from(i64::MAX) }
+            }
+            ColumnType::BigInt { unsigned: true } => {
+                ValueRange::Int { lo: 0, hi: i128::from(u64::MAX) }
+            }
+            // p - s digits before the point; a whole number there has at most that many.
+            ColumnType::Decimal { precision, scale } => {
+                let digits = precision.saturating_sub(scale).min(38);
+                let hi = 10i128.pow(digits) - 1;
+                ValueRange::Int { lo: -hi, hi }
+            }
+            ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } => {
+                ValueRange::Chars(chars)
+            }
+            ColumnType::Text { .. } => ValueRange::Chars(65_535),
+            ColumnType::Binary { bytes } => ValueRange::Bytes(bytes),
+            ColumnType::Timestamp => {
+                ValueRange::Time { lo: TIMESTAMP_MIN_UNIX_S, hi: TIMESTAMP_MAX_UNIX_S }
+            }
+            ColumnType::DateTime | ColumnType::Date => {
+                ValueRange::Time { lo: DATE_MIN_UNIX_S, hi: DATE_MAX_UNIX_S }
+            }
+        }
+    }
+
+    /// True for `TIMESTAMP`, `DATETIME` and `DATE`.
+    pub fn is_time(&self) -> bool {
+        matches!(self, ColumnType::Timestamp | ColumnType::DateTime | ColumnType::Date)
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS` of Unix seconds `s` (UTC), `None` outside years 1..9999.
+pub fn datetime_text(s: i64) -> Option<String> {
+    let t = OffsetDateTime::from_unix_timestamp(s).ok()?;
+    (t.year() >= 1).then(|| {
+        format!(
+            "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second()
+        )
+    })
+}
+
+/// `YYYY-MM-DD` of the day holding Unix seconds `s` (UTC), `None` outside years 1..9999.
+pub fn date_text(s: i64) -> Option<String> {
+    datetime_text(s).map(|mut t| {
+        t.truncate(10);
+        t
+    })
+}
+
+/// A time value of column type `ty` as the server writes it back (`YYYY-MM-DD` for `DATE`,
+/// `YYYY-MM-DD HH:MM:SS` otherwise, UTC), the form keylab sends it in: a literal the server
+/// reads the same way over the type's whole range, where `FROM_UNIXTIME` stops at 1970 and
+/// 2038. `None` outside years 1..9999 (no column holds such a value).
+pub fn time_text(s: i64, ty: &ColumnType) -> Option<String> {
+    match ty {
+        ColumnType::Date => date_text(s),
+        _ => datetime_text(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_are_the_calendar_dates() {
+        assert_eq!(datetime_text(DATE_MIN_UNIX_S).unwrap(), "1000-01-01 00:00:00");
+        assert_eq!(datetime_text(DATE_MAX_UNIX_S).unwrap(), "9999-12-31 23:59:59");
+        assert_eq!(datetime_text(TIMESTAMP_MAX_UNIX_S).unwrap(), "2038-01-19 03:14:07");
+        assert_eq!(datetime_text(TIMESTAMP_MIN_UNIX_S).unwrap(), "1970-01-01 00:00:01");
+        assert_eq!(date_text(-1).unwrap(), "1969-12-31");
+        assert_eq!(time_text(86_399, &ColumnType::Date).unwrap(), "1970-01-01");
+        assert_eq!(time_text(-86_400 * 365, &ColumnType::DateTime).unwrap(), "1969-01-01 00:00:00");
+        assert_eq!(datetime_text(DATE_MAX_UNIX_S + 1), None);
+    }
+
+    #[test]
+    fn integer_ranges() {
+        assert!(ColumnType::Int.value_range().holds_int(i128::from(i32::MAX)));
+        assert!(!ColumnType::Int.value_range().holds_int(i128::from(i32::MAX) + 1));
+        let u = ColumnType::BigInt { unsigned: true }.value_range();
+        assert!(u.holds_int(i128::from(u64::MAX)) && !u.holds_int(-1));
+        let d = ColumnType::Decimal { precision: 5, scale: 2 }.value_range();
+        assert_eq!(d, ValueRange::Int { lo: -999, hi: 999 });
+        let z = ColumnType::Decimal { precision: 2, scale: 2 }.value_range();
+        assert_eq!(z, ValueRange::Int { lo: 0, hi: 0 });
+        assert_eq!(
+            ColumnType::Timestamp.value_range().to_string(),
+            "1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC (Unix seconds 1 to 2147483647)"
+        );
+    }
+}
