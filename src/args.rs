@@ -65,15 +65,21 @@ pub struct OutputArgs {
     #[arg(long, default_value = "table", value_parser = choices::<Format>(&Format::ALL.map(|f| f.token())))]
     pub format: Format,
     /// Also write the JSON result to this file.
+    ///
+    /// Every --export-* FILE: a regular file (or a new one) is rewritten after each finished
+    /// run through a temporary file renamed over it, following a symbolic link to its target
+    /// and keeping an existing file's permissions; a FIFO or character device (/dev/null,
+    /// /dev/stdout, any path under /dev or /proc) is written through once, at the end;
+    /// a directory, block device or socket is refused (exit 2).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
-    /// Also write CSV to this file.
+    /// Also write CSV to this file (as --export-json).
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
-    /// Also write Markdown to this file.
+    /// Also write Markdown to this file (as --export-json).
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
-    /// Also write a self-contained HTML report to this file.
+    /// Also write a self-contained HTML report to this file (as --export-json).
     #[arg(long, value_name = "FILE")]
     pub export_html: Option<PathBuf>,
 }

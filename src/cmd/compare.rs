@@ -4,7 +4,7 @@
 use crate::args::CompareArgs;
 use crate::cmd::keys::gen_config;
 use crate::engines::make_engine;
-use crate::output;
+use crate::output::{self, Stage};
 use crate::progress::LoadProgress;
 use crate::UsageError;
 use anyhow::{Context, Result};
@@ -14,6 +14,7 @@ use std::path::Path;
 
 /// Runs `keylab compare`.
 pub fn run(args: CompareArgs) -> Result<()> {
+    output::check_exports(&args.output)?;
     let replay = match &args.keys_file {
         Some(path) => {
             let [variant] = args.keys.as_slice() else {
@@ -41,7 +42,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     };
     let mut progress = LoadProgress::new();
     let mut replay = replay;
-    for variant in &args.keys {
+    for (n, variant) in args.keys.iter().enumerate() {
         let (keys, rows) = match replay.take() {
             Some(list) => {
                 let rows = args.rows.min(list.len() as u64);
@@ -60,12 +61,13 @@ pub fn run(args: CompareArgs) -> Result<()> {
         match result {
             Ok(run) => {
                 report.runs.push(run);
-                output::write_exports(&report, &args.output)?;
+                let stage = if n + 1 == args.keys.len() { Stage::Final } else { Stage::Partial };
+                output::write_exports(&report, &args.output, stage)?;
             }
             Err(err) => {
                 // Keep what finished: print and export it before failing.
                 if !report.runs.is_empty() {
-                    output::write_exports(&report, &args.output)?;
+                    output::write_exports(&report, &args.output, Stage::Final)?;
                     output::print(&report, &args.output)?;
                 }
                 return Err(err).with_context(|| format!("variant {variant} failed"));

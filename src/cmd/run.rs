@@ -3,7 +3,7 @@
 
 use crate::args::RunArgs;
 use crate::engines::EngineSeries;
-use crate::output;
+use crate::output::{self, Stage};
 use crate::progress::LoadProgress;
 use crate::UsageError;
 use anyhow::{anyhow, Result};
@@ -14,12 +14,13 @@ pub fn run(args: RunArgs) -> Result<()> {
     if !(args.scale.is_finite() && args.scale > 0.0) {
         return Err(UsageError(format!("--scale {} must be a positive number", args.scale)).into());
     }
+    output::check_exports(&args.output)?;
     let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;
     let plans = scenario.plan(args.scale).map_err(|e| UsageError(e.to_string()))?;
     let mut report: Option<Report> = None;
     let mut engines = EngineSeries::new(&args.engine);
     let mut progress = LoadProgress::new();
-    for plan in &plans {
+    for (n, plan) in plans.iter().enumerate() {
         let eng = engines.engine_for(&plan.settings)?;
         let report = report.get_or_insert_with(|| Report {
             keylab: env!("CARGO_PKG_VERSION").to_string(),
@@ -34,11 +35,13 @@ pub fn run(args: RunArgs) -> Result<()> {
                 // Engines add notes while they run (purge waits, file writes): read them now.
                 report.engine = engines.info().expect("an engine ran");
                 report.runs.push(run);
-                output::write_exports(report, &args.output)?;
+                let stage = if n + 1 == plans.len() { Stage::Final } else { Stage::Partial };
+                output::write_exports(report, &args.output, stage)?;
             }
             Err(err) => {
                 // Keep what finished: print it before failing.
                 if !report.runs.is_empty() {
+                    output::write_exports(report, &args.output, Stage::Final)?;
                     output::print(report, &args.output)?;
                 }
                 return Err(anyhow!(err).context(format!("run `{}` failed", plan.label)));

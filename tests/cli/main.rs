@@ -1,6 +1,7 @@
 //! End-to-end tests of the built `keylab` binary: output, exit codes, help text.
 
 mod compare;
+mod exports;
 mod keys;
 mod leftovers;
 mod pool;
