@@ -2,21 +2,35 @@
 //! one report written to the exports after each run (an interrupted run keeps what it did).
 
 use crate::args::RunArgs;
+use crate::engines::check_engine_built;
 use crate::engines::EngineSeries;
 use crate::output::{self, Stage};
+use crate::preflight::check_run;
 use crate::progress::LoadProgress;
 use crate::UsageError;
 use anyhow::{anyhow, Result};
-use keylab_core::Report;
+use keylab_core::{LoadPlan, Report};
+use keylab_scenario::PhasePlan;
 
 /// Runs `keylab run`.
 pub fn run(args: RunArgs) -> Result<()> {
-    if !(args.scale.is_finite() && args.scale > 0.0) {
-        return Err(UsageError(format!("--scale {} must be a positive number", args.scale)).into());
-    }
+    // Everything the command line and the scenario decide is checked before any engine
+    // starts (--scale is bounded when parsed).
     output::check_exports(&args.output)?;
+    check_engine_built(args.engine.engine)?;
     let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;
     let plans = scenario.plan(args.scale).map_err(|e| UsageError(e.to_string()))?;
+    for plan in &plans {
+        let loads: Vec<&LoadPlan> = plan
+            .phases
+            .iter()
+            .filter_map(|p| match p {
+                PhasePlan::Load { plan, .. } => Some(plan),
+                _ => None,
+            })
+            .collect();
+        check_run(&format!("run `{}`", plan.label), plan.table(), &plan.settings, &loads)?;
+    }
     let mut report: Option<Report> = None;
     let mut engines = EngineSeries::new(&args.engine);
     let mut progress = LoadProgress::new();
