@@ -16,7 +16,8 @@ fn keylab(d: &Dir, args: &[String]) -> crate::util::Run {
 }
 
 fn runs_in(json: &str) -> usize {
-    let v: serde_json::Value = serde_json::from_str(json).expect("a JSON report");
+    let v: serde_json::Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("not a JSON report ({e}): {json}"));
     v["runs"].as_array().expect("runs").len()
 }
 
@@ -59,10 +60,16 @@ fn a_fifo_is_written_through_once() {
         std::thread::spawn(move || std::fs::read_to_string(fifo).expect("read the FIFO"))
     };
     keylab(&d, &with(&["--export-json", "pipe"])).expect_code(0);
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced by a {kind:?}");
+    // A reader still waiting means nothing was written: end its wait, and fail below.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    if !reader.is_finished() {
+        drop(std::fs::OpenOptions::new().write(true).open(&fifo));
+    }
     let got = reader.join().unwrap();
     // One whole report with both runs, not one report per finished run.
     assert_eq!(runs_in(&got), 2, "{got}");
-    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
 }
 
 #[test]
