@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use keylab_core::{EngineKind, LoadMethod, Placement, SimModel};
 use keylab_keys::{ClockKind, Variant, WithinMs};
 use keylab_report::Format;
+use keylab_server::load::MAX_WRITERS;
 use keylab_sim::PageSize;
 use std::path::PathBuf;
 
@@ -65,15 +66,21 @@ pub struct OutputArgs {
     #[arg(long, default_value = "table", value_parser = choices::<Format>(&Format::ALL.map(|f| f.token())))]
     pub format: Format,
     /// Also write the JSON result to this file.
+    ///
+    /// Every --export-* FILE: a regular file (or a new one) is rewritten after each finished
+    /// run through a temporary file renamed over it, following a symbolic link to its target
+    /// and keeping an existing file's permissions; a FIFO or character device (/dev/null,
+    /// /dev/stdout, any path under /dev or /proc) is written through once, at the end;
+    /// a directory, block device or socket is refused (exit 2).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
-    /// Also write CSV to this file.
+    /// Also write CSV to this file (as --export-json).
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
-    /// Also write Markdown to this file.
+    /// Also write Markdown to this file (as --export-json).
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
-    /// Also write a self-contained HTML report to this file.
+    /// Also write a self-contained HTML report to this file (as --export-json).
     #[arg(long, value_name = "FILE")]
     pub export_html: Option<PathBuf>,
 }
@@ -175,14 +182,15 @@ pub struct CompareArgs {
     /// generating them; needs exactly one variant in --keys.
     #[arg(long, value_name = "FILE")]
     pub keys_file: Option<PathBuf>,
-    /// Rows per variant.
-    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub rows: u64,
+    /// Rows per variant [default: 1000000; with --keys-file, every id of the file up to that].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rows: Option<u64>,
     /// Where the id lives: the clustered primary key, or a secondary index.
     #[arg(long, default_value = "pk", value_parser = choices::<Placement>(&["pk", "secondary"]))]
     pub placement: Placement,
-    /// Bytes of the `data` payload column per row (E1 stores the 4-byte string `data`).
-    #[arg(long, default_value_t = 4)]
+    /// Bytes of the `data` payload column per row (E1 stores the 4-byte string `data`); at
+    /// most 16383, the longest utf8mb4 VARCHAR.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=MAX_PAYLOAD_BYTES as i64))]
     pub payload_bytes: u32,
     /// InnoDB page size.
     #[arg(long, default_value = "16k", value_parser = choices::<PageSize>(&["4k", "8k", "16k", "32k", "64k"]))]
@@ -194,7 +202,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
     /// Parallel writer connections.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_WRITERS as i64))]
     pub writers: u32,
     /// Simulator: check every invariant of the tree every N inserts (slow; for debugging).
     #[arg(long, value_name = "N")]
@@ -212,8 +220,8 @@ pub struct RunArgs {
     pub scenario: String,
     #[command(flatten)]
     pub engine: EngineArgs,
-    /// Multiply every row count of the scenario.
-    #[arg(long, default_value_t = 1.0)]
+    /// Multiply every row count of the scenario (more than 0, at most 10000).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_scale)]
     pub scale: f64,
     /// Seed of every random part.
     #[arg(long, default_value_t = 1)]
@@ -289,6 +297,26 @@ pub struct ReportArgs {
     pub result: PathBuf,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `--rows` when not given (without `--keys-file`).
+pub const DEFAULT_ROWS: u64 = 1_000_000;
+
+/// The longest `data` value: a utf8mb4 `VARCHAR` holds at most 16383 characters (65535
+/// bytes at 4 bytes each), and the column is declared as long as the payload.
+pub const MAX_PAYLOAD_BYTES: u32 = 16_383;
+
+/// The largest `--scale`: E1's million rows become ten billion, past any run that finishes,
+/// while every scaled count still fits exactly in a float.
+pub const MAX_SCALE: f64 = 10_000.0;
+
+fn parse_scale(s: &str) -> Result<f64, String> {
+    let scale: f64 = s.parse().map_err(|e| format!("`{s}` is not a number: {e}"))?;
+    if scale.is_finite() && scale > 0.0 && scale <= MAX_SCALE {
+        Ok(scale)
+    } else {
+        Err(format!("`{s}` is outside the accepted range: more than 0, at most {MAX_SCALE}"))
+    }
 }
 
 /// A parser that lists `tokens` in `--help` and in errors, then parses the token into `T`.

@@ -33,34 +33,49 @@ pub fn make_engine(
                 )
                 .into());
             }
-            let page_size = PageSize::ALL
-                .into_iter()
-                .find(|p| p.bytes() == settings.page_size_bytes)
-                .ok_or_else(|| {
-                    UsageError(format!(
-                        "page size {} bytes is not an InnoDB page size; valid: 4k, 8k, 16k, 32k, 64k",
-                        settings.page_size_bytes
-                    ))
-                })?;
             let sim = SimSettings {
-                page_size,
-                fill_factor_pct: settings.fill_factor_pct,
-                merge_threshold_pct: settings.merge_threshold_pct,
-                buffer_pool_bytes: settings.buffer_pool_bytes,
-                change_buffering: settings.change_buffering,
+                check_every,
                 // The command line's --model wins over the scenario's.
                 flavour: flavour(args.model.or(settings.model).unwrap_or_default()),
-                check_every,
-                ..SimSettings::default()
+                ..sim_settings(settings)?
             };
             Ok(Box::new(SimEngine::new(sim)))
         }
         EngineKind::Mariadb | EngineKind::Mysql => server_engine(args, settings),
-        EngineKind::Postgres => Err(anyhow::anyhow!(
-            "--engine postgres is not built yet; --engine sim (the default) and --engine \
-             mariadb work"
-        )),
+        EngineKind::Postgres => Err(check_engine_built(args.engine).unwrap_err().into()),
     }
+}
+
+/// Refuses, before anything starts, an engine kind this build cannot run (exit 2, naming
+/// the flag and the engines that work).
+pub fn check_engine_built(kind: EngineKind) -> Result<(), UsageError> {
+    match kind {
+        EngineKind::Postgres => Err(UsageError(
+            "--engine postgres is not built yet; valid: sim (the default), mariadb, mysql".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The simulator's settings for `settings`.
+pub fn sim_settings(settings: &EngineSettings) -> Result<SimSettings, UsageError> {
+    let page_size = PageSize::ALL
+        .into_iter()
+        .find(|p| p.bytes() == settings.page_size_bytes)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "page size {} bytes is not an InnoDB page size; valid: 4k, 8k, 16k, 32k, 64k",
+                settings.page_size_bytes
+            ))
+        })?;
+    Ok(SimSettings {
+        page_size,
+        fill_factor_pct: settings.fill_factor_pct,
+        merge_threshold_pct: settings.merge_threshold_pct,
+        buffer_pool_bytes: settings.buffer_pool_bytes,
+        change_buffering: settings.change_buffering,
+        ..SimSettings::default()
+    })
 }
 
 /// The engines of a series of runs: one per distinct settings (a server restarts for a new

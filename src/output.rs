@@ -1,12 +1,24 @@
 //! Writing a report: to standard output in the chosen format, and to every `--export-*` file.
-//! Exports are rewritten after each variant finishes, so an interrupted run keeps what it did.
+//!
+//! What an export path names decides how it is written:
+//! - a regular file, or nothing yet: rewritten after each finished run through a temporary file
+//!   beside it, renamed over it (a reader never sees half a file; an interrupted run keeps what
+//!   it did). A symbolic link is followed: its target is replaced and the link kept. An existing
+//!   file keeps its permission bits; a new one gets 0666 less the umask, as a shell redirect.
+//! - a character device or a FIFO (`/dev/null`, `/dev/stdout`, a named pipe), and any path
+//!   under `/dev` or `/proc` (`/dev/stdout` may name the file a shell redirected to): written
+//!   through (appended to), once, when the command finishes (or fails part-way), never
+//!   replaced.
+//! - a directory, a block device, a socket, or a path whose directory does not exist: refused
+//!   before anything runs (exit 2).
 
 use crate::args::OutputArgs;
+use crate::UsageError;
 use anyhow::{Context, Result};
 use keylab_core::Report;
 use keylab_report::{render, Format, RenderContext};
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn context(color: bool) -> RenderContext {
     RenderContext { color, generated_at: None }
@@ -22,35 +34,180 @@ pub fn print(report: &Report, args: &OutputArgs) -> Result<()> {
     Ok(())
 }
 
-/// Writes every requested export file.
-pub fn write_exports(report: &Report, args: &OutputArgs) -> Result<()> {
-    let targets = [
-        (&args.export_json, Format::Json),
-        (&args.export_csv, Format::Csv),
-        (&args.export_markdown, Format::Markdown),
-        (&args.export_html, Format::Html),
-    ];
-    for (path, format) in targets {
-        if let Some(path) = path {
-            write_file(report, format, path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
+/// Whether more runs will follow this write of the exports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// More runs follow: only replaceable files are rewritten.
+    Partial,
+    /// The last write of this command: every export is written.
+    Final,
+}
+
+/// The export flags with their paths.
+fn targets(args: &OutputArgs) -> impl Iterator<Item = (&'static str, &PathBuf, Format)> {
+    [
+        ("--export-json", &args.export_json, Format::Json),
+        ("--export-csv", &args.export_csv, Format::Csv),
+        ("--export-markdown", &args.export_markdown, Format::Markdown),
+        ("--export-html", &args.export_html, Format::Html),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path, format)| path.as_ref().map(|p| (flag, p, format)))
+}
+
+/// Refuses, before anything runs, an export path that cannot be written as described in the
+/// module doc (exit 2, naming the flag).
+pub fn check_exports(args: &OutputArgs) -> Result<()> {
+    for (flag, path, _) in targets(args) {
+        classify(path).map_err(|why| UsageError(format!("{flag} {}: {why}", path.display())))?;
     }
     Ok(())
 }
 
-/// Writes through a temporary file beside the target, so a reader never sees half a file.
-fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    render(report, format, &context(false), &mut tmp)?;
+/// Writes the requested export files (at [`Stage::Partial`], only the replaceable ones).
+pub fn write_exports(report: &Report, args: &OutputArgs, stage: Stage) -> Result<()> {
+    for (flag, path, format) in targets(args) {
+        let target = classify(path)
+            .map_err(|why| UsageError(format!("{flag} {}: {why}", path.display())))?;
+        let mut bytes = Vec::new();
+        render(report, format, &context(false), &mut bytes)?;
+        match target {
+            Target::Replace { path: real, mode } => replace(&real, mode, &bytes),
+            Target::WriteThrough if stage == Stage::Final => write_through(path, &bytes),
+            Target::WriteThrough => Ok(()),
+        }
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// How an export path is written.
+#[derive(Debug, PartialEq, Eq)]
+enum Target {
+    /// A regular file (existing with these permission bits, or new), at this path with
+    /// symbolic links resolved.
+    Replace { path: PathBuf, mode: Option<u32> },
+    /// Opened and written as it is.
+    WriteThrough,
+}
+
+/// Decides how `path` is written; the error says why it cannot be.
+fn classify(path: &Path) -> Result<Target, String> {
+    // /dev/stdout and /proc/self/fd/N are links the kernel resolves to whatever the descriptor
+    // holds (a pipe, a terminal, a redirected file): never replace one of those.
+    let absolute = std::path::absolute(path).map_err(|e| e.to_string())?;
+    let special = absolute.starts_with("/dev") || absolute.starts_with("/proc");
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = meta.file_type();
+            if kind.is_dir() {
+                Err("is a directory; give a file name".into())
+            } else if kind.is_block_device() {
+                Err("is a block device; keylab does not write reports onto disks".into())
+            } else if kind.is_socket() {
+                Err("is a socket; give a file, a FIFO or a character device".into())
+            } else if special || kind.is_char_device() || kind.is_fifo() {
+                Ok(Target::WriteThrough)
+            } else {
+                use std::os::unix::fs::PermissionsExt;
+                let real = resolve_links(path)?;
+                Ok(Target::Replace { path: real, mode: Some(meta.permissions().mode() & 0o7777) })
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // Nothing there yet (or a link to nothing): the file is created where the link
+            // points, in a directory that must exist.
+            let real = resolve_links(path)?;
+            let dir = parent_dir(&real);
+            if !dir.is_dir() {
+                return Err(format!("directory {} does not exist", dir.display()));
+            }
+            Ok(Target::Replace { path: real, mode: None })
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `path` with symbolic links in its last component followed (to a target that may not exist
+/// yet), so the rename replaces the target and keeps the link.
+fn resolve_links(path: &Path) -> Result<PathBuf, String> {
+    let mut p = path.to_path_buf();
+    // As the kernel's limit on links in one lookup (ELOOP).
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p).map_err(|e| e.to_string())?;
+                p = parent_dir(&p).join(to);
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err("too many levels of symbolic links".into())
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
+/// Writes through a temporary file beside `path` and renames it over `path`, so a reader
+/// never sees half a file.
+fn replace(path: &Path, mode: Option<u32>, bytes: &[u8]) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    // A new file is created 0666 less the umask, as a shell redirect would.
+    let mut tmp = tempfile::Builder::new()
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(parent_dir(path))?;
+    tmp.write_all(bytes)?;
     tmp.flush()?;
-    // A temporary file is private (0600); an exported report is an ordinary file.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
+    if let Some(mode) = mode {
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))?;
     }
     tmp.persist(path)?;
     Ok(())
+}
+
+/// Writes `bytes` into what `path` names without replacing it (a FIFO blocks until a
+/// reader opens it, as a shell redirect does).
+fn write_through(path: &Path, bytes: &[u8]) -> Result<()> {
+    // Appending: a regular file reached through /dev/stdout is the shell's redirect, which
+    // standard output writes to as well; no truncation.
+    let mut file = std::fs::OpenOptions::new().append(true).open(path)?;
+    file.write_all(bytes)?;
+    file.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_classified_by_what_they_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("r.json");
+        std::fs::write(&file, "x").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("r.json", &link).unwrap();
+        assert_eq!(
+            classify(&link).unwrap(),
+            Target::Replace { path: dir.path().join("r.json"), mode: Some(0o644) }
+        );
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink("new.json", &dangling).unwrap();
+        assert_eq!(
+            classify(&dangling).unwrap(),
+            Target::Replace { path: dir.path().join("new.json"), mode: None }
+        );
+        assert_eq!(classify(Path::new("/dev/null")).unwrap(), Target::WriteThrough);
+        assert_eq!(classify(Path::new("/dev/stdout")).unwrap(), Target::WriteThrough);
+        assert!(classify(dir.path()).unwrap_err().contains("directory"));
+        let orphan = dir.path().join("no/such/dir/r.json");
+        assert!(classify(&orphan).unwrap_err().contains("does not exist"));
+        let lp = dir.path().join("loop");
+        std::os::unix::fs::symlink("loop", &lp).unwrap();
+        assert!(classify(&lp).is_err());
+    }
 }

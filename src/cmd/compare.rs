@@ -2,18 +2,41 @@
 //! side.
 
 use crate::args::CompareArgs;
+use crate::args::DEFAULT_ROWS;
 use crate::cmd::keys::gen_config;
-use crate::engines::make_engine;
-use crate::output;
+use crate::engines::{check_engine_built, make_engine};
+use crate::output::{self, Stage};
+use crate::preflight::check_run;
 use crate::progress::LoadProgress;
 use crate::UsageError;
 use anyhow::{Context, Result};
-use keylab_core::{run_variant, EngineSettings, KeySource, LoadPlan, Payload, Report, Workload};
+use keylab_core::{
+    run_variant, EngineSettings, KeySource, LoadPlan, Payload, Placement, Report, Workload,
+};
 use keylab_keys::{Key, Variant};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// Runs `keylab compare`.
 pub fn run(args: CompareArgs) -> Result<()> {
+    // Everything the flags alone decide is checked before any engine starts.
+    output::check_exports(&args.output)?;
+    check_engine_built(args.engine.engine)?;
+    let settings =
+        EngineSettings { page_size_bytes: args.page_size.bytes(), ..EngineSettings::default() };
+    let plan = LoadPlan { method: args.method, batch: args.batch, writers: args.writers };
+    let workload = |variant: &Variant, rows: u64| Workload {
+        variant: *variant,
+        placement: args.placement,
+        payload: Payload::Data { bytes: args.payload_bytes },
+        rows,
+        table_name: table_name(variant),
+    };
+    for variant in &args.keys {
+        let table = workload(variant, 1).table();
+        check_run(&format!("variant {variant}"), &table, &settings, &[&plan])?;
+    }
     let replay = match &args.keys_file {
         Some(path) => {
             let [variant] = args.keys.as_slice() else {
@@ -23,14 +46,12 @@ pub fn run(args: CompareArgs) -> Result<()> {
                 ))
                 .into());
             };
-            Some(read_keys_file(path, *variant)?)
+            let unique = args.placement == Placement::Pk;
+            Some(read_keys_file(path, *variant, args.rows, unique)?)
         }
         None => None,
     };
-    let settings =
-        EngineSettings { page_size_bytes: args.page_size.bytes(), ..EngineSettings::default() };
     let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
-    let plan = LoadPlan { method: args.method, batch: args.batch, writers: args.writers };
     let mut report = Report {
         keylab: env!("CARGO_PKG_VERSION").to_string(),
         schema_version: keylab_core::REPORT_SCHEMA_VERSION,
@@ -41,31 +62,28 @@ pub fn run(args: CompareArgs) -> Result<()> {
     };
     let mut progress = LoadProgress::new();
     let mut replay = replay;
-    for variant in &args.keys {
+    for (n, variant) in args.keys.iter().enumerate() {
         let (keys, rows) = match replay.take() {
             Some(list) => {
-                let rows = args.rows.min(list.len() as u64);
+                let rows = list.len() as u64;
                 (KeySource::Replay(list), rows)
             }
-            None => (KeySource::Generated(gen_config(&args.gen)), args.rows),
+            None => {
+                (KeySource::Generated(gen_config(&args.gen)), args.rows.unwrap_or(DEFAULT_ROWS))
+            }
         };
-        let workload = Workload {
-            variant: *variant,
-            placement: args.placement,
-            payload: Payload::Data { bytes: args.payload_bytes },
-            rows,
-            table_name: table_name(variant),
-        };
+        let workload = workload(variant, rows);
         let result = run_variant(engine.as_mut(), &workload, keys, &plan, &mut progress);
         match result {
             Ok(run) => {
                 report.runs.push(run);
-                output::write_exports(&report, &args.output)?;
+                let stage = if n + 1 == args.keys.len() { Stage::Final } else { Stage::Partial };
+                output::write_exports(&report, &args.output, stage)?;
             }
             Err(err) => {
                 // Keep what finished: print and export it before failing.
                 if !report.runs.is_empty() {
-                    output::write_exports(&report, &args.output)?;
+                    output::write_exports(&report, &args.output, Stage::Final)?;
                     output::print(&report, &args.output)?;
                 }
                 return Err(err).with_context(|| format!("variant {variant} failed"));
@@ -85,23 +103,87 @@ fn table_name(variant: &Variant) -> String {
     format!("t_{name}")
 }
 
-/// Reads ids, one per line as `keylab keys` prints them; errors name the file, line and column.
-fn read_keys_file(path: &Path, variant: Variant) -> Result<Vec<Key>> {
-    let text = std::fs::read_to_string(path)
+/// The longest line of a keys file: far above any id keylab prints (a 36-character UUID, a
+/// 20-digit integer), so a file with no line breaks (`/dev/zero`) fails at its first line.
+const MAX_LINE_BYTES: u64 = 1024;
+
+/// Reads ids, one per line as `keylab keys` prints them, streaming: at most `rows` ids (every
+/// id, up to the `--rows` default, when `rows` is `None`). With `unique` (the id is the
+/// primary key) a repeated id is refused. Errors name the file, line and column.
+fn read_keys_file(
+    path: &Path,
+    variant: Variant,
+    rows: Option<u64>,
+    unique: bool,
+) -> Result<Vec<Key>> {
+    let at = |n: usize, col: usize, why: String| {
+        UsageError(format!("{}:{n}:{col}: {why}", path.display()))
+    };
+    let file = std::fs::File::open(path)
         .map_err(|e| UsageError(format!("{}: cannot read: {e}", path.display())))?;
+    let mut reader = BufReader::new(file);
+    let want = rows.unwrap_or(DEFAULT_ROWS);
     let mut keys = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let trimmed = line.trim();
+    let mut first_line: HashMap<Key, usize> = HashMap::new();
+    let mut line = Vec::new();
+    let mut n = 0;
+    let mut more = false;
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| UsageError(format!("{}: cannot read: {e}", path.display())))?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        if line.len() as u64 > MAX_LINE_BYTES && line.last() != Some(&b'\n') {
+            return Err(
+                at(n, 1, format!("line longer than {MAX_LINE_BYTES} bytes; not an id")).into()
+            );
+        }
+        let text = std::str::from_utf8(&line).map_err(|_| at(n, 1, "not UTF-8 text".into()))?;
+        let trimmed = text.trim();
         if trimmed.is_empty() {
             continue;
         }
-        let column = line.len() - line.trim_start().len() + 1;
-        let key = Key::parse(variant, trimmed)
-            .map_err(|e| UsageError(format!("{}:{}:{}: {e}", path.display(), n + 1, column)))?;
+        if keys.len() as u64 == want {
+            more = true;
+            break;
+        }
+        let column = text.len() - text.trim_start().len() + 1;
+        let key = Key::parse(variant, trimmed).map_err(|e| at(n, column, e.to_string()))?;
+        if unique {
+            if let Some(first) = first_line.insert(key, n) {
+                return Err(at(
+                    n,
+                    column,
+                    format!("duplicate id `{trimmed}` (first on line {first}); a primary key holds each id once"),
+                )
+                .into());
+            }
+        }
         keys.push(key);
     }
     if keys.is_empty() {
         return Err(UsageError(format!("{}: no ids in the file", path.display())).into());
+    }
+    match rows {
+        Some(rows) if (keys.len() as u64) < rows => {
+            return Err(UsageError(format!(
+                "{} holds {} ids, fewer than --rows {rows}; give --rows {} or leave --rows out to load every id",
+                path.display(),
+                keys.len(),
+                keys.len()
+            ))
+            .into())
+        }
+        None if more => eprintln!(
+            "keylab: note: loading the first {DEFAULT_ROWS} ids of {} (the --rows default); give --rows to load more",
+            path.display()
+        ),
+        _ => {}
     }
     Ok(keys)
 }

@@ -18,6 +18,9 @@ pub fn run(args: InspectArgs) -> Result<()> {
         }
         io => UsageError(io.to_string()),
     })?;
+    if report.file_pages < report.header_pages {
+        eprintln!("keylab: warning: {}", truncated(&args.file.display().to_string(), &report));
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
@@ -28,6 +31,15 @@ pub fn run(args: InspectArgs) -> Result<()> {
     Ok(())
 }
 
+/// The warning for a file shorter than its header says.
+fn truncated(file: &str, report: &TablespaceReport) -> String {
+    format!(
+        "{file} is truncated: its header says {} pages, the file holds {}; the figures cover \
+         only the pages present",
+        report.header_pages, report.file_pages
+    )
+}
+
 fn render(file: &str, report: &TablespaceReport) -> String {
     let mut text = format!(
         "{file}: {} KiB pages, {} pages in the file, {} allocated\n",
@@ -35,6 +47,9 @@ fn render(file: &str, report: &TablespaceReport) -> String {
         report.file_pages,
         report.allocated_pages
     );
+    if report.file_pages < report.header_pages {
+        text.push_str(&format!("warning: {}\n", truncated(file, report)));
+    }
     if report.corrupt_index_pages > 0 {
         text.push_str(&format!(
             "warning: {} index pages had implausible headers and were skipped\n",

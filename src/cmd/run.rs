@@ -2,18 +2,22 @@
 //! one report written to the exports after each run (an interrupted run keeps what it did).
 
 use crate::args::RunArgs;
+use crate::engines::check_engine_built;
 use crate::engines::EngineSeries;
-use crate::output;
+use crate::output::{self, Stage};
+use crate::preflight::check_run;
 use crate::progress::LoadProgress;
 use crate::UsageError;
 use anyhow::{anyhow, Result};
-use keylab_core::Report;
+use keylab_core::{LoadPlan, Report};
+use keylab_scenario::PhasePlan;
 
 /// Runs `keylab run`.
 pub fn run(args: RunArgs) -> Result<()> {
-    if !(args.scale.is_finite() && args.scale > 0.0) {
-        return Err(UsageError(format!("--scale {} must be a positive number", args.scale)).into());
-    }
+    // Everything the command line and the scenario decide is checked before any engine
+    // starts (--scale is bounded when parsed).
+    output::check_exports(&args.output)?;
+    check_engine_built(args.engine.engine)?;
     let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;
     let plans = scenario.plan(args.scale).map_err(|e| UsageError(e.to_string()))?;
     if let (Some(model), true) = (
@@ -26,10 +30,21 @@ pub fn run(args: RunArgs) -> Result<()> {
             args.engine.engine
         );
     }
+    for plan in &plans {
+        let loads: Vec<&LoadPlan> = plan
+            .phases
+            .iter()
+            .filter_map(|p| match p {
+                PhasePlan::Load { plan, .. } => Some(plan),
+                _ => None,
+            })
+            .collect();
+        check_run(&format!("run `{}`", plan.label), plan.table(), &plan.settings, &loads)?;
+    }
     let mut report: Option<Report> = None;
     let mut engines = EngineSeries::new(&args.engine);
     let mut progress = LoadProgress::new();
-    for plan in &plans {
+    for (n, plan) in plans.iter().enumerate() {
         let eng = engines.engine_for(&plan.settings)?;
         let report = report.get_or_insert_with(|| Report {
             keylab: env!("CARGO_PKG_VERSION").to_string(),
@@ -44,11 +59,13 @@ pub fn run(args: RunArgs) -> Result<()> {
                 // Engines add notes while they run (purge waits, file writes): read them now.
                 report.engine = engines.info().expect("an engine ran");
                 report.runs.push(run);
-                output::write_exports(report, &args.output)?;
+                let stage = if n + 1 == plans.len() { Stage::Final } else { Stage::Partial };
+                output::write_exports(report, &args.output, stage)?;
             }
             Err(err) => {
                 // Keep what finished: print it before failing.
                 if !report.runs.is_empty() {
+                    output::write_exports(report, &args.output, Stage::Final)?;
                     output::print(report, &args.output)?;
                 }
                 return Err(anyhow!(err).context(format!("run `{}` failed", plan.label)));

@@ -103,8 +103,8 @@ fn help_is_available_on_every_command() {
 }
 
 #[test]
-fn commands_not_built_yet_exit_1_and_say_so() {
+fn commands_not_built_yet_exit_2_and_say_so() {
     let run =
-        Dir::new().keylab(&["compare", "--engine", "postgres", "--rows", "10"]).expect_code(1);
+        Dir::new().keylab(&["compare", "--engine", "postgres", "--rows", "10"]).expect_code(2);
     assert!(run.stderr.contains("not built yet"), "{}", run.stderr);
 }

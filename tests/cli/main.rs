@@ -1,6 +1,8 @@
 //! End-to-end tests of the built `keylab` binary: output, exit codes, help text.
 
+mod bounded;
 mod compare;
+mod exports;
 mod inspect;
 mod keys;
 mod leftovers;

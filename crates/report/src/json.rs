@@ -47,11 +47,28 @@ pub enum LoadError {
     },
 }
 
+/// The largest result file read: far above any keylab result (a few MiB for the largest
+/// built-in), so `/dev/zero` or a wrong file fails at once instead of filling memory.
+pub const MAX_RESULT_BYTES: u64 = 64 * 1024 * 1024;
+
 /// Reads a saved result (`--export-json` output) from `path`.
 pub fn load_report(path: impl AsRef<Path>) -> Result<Report, LoadError> {
+    use std::io::Read;
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+    let io = |source| LoadError::Io { path: path.to_path_buf(), source };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_RESULT_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_RESULT_BYTES {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {} MiB; not a keylab result", MAX_RESULT_BYTES >> 20),
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error().to_string()))
+    })?;
     parse_report(&text, path)
 }
 

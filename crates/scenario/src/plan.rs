@@ -137,6 +137,9 @@ impl PhasePlan {
     }
 }
 
+/// The largest scenario file read (the built-ins are a few KiB).
+pub const MAX_SCENARIO_BYTES: u64 = 1024 * 1024;
+
 /// Multiplies a row count by `scale`, at least 1.
 pub fn scale_count(n: u64, scale: f64) -> u64 {
     ((n as f64) * scale).round().clamp(1.0, u64::MAX as f64) as u64
@@ -379,11 +382,31 @@ impl Scenario {
         Ok(scenario)
     }
 
-    /// Reads and parses a scenario file.
+    /// Reads and parses a scenario file (refused past [`MAX_SCENARIO_BYTES`], so
+    /// `/dev/zero` or a mistaken data file fails at once instead of filling memory).
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
+        use std::io::Read;
         let origin = path.display().to_string();
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| ScenarioError::file(&origin, format!("cannot read: {e}")))?;
+        let cannot = |e: std::io::Error| ScenarioError::file(&origin, format!("cannot read: {e}"));
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(cannot)?;
+        if bytes.len() as u64 > MAX_SCENARIO_BYTES {
+            return Err(ScenarioError::file(
+                &origin,
+                format!(
+                    "larger than {} KiB; a scenario file is a short TOML text",
+                    MAX_SCENARIO_BYTES / 1024
+                ),
+            ));
+        }
+        let source = String::from_utf8(bytes).map_err(|e| {
+            ScenarioError::file(
+                &origin,
+                format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+            )
+        })?;
         Scenario::parse(&source, &origin)
     }
 

@@ -189,16 +189,16 @@ impl MariaDbEngine {
         check_database(&db)?;
         let target = Target::Url(url.clone());
         // A read timeout on the first connection only: a port that accepts but never
-        // answers fails in seconds, while later statements may run as long as they need.
-        let probe = Conn::new(
-            base_opts(&target, CONNECT_TIMEOUT).read_timeout(Some(Duration::from_secs(10))),
-        )
-        .map_err(|e| {
-            ServerError::Connect(format!(
-                "cannot connect to {url} within {} s: {e}",
-                CONNECT_TIMEOUT.as_secs()
-            ))
-        })?;
+        // answers fails within the same CONNECT_TIMEOUT the message names, while later
+        // statements may run as long as they need.
+        let probe =
+            Conn::new(base_opts(&target, CONNECT_TIMEOUT).read_timeout(Some(CONNECT_TIMEOUT)))
+                .map_err(|e| {
+                    ServerError::Connect(format!(
+                        "cannot connect to {url} within {} s: {e}",
+                        CONNECT_TIMEOUT.as_secs()
+                    ))
+                })?;
         let mut engine = Self::setup(probe, target, &db, None)?;
         engine.settings.insert("instance".into(), Json::from("url"));
         engine.settings.insert("server".into(), Json::from(url.to_string()));

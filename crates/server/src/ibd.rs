@@ -62,6 +62,8 @@ const PAGE_OLD_SUPREMUM_END: u64 = 125;
 /// FSP header (`fsp0fsp.h`): flags at +16; the extent descriptor array follows the 112-byte
 /// header; each descriptor has its state at +20 and a 2-bit-per-page bitmap at +24.
 const FSP_SPACE_FLAGS: usize = 16;
+/// `FSP_SIZE`: the tablespace's size in pages, as the header records it.
+const FSP_SIZE: usize = 8;
 const XDES_ARR_OFFSET: usize = FIL_PAGE_DATA + 112;
 const XDES_STATE: usize = 20;
 const XDES_BITMAP: usize = 24;
@@ -110,6 +112,9 @@ pub struct TablespaceReport {
     pub page_size_bytes: u32,
     /// Pages in the file.
     pub file_pages: u64,
+    /// Pages the tablespace header (`FSP_SIZE`) says the file has: a file with fewer was
+    /// cut short (a copy that did not finish), and its figures miss the pages not there.
+    pub header_pages: u64,
     /// Pages the extent descriptors mark as in use.
     pub allocated_pages: u64,
     /// Allocated pages by FIL page type (17855 = INDEX, 10 = BLOB, 3 = INODE, ...).
@@ -239,7 +244,9 @@ pub fn read_tablespace_from(mut r: impl Read) -> Result<TablespaceReport, IbdErr
     if head.len() + got < page.len() {
         return Err(IbdError::Format(format!("file ends inside page 0 (page size {page_size})")));
     }
-    let mut report = TablespaceReport { page_size_bytes: page_size, ..Default::default() };
+    let header_pages = u64::from(be32(&page, FIL_PAGE_DATA + FSP_SIZE).unwrap_or(0));
+    let mut report =
+        TablespaceReport { page_size_bytes: page_size, header_pages, ..Default::default() };
     let mut by_index: BTreeMap<u64, IndexPages> = BTreeMap::new();
     let mut desc = read_descriptors(&page, 0, page_size);
     let (xdes_entries, xdes_bytes) = xdes_layout(page_size);

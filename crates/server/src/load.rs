@@ -64,6 +64,31 @@ fn chunk_rows(plan: &LoadPlan) -> usize {
     }
 }
 
+/// The most writer connections a load may open; a private instance allows this many and a
+/// few more (`max_connections`), so any accepted `--writers` can connect.
+pub const MAX_WRITERS: u32 = 256;
+
+/// Refuses a load plan no server can run on `table`, before anything starts: a prepared
+/// INSERT needing more placeholders than the client protocol carries, or more writers than
+/// [`MAX_WRITERS`].
+pub fn check_plan(table: &Table, plan: &LoadPlan) -> Result<(), String> {
+    let cols = sql::sent_columns(table).len();
+    if plan.method == LoadMethod::Prepared
+        && (plan.batch.max(1) as usize).saturating_mul(cols) > MAX_PLACEHOLDERS
+    {
+        return Err(format!(
+            "a prepared INSERT of {} rows x {cols} columns needs more than {MAX_PLACEHOLDERS} \
+             placeholders; use a --batch of at most {}",
+            plan.batch,
+            MAX_PLACEHOLDERS / cols.max(1)
+        ));
+    }
+    if plan.writers > MAX_WRITERS {
+        return Err(format!("{} writers asked for; at most {MAX_WRITERS}", plan.writers));
+    }
+    Ok(())
+}
+
 /// Loads `rows` into `table` over `conns` (one writer per connection).
 pub fn run_load(
     table: &Table,
@@ -72,17 +97,8 @@ pub fn run_load(
     rows: &mut dyn Iterator<Item = Row>,
     on_rows: &mut dyn FnMut(u64),
 ) -> Result<LoadStats, ServerError> {
+    check_plan(table, plan).map_err(ServerError::Refused)?;
     let cols = sql::sent_columns(table);
-    if plan.method == LoadMethod::Prepared
-        && (plan.batch.max(1) as usize).saturating_mul(cols.len()) > MAX_PLACEHOLDERS
-    {
-        return Err(ServerError::Refused(format!(
-            "a prepared INSERT of {} rows x {} columns needs more than {MAX_PLACEHOLDERS} \
-             placeholders; use a smaller --batch",
-            plan.batch,
-            cols.len()
-        )));
-    }
     let checksum_cols = sql::checksum_columns(table);
     let writers = conns.len();
     let (tx, rx) = sync_channel::<Batch>(writers * 2);

@@ -122,6 +122,9 @@ pub(super) fn config_text(
             }
         }
     }
+    // Every writer a load may open, this engine's own connections and a few spare (the
+    // default, 151, made --writers 152..256 fail only after the server started).
+    set("max_connections", &(crate::load::MAX_WRITERS + 16));
     set("innodb_monitor_enable", &"module_index");
     set("local_infile", &1);
     set("performance_schema", &if s.performance_schema { "ON" } else { "OFF" });
