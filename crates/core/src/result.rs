@@ -374,6 +374,29 @@ pub struct QueryResult {
     pub p99_ms: Option<f64>,
     /// Rows returned per run.
     pub rows: u64,
+    /// Server-side median time per run (performance_schema statement `TIMER_WAIT`), ms;
+    /// `null` where the engine cannot read it (the simulator; a server without the
+    /// statement consumers on).
+    #[serde(default)]
+    pub server_p50_ms: Option<f64>,
+    /// Server-side 99th percentile, ms.
+    #[serde(default)]
+    pub server_p99_ms: Option<f64>,
+    /// Server-side time summed over all runs, ms.
+    #[serde(default)]
+    pub server_total_ms: Option<f64>,
+    /// Rows returned / rows in the table (`null` where the table was not counted).
+    #[serde(default)]
+    pub share: Option<f64>,
+    /// The prefix an `id_share` query chose (text, or `0x…` hex for binary ids).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    /// The server's plan (`EXPLAIN`): access type, key, estimated rows; `null` on the simulator.
+    #[serde(default)]
+    pub plan: Option<crate::phase::QueryPlan>,
+    /// Why a figure is missing, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[cfg(test)]

@@ -219,6 +219,13 @@ impl MetricTable {
         b.section("Run");
         b.row("placement", "placement", None, |r| Value::Text(r.placement.clone()));
         b.row("rows", "rows", None, |r| Value::Count(r.rows));
+        let mixed_rows = runs.iter().any(|r| r.rows != runs[0].rows);
+        if mixed_rows {
+            b.note(
+                "runs differ in rows: totals are not like for like, \
+                 compare the per-1,000-row figures",
+            );
+        }
 
         b.section("Load");
         b.row("load.method", "method", None, |r| Value::Text(r.load.method.clone()));
@@ -256,6 +263,29 @@ impl MetricTable {
         b.row("counters.pages_written", "pages written", Some(Better::Lower), |r| {
             count(r.counters.pages_written)
         });
+        if mixed_rows {
+            let per_k = |v: Option<u64>, rows: u64| {
+                dec(v.filter(|_| rows > 0).map(|v| v as f64 * 1000.0 / rows as f64), 1)
+            };
+            b.row(
+                "counters.page_splits_per_1k_rows",
+                "page splits per 1,000 rows",
+                Some(Better::Lower),
+                |r| per_k(r.counters.page_splits, r.rows),
+            );
+            b.row(
+                "counters.pages_written_per_1k_rows",
+                "pages written per 1,000 rows",
+                Some(Better::Lower),
+                |r| per_k(r.counters.pages_written, r.rows),
+            );
+            b.row(
+                "counters.io_write_requests_per_1k_rows",
+                "io write requests per 1,000 rows",
+                Some(Better::Lower),
+                |r| per_k(r.counters.io_write_requests, r.rows),
+            );
+        }
         crate::pool_rows::add_counter_extensions(&mut b, runs);
         crate::pool_rows::add_buffer_pool_section(&mut b, runs);
 
@@ -269,6 +299,14 @@ impl MetricTable {
             bytes(r.table.index_length)
         });
         b.row("table.data_free", "data free", None, |r| bytes(r.table.data_free));
+        if mixed_rows {
+            b.row(
+                "table.data_length_per_1k_rows",
+                "data length per 1,000 rows",
+                Some(Better::Lower),
+                |r| bytes(r.table.data_length.filter(|_| r.rows > 0).map(|d| d * 1000 / r.rows)),
+            );
+        }
 
         for name in union(runs, |r| r.indexes.iter().map(|i| i.name.clone()).collect()) {
             b.section(&format!("Index {name}"));
@@ -303,8 +341,44 @@ impl MetricTable {
             b.row(&format!("query.{name}.p99_ms"), "p99 (ms)", Some(Better::Lower), |r| {
                 dec(query(r).and_then(|q| q.p99_ms), 2)
             });
+            b.row(
+                &format!("query.{name}.server_p50_ms"),
+                "server p50 (ms)",
+                Some(Better::Lower),
+                |r| dec(query(r).and_then(|q| q.server_p50_ms), 2),
+            );
+            b.row(
+                &format!("query.{name}.server_p99_ms"),
+                "server p99 (ms)",
+                Some(Better::Lower),
+                |r| dec(query(r).and_then(|q| q.server_p99_ms), 2),
+            );
+            b.row(
+                &format!("query.{name}.server_total_ms"),
+                "server total (ms)",
+                Some(Better::Lower),
+                |r| dec(query(r).and_then(|q| q.server_total_ms), 2),
+            );
             b.row(&format!("query.{name}.rows"), "rows returned", None, |r| {
                 count(query(r).map(|q| q.rows))
+            });
+            b.row(&format!("query.{name}.share"), "share of table", None, |r| {
+                query(r).and_then(|q| q.share).map_or(Value::Null, |s| Value::Percent(s * 100.0))
+            });
+            b.row(&format!("query.{name}.prefix"), "prefix", None, |r| {
+                query(r)
+                    .and_then(|q| q.prefix)
+                    .map_or(Value::Null, |p| Value::Text(format!("'{p}%'")))
+            });
+            b.row(&format!("query.{name}.plan"), "plan (type, key, rows)", None, |r| {
+                query(r).and_then(|q| q.plan).map_or(Value::Null, |p| {
+                    Value::Text(format!(
+                        "{} {} {}",
+                        p.access_type.as_deref().unwrap_or("-"),
+                        p.key.as_deref().unwrap_or("-"),
+                        p.rows.map_or("-".to_string(), |n| n.to_string())
+                    ))
+                })
             });
         }
 

@@ -101,14 +101,7 @@ fn run_phases(
                 for (name, spec) in list {
                     match engine.query(run.table(), spec, *runs) {
                         Ok(o) => {
-                            let (p50, p99) = percentiles(&o.run_ms);
-                            queries.push(QueryResult {
-                                name: name.clone(),
-                                runs: *runs,
-                                p50_ms: p50,
-                                p99_ms: p99,
-                                rows: o.rows,
-                            });
+                            queries.push(query_result(name, *runs, o));
                             names.push(name.clone());
                         }
                         Err(EngineError::Unsupported(reason)) => {
@@ -551,6 +544,27 @@ fn rebuild_phase(
 }
 
 /// Median and 99th percentile by nearest rank; `None` without runs.
+/// A query's figures from what the engine returned: client and server percentiles, the
+/// share of the table returned.
+fn query_result(name: &str, runs: u32, o: keylab_core::QueryOutcome) -> QueryResult {
+    let (p50, p99) = percentiles(&o.run_ms);
+    let server = o.server_ms.as_deref().map(percentiles);
+    QueryResult {
+        name: name.to_string(),
+        runs,
+        p50_ms: p50,
+        p99_ms: p99,
+        rows: o.rows,
+        server_p50_ms: server.and_then(|s| s.0),
+        server_p99_ms: server.and_then(|s| s.1),
+        server_total_ms: o.server_ms.as_ref().map(|v| v.iter().sum()),
+        share: o.table_rows.filter(|&n| n > 0).map(|n| o.rows as f64 / n as f64),
+        prefix: o.prefix,
+        plan: o.plan,
+        notes: o.notes,
+    }
+}
+
 fn percentiles(ms: &[f64]) -> (Option<f64>, Option<f64>) {
     if ms.is_empty() {
         return (None, None);

@@ -585,13 +585,29 @@ fn phases(
                 if let Some(prefix) = &q.id_prefix {
                     queries.push(("id_prefix".to_string(), QuerySpec::IdPrefix { prefix: prefix.clone() }));
                 }
+                if let Some(share) = &q.id_share {
+                    if q.id_prefix.is_some() {
+                        return Err(cx.err(
+                            share.span(),
+                            "give id_prefix or id_share, not both (both name the query id_prefix)",
+                        ));
+                    }
+                    let v = *share.get_ref();
+                    if !(v > 0.0 && v <= 1.0) {
+                        return Err(cx.err(
+                            share.span(),
+                            format!("id_share must be in (0, 1] (a share of the rows), got {v}"),
+                        ));
+                    }
+                    queries.push(("id_prefix".to_string(), QuerySpec::IdShare { share: v }));
+                }
                 if q.full_scan {
                     queries.push(("full_scan".to_string(), QuerySpec::FullScan));
                 }
                 if queries.is_empty() {
                     return Err(cx.err(
                         p.span(),
-                        "a queries phase needs at least one of point, pk_range, id_prefix, full_scan",
+                        "a queries phase needs at least one of point, pk_range, id_prefix, id_share, full_scan",
                     ));
                 }
                 PhasePlan::Queries { runs: q.runs.get(), queries }

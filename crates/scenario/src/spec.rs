@@ -350,7 +350,7 @@ pub struct RebuildSpec {
     pub fill_factor: Option<FillFactor>,
 }
 
-/// `queries = { runs, point, pk_range, id_prefix, full_scan }`.
+/// `queries = { runs, point, pk_range, id_prefix | id_share, full_scan }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueriesSpec {
@@ -366,6 +366,10 @@ pub struct QueriesSpec {
     /// A covering `id LIKE 'prefix%'` range.
     #[serde(default)]
     pub id_prefix: Option<String>,
+    /// The same range with the prefix chosen per variant from the table's own ids so that
+    /// it selects this share of the rows, in (0, 1] (E1: `1.0`, what `'01J%'` selected).
+    #[serde(default)]
+    pub id_share: Option<toml::Spanned<f64>>,
     /// A full scan counting rows.
     #[serde(default)]
     pub full_scan: bool,

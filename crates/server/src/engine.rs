@@ -16,12 +16,14 @@
 //!
 //! Child modules: [`measure`] (reading a table's shape and counters) and the phase
 //! operations after a load, [`churn`] (`apply`, waiting for purge), [`rebuild`]
-//! (`OPTIMIZE TABLE` under a fill factor, and online DDL) and [`query`] (timed queries).
+//! (`OPTIMIZE TABLE` under a fill factor, and online DDL), [`query`] (timed queries) and
+//! [`stmt_time`] (their server-side times and plans).
 
 mod churn;
 mod measure;
 mod query;
 mod rebuild;
+mod stmt_time;
 
 use crate::error::ServerError;
 use crate::load::{self, LoadStats};
