@@ -195,6 +195,11 @@ pub struct CompareArgs {
     /// Simulator: check every invariant of the tree every N inserts (slow; for debugging).
     #[arg(long, value_name = "N")]
     pub check_every: Option<u64>,
+    /// Turn on performance_schema on a private server: the table's own I/O counters
+    /// (io_write_requests... as E1 reads them) and server-side statement times. A --url
+    /// server is read as it is; on the simulator this is noted as not applicable.
+    #[arg(long)]
+    pub perf_schema: bool,
     #[command(flatten)]
     pub gen: GenArgs,
     #[command(flatten)]

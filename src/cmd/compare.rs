@@ -27,8 +27,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }
         None => None,
     };
-    let settings =
-        EngineSettings { page_size_bytes: args.page_size.bytes(), ..EngineSettings::default() };
+    let settings = EngineSettings {
+        page_size_bytes: args.page_size.bytes(),
+        performance_schema: args.perf_schema.then_some(true),
+        ..EngineSettings::default()
+    };
     let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
     let plan = LoadPlan { method: args.method, batch: args.batch, writers: args.writers };
     let mut report = Report {
@@ -39,6 +42,13 @@ pub fn run(args: CompareArgs) -> Result<()> {
         engine: engine.info(),
         runs: Vec::new(),
     };
+    if args.perf_schema && args.engine.engine == keylab_core::EngineKind::Sim {
+        add_note(
+            &mut report.engine,
+            "--perf-schema: not applicable on the simulator (performance_schema's per-table I/O \
+             counters and statement times are a server's)",
+        );
+    }
     let mut progress = LoadProgress::new();
     let mut replay = replay;
     for variant in &args.keys {
@@ -73,6 +83,14 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }
     }
     output::print(&report, &args.output)
+}
+
+/// Adds `note` to the engine's `notes` setting.
+fn add_note(engine: &mut keylab_core::EngineInfo, note: &str) {
+    let notes = engine.settings.entry("notes".to_string()).or_insert_with(|| serde_json::json!([]));
+    if let Some(list) = notes.as_array_mut() {
+        list.push(note.into());
+    }
 }
 
 /// A table name per variant (`t_uuid4_text`), so runs never collide.

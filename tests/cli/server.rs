@@ -255,6 +255,16 @@ fn builtins_run_on_a_private_mariadb() {
             assert_eq!(p["status"], "ok", "every E1 phase runs on a server: {p}");
         }
         assert!(!r["queries"].as_array().unwrap().is_empty(), "E1 times its queries");
+        for q in r["queries"].as_array().unwrap() {
+            // id_share = 1.0: every row, timed on the server too, with the server's plan.
+            assert_eq!(q["rows"], r["rows"], "the prefix selects every row: {q}");
+            assert_eq!(q["share"], 1.0, "{q}");
+            assert!(q["server_p50_ms"].as_f64().unwrap() > 0.0, "server-side time: {q}");
+            assert!(q["server_total_ms"].as_f64().unwrap() > 0.0, "{q}");
+            assert!(q["plan"]["access_type"].is_string(), "EXPLAIN's type: {q}");
+            assert!(q["plan"]["key"].is_string(), "a covering index: {q}");
+            assert!(q["prefix"].is_string(), "{q}");
+        }
         assert!(r["phases"][0].get("not_applicable").is_none(), "E1's settings apply: {r}");
         assert!(r["counters"]["io_write_requests"].is_u64(), "performance_schema is on: {r}");
         assert!(r["counters"]["io_read_requests"].is_u64(), "performance_schema is on: {r}");
@@ -327,4 +337,36 @@ fn ctrl_c_during_a_load_stops_the_private_server() {
         let cmdline = String::from_utf8_lossy(&cmdline);
         assert!(!cmdline.contains(&*tmp.to_string_lossy()), "still running: {cmdline}");
     }
+}
+
+#[test]
+fn compare_perf_schema_turns_on_table_io_counters_and_is_noted_on_the_simulator() {
+    let d = Dir::new();
+    let sim = d
+        .keylab(&[
+            "compare",
+            "--perf-schema",
+            "--rows",
+            "500",
+            "--keys",
+            "ulid:text",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    let notes = json(&sim.stdout)["engine"]["settings"]["notes"].to_string();
+    assert!(notes.contains("--perf-schema: not applicable on the simulator"), "{notes}");
+    if !server_installed("compare_perf_schema_turns_on_table_io_counters") {
+        return;
+    }
+    let args = |extra: &[&str]| {
+        let mut a = vec!["compare", "--engine", "mariadb", "--rows", "500", "--keys", "ulid:text"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["--format", "json"]);
+        json(&d.keylab(&a).expect_code(0).stdout)
+    };
+    let on = args(&["--perf-schema"]);
+    assert!(on["runs"][0]["counters"]["io_write_requests"].is_u64(), "{}", on["runs"][0]);
+    let off = args(&[]);
+    assert!(off["runs"][0]["counters"]["io_write_requests"].is_null(), "{}", off["runs"][0]);
 }
