@@ -50,6 +50,10 @@ pub struct GenArgs {
     /// Ids per millisecond of the virtual clock.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub ids_per_ms: u32,
+    /// Milliseconds the virtual clock advances after each --ids-per-ms ids (a larger step
+    /// stretches a run over more time: UUIDv1's time_low wraps every ~429.5 s).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub step_ms: u32,
     /// Order of time-ordered ids inside one millisecond.
     #[arg(long, default_value = "monotonic", value_parser = choices::<WithinMs>(&["monotonic", "random"]))]
     pub within_ms: WithinMs,

@@ -183,3 +183,21 @@ fn validate_needs_a_reachable_server() {
     assert_ne!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("127.0.0.1:1"), "{}", run.stderr);
 }
+
+/// E3's v1 swap: with the built-in's clock step, time_low wraps within a full-size load; a
+/// small load spans too little time for that, and the reading says so. A long step shows
+/// the effect at small scale.
+#[test]
+fn e3_reading_shows_the_v1_swap_when_time_low_wraps() {
+    let d = Dir::new();
+    let show = d.keylab(&["scenarios", "show", "e3-id-storage"]).expect_code(0);
+    assert!(show.stdout.contains("step_ms = 13"), "{}", show.stdout);
+    let small = d.keylab(&["run", "e3-id-storage", "--scale", "0.02"]).expect_code(0);
+    assert!(small.stdout.contains("time_low did not wrap"), "{}", small.stdout);
+    std::fs::write(d.path("wrap.toml"), show.stdout.replace("step_ms = 13", "step_ms = 1000"))
+        .unwrap();
+    let wrap = d.keylab(&["run", d.path("wrap.toml").to_str().unwrap(), "--scale", "0.02"]);
+    let out = wrap.expect_code(0).stdout;
+    assert!(out.contains("UUIDv1's time-field swap"), "{out}");
+    assert!(out.contains("the pages: canonical v1 starts with time_low"), "{out}");
+}

@@ -39,6 +39,9 @@ pub struct GenConfig {
     pub seed: u64,
     /// Ids per millisecond of the virtual clock; 0 counts as 1. Default 1.
     pub ids_per_ms: u32,
+    /// Milliseconds the virtual clock advances after each `ids_per_ms` ids; 0 counts as 1.
+    /// Default 1.
+    pub step_ms: u32,
     /// Rule inside one millisecond for `uuid7` and `ulid`; snowflake and tsid always use
     /// their counters, uuid1/uuid6 their 100-ns ticks, ksuid a fresh payload.
     pub within_ms: WithinMs,
@@ -54,6 +57,7 @@ impl Default for GenConfig {
         GenConfig {
             seed: 1,
             ids_per_ms: 1,
+            step_ms: 1,
             within_ms: WithinMs::Monotonic,
             clock: ClockKind::Virtual,
             node: 1,

@@ -51,7 +51,7 @@ impl KeyGen {
         // One ChaCha stream per strategy, so e.g. uuid4 and ulid runs under one seed do not
         // share random bits.
         rng.set_stream(stream_id(variant.strategy));
-        let clock = Clock::new(cfg.clock, cfg.ids_per_ms);
+        let clock = Clock::new(cfg.clock, cfg.ids_per_ms).with_step_ms(cfg.step_ms);
         let source = match variant.strategy {
             Strategy::AutoInc | Strategy::Seq => Source::Counter(0),
             Strategy::Uuid4 => Source::Uuid4(rng),

@@ -86,6 +86,8 @@ pub fn reading(report: &Report) -> Vec<String> {
     out.extend(crate::reading_phases::phase_sentences(&pairs));
     out.extend(crate::reading_settings::setting_effects(&report.runs));
     out.extend(crate::reading_settings::published_comparison(&report.scenario, &report.runs));
+    let key_pages = |r: &RunResult| key_index(r).and_then(|i| i.size_pages.or(i.leaf_pages));
+    out.extend(crate::reading_keys::v1_swap(&report.runs, key_pages));
     out.extend(throughput(&runs));
     out.extend(queries(&runs));
     out.extend(not_reported(report, &runs));

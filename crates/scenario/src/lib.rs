@@ -37,6 +37,7 @@
 //!
 //! [generator]
 //! ids_per_ms = 1                         # virtual clock rate
+//! step_ms = 1                            # ms the clock advances per ids_per_ms ids
 //! within_ms = "monotonic"                # or "random"
 //! clock = "virtual"                      # or "wall"
 //! node = 1                               # snowflake/tsid node

@@ -58,6 +58,7 @@ impl RunPlan {
         GenConfig {
             seed,
             ids_per_ms: self.generator.ids_per_ms,
+            step_ms: self.generator.step_ms,
             within_ms: self.generator.within_ms,
             clock: self.generator.clock,
             node: self.generator.node,
@@ -70,6 +71,8 @@ impl RunPlan {
 pub struct GeneratorSettings {
     /// Ids per millisecond of the virtual clock.
     pub ids_per_ms: u32,
+    /// Milliseconds per clock step.
+    pub step_ms: u32,
     /// Order inside one millisecond.
     pub within_ms: WithinMs,
     /// Virtual or wall clock.
@@ -451,6 +454,7 @@ fn generator(spec: &ScenarioSpec) -> GeneratorSettings {
     let g = &spec.generator;
     GeneratorSettings {
         ids_per_ms: g.ids_per_ms.get(),
+        step_ms: g.step_ms.get(),
         within_ms: g.within_ms,
         clock: g.clock,
         node: *g.node.get_ref(),

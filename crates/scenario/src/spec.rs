@@ -209,6 +209,9 @@ pub struct GeneratorSpec {
     /// Ids per millisecond of the virtual clock.
     #[serde(default = "one_nz")]
     pub ids_per_ms: NonZeroU32,
+    /// Milliseconds the virtual clock advances after each `ids_per_ms` ids (default 1).
+    #[serde(default = "one_nz")]
+    pub step_ms: NonZeroU32,
     /// `monotonic` or `random` order inside one millisecond.
     #[serde(default)]
     pub within_ms: WithinMs,
@@ -224,6 +227,7 @@ impl Default for GeneratorSpec {
     fn default() -> Self {
         GeneratorSpec {
             ids_per_ms: one_nz(),
+            step_ms: one_nz(),
             within_ms: WithinMs::default(),
             clock: ClockKind::default(),
             node: one_u16(),
