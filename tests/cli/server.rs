@@ -244,6 +244,9 @@ fn builtins_run_on_a_private_mariadb() {
     assert_eq!(server_runs.len(), sim_runs.len());
     for (m, s) in server_runs.iter().zip(sim_runs) {
         assert_eq!(m["variant"], s["variant"]);
+        // E3's "query wait time": the load's statements timed on the server, not on the model.
+        assert!(m["load"]["server_statement_ms"].as_f64().unwrap() > 0.0, "{}", m["load"]);
+        assert!(s["load"].get("server_statement_ms").is_none(), "{}", s["load"]);
         for field in ["leaf_pages", "size_pages", "height"] {
             assert_eq!(m["indexes"][0][field], s["indexes"][0][field], "{} {field}", m["variant"]);
         }

@@ -167,6 +167,10 @@ pub struct LoadOutcome {
     /// The engine's check of the table after the load (`None` where it made none).
     #[serde(default)]
     pub verification: Option<LoadVerification>,
+    /// Server-side time of every statement of the load, summed (performance_schema
+    /// `TIMER_WAIT`: E3's "query wait time"), ms; `None` where not readable.
+    #[serde(default)]
+    pub server_statement_ms: Option<f64>,
 }
 
 /// The structural metrics of a table, read after the load (as after `ANALYZE TABLE`).

@@ -98,6 +98,11 @@ pub struct LoadResult {
     /// extension of the contract; absent in results written before keylab checked loads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<LoadVerification>,
+    /// Server-side time of all the load's statements, summed (performance_schema statement
+    /// `TIMER_WAIT`; E3's "query wait time"), ms (an extension of the contract; absent where
+    /// not measured: the simulator, performance_schema off, a `--url` server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_statement_ms: Option<f64>,
 }
 
 /// The check an engine made after a load: did the table end up holding what was sent?

@@ -53,6 +53,7 @@ pub fn run_variant(
             batch_latency_ms: load.batch_latency_ms,
             first_batch_ms: load.first_batch_ms,
             verification: load.verification,
+            server_statement_ms: load.server_statement_ms,
         },
         counters: measured.counters,
         table: measured.table,

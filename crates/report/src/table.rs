@@ -243,6 +243,15 @@ impl MetricTable {
         b.row("load.batch_latency_ms.max", "batch max (ms)", Some(Better::Lower), |r| {
             dec(latency(r).map(|l| l.max), 2)
         });
+        // Only where measured, so reports without it keep their CSV columns.
+        if runs.iter().any(|r| r.load.server_statement_ms.is_some()) {
+            b.row(
+                "load.server_statement_ms",
+                "server statement time (ms)",
+                Some(Better::Lower),
+                |r| dec(r.load.server_statement_ms, 1),
+            );
+        }
         add_verification_rows(&mut b);
 
         // Merges, reorganisations and discards have no better direction: under churn they

@@ -399,6 +399,7 @@ fn load_phase(
     let mut latency = None;
     let mut first_batch_ms = None;
     let mut verification = None;
+    let mut server_statement_ms = Some(0.0);
     let mut chunks = 0;
     let mut samples = Vec::new();
     progress.start(&run.label, rows);
@@ -410,6 +411,8 @@ fn load_phase(
             done += n;
             chunks += 1;
             wall_s = wall_s.zip(out.wall_s).map(|(a, b)| a + b);
+            server_statement_ms =
+                server_statement_ms.zip(out.server_statement_ms).map(|(a, b)| a + b);
             latency = out.batch_latency_ms;
             // Each call checks the whole table, so the last check covers every chunk.
             verification = out.verification;
@@ -445,6 +448,7 @@ fn load_phase(
         batch_latency_ms,
         first_batch_ms,
         verification,
+        server_statement_ms,
     };
     let mut f = Map::new();
     f.insert("status".into(), "ok".into());
@@ -456,6 +460,9 @@ fn load_phase(
     f.insert("rows_per_s".into(), rows_per_s.into());
     f.insert("batch_latency_ms".into(), to_json(&batch_latency_ms));
     f.insert("first_batch_ms".into(), to_json(&load.first_batch_ms));
+    if let Some(ms) = server_statement_ms {
+        f.insert("server_statement_ms".into(), ms.into());
+    }
     counters(&mut f, &st.last.counters.since(&before.counters));
     pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &st.last, "_after");

@@ -519,6 +519,7 @@ impl MariaDbEngine {
             }
         }
         let writers = plan.writers.max(1) as usize;
+        let statements_before = self.server_statement_ns();
         let conns = (0..writers).map(|_| self.new_connection()).collect::<Result<Vec<_>, _>>()?;
         self.track(&name, &conns.iter().map(Conn::connection_id).collect::<Vec<_>>());
         // A table loaded in several calls (load samples), or after churn, already holds rows.
@@ -531,6 +532,9 @@ impl MariaDbEngine {
         let stats = load::run_load(table, plan, conns, rows, on_rows);
         self.track(&name, &[]);
         let stats: LoadStats = stats?;
+        let server_statement_ms = statements_before
+            .zip(self.server_statement_ns())
+            .map(|(a, b)| b.saturating_sub(a) as f64 / 1e6);
         let (sent, sent_xor) = stats.client_checksum;
         let expected = (held.0 + sent, held.1 ^ sent_xor);
         let server_checksum = self.verify(table, held, expected)?;
@@ -559,7 +563,27 @@ impl MariaDbEngine {
             batch_latency_ms: load::latency_ms(&stats.batch_latency_us),
             first_batch_ms: Some(stats.first_batch_ms.clone()),
             verification: Some(verification),
+            server_statement_ms,
         })
+    }
+
+    /// Server-side time of every statement the server has run, ns (performance_schema,
+    /// summed over statement kinds): on a private server only keylab runs statements, so
+    /// the difference over a load is the load's (plus the one read that starts it). `None`
+    /// on a user's server (other sessions' statements would count) or with
+    /// performance_schema off.
+    fn server_statement_ns(&mut self) -> Option<u64> {
+        if !matches!(self.target, Target::Private { .. }) {
+            return None;
+        }
+        self.conn
+            .query_first::<Option<u64>, _>(
+                "SELECT CAST(SUM(SUM_TIMER_WAIT) DIV 1000 AS UNSIGNED) \
+                 FROM performance_schema.events_statements_summary_global_by_event_name",
+            )
+            .ok()
+            .flatten()
+            .flatten()
     }
 
     /// Rows and `BIT_XOR(CRC32(checksum column))` of the table on the server.
