@@ -54,6 +54,10 @@ pub struct GenArgs {
     /// stretches a run over more time: UUIDv1's time_low wraps every ~429.5 s).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub step_ms: u32,
+    /// Values per round trip of the `sequence` and `table` generators (an ORM's allocation
+    /// size); several writers' blocks interleave.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub block: u32,
     /// Order of time-ordered ids inside one millisecond.
     #[arg(long, default_value = "monotonic", value_parser = choices::<WithinMs>(&["monotonic", "random"]))]
     pub within_ms: WithinMs,
@@ -248,7 +252,9 @@ pub enum ScenariosAction {
 /// `keylab keys`.
 #[derive(Debug, Clone, Args)]
 pub struct KeysArgs {
-    /// Key variant: `strategy[:encoding]`, e.g. uuid7:text, ulid:bin, snowflake.
+    /// Key variant: `strategy[:encoding]`, e.g. uuid7:text, ulid:bin, snowflake, sequence
+    /// (strategies: auto-inc, seq, uuid1, uuid4, uuid6, uuid7, ulid, snowflake, tsid, ksuid,
+    /// md5, sequence, table).
     pub variant: Variant,
     /// How many ids.
     #[arg(long, default_value_t = 10)]

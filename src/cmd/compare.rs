@@ -57,7 +57,13 @@ pub fn run(args: CompareArgs) -> Result<()> {
                 let rows = args.rows.min(list.len() as u64);
                 (KeySource::Replay(list), rows)
             }
-            None => (KeySource::Generated(gen_config(&args.gen)), args.rows),
+            None => (
+                KeySource::Generated(keylab_keys::GenConfig {
+                    writers: args.writers,
+                    ..gen_config(&args.gen)
+                }),
+                args.rows,
+            ),
         };
         let workload = Workload {
             variant: *variant,

@@ -23,6 +23,7 @@ pub fn gen_config(args: &GenArgs) -> GenConfig {
         seed: args.seed,
         ids_per_ms: args.ids_per_ms,
         step_ms: args.step_ms,
+        block: args.block,
         within_ms: args.within_ms,
         clock: args.clock,
         ..GenConfig::default()

@@ -56,7 +56,7 @@ fn scenarios_show_prints_toml_that_runs_from_a_file() {
     assert!(run.stdout.contains("name = \"e3-id-storage\""), "{}", run.stdout);
     std::fs::write(d.path("mine.toml"), &run.stdout).unwrap();
     let run = d.keylab(&["run", "mine.toml", "--scale", "0.01", "--format", "json"]).expect_code(0);
-    assert_eq!(json(&run.stdout)["runs"].as_array().unwrap().len(), 10);
+    assert_eq!(json(&run.stdout)["runs"].as_array().unwrap().len(), 12);
 }
 
 #[test]
@@ -174,7 +174,7 @@ fn exports_hold_every_finished_run() {
         .expect_code(0);
     let v = json(&std::fs::read_to_string(d.path("r.json")).unwrap());
     assert_eq!(v["scenario"], "e3-id-storage");
-    assert_eq!(v["runs"].as_array().unwrap().len(), 10);
+    assert_eq!(v["runs"].as_array().unwrap().len(), 12);
 }
 
 #[test]

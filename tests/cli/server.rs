@@ -373,3 +373,41 @@ fn compare_perf_schema_turns_on_table_io_counters_and_is_noted_on_the_simulator(
     let off = args(&[]);
     assert!(off["runs"][0]["counters"]["io_write_requests"].is_null(), "{}", off["runs"][0]);
 }
+
+/// The ORM's block generators on a server: a sequence and an id table beside the loaded
+/// table, one block per round trip, ids interleaved between writers; every row arrives.
+#[test]
+fn sequence_and_table_ids_load_in_blocks_on_a_private_mariadb() {
+    if !server_installed("sequence_and_table_ids_load_in_blocks_on_a_private_mariadb") {
+        return;
+    }
+    let d = Dir::new();
+    let out = d
+        .keylab(&[
+            "compare",
+            "--engine",
+            "mariadb",
+            "--perf-schema",
+            "--keys",
+            "sequence,table",
+            "--rows",
+            "3000",
+            "--writers",
+            "3",
+            "--batch",
+            "100",
+            "--block",
+            "50",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    let v = json(&out.stdout);
+    for r in v["runs"].as_array().unwrap() {
+        assert_eq!(r["rows"], 3000, "{r}");
+        assert_eq!(r["load"]["verification"]["checksum_equal"], true, "{r}");
+        assert!(r["load"]["server_statement_ms"].as_f64().unwrap() > 0.0, "{r}");
+        // Three writers' blocks interleave: the leaves are not filled in order.
+        assert!(r["indexes"][0]["fill_pct"].as_f64().unwrap() < 85.0, "{r}");
+    }
+}

@@ -25,6 +25,14 @@ pub fn run_variant(
     progress: &mut dyn Progress,
 ) -> Result<RunResult, EngineError> {
     let table = workload.table();
+    let block = match &keys {
+        KeySource::Generated(cfg) => cfg.block,
+        KeySource::Replay(_) => 0,
+    };
+    engine.set_id_blocks(match &keys {
+        KeySource::Generated(_) => crate::engine::IdBlocks::of(workload.variant, block),
+        KeySource::Replay(_) => None,
+    });
     engine.create_table(&table)?;
     progress.start(&workload.variant.to_string(), workload.rows);
     let outcome = (|| {

@@ -50,6 +50,12 @@ pub struct GenConfig {
     /// Node id of snowflake and tsid (10 bits: 0 to 1023; higher bits are dropped).
     /// Default 1.
     pub node: u16,
+    /// Values per round trip of the `sequence` and `table` generators (an ORM's allocation
+    /// size; Hibernate's default is 50); 0 counts as 1. Default 50.
+    pub block: u32,
+    /// Writers taking blocks of `sequence`/`table` ids in turn (their blocks interleave);
+    /// 0 counts as 1. Default 1.
+    pub writers: u32,
 }
 
 impl Default for GenConfig {
@@ -61,6 +67,8 @@ impl Default for GenConfig {
             within_ms: WithinMs::Monotonic,
             clock: ClockKind::Virtual,
             node: 1,
+            block: 50,
+            writers: 1,
         }
     }
 }

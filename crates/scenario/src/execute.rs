@@ -39,6 +39,7 @@ pub fn execute(
     seed: u64,
     progress: &mut dyn Progress,
 ) -> Result<RunResult, EngineError> {
+    engine.set_id_blocks(keylab_core::IdBlocks::of(run.variant, run.gen_config(seed).block));
     engine.create_table(run.table())?;
     let outcome = run_phases(engine, run, seed, progress);
     let dropped = engine.drop_table(run.table());

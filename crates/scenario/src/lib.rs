@@ -41,6 +41,7 @@
 //! within_ms = "monotonic"                # or "random"
 //! clock = "virtual"                      # or "wall"
 //! node = 1                               # snowflake/tsid node
+//! block = 50                             # values per round trip of sequence/table ids
 //!
 //! [[matrix]]                             # optional; each group is a product of its lists,
 //! fill_factor = [100, 90]                #   the runs are the union of the groups; dims:

@@ -62,6 +62,16 @@ impl RunPlan {
             within_ms: self.generator.within_ms,
             clock: self.generator.clock,
             node: self.generator.node,
+            block: self.generator.block,
+            // The ORM's writers take blocks in turn: as many as the first load's.
+            writers: self
+                .phases
+                .iter()
+                .find_map(|p| match p {
+                    PhasePlan::Load { plan, .. } => Some(plan.writers),
+                    _ => None,
+                })
+                .unwrap_or(1),
         }
     }
 }
@@ -79,6 +89,8 @@ pub struct GeneratorSettings {
     pub clock: ClockKind,
     /// Snowflake/TSID node.
     pub node: u16,
+    /// Values per round trip of the sequence/table generators.
+    pub block: u32,
 }
 
 /// One phase of a run, with `--scale` applied.
@@ -458,6 +470,7 @@ fn generator(spec: &ScenarioSpec) -> GeneratorSettings {
         within_ms: g.within_ms,
         clock: g.clock,
         node: *g.node.get_ref(),
+        block: g.block.get(),
     }
 }
 

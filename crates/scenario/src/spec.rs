@@ -218,6 +218,9 @@ pub struct GeneratorSpec {
     /// `virtual` or `wall`.
     #[serde(default)]
     pub clock: ClockKind,
+    /// Values per round trip of the `sequence` and `table` generators (default 50).
+    #[serde(default = "fifty_nz")]
+    pub block: NonZeroU32,
     /// Node id of snowflake and tsid (0 to 1023).
     #[serde(default = "one_u16")]
     pub node: Spanned<u16>,
@@ -231,8 +234,13 @@ impl Default for GeneratorSpec {
             within_ms: WithinMs::default(),
             clock: ClockKind::default(),
             node: one_u16(),
+            block: fifty_nz(),
         }
     }
+}
+
+fn fifty_nz() -> NonZeroU32 {
+    NonZeroU32::new(50).expect("nonzero")
 }
 
 fn one_nz() -> NonZeroU32 {

@@ -20,6 +20,7 @@
 //! [`stmt_time`] (their server-side times and plans).
 
 mod churn;
+mod id_blocks;
 mod measure;
 mod query;
 mod rebuild;
@@ -107,6 +108,8 @@ pub struct MariaDbEngine {
     /// creation and loads; churn and DDL forget it, and the next load reads it back).
     contents: BTreeMap<String, (u64, u64)>,
     last_load: Option<LoadDetails>,
+    /// The block id generator of the tables created next (`sequence`, `table` strategies).
+    id_blocks: Option<keylab_core::IdBlocks>,
     server: Option<PrivateServer>,
 }
 
@@ -256,6 +259,7 @@ impl MariaDbEngine {
             file_writes: BTreeMap::new(),
             contents: BTreeMap::new(),
             last_load: None,
+            id_blocks: None,
             server: None,
         };
         engine.read_settings()?;
@@ -436,6 +440,7 @@ impl MariaDbEngine {
         self.conn
             .query_drop(table.create_sql(self.dialect()))
             .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
+        self.create_id_source(&name)?;
         self.track(&name, &[]);
         let baseline = Baseline {
             counters: metrics::read_counters(&mut self.conn),
@@ -482,6 +487,7 @@ impl MariaDbEngine {
         self.conn
             .query_drop(format!("DROP TABLE IF EXISTS {}", quote_ident(&name)))
             .map_err(|e| sql_err("DROP TABLE failed", e))?;
+        self.drop_id_source(&name)?;
         self.conn
             .exec_drop(
                 format!("DELETE FROM {} WHERE table_name = ?", quote_ident(OWNER_TABLE)),
@@ -529,7 +535,8 @@ impl MariaDbEngine {
         };
         // Unknown until checked, also when the load fails half-way.
         self.contents.remove(&name);
-        let stats = load::run_load(table, plan, conns, rows, on_rows);
+        let fetch = self.id_fetch(&name);
+        let stats = load::run_load_with_ids(table, plan, conns, rows, on_rows, fetch.as_ref());
         self.track(&name, &[]);
         let stats: LoadStats = stats?;
         let server_statement_ms = statements_before
@@ -698,6 +705,10 @@ impl Engine for MariaDbEngine {
 
     fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
         Ok(self.rebuild_table(table, fill_factor_pct)?)
+    }
+
+    fn set_id_blocks(&mut self, blocks: Option<keylab_core::IdBlocks>) {
+        self.id_blocks = blocks;
     }
 
     fn query(
