@@ -266,7 +266,7 @@ fn builtins_run_on_a_private_mariadb() {
             assert!(q["server_total_ms"].as_f64().unwrap() > 0.0, "{q}");
             assert!(q["plan"]["access_type"].is_string(), "EXPLAIN's type: {q}");
             assert!(q["plan"]["key"].is_string(), "a covering index: {q}");
-            assert!(q["prefix"].is_string(), "{q}");
+            assert!(q["condition"].is_string(), "{q}");
         }
         assert!(r["phases"][0].get("not_applicable").is_none(), "E1's settings apply: {r}");
         assert!(r["counters"]["io_write_requests"].is_u64(), "performance_schema is on: {r}");

@@ -60,8 +60,9 @@ pub struct QueryOutcome {
     pub rows: u64,
     /// Rows in the table when the query ran, where the engine counted them.
     pub table_rows: Option<u64>,
-    /// The prefix an [`QuerySpec::IdShare`] query used (text, or hex for binary ids).
-    pub prefix: Option<String>,
+    /// What an [`QuerySpec::IdShare`] query selected by (`LIKE '01JGFJ%'`, or
+    /// `BETWEEN lo AND hi`; binary ids in hex).
+    pub condition: Option<String>,
     /// The server's plan for the query (`EXPLAIN`), where the engine has one.
     pub plan: Option<QueryPlan>,
     /// Why a figure above is missing, in words (e.g. performance_schema is off).

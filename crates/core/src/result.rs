@@ -393,9 +393,10 @@ pub struct QueryResult {
     /// Rows returned / rows in the table (`null` where the table was not counted).
     #[serde(default)]
     pub share: Option<f64>,
-    /// The prefix an `id_share` query chose (text, or `0x…` hex for binary ids).
+    /// What an `id_share` query selected by: `LIKE '01JGFJ%'` when a prefix of the lowest
+    /// id selects the share to 5%, else `BETWEEN lo AND hi` (binary ids as `0x…` hex).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prefix: Option<String>,
+    pub condition: Option<String>,
     /// The server's plan (`EXPLAIN`): access type, key, estimated rows; `null` on the simulator.
     #[serde(default)]
     pub plan: Option<crate::phase::QueryPlan>,

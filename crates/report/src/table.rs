@@ -344,6 +344,14 @@ impl MetricTable {
         for name in union(runs, |r| r.queries.iter().map(|q| q.name.clone()).collect()) {
             b.section(&format!("Query {name}"));
             let query = |r: &RunResult| r.queries.iter().find(|q| q.name == name).cloned();
+            // Why a figure is missing (e.g. performance_schema off), once per distinct note.
+            let mut seen: Vec<String> = Vec::new();
+            for note in runs.iter().filter_map(query).flat_map(|q| q.notes) {
+                if !seen.contains(&note) {
+                    b.note(&note);
+                    seen.push(note);
+                }
+            }
             b.row(&format!("query.{name}.p50_ms"), "p50 (ms)", Some(Better::Lower), |r| {
                 dec(query(r).and_then(|q| q.p50_ms), 2)
             });
@@ -374,10 +382,10 @@ impl MetricTable {
             b.row(&format!("query.{name}.share"), "share of table", None, |r| {
                 query(r).and_then(|q| q.share).map_or(Value::Null, |s| Value::Percent(s * 100.0))
             });
-            b.row(&format!("query.{name}.prefix"), "prefix", None, |r| {
+            b.row(&format!("query.{name}.condition"), "selected by", None, |r| {
                 query(r)
-                    .and_then(|q| q.prefix)
-                    .map_or(Value::Null, |p| Value::Text(format!("'{p}%'")))
+                    .and_then(|q| q.condition)
+                    .map_or(Value::Null, |c| Value::Text(short_condition(&c)))
             });
             b.row(&format!("query.{name}.plan"), "plan (type, key, rows)", None, |r| {
                 query(r).and_then(|q| q.plan).map_or(Value::Null, |p| {
@@ -546,6 +554,24 @@ impl Builder<'_> {
             cells,
         });
     }
+}
+
+/// A query condition with each long bound cut to its first 10 characters (the JSON keeps
+/// it whole): `BETWEEN '0004dfa1-c…' AND '1a13ad0c-b…'`.
+fn short_condition(c: &str) -> String {
+    c.split(' ')
+        .map(|w| {
+            let chars: Vec<char> = w.chars().collect();
+            if chars.len() > 14 {
+                let head: String = chars[..11].iter().collect();
+                let tail = if w.ends_with('\'') { "…'" } else { "…" };
+                format!("{head}{tail}")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn count(v: Option<u64>) -> Value {

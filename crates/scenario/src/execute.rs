@@ -567,7 +567,7 @@ fn query_result(name: &str, runs: u32, o: keylab_core::QueryOutcome) -> QueryRes
         server_p99_ms: server.and_then(|s| s.1),
         server_total_ms: o.server_ms.as_ref().map(|v| v.iter().sum()),
         share: o.table_rows.filter(|&n| n > 0).map(|n| o.rows as f64 / n as f64),
-        prefix: o.prefix,
+        condition: o.condition,
         plan: o.plan,
         notes: o.notes,
     }

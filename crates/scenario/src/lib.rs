@@ -57,8 +57,9 @@
 //! churn = { rounds = 20, inserts = 1000, deletes = 1000, measure_every = 5 }
 //! [[phases]]
 //! queries = { runs = 20, point = 100, pk_range = 1000, id_prefix = "01J", full_scan = true }
-//! # or id_share = 1.0 instead of id_prefix: the prefix is chosen per run from the table's
-//! # own ids to select that share of the rows (E1's '01J%' selected all of the author's)
+//! # or id_share = 1.0 instead of id_prefix: a prefix (or, where no prefix comes within 5%,
+//! # a BETWEEN range) chosen per run from the table's own ids to select that share of the
+//! # rows (E1's '01J%' selected all of the author's)
 //! [[phases]]
 //! ddl = { steps = [{ action = "add_column", column = "c", algorithm = "instant" }] }
 //! ```

@@ -68,6 +68,28 @@ pub fn prefix_for_share(ids: &[Vec<u8>], share: f64) -> &[u8] {
     &first[..best]
 }
 
+/// How an `id_share` query selects its rows.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ShareCondition<'a> {
+    /// `LIKE 'prefix%'`, as E1's author wrote it, when a prefix selects the share to 5%.
+    Prefix(&'a [u8]),
+    /// `BETWEEN lo AND hi`: the lowest ids, exactly the share (a prefix's granularity, 16
+    /// or 32 values per character, cannot hit it).
+    Between(&'a [u8], &'a [u8]),
+}
+
+/// The condition selecting `share` of `ids` (sorted as the server sorts them): a prefix when
+/// one comes within 5% of the wanted count, else the range of the lowest ids.
+pub fn share_condition(ids: &[Vec<u8>], share: f64) -> ShareCondition<'_> {
+    let want = ((share * ids.len() as f64).round() as usize).clamp(1, ids.len().max(1));
+    let prefix = prefix_for_share(ids, share);
+    let got = ids.iter().filter(|id| id.starts_with(prefix)).count();
+    if ids.is_empty() || (got as f64 - want as f64).abs() <= 0.05 * want as f64 {
+        return ShareCondition::Prefix(prefix);
+    }
+    ShareCondition::Between(&ids[0], &ids[want - 1])
+}
+
 /// `LIKE` pattern bytes matching `prefix` literally (escape `!`), then anything.
 fn like_pattern_bytes(prefix: &[u8]) -> Vec<u8> {
     let mut p = Vec::with_capacity(prefix.len() + 1);
@@ -135,15 +157,28 @@ impl MariaDbEngine {
                 let id = quote_ident(&col.name);
                 let ids = self.ids_in_order(&t, &id)?;
                 out.table_rows = Some(ids.len() as u64);
-                let prefix = prefix_for_share(&ids, *share);
-                out.prefix = Some(if matches!(col.ty, ColumnType::Binary { .. }) {
-                    format!("0x{}", prefix.iter().map(|b| format!("{b:02x}")).collect::<String>())
-                } else {
-                    String::from_utf8_lossy(prefix).into_owned()
-                });
-                let pattern = mysql::Value::Bytes(like_pattern_bytes(prefix));
-                let sql = format!("SELECT {id} FROM {t} WHERE {id} LIKE ? ESCAPE '!'");
-                (sql, (0..runs).map(|_| vec![vec![pattern.clone()]]).collect())
+                let binary = matches!(col.ty, ColumnType::Binary { .. });
+                let show = |b: &[u8]| {
+                    if binary {
+                        format!("0x{}", b.iter().map(|x| format!("{x:02x}")).collect::<String>())
+                    } else {
+                        format!("'{}'", String::from_utf8_lossy(b))
+                    }
+                };
+                let (sql, params, condition) = match share_condition(&ids, *share) {
+                    ShareCondition::Prefix(p) => (
+                        format!("SELECT {id} FROM {t} WHERE {id} LIKE ? ESCAPE '!'"),
+                        vec![mysql::Value::Bytes(like_pattern_bytes(p))],
+                        format!("LIKE {}", show(&[p, b"%"].concat())),
+                    ),
+                    ShareCondition::Between(lo, hi) => (
+                        format!("SELECT {id} FROM {t} WHERE {id} BETWEEN ? AND ?"),
+                        vec![mysql::Value::Bytes(lo.to_vec()), mysql::Value::Bytes(hi.to_vec())],
+                        format!("BETWEEN {} AND {}", show(lo), show(hi)),
+                    ),
+                };
+                out.condition = Some(condition);
+                (sql, (0..runs).map(|_| vec![params.clone()]).collect())
             }
             QuerySpec::FullScan => {
                 // The clustered index, as a scan of the table (COUNT(*) would otherwise pick
@@ -280,6 +315,9 @@ mod tests {
         let same: Vec<Vec<u8>> = ["01JA1", "01JA2"].iter().map(|s| s.as_bytes().to_vec()).collect();
         assert_eq!(prefix_for_share(&same, 1.0), b"01JA");
         assert_eq!(prefix_for_share(&[], 0.5), b"");
+        // A prefix that misses the share by more than 5% gives way to the exact range.
+        assert_eq!(share_condition(&ids, 0.8), ShareCondition::Prefix(b"01J"));
+        assert_eq!(share_condition(&ids, 0.6), ShareCondition::Between(b"01JA1", b"01JB1"));
         assert_eq!(like_pattern_bytes(b"a_%!"), b"a!_!%!!%".to_vec());
     }
 
