@@ -201,3 +201,25 @@ fn e3_reading_shows_the_v1_swap_when_time_low_wraps() {
     assert!(out.contains("UUIDv1's time-field swap"), "{out}");
     assert!(out.contains("the pages: canonical v1 starts with time_low"), "{out}");
 }
+
+#[test]
+fn a_bad_id_share_exits_2_at_its_line_and_column() {
+    let d = Dir::new();
+    let src = |q: &str| {
+        format!(
+            "name = \"x\"\nvariants = [\"ulid\"]\n[[tables]]\nname = \"t\"\nid = {{ name = \"id\" }}\n\
+             [[phases]]\nload = {{ rows = 10 }}\n[[phases]]\nqueries = {q}\n"
+        )
+    };
+    std::fs::write(d.path("big.toml"), src("{ id_share = 1.5 }")).unwrap();
+    let run = d.keylab(&["run", "big.toml"]).expect_code(2);
+    assert!(run.stderr.contains("big.toml:9:"), "{}", run.stderr);
+    assert!(run.stderr.contains("id_share must be in (0, 1]"), "{}", run.stderr);
+    std::fs::write(d.path("both.toml"), src("{ id_share = 0.5, id_prefix = \"01\" }")).unwrap();
+    let run = d.keylab(&["run", "both.toml"]).expect_code(2);
+    assert!(run.stderr.contains("give id_prefix or id_share, not both"), "{}", run.stderr);
+    // On the simulator the query phase is not applicable, with the reason.
+    std::fs::write(d.path("ok.toml"), src("{ id_share = 0.5 }")).unwrap();
+    let run = d.keylab(&["run", "ok.toml", "--format", "json"]).expect_code(0);
+    assert!(run.stdout.contains("timed queries need a real server"), "{}", run.stdout);
+}
