@@ -51,6 +51,14 @@ pub struct GenArgs {
     /// Ids per millisecond of the virtual clock.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub ids_per_ms: u32,
+    /// Milliseconds the virtual clock advances after each --ids-per-ms ids (a larger step
+    /// stretches a run over more time: UUIDv1's time_low wraps every ~429.5 s).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub step_ms: u32,
+    /// Values per round trip of the `sequence` and `table` generators (an ORM's allocation
+    /// size); several writers' blocks interleave.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub block: u32,
     /// Order of time-ordered ids inside one millisecond.
     #[arg(long, default_value = "monotonic", value_parser = choices::<WithinMs>(&["monotonic", "random"]))]
     pub within_ms: WithinMs,
@@ -207,6 +215,11 @@ pub struct CompareArgs {
     /// Simulator: check every invariant of the tree every N inserts (slow; for debugging).
     #[arg(long, value_name = "N")]
     pub check_every: Option<u64>,
+    /// Turn on performance_schema on a private server: the table's own I/O counters
+    /// (io_write_requests... as E1 reads them) and server-side statement times. A --url
+    /// server is read as it is; on the simulator this is noted as not applicable.
+    #[arg(long)]
+    pub perf_schema: bool,
     #[command(flatten)]
     pub gen: GenArgs,
     #[command(flatten)]
@@ -251,7 +264,9 @@ pub enum ScenariosAction {
 /// `keylab keys`.
 #[derive(Debug, Clone, Args)]
 pub struct KeysArgs {
-    /// Key variant: `strategy[:encoding]`, e.g. uuid7:text, ulid:bin, snowflake.
+    /// Key variant: `strategy[:encoding]`, e.g. uuid7:text, ulid:bin, snowflake, sequence
+    /// (strategies: auto-inc, seq, uuid1, uuid4, uuid6, uuid7, ulid, snowflake, tsid, ksuid,
+    /// md5, sequence, table).
     pub variant: Variant,
     /// How many ids.
     #[arg(long, default_value_t = 10)]

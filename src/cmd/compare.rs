@@ -23,8 +23,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
     // Everything the flags alone decide is checked before any engine starts.
     output::check_exports(&args.output)?;
     check_engine_built(args.engine.engine)?;
-    let settings =
-        EngineSettings { page_size_bytes: args.page_size.bytes(), ..EngineSettings::default() };
+    let settings = EngineSettings {
+        page_size_bytes: args.page_size.bytes(),
+        performance_schema: args.perf_schema.then_some(true),
+        ..EngineSettings::default()
+    };
     let plan = LoadPlan { method: args.method, batch: args.batch, writers: args.writers };
     let workload = |variant: &Variant, rows: u64| Workload {
         variant: *variant,
@@ -60,6 +63,13 @@ pub fn run(args: CompareArgs) -> Result<()> {
         engine: engine.info(),
         runs: Vec::new(),
     };
+    if args.perf_schema && args.engine.engine == keylab_core::EngineKind::Sim {
+        add_note(
+            &mut report.engine,
+            "--perf-schema: not applicable on the simulator (performance_schema's per-table I/O \
+             counters and statement times are a server's)",
+        );
+    }
     let mut progress = LoadProgress::new();
     let mut replay = replay;
     for (n, variant) in args.keys.iter().enumerate() {
@@ -68,9 +78,13 @@ pub fn run(args: CompareArgs) -> Result<()> {
                 let rows = list.len() as u64;
                 (KeySource::Replay(list), rows)
             }
-            None => {
-                (KeySource::Generated(gen_config(&args.gen)), args.rows.unwrap_or(DEFAULT_ROWS))
-            }
+            None => (
+                KeySource::Generated(keylab_keys::GenConfig {
+                    writers: args.writers,
+                    ..gen_config(&args.gen)
+                }),
+                args.rows.unwrap_or(DEFAULT_ROWS),
+            ),
         };
         let workload = workload(variant, rows);
         let result = run_variant(engine.as_mut(), &workload, keys, &plan, &mut progress);
@@ -91,6 +105,14 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }
     }
     output::print(&report, &args.output)
+}
+
+/// Adds `note` to the engine's `notes` setting.
+fn add_note(engine: &mut keylab_core::EngineInfo, note: &str) {
+    let notes = engine.settings.entry("notes".to_string()).or_insert_with(|| serde_json::json!([]));
+    if let Some(list) = notes.as_array_mut() {
+        list.push(note.into());
+    }
 }
 
 /// A table name per variant (`t_uuid4_text`), so runs never collide.

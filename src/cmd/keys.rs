@@ -22,6 +22,8 @@ pub fn gen_config(args: &GenArgs) -> GenConfig {
     GenConfig {
         seed: args.seed,
         ids_per_ms: args.ids_per_ms,
+        step_ms: args.step_ms,
+        block: args.block,
         within_ms: args.within_ms,
         clock: args.clock,
         ..GenConfig::default()

@@ -56,7 +56,7 @@ fn scenarios_show_prints_toml_that_runs_from_a_file() {
     assert!(run.stdout.contains("name = \"e3-id-storage\""), "{}", run.stdout);
     std::fs::write(d.path("mine.toml"), &run.stdout).unwrap();
     let run = d.keylab(&["run", "mine.toml", "--scale", "0.01", "--format", "json"]).expect_code(0);
-    assert_eq!(json(&run.stdout)["runs"].as_array().unwrap().len(), 10);
+    assert_eq!(json(&run.stdout)["runs"].as_array().unwrap().len(), 12);
 }
 
 #[test]
@@ -174,7 +174,7 @@ fn exports_hold_every_finished_run() {
         .expect_code(0);
     let v = json(&std::fs::read_to_string(d.path("r.json")).unwrap());
     assert_eq!(v["scenario"], "e3-id-storage");
-    assert_eq!(v["runs"].as_array().unwrap().len(), 10);
+    assert_eq!(v["runs"].as_array().unwrap().len(), 12);
 }
 
 #[test]
@@ -182,4 +182,44 @@ fn validate_needs_a_reachable_server() {
     let run = Dir::new().keylab(&["validate", "--url", "mysql://nobody@127.0.0.1:1/keylab"]);
     assert_ne!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("127.0.0.1:1"), "{}", run.stderr);
+}
+
+/// E3's v1 swap: with the built-in's clock step, time_low wraps within a full-size load; a
+/// small load spans too little time for that, and the reading says so. A long step shows
+/// the effect at small scale.
+#[test]
+fn e3_reading_shows_the_v1_swap_when_time_low_wraps() {
+    let d = Dir::new();
+    let show = d.keylab(&["scenarios", "show", "e3-id-storage"]).expect_code(0);
+    assert!(show.stdout.contains("step_ms = 13"), "{}", show.stdout);
+    let small = d.keylab(&["run", "e3-id-storage", "--scale", "0.02"]).expect_code(0);
+    assert!(small.stdout.contains("time_low did not wrap"), "{}", small.stdout);
+    std::fs::write(d.path("wrap.toml"), show.stdout.replace("step_ms = 13", "step_ms = 1000"))
+        .unwrap();
+    let wrap = d.keylab(&["run", d.path("wrap.toml").to_str().unwrap(), "--scale", "0.02"]);
+    let out = wrap.expect_code(0).stdout;
+    assert!(out.contains("UUIDv1's time-field swap"), "{out}");
+    assert!(out.contains("the pages: canonical v1 starts with time_low"), "{out}");
+}
+
+#[test]
+fn a_bad_id_share_exits_2_at_its_line_and_column() {
+    let d = Dir::new();
+    let src = |q: &str| {
+        format!(
+            "name = \"x\"\nvariants = [\"ulid\"]\n[[tables]]\nname = \"t\"\nid = {{ name = \"id\" }}\n\
+             [[phases]]\nload = {{ rows = 10 }}\n[[phases]]\nqueries = {q}\n"
+        )
+    };
+    std::fs::write(d.path("big.toml"), src("{ id_share = 1.5 }")).unwrap();
+    let run = d.keylab(&["run", "big.toml"]).expect_code(2);
+    assert!(run.stderr.contains("big.toml:9:"), "{}", run.stderr);
+    assert!(run.stderr.contains("id_share must be in (0, 1]"), "{}", run.stderr);
+    std::fs::write(d.path("both.toml"), src("{ id_share = 0.5, id_prefix = \"01\" }")).unwrap();
+    let run = d.keylab(&["run", "both.toml"]).expect_code(2);
+    assert!(run.stderr.contains("give id_prefix or id_share, not both"), "{}", run.stderr);
+    // On the simulator the query phase is not applicable, with the reason.
+    std::fs::write(d.path("ok.toml"), src("{ id_share = 0.5 }")).unwrap();
+    let run = d.keylab(&["run", "ok.toml", "--format", "json"]).expect_code(0);
+    assert!(run.stdout.contains("timed queries need a real server"), "{}", run.stdout);
 }

@@ -355,8 +355,13 @@ fn builtins_run_on_a_private_mariadb() {
     if !server_installed("builtins_run_on_a_private_mariadb") {
         return;
     }
-    let (_, compared) = builtin_on_mariadb_matches_the_simulator("e3-id-storage", "0.02", |_| true);
-    assert_eq!(compared, 10);
+    let (e3, compared) =
+        builtin_on_mariadb_matches_the_simulator("e3-id-storage", "0.02", |_| true);
+    assert_eq!(compared, e3["runs"].as_array().unwrap().len());
+    for r in e3["runs"].as_array().unwrap() {
+        // E3's "query wait time": the load's statements timed on the server.
+        assert!(r["load"]["server_statement_ms"].as_f64().unwrap() > 0.0, "{}", r["load"]);
+    }
     let (e1, compared) =
         builtin_on_mariadb_matches_the_simulator("e1-uuid-vs-ulid", "0.01", |_| true);
     assert_eq!(compared, 10);
@@ -365,6 +370,16 @@ fn builtins_run_on_a_private_mariadb() {
             assert_eq!(p["status"], "ok", "every E1 phase runs on a server: {p}");
         }
         assert!(!r["queries"].as_array().unwrap().is_empty(), "E1 times its queries");
+        for q in r["queries"].as_array().unwrap() {
+            // id_share = 1.0: every row, timed on the server too, with the server's plan.
+            assert_eq!(q["rows"], r["rows"], "the prefix selects every row: {q}");
+            assert_eq!(q["share"], 1.0, "{q}");
+            assert!(q["server_p50_ms"].as_f64().unwrap() > 0.0, "server-side time: {q}");
+            assert!(q["server_total_ms"].as_f64().unwrap() > 0.0, "{q}");
+            assert!(q["plan"]["access_type"].is_string(), "EXPLAIN's type: {q}");
+            assert!(q["plan"]["key"].is_string(), "a covering index: {q}");
+            assert!(q["condition"].is_string(), "{q}");
+        }
         assert!(r["phases"][0].get("not_applicable").is_none(), "E1's settings apply: {r}");
         assert!(r["counters"]["io_write_requests"].is_u64(), "performance_schema is on: {r}");
         assert!(r["counters"]["io_read_requests"].is_u64(), "performance_schema is on: {r}");
@@ -533,5 +548,75 @@ fn ctrl_c_during_a_load_stops_the_private_server() {
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
         let cmdline = String::from_utf8_lossy(&cmdline);
         assert!(!cmdline.contains(&*tmp.to_string_lossy()), "still running: {cmdline}");
+    }
+}
+
+#[test]
+fn compare_perf_schema_turns_on_table_io_counters_and_is_noted_on_the_simulator() {
+    let d = Dir::new();
+    let sim = d
+        .keylab(&[
+            "compare",
+            "--perf-schema",
+            "--rows",
+            "500",
+            "--keys",
+            "ulid:text",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    let notes = json(&sim.stdout)["engine"]["settings"]["notes"].to_string();
+    assert!(notes.contains("--perf-schema: not applicable on the simulator"), "{notes}");
+    if !server_installed("compare_perf_schema_turns_on_table_io_counters") {
+        return;
+    }
+    let args = |extra: &[&str]| {
+        let mut a = vec!["compare", "--engine", "mariadb", "--rows", "500", "--keys", "ulid:text"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["--format", "json"]);
+        json(&d.keylab(&a).expect_code(0).stdout)
+    };
+    let on = args(&["--perf-schema"]);
+    assert!(on["runs"][0]["counters"]["io_write_requests"].is_u64(), "{}", on["runs"][0]);
+    let off = args(&[]);
+    assert!(off["runs"][0]["counters"]["io_write_requests"].is_null(), "{}", off["runs"][0]);
+}
+
+/// The ORM's block generators on a server: a sequence and an id table beside the loaded
+/// table, one block per round trip, ids interleaved between writers; every row arrives.
+#[test]
+fn sequence_and_table_ids_load_in_blocks_on_a_private_mariadb() {
+    if !server_installed("sequence_and_table_ids_load_in_blocks_on_a_private_mariadb") {
+        return;
+    }
+    let d = Dir::new();
+    let out = d
+        .keylab(&[
+            "compare",
+            "--engine",
+            "mariadb",
+            "--perf-schema",
+            "--keys",
+            "sequence,table",
+            "--rows",
+            "3000",
+            "--writers",
+            "3",
+            "--batch",
+            "100",
+            "--block",
+            "50",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    let v = json(&out.stdout);
+    for r in v["runs"].as_array().unwrap() {
+        assert_eq!(r["rows"], 3000, "{r}");
+        assert_eq!(r["load"]["verification"]["checksum_equal"], true, "{r}");
+        assert!(r["load"]["server_statement_ms"].as_f64().unwrap() > 0.0, "{r}");
+        // Three writers' blocks interleave: the leaves are not filled in order.
+        assert!(r["indexes"][0]["fill_pct"].as_f64().unwrap() < 85.0, "{r}");
     }
 }

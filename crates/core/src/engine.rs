@@ -171,6 +171,10 @@ pub struct LoadOutcome {
     /// The engine's check of the table after the load (`None` where it made none).
     #[serde(default)]
     pub verification: Option<LoadVerification>,
+    /// Server-side time of every statement of the load, summed (performance_schema
+    /// `TIMER_WAIT`: E3's "query wait time"), ms; `None` where not readable.
+    #[serde(default)]
+    pub server_statement_ms: Option<f64>,
 }
 
 /// The structural metrics of a table, read after the load (as after `ANALYZE TABLE`).
@@ -202,6 +206,39 @@ pub enum EngineError {
     Unsupported(String),
 }
 
+/// Where an ORM's block id generator takes its blocks on a server (the `sequence` and
+/// `table` key strategies): the ids themselves come from keylab's generator, which hands
+/// them out in the same blocks; the server pays the round trip per block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdBlocks {
+    /// `SEQUENCE` (a server sequence) or `TABLE` (a row of an id table).
+    pub source: IdBlockSource,
+    /// Values per block.
+    pub block: u32,
+}
+
+/// The server object an [`IdBlocks`] generator draws on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdBlockSource {
+    /// `CREATE SEQUENCE ... INCREMENT BY block`, one `NEXTVAL` per block.
+    Sequence,
+    /// An id table, one locked read and update of its row per block.
+    Table,
+}
+
+impl IdBlocks {
+    /// The block generator of `variant`'s strategy, `None` for every other strategy.
+    pub fn of(variant: keylab_keys::Variant, block: u32) -> Option<IdBlocks> {
+        let source = match variant.strategy {
+            keylab_keys::Strategy::Sequence => IdBlockSource::Sequence,
+            keylab_keys::Strategy::Table => IdBlockSource::Table,
+            _ => return None,
+        };
+        Some(IdBlocks { source, block: block.max(1) })
+    }
+}
+
 /// An engine keylab runs experiments on: the simulator or a real server.
 ///
 /// Calls come in this order for each workload: `create_table`, `load`, `measure`, then
@@ -211,6 +248,12 @@ pub trait Engine {
     fn info(&self) -> EngineInfo;
     /// Creates `table` afresh in the engine's own space.
     fn create_table(&mut self, table: &Table) -> Result<(), EngineError>;
+    /// The block id generator the next tables' loads draw on (called before
+    /// `create_table`); `None` for every other key strategy. Engines without round trips
+    /// (the simulator) ignore it: the ids' order already comes from the generator.
+    fn set_id_blocks(&mut self, blocks: Option<IdBlocks>) {
+        let _ = blocks;
+    }
     /// Loads `rows` into `table` under `plan`; `on_rows` is called with the number of rows
     /// just loaded, for progress.
     fn load(

@@ -21,10 +21,13 @@ mod runner;
 mod workload;
 
 pub use engine::{
-    Engine, EngineError, EngineKind, EngineSettings, LoadMethod, LoadOutcome, LoadPlan, Measurement,
+    Engine, EngineError, EngineKind, EngineSettings, IdBlockSource, IdBlocks, LoadMethod,
+    LoadOutcome, LoadPlan, Measurement,
 };
 pub use model::SimModel;
-pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
+pub use phase::{
+    DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QueryPlan, QuerySpec,
+};
 pub use result::{
     hit_ratio, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters, EngineInfo,
     IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, QueryResult, Report,

@@ -36,17 +36,48 @@ pub enum QuerySpec {
         /// The prefix (`01J`).
         prefix: String,
     },
+    /// The same covering range with the prefix chosen by the engine from the table's own
+    /// ids: the prefix of the lowest id whose match count is nearest to `share` of the rows
+    /// (E1's `'01J%'` matched every row of the author's ULID tables; for random ids a prefix
+    /// selects about 1/16 per hex digit, so the share actually selected is reported).
+    IdShare {
+        /// Wanted share of the table's rows, in (0, 1].
+        share: f64,
+    },
     /// A full scan counting rows.
     FullScan,
 }
 
 /// What a timed query returned.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct QueryOutcome {
-    /// Time of each run, milliseconds.
+    /// Client wall time of each run (send, execute, read every row), milliseconds.
     pub run_ms: Vec<f64>,
+    /// Server-side statement time of each run (performance_schema `TIMER_WAIT`, summed over
+    /// the run's statements), milliseconds; `None` where the engine cannot read it.
+    pub server_ms: Option<Vec<f64>>,
     /// Rows returned per run.
     pub rows: u64,
+    /// Rows in the table when the query ran, where the engine counted them.
+    pub table_rows: Option<u64>,
+    /// What an [`QuerySpec::IdShare`] query selected by (`LIKE '01JGFJ%'`, or
+    /// `BETWEEN lo AND hi`; binary ids in hex).
+    pub condition: Option<String>,
+    /// The server's plan for the query (`EXPLAIN`), where the engine has one.
+    pub plan: Option<QueryPlan>,
+    /// Why a figure above is missing, in words (e.g. performance_schema is off).
+    pub notes: Vec<String>,
+}
+
+/// The plan a server chose for a query: `EXPLAIN`'s first row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryPlan {
+    /// Access type (`range`, `index`, `ALL`, `ref`, `const`...).
+    pub access_type: Option<String>,
+    /// The index used (`PRIMARY`, `k_id`...), `None` when none.
+    pub key: Option<String>,
+    /// The optimizer's estimate of rows examined.
+    pub rows: Option<u64>,
 }
 
 /// An online schema change (E5's second half).

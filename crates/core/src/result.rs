@@ -102,6 +102,11 @@ pub struct LoadResult {
     /// extension of the contract; absent in results written before keylab checked loads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<LoadVerification>,
+    /// Server-side time of all the load's statements, summed (performance_schema statement
+    /// `TIMER_WAIT`; E3's "query wait time"), ms (an extension of the contract; absent where
+    /// not measured: the simulator, performance_schema off, a `--url` server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_statement_ms: Option<f64>,
 }
 
 /// The check an engine made after a load: did the table end up holding what was sent?
@@ -381,6 +386,30 @@ pub struct QueryResult {
     pub p99_ms: Option<f64>,
     /// Rows returned per run.
     pub rows: u64,
+    /// Server-side median time per run (performance_schema statement `TIMER_WAIT`), ms;
+    /// `null` where the engine cannot read it (the simulator; a server without the
+    /// statement consumers on).
+    #[serde(default)]
+    pub server_p50_ms: Option<f64>,
+    /// Server-side 99th percentile, ms.
+    #[serde(default)]
+    pub server_p99_ms: Option<f64>,
+    /// Server-side time summed over all runs, ms.
+    #[serde(default)]
+    pub server_total_ms: Option<f64>,
+    /// Rows returned / rows in the table (`null` where the table was not counted).
+    #[serde(default)]
+    pub share: Option<f64>,
+    /// What an `id_share` query selected by: `LIKE '01JGFJ%'` when a prefix of the lowest
+    /// id selects the share to 5%, else `BETWEEN lo AND hi` (binary ids as `0x…` hex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    /// The server's plan (`EXPLAIN`): access type, key, estimated rows; `null` on the simulator.
+    #[serde(default)]
+    pub plan: Option<crate::phase::QueryPlan>,
+    /// Why a figure is missing, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[cfg(test)]

@@ -25,6 +25,14 @@ pub fn run_variant(
     progress: &mut dyn Progress,
 ) -> Result<RunResult, EngineError> {
     let table = workload.table();
+    let block = match &keys {
+        KeySource::Generated(cfg) => cfg.block,
+        KeySource::Replay(_) => 0,
+    };
+    engine.set_id_blocks(match &keys {
+        KeySource::Generated(_) => crate::engine::IdBlocks::of(workload.variant, block),
+        KeySource::Replay(_) => None,
+    });
     engine.create_table(&table)?;
     progress.start(&workload.variant.to_string(), workload.rows);
     let outcome = (|| {
@@ -53,6 +61,7 @@ pub fn run_variant(
             batch_latency_ms: load.batch_latency_ms,
             first_batch_ms: load.first_batch_ms,
             verification: load.verification,
+            server_statement_ms: load.server_statement_ms,
         },
         counters: measured.counters,
         table: measured.table,

@@ -1,8 +1,9 @@
 //! The time source of time-based ids: a virtual clock that makes runs reproducible, or the
 //! wall clock on request.
 //!
-//! The virtual clock starts at [`VIRTUAL_EPOCH_MS`] and advances one millisecond every
-//! `ids_per_ms` ids; inside a millisecond it spreads the ids evenly over the 10,000 ticks of
+//! The virtual clock starts at [`VIRTUAL_EPOCH_MS`] and advances `step_ms` milliseconds
+//! (default one) every `ids_per_ms` ids; a step above one stretches a short run over a long
+//! time span (E3: enough for UUIDv1's 32-bit `time_low` to wrap, every ~429.5 s); inside a millisecond it spreads the ids evenly over the 10,000 ticks of
 //! 100 ns that UUIDv1/v6 carry. It knows nothing of id layouts: keeping ids monotonic when
 //! the wall clock stalls or steps back is each generator's job.
 
@@ -36,6 +37,8 @@ impl Instant {
 pub(crate) struct Clock {
     kind: ClockKind,
     ids_per_ms: u32,
+    /// Milliseconds the virtual clock advances after `ids_per_ms` ids.
+    step_ms: u32,
     /// Virtual clock: the current millisecond and how many ids it has given out.
     ms: u64,
     index_in_ms: u32,
@@ -44,7 +47,19 @@ pub(crate) struct Clock {
 impl Clock {
     /// A clock; `ids_per_ms` below 1 counts as 1.
     pub fn new(kind: ClockKind, ids_per_ms: u32) -> Clock {
-        Clock { kind, ids_per_ms: ids_per_ms.max(1), ms: VIRTUAL_EPOCH_MS, index_in_ms: 0 }
+        Clock {
+            kind,
+            ids_per_ms: ids_per_ms.max(1),
+            step_ms: 1,
+            ms: VIRTUAL_EPOCH_MS,
+            index_in_ms: 0,
+        }
+    }
+
+    /// The same clock advancing `step_ms` milliseconds per step (0 counts as 1).
+    pub fn with_step_ms(mut self, step_ms: u32) -> Clock {
+        self.step_ms = step_ms.max(1);
+        self
     }
 
     /// The time for the next id, at millisecond resolution.
@@ -78,7 +93,7 @@ impl Clock {
         self.index_in_ms += 1;
         if self.index_in_ms == self.ids_per_ms {
             self.index_in_ms = 0;
-            self.ms += 1;
+            self.ms += u64::from(self.step_ms);
         }
         slot
     }
@@ -108,6 +123,13 @@ mod tests {
         assert_eq!(t, [0, 2500, 5000, 7500, 0]);
         let mut c = Clock::new(ClockKind::Virtual, 0);
         assert_eq!(c.next_ms() + 1, c.next_ms());
+    }
+
+    #[test]
+    fn a_step_stretches_the_virtual_clock() {
+        let mut c = Clock::new(ClockKind::Virtual, 2).with_step_ms(13);
+        let ms: Vec<u64> = (0..5).map(|_| c.next_ms() - VIRTUAL_EPOCH_MS).collect();
+        assert_eq!(ms, [0, 0, 13, 13, 26]);
     }
 
     #[test]

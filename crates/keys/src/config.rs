@@ -39,6 +39,9 @@ pub struct GenConfig {
     pub seed: u64,
     /// Ids per millisecond of the virtual clock; 0 counts as 1. Default 1.
     pub ids_per_ms: u32,
+    /// Milliseconds the virtual clock advances after each `ids_per_ms` ids; 0 counts as 1.
+    /// Default 1.
+    pub step_ms: u32,
     /// Rule inside one millisecond for `uuid7` and `ulid`; snowflake and tsid always use
     /// their counters, uuid1/uuid6 their 100-ns ticks, ksuid a fresh payload.
     pub within_ms: WithinMs,
@@ -47,6 +50,12 @@ pub struct GenConfig {
     /// Node id of snowflake and tsid (10 bits: 0 to 1023; higher bits are dropped).
     /// Default 1.
     pub node: u16,
+    /// Values per round trip of the `sequence` and `table` generators (an ORM's allocation
+    /// size; Hibernate's default is 50); 0 counts as 1. Default 50.
+    pub block: u32,
+    /// Writers taking blocks of `sequence`/`table` ids in turn (their blocks interleave);
+    /// 0 counts as 1. Default 1.
+    pub writers: u32,
 }
 
 impl Default for GenConfig {
@@ -54,9 +63,12 @@ impl Default for GenConfig {
         GenConfig {
             seed: 1,
             ids_per_ms: 1,
+            step_ms: 1,
             within_ms: WithinMs::Monotonic,
             clock: ClockKind::Virtual,
             node: 1,
+            block: 50,
+            writers: 1,
         }
     }
 }

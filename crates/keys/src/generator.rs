@@ -22,6 +22,8 @@ use rand_chacha::ChaCha8Rng;
 enum Source {
     /// auto-inc and seq: the last id handed out.
     Counter(i64),
+    /// sequence and table: per-writer blocks.
+    Blocks(BlockIds),
     Uuid4(ChaCha8Rng),
     /// uuid1 and uuid6.
     Gregorian(GregorianGen),
@@ -51,9 +53,12 @@ impl KeyGen {
         // One ChaCha stream per strategy, so e.g. uuid4 and ulid runs under one seed do not
         // share random bits.
         rng.set_stream(stream_id(variant.strategy));
-        let clock = Clock::new(cfg.clock, cfg.ids_per_ms);
+        let clock = Clock::new(cfg.clock, cfg.ids_per_ms).with_step_ms(cfg.step_ms);
         let source = match variant.strategy {
             Strategy::AutoInc | Strategy::Seq => Source::Counter(0),
+            Strategy::Sequence | Strategy::Table => {
+                Source::Blocks(BlockIds::new(cfg.block, cfg.writers))
+            }
             Strategy::Uuid4 => Source::Uuid4(rng),
             Strategy::Uuid1 => Source::Gregorian(GregorianGen::new(rng, clock, false)),
             Strategy::Uuid6 => Source::Gregorian(GregorianGen::new(rng, clock, true)),
@@ -81,6 +86,7 @@ impl KeyGen {
                 *last += 1;
                 Key::Int(*last)
             }
+            Source::Blocks(b) => Key::Int(b.next()),
             Source::Snowflake(g) => Key::Int(g.next()),
             Source::Tsid(g) => tsid_key(g.next(), encoding),
             Source::Uuid4(rng) => uuid_key(v4(rng), encoding),
@@ -140,6 +146,49 @@ fn stream_id(strategy: Strategy) -> u64 {
         Strategy::Tsid => 8,
         Strategy::Ksuid => 9,
         Strategy::Md5 => 10,
+        Strategy::Sequence => 11,
+        Strategy::Table => 12,
+    }
+}
+
+/// Ids handed out the way an ORM's pooled `SEQUENCE`/`TABLE` generator does: each writer
+/// holds a block of `block` values taken in one round trip (values `start..start + block`,
+/// blocks granted in request order) and assigns them in order; rows go to the writers in
+/// turn, one row each (keylab's model of how their inserts interleave), and a writer whose
+/// block is used up takes the next free block. With one writer the ids are 1, 2, 3, ...
+#[derive(Debug, Clone)]
+pub(crate) struct BlockIds {
+    block: i64,
+    /// Per writer: the next value and the end of its block (exclusive).
+    writers: Vec<(i64, i64)>,
+    /// First value of the next block the "server" grants.
+    next_block: i64,
+    /// The writer the next row goes to.
+    turn: usize,
+}
+
+impl BlockIds {
+    /// `block` and `writers` below 1 count as 1.
+    pub(crate) fn new(block: u32, writers: u32) -> BlockIds {
+        let n = writers.max(1) as usize;
+        BlockIds {
+            block: i64::from(block.max(1)),
+            writers: vec![(0, 0); n],
+            next_block: 1,
+            turn: 0,
+        }
+    }
+
+    pub(crate) fn next(&mut self) -> i64 {
+        let w = &mut self.writers[self.turn];
+        if w.0 == w.1 {
+            *w = (self.next_block, self.next_block + self.block);
+            self.next_block += self.block;
+        }
+        let id = w.0;
+        w.0 += 1;
+        self.turn = (self.turn + 1) % self.writers.len();
+        id
     }
 }
 

@@ -40,7 +40,7 @@ impl Key {
 fn parse_inner(variant: Variant, s: &str) -> Result<Key, String> {
     let b = s.as_bytes();
     match variant.strategy {
-        Strategy::AutoInc | Strategy::Seq => {
+        Strategy::AutoInc | Strategy::Seq | Strategy::Sequence | Strategy::Table => {
             s.parse::<i64>().map(Key::Int).map_err(|_| "a decimal 64-bit integer".into())
         }
         Strategy::Snowflake => non_negative(s).map(Key::Int),

@@ -35,6 +35,13 @@ pub enum Strategy {
     Ksuid,
     /// MD5 over the canonical text of a random UUIDv4, as SQL's `md5(uuid())`.
     Md5,
+    /// An ORM's `SEQUENCE` generator: each writer takes a block of `block` values per round
+    /// trip to a server sequence (`INCREMENT BY block`) and assigns them in order; writers'
+    /// blocks interleave, values a block leaves unused are skipped.
+    Sequence,
+    /// An ORM's `TABLE` generator: the same blocks, taken by updating a row of an id table
+    /// (`next = next + block`) instead of a sequence.
+    Table,
 }
 
 /// How an id is stored.
@@ -54,7 +61,7 @@ pub enum Encoding {
     Bigint,
 }
 
-const ALL_STRATEGIES: [Strategy; 11] = [
+const ALL_STRATEGIES: [Strategy; 13] = [
     Strategy::AutoInc,
     Strategy::Seq,
     Strategy::Uuid1,
@@ -66,6 +73,8 @@ const ALL_STRATEGIES: [Strategy; 11] = [
     Strategy::Tsid,
     Strategy::Ksuid,
     Strategy::Md5,
+    Strategy::Sequence,
+    Strategy::Table,
 ];
 
 const ALL_ENCODINGS: [Encoding; 5] =
@@ -91,6 +100,8 @@ impl Strategy {
             Strategy::Tsid => "tsid",
             Strategy::Ksuid => "ksuid",
             Strategy::Md5 => "md5",
+            Strategy::Sequence => "sequence",
+            Strategy::Table => "table",
         }
     }
 
@@ -103,7 +114,11 @@ impl Strategy {
     pub fn encodings(self) -> &'static [Encoding] {
         use Encoding::*;
         match self {
-            Strategy::AutoInc | Strategy::Seq | Strategy::Snowflake => &[Bigint],
+            Strategy::AutoInc
+            | Strategy::Seq
+            | Strategy::Snowflake
+            | Strategy::Sequence
+            | Strategy::Table => &[Bigint],
             Strategy::Tsid => &[Bigint, Text],
             Strategy::Uuid1 => &[Text, Hex, Bin, BinSwap],
             Strategy::Uuid4 | Strategy::Uuid6 | Strategy::Uuid7 => &[Text, Hex, Bin],
@@ -285,6 +300,8 @@ impl Variant {
     pub fn is_ascending(&self) -> bool {
         match self.strategy {
             Strategy::AutoInc | Strategy::Seq => true,
+            // With one writer; several writers' blocks interleave (see `GenConfig::writers`).
+            Strategy::Sequence | Strategy::Table => true,
             Strategy::Uuid1 => self.encoding == Encoding::BinSwap,
             Strategy::Ksuid => false,
             s => s.is_time_ordered(),
@@ -380,8 +397,8 @@ mod tests {
             assert_eq!(v.to_string().parse::<Variant>().unwrap(), v, "{v}");
             n += 1;
         }
-        // 3 bigint-only + tsid 2 + uuid1 4 + uuid4/6/7 3 each + ulid/ksuid/md5 2 each.
-        assert_eq!(n, 3 + 2 + 4 + 9 + 6);
+        // 5 bigint-only + tsid 2 + uuid1 4 + uuid4/6/7 3 each + ulid/ksuid/md5 2 each.
+        assert_eq!(n, 5 + 2 + 4 + 9 + 6);
     }
 
     #[test]
@@ -418,7 +435,7 @@ mod tests {
         assert_eq!(
             e,
             "unknown key strategy `uuid9`; valid: auto-inc, seq, uuid1, uuid4, uuid6, uuid7, \
-             ulid, snowflake, tsid, ksuid, md5"
+             ulid, snowflake, tsid, ksuid, md5, sequence, table"
         );
         let e = "uuid4:bigint".parse::<Variant>().unwrap_err().to_string();
         assert_eq!(

@@ -233,7 +233,11 @@ fn same_seed_same_ids_other_seed_other_ids() {
         let c = take(variant, &other, 500);
         // Sequences and snowflake carry no random part; everything else must change.
         match variant.strategy {
-            Strategy::AutoInc | Strategy::Seq | Strategy::Snowflake => assert_eq!(a, c),
+            Strategy::AutoInc
+            | Strategy::Seq
+            | Strategy::Snowflake
+            | Strategy::Sequence
+            | Strategy::Table => assert_eq!(a, c),
             _ => assert_ne!(a, c, "{variant} ignores the seed"),
         }
     }
@@ -285,4 +289,29 @@ fn only_ksuid_text_sorts_differently_under_a_case_insensitive_collation() {
         folded.sort_by_key(|k| k.to_string().to_ascii_lowercase());
         assert_eq!(by_bytes != folded, variant.needs_binary_collation(), "{variant}");
     }
+}
+
+#[test]
+fn sequence_and_table_ids_come_in_per_writer_blocks() {
+    use keylab_keys::{Key, KeyGen, Variant};
+    let ids = |v: &str, block: u32, writers: u32, n: usize| -> Vec<i64> {
+        let cfg = GenConfig { block, writers, ..GenConfig::default() };
+        KeyGen::new(v.parse::<Variant>().unwrap(), &cfg)
+            .take(n)
+            .map(|k| match k {
+                Key::Int(i) => i,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    // One writer: blocks follow each other, so the ids are 1, 2, 3, ...
+    assert_eq!(ids("sequence", 3, 1, 7), [1, 2, 3, 4, 5, 6, 7]);
+    // Two writers with blocks of 3: writer 0 holds 1..=3, writer 1 holds 4..=6, rows in turn;
+    // then writer 0 takes 7..=9 and writer 1 takes 10..=12.
+    assert_eq!(ids("table", 3, 2, 10), [1, 4, 2, 5, 3, 6, 7, 10, 8, 11]);
+    // No value is handed out twice.
+    let mut many = ids("sequence", 50, 8, 10_000);
+    many.sort_unstable();
+    many.dedup();
+    assert_eq!(many.len(), 10_000);
 }

@@ -86,6 +86,8 @@ pub fn reading(report: &Report) -> Vec<String> {
     out.extend(crate::reading_phases::phase_sentences(&pairs));
     out.extend(crate::reading_settings::setting_effects(&report.runs));
     out.extend(crate::reading_settings::published_comparison(&report.scenario, &report.runs));
+    let key_pages = |r: &RunResult| key_index(r).and_then(|i| i.size_pages.or(i.leaf_pages));
+    out.extend(crate::reading_keys::v1_swap(&report.runs, key_pages));
     out.extend(throughput(&runs));
     out.extend(queries(&runs));
     out.extend(not_reported(report, &runs));
@@ -541,6 +543,9 @@ fn throughput(runs: &[Labeled]) -> Vec<String> {
     out
 }
 
+/// Per query: the fastest and slowest median, on the server's clock where every run has
+/// one (else the client's, which includes sending the rows), the rows each returned, and a
+/// warning when the runs returned different row counts (then per 1,000 rows returned too).
 fn queries(runs: &[Labeled]) -> Vec<String> {
     let mut names: Vec<&str> = Vec::new();
     for r in runs {
@@ -553,23 +558,54 @@ fn queries(runs: &[Labeled]) -> Vec<String> {
     names
         .into_iter()
         .filter_map(|name| {
-            let timed: Vec<(&Labeled, f64)> = runs
+            let found: Vec<(&Labeled, &keylab_core::QueryResult)> = runs
                 .iter()
-                .filter_map(|r| Some((r, r.run.queries.iter().find(|q| q.name == name)?.p50_ms?)))
+                .filter_map(|r| Some((r, r.run.queries.iter().find(|q| q.name == name)?)))
+                .collect();
+            let on_server = found.iter().all(|(_, q)| q.server_p50_ms.is_some());
+            let clock = if on_server { "server-side" } else { "client round trip" };
+            let timed: Vec<(&Labeled, f64, u64)> = found
+                .iter()
+                .filter_map(|(r, q)| {
+                    Some((*r, if on_server { q.server_p50_ms? } else { q.p50_ms? }, q.rows))
+                })
                 .collect();
             let lo = timed.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
             let hi = timed.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
             (timed.len() >= 2 && hi.1 > lo.1).then(|| {
-                format!(
-                    "Query {name}: median {} ms on {} vs {} ms on {}.",
+                let mut line = format!(
+                    "Query {name} ({clock} median): {} ms on {} ({} rows) vs {} ms on {} ({} rows).",
                     decimal(lo.1, 2),
                     lo.0.label,
+                    lo.2,
                     decimal(hi.1, 2),
-                    hi.0.label
-                )
+                    hi.0.label,
+                    hi.2
+                );
+                if timed.iter().any(|t| t.2 != timed[0].2) {
+                    let per_k = |t: &(&Labeled, f64, u64)| {
+                        if t.2 == 0 { "n/a".to_string() } else { decimal(t.1 * 1000.0 / t.2 as f64, 3) }
+                    };
+                    line.push_str(&format!(
+                        " The runs returned different row counts, so the times are not like for \
+                         like; per 1,000 rows returned: {} ms vs {} ms.",
+                        per_k(lo),
+                        per_k(hi)
+                    ));
+                }
+                if let Some(p) = found.iter().find_map(|(_, q)| q.share) {
+                    if found.iter().all(|(_, q)| q.share.is_some_and(|s| (s - p).abs() < 1e-9)) {
+                        line.push_str(&format!(" Each selected {} of its table.", percent_words(p)));
+                    }
+                }
+                line
             })
         })
         .collect()
+}
+
+fn percent_words(share: f64) -> String {
+    format!("{}%", decimal(share * 100.0, 1))
 }
 
 fn not_reported(report: &Report, runs: &[Labeled]) -> Vec<String> {

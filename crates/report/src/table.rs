@@ -219,6 +219,13 @@ impl MetricTable {
         b.section("Run");
         b.row("placement", "placement", None, |r| Value::Text(r.placement.clone()));
         b.row("rows", "rows", None, |r| Value::Count(r.rows));
+        let mixed_rows = runs.iter().any(|r| r.rows != runs[0].rows);
+        if mixed_rows {
+            b.note(
+                "runs differ in rows: totals are not like for like, \
+                 compare the per-1,000-row figures",
+            );
+        }
 
         b.section("Load");
         b.row("load.method", "method", None, |r| Value::Text(r.load.method.clone()));
@@ -236,6 +243,15 @@ impl MetricTable {
         b.row("load.batch_latency_ms.max", "batch max (ms)", Some(Better::Lower), |r| {
             dec(latency(r).map(|l| l.max), 2)
         });
+        // Only where measured, so reports without it keep their CSV columns.
+        if runs.iter().any(|r| r.load.server_statement_ms.is_some()) {
+            b.row(
+                "load.server_statement_ms",
+                "server statement time (ms)",
+                Some(Better::Lower),
+                |r| dec(r.load.server_statement_ms, 1),
+            );
+        }
         add_verification_rows(&mut b);
 
         // Merges, reorganisations and discards have no better direction: under churn they
@@ -256,6 +272,29 @@ impl MetricTable {
         b.row("counters.pages_written", "pages written", Some(Better::Lower), |r| {
             count(r.counters.pages_written)
         });
+        if mixed_rows {
+            let per_k = |v: Option<u64>, rows: u64| {
+                dec(v.filter(|_| rows > 0).map(|v| v as f64 * 1000.0 / rows as f64), 1)
+            };
+            b.row(
+                "counters.page_splits_per_1k_rows",
+                "page splits per 1,000 rows",
+                Some(Better::Lower),
+                |r| per_k(r.counters.page_splits, r.rows),
+            );
+            b.row(
+                "counters.pages_written_per_1k_rows",
+                "pages written per 1,000 rows",
+                Some(Better::Lower),
+                |r| per_k(r.counters.pages_written, r.rows),
+            );
+            b.row(
+                "counters.io_write_requests_per_1k_rows",
+                "io write requests per 1,000 rows",
+                Some(Better::Lower),
+                |r| per_k(r.counters.io_write_requests, r.rows),
+            );
+        }
         crate::pool_rows::add_counter_extensions(&mut b, runs);
         crate::pool_rows::add_buffer_pool_section(&mut b, runs);
 
@@ -269,6 +308,14 @@ impl MetricTable {
             bytes(r.table.index_length)
         });
         b.row("table.data_free", "data free", None, |r| bytes(r.table.data_free));
+        if mixed_rows {
+            b.row(
+                "table.data_length_per_1k_rows",
+                "data length per 1,000 rows",
+                Some(Better::Lower),
+                |r| bytes(r.table.data_length.filter(|_| r.rows > 0).map(|d| d * 1000 / r.rows)),
+            );
+        }
 
         for name in union(runs, |r| r.indexes.iter().map(|i| i.name.clone()).collect()) {
             b.section(&format!("Index {name}"));
@@ -297,14 +344,58 @@ impl MetricTable {
         for name in union(runs, |r| r.queries.iter().map(|q| q.name.clone()).collect()) {
             b.section(&format!("Query {name}"));
             let query = |r: &RunResult| r.queries.iter().find(|q| q.name == name).cloned();
+            // Why a figure is missing (e.g. performance_schema off), once per distinct note.
+            let mut seen: Vec<String> = Vec::new();
+            for note in runs.iter().filter_map(query).flat_map(|q| q.notes) {
+                if !seen.contains(&note) {
+                    b.note(&note);
+                    seen.push(note);
+                }
+            }
             b.row(&format!("query.{name}.p50_ms"), "p50 (ms)", Some(Better::Lower), |r| {
                 dec(query(r).and_then(|q| q.p50_ms), 2)
             });
             b.row(&format!("query.{name}.p99_ms"), "p99 (ms)", Some(Better::Lower), |r| {
                 dec(query(r).and_then(|q| q.p99_ms), 2)
             });
+            b.row(
+                &format!("query.{name}.server_p50_ms"),
+                "server p50 (ms)",
+                Some(Better::Lower),
+                |r| dec(query(r).and_then(|q| q.server_p50_ms), 2),
+            );
+            b.row(
+                &format!("query.{name}.server_p99_ms"),
+                "server p99 (ms)",
+                Some(Better::Lower),
+                |r| dec(query(r).and_then(|q| q.server_p99_ms), 2),
+            );
+            b.row(
+                &format!("query.{name}.server_total_ms"),
+                "server total (ms)",
+                Some(Better::Lower),
+                |r| dec(query(r).and_then(|q| q.server_total_ms), 2),
+            );
             b.row(&format!("query.{name}.rows"), "rows returned", None, |r| {
                 count(query(r).map(|q| q.rows))
+            });
+            b.row(&format!("query.{name}.share"), "share of table", None, |r| {
+                query(r).and_then(|q| q.share).map_or(Value::Null, |s| Value::Percent(s * 100.0))
+            });
+            b.row(&format!("query.{name}.condition"), "selected by", None, |r| {
+                query(r)
+                    .and_then(|q| q.condition)
+                    .map_or(Value::Null, |c| Value::Text(short_condition(&c)))
+            });
+            b.row(&format!("query.{name}.plan"), "plan (type, key, rows)", None, |r| {
+                query(r).and_then(|q| q.plan).map_or(Value::Null, |p| {
+                    Value::Text(format!(
+                        "{} {} {}",
+                        p.access_type.as_deref().unwrap_or("-"),
+                        p.key.as_deref().unwrap_or("-"),
+                        p.rows.map_or("-".to_string(), |n| n.to_string())
+                    ))
+                })
             });
         }
 
@@ -463,6 +554,24 @@ impl Builder<'_> {
             cells,
         });
     }
+}
+
+/// A query condition with each long bound cut to its first 10 characters (the JSON keeps
+/// it whole): `BETWEEN '0004dfa1-c…' AND '1a13ad0c-b…'`.
+fn short_condition(c: &str) -> String {
+    c.split(' ')
+        .map(|w| {
+            let chars: Vec<char> = w.chars().collect();
+            if chars.len() > 14 {
+                let head: String = chars[..11].iter().collect();
+                let tail = if w.ends_with('\'') { "…'" } else { "…" };
+                format!("{head}{tail}")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn count(v: Option<u64>) -> Value {

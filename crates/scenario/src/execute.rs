@@ -39,6 +39,7 @@ pub fn execute(
     seed: u64,
     progress: &mut dyn Progress,
 ) -> Result<RunResult, EngineError> {
+    engine.set_id_blocks(keylab_core::IdBlocks::of(run.variant, run.gen_config(seed).block));
     engine.create_table(run.table())?;
     let outcome = run_phases(engine, run, seed, progress);
     let dropped = engine.drop_table(run.table());
@@ -101,14 +102,7 @@ fn run_phases(
                 for (name, spec) in list {
                     match engine.query(run.table(), spec, *runs) {
                         Ok(o) => {
-                            let (p50, p99) = percentiles(&o.run_ms);
-                            queries.push(QueryResult {
-                                name: name.clone(),
-                                runs: *runs,
-                                p50_ms: p50,
-                                p99_ms: p99,
-                                rows: o.rows,
-                            });
+                            queries.push(query_result(name, *runs, o));
                             names.push(name.clone());
                         }
                         Err(EngineError::Unsupported(reason)) => {
@@ -406,6 +400,7 @@ fn load_phase(
     let mut latency = None;
     let mut first_batch_ms = None;
     let mut verification = None;
+    let mut server_statement_ms = Some(0.0);
     let mut chunks = 0;
     let mut samples = Vec::new();
     progress.start(&run.label, rows);
@@ -417,6 +412,8 @@ fn load_phase(
             done += n;
             chunks += 1;
             wall_s = wall_s.zip(out.wall_s).map(|(a, b)| a + b);
+            server_statement_ms =
+                server_statement_ms.zip(out.server_statement_ms).map(|(a, b)| a + b);
             latency = out.batch_latency_ms;
             // Each call checks the whole table, so the last check covers every chunk.
             verification = out.verification;
@@ -452,6 +449,7 @@ fn load_phase(
         batch_latency_ms,
         first_batch_ms,
         verification,
+        server_statement_ms,
     };
     let mut f = Map::new();
     f.insert("status".into(), "ok".into());
@@ -463,6 +461,9 @@ fn load_phase(
     f.insert("rows_per_s".into(), rows_per_s.into());
     f.insert("batch_latency_ms".into(), to_json(&batch_latency_ms));
     f.insert("first_batch_ms".into(), to_json(&load.first_batch_ms));
+    if let Some(ms) = server_statement_ms {
+        f.insert("server_statement_ms".into(), ms.into());
+    }
     counters(&mut f, &st.last.counters.since(&before.counters));
     pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &st.last, "_after");
@@ -551,6 +552,27 @@ fn rebuild_phase(
 }
 
 /// Median and 99th percentile by nearest rank; `None` without runs.
+/// A query's figures from what the engine returned: client and server percentiles, the
+/// share of the table returned.
+fn query_result(name: &str, runs: u32, o: keylab_core::QueryOutcome) -> QueryResult {
+    let (p50, p99) = percentiles(&o.run_ms);
+    let server = o.server_ms.as_deref().map(percentiles);
+    QueryResult {
+        name: name.to_string(),
+        runs,
+        p50_ms: p50,
+        p99_ms: p99,
+        rows: o.rows,
+        server_p50_ms: server.and_then(|s| s.0),
+        server_p99_ms: server.and_then(|s| s.1),
+        server_total_ms: o.server_ms.as_ref().map(|v| v.iter().sum()),
+        share: o.table_rows.filter(|&n| n > 0).map(|n| o.rows as f64 / n as f64),
+        condition: o.condition,
+        plan: o.plan,
+        notes: o.notes,
+    }
+}
+
 fn percentiles(ms: &[f64]) -> (Option<f64>, Option<f64>) {
     if ms.is_empty() {
         return (None, None);

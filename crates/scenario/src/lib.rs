@@ -38,9 +38,11 @@
 //!
 //! [generator]
 //! ids_per_ms = 1                         # virtual clock rate
+//! step_ms = 1                            # ms the clock advances per ids_per_ms ids
 //! within_ms = "monotonic"                # or "random"
 //! clock = "virtual"                      # or "wall"
 //! node = 1                               # snowflake/tsid node
+//! block = 50                             # values per round trip of sequence/table ids
 //!
 //! [[matrix]]                             # optional; each group is a product of its lists,
 //! fill_factor = [100, 90]                #   the runs are the union of the groups; dims:
@@ -57,6 +59,9 @@
 //! churn = { rounds = 20, inserts = 1000, deletes = 1000, measure_every = 5 }
 //! [[phases]]
 //! queries = { runs = 20, point = 100, pk_range = 1000, id_prefix = "01J", full_scan = true }
+//! # or id_share = 1.0 instead of id_prefix: a prefix (or, where no prefix comes within 5%,
+//! # a BETWEEN range) chosen per run from the table's own ids to select that share of the
+//! # rows (E1's '01J%' selected all of the author's)
 //! [[phases]]
 //! ddl = { steps = [{ action = "add_column", column = "c", algorithm = "instant" }] }
 //! ```

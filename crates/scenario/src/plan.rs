@@ -62,9 +62,20 @@ impl RunPlan {
         GenConfig {
             seed,
             ids_per_ms: self.generator.ids_per_ms,
+            step_ms: self.generator.step_ms,
             within_ms: self.generator.within_ms,
             clock: self.generator.clock,
             node: self.generator.node,
+            block: self.generator.block,
+            // The ORM's writers take blocks in turn: as many as the first load's.
+            writers: self
+                .phases
+                .iter()
+                .find_map(|p| match p {
+                    PhasePlan::Load { plan, .. } => Some(plan.writers),
+                    _ => None,
+                })
+                .unwrap_or(1),
         }
     }
 }
@@ -74,12 +85,16 @@ impl RunPlan {
 pub struct GeneratorSettings {
     /// Ids per millisecond of the virtual clock.
     pub ids_per_ms: u32,
+    /// Milliseconds per clock step.
+    pub step_ms: u32,
     /// Order inside one millisecond.
     pub within_ms: WithinMs,
     /// Virtual or wall clock.
     pub clock: ClockKind,
     /// Snowflake/TSID node.
     pub node: u16,
+    /// Values per round trip of the sequence/table generators.
+    pub block: u32,
 }
 
 /// One phase of a run, with `--scale` applied.
@@ -511,9 +526,11 @@ fn generator(spec: &ScenarioSpec, cell: &Cell) -> GeneratorSettings {
     let g = &spec.generator;
     GeneratorSettings {
         ids_per_ms: cell.ids_per_ms.unwrap_or(g.ids_per_ms.get()),
+        step_ms: g.step_ms.get(),
         within_ms: cell.within_ms.unwrap_or(g.within_ms),
         clock: g.clock,
         node: *g.node.get_ref(),
+        block: g.block.get(),
     }
 }
 
@@ -646,13 +663,29 @@ fn phases(
                 if let Some(prefix) = &q.id_prefix {
                     queries.push(("id_prefix".to_string(), QuerySpec::IdPrefix { prefix: prefix.clone() }));
                 }
+                if let Some(share) = &q.id_share {
+                    if q.id_prefix.is_some() {
+                        return Err(cx.err(
+                            share.span(),
+                            "give id_prefix or id_share, not both (both name the query id_prefix)",
+                        ));
+                    }
+                    let v = *share.get_ref();
+                    if !(v > 0.0 && v <= 1.0) {
+                        return Err(cx.err(
+                            share.span(),
+                            format!("id_share must be in (0, 1] (a share of the rows), got {v}"),
+                        ));
+                    }
+                    queries.push(("id_prefix".to_string(), QuerySpec::IdShare { share: v }));
+                }
                 if q.full_scan {
                     queries.push(("full_scan".to_string(), QuerySpec::FullScan));
                 }
                 if queries.is_empty() {
                     return Err(cx.err(
                         p.span(),
-                        "a queries phase needs at least one of point, pk_range, id_prefix, full_scan",
+                        "a queries phase needs at least one of point, pk_range, id_prefix, id_share, full_scan",
                     ));
                 }
                 PhasePlan::Queries { runs: q.runs.get(), queries }

@@ -267,12 +267,18 @@ pub struct GeneratorSpec {
     /// Ids per millisecond of the virtual clock.
     #[serde(default = "one_nz")]
     pub ids_per_ms: NonZeroU32,
+    /// Milliseconds the virtual clock advances after each `ids_per_ms` ids (default 1).
+    #[serde(default = "one_nz")]
+    pub step_ms: NonZeroU32,
     /// `monotonic` or `random` order inside one millisecond.
     #[serde(default)]
     pub within_ms: WithinMs,
     /// `virtual` or `wall`.
     #[serde(default)]
     pub clock: ClockKind,
+    /// Values per round trip of the `sequence` and `table` generators (default 50).
+    #[serde(default = "fifty_nz")]
+    pub block: NonZeroU32,
     /// Node id of snowflake and tsid (0 to 1023).
     #[serde(default = "one_u16")]
     pub node: Spanned<u16>,
@@ -282,11 +288,17 @@ impl Default for GeneratorSpec {
     fn default() -> Self {
         GeneratorSpec {
             ids_per_ms: one_nz(),
+            step_ms: one_nz(),
             within_ms: WithinMs::default(),
             clock: ClockKind::default(),
             node: one_u16(),
+            block: fifty_nz(),
         }
     }
+}
+
+fn fifty_nz() -> NonZeroU32 {
+    NonZeroU32::new(50).expect("nonzero")
 }
 
 fn one_nz() -> NonZeroU32 {
@@ -414,7 +426,7 @@ pub struct RebuildSpec {
     pub fill_factor: Option<FillFactor>,
 }
 
-/// `queries = { runs, point, pk_range, id_prefix, full_scan }`.
+/// `queries = { runs, point, pk_range, id_prefix | id_share, full_scan }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueriesSpec {
@@ -430,6 +442,10 @@ pub struct QueriesSpec {
     /// A covering `id LIKE 'prefix%'` range.
     #[serde(default)]
     pub id_prefix: Option<String>,
+    /// The same range with the prefix chosen per variant from the table's own ids so that
+    /// it selects this share of the rows, in (0, 1] (E1: `1.0`, what `'01J%'` selected).
+    #[serde(default)]
+    pub id_share: Option<toml::Spanned<f64>>,
     /// A full scan counting rows.
     #[serde(default)]
     pub full_scan: bool,

@@ -290,6 +290,8 @@ fn builtins_follow_the_experiments() {
     for v in [
         "auto-inc",
         "seq",
+        "sequence",
+        "table",
         "uuid1:text",
         "uuid1:bin-swap",
         "uuid4:text",

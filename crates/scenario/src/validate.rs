@@ -303,6 +303,7 @@ mod tests {
                 batch_latency_ms: None,
                 first_batch_ms: None,
                 verification: None,
+                server_statement_ms: None,
             },
             counters: Counters { page_splits: Some(splits), ..Counters::default() },
             table: TableSizes { data_length: Some(leaf * 16384), ..TableSizes::default() },

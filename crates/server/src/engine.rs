@@ -16,12 +16,15 @@
 //!
 //! Child modules: [`measure`] (reading a table's shape and counters) and the phase
 //! operations after a load, [`churn`] (`apply`, waiting for purge), [`rebuild`]
-//! (`OPTIMIZE TABLE` under a fill factor, and online DDL) and [`query`] (timed queries).
+//! (`OPTIMIZE TABLE` under a fill factor, and online DDL), [`query`] (timed queries) and
+//! [`stmt_time`] (their server-side times and plans).
 
 mod churn;
+mod id_blocks;
 mod measure;
 mod query;
 mod rebuild;
+mod stmt_time;
 
 use crate::error::ServerError;
 use crate::load::{self, LoadStats};
@@ -105,6 +108,8 @@ pub struct MariaDbEngine {
     /// creation and loads; churn and DDL forget it, and the next load reads it back).
     contents: BTreeMap<String, (u64, u64)>,
     last_load: Option<LoadDetails>,
+    /// The block id generator of the tables created next (`sequence`, `table` strategies).
+    id_blocks: Option<keylab_core::IdBlocks>,
     server: Option<PrivateServer>,
 }
 
@@ -254,6 +259,7 @@ impl MariaDbEngine {
             file_writes: BTreeMap::new(),
             contents: BTreeMap::new(),
             last_load: None,
+            id_blocks: None,
             server: None,
         };
         engine.read_settings()?;
@@ -434,6 +440,7 @@ impl MariaDbEngine {
         self.conn
             .query_drop(table.create_sql(self.dialect()))
             .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
+        self.create_id_source(&name)?;
         self.track(&name, &[]);
         let baseline = Baseline {
             counters: metrics::read_counters(&mut self.conn),
@@ -480,6 +487,7 @@ impl MariaDbEngine {
         self.conn
             .query_drop(format!("DROP TABLE IF EXISTS {}", quote_ident(&name)))
             .map_err(|e| sql_err("DROP TABLE failed", e))?;
+        self.drop_id_source(&name)?;
         self.conn
             .exec_drop(
                 format!("DELETE FROM {} WHERE table_name = ?", quote_ident(OWNER_TABLE)),
@@ -517,6 +525,7 @@ impl MariaDbEngine {
             }
         }
         let writers = plan.writers.max(1) as usize;
+        let statements_before = self.server_statement_ns();
         let conns = (0..writers).map(|_| self.new_connection()).collect::<Result<Vec<_>, _>>()?;
         self.track(&name, &conns.iter().map(Conn::connection_id).collect::<Vec<_>>());
         // A table loaded in several calls (load samples), or after churn, already holds rows.
@@ -526,9 +535,13 @@ impl MariaDbEngine {
         };
         // Unknown until checked, also when the load fails half-way.
         self.contents.remove(&name);
-        let stats = load::run_load(table, plan, conns, rows, on_rows);
+        let fetch = self.id_fetch(&name);
+        let stats = load::run_load_with_ids(table, plan, conns, rows, on_rows, fetch.as_ref());
         self.track(&name, &[]);
         let stats: LoadStats = stats?;
+        let server_statement_ms = statements_before
+            .zip(self.server_statement_ns())
+            .map(|(a, b)| b.saturating_sub(a) as f64 / 1e6);
         let (sent, sent_xor) = stats.client_checksum;
         let expected = (held.0 + sent, held.1 ^ sent_xor);
         let server_checksum = self.verify(table, held, expected)?;
@@ -558,7 +571,27 @@ impl MariaDbEngine {
             batch_latency_ms: load::latency_ms(&stats.batch_latency_us),
             first_batch_ms: Some(stats.first_batch_ms.clone()),
             verification: Some(verification),
+            server_statement_ms,
         })
+    }
+
+    /// Server-side time of every statement the server has run, ns (performance_schema,
+    /// summed over statement kinds): on a private server only keylab runs statements, so
+    /// the difference over a load is the load's (plus the one read that starts it). `None`
+    /// on a user's server (other sessions' statements would count) or with
+    /// performance_schema off.
+    fn server_statement_ns(&mut self) -> Option<u64> {
+        if !matches!(self.target, Target::Private { .. }) {
+            return None;
+        }
+        self.conn
+            .query_first::<Option<u64>, _>(
+                "SELECT CAST(SUM(SUM_TIMER_WAIT) DIV 1000 AS UNSIGNED) \
+                 FROM performance_schema.events_statements_summary_global_by_event_name",
+            )
+            .ok()
+            .flatten()
+            .flatten()
     }
 
     /// Rows and `BIT_XOR(CRC32(..))` of the checksum columns (`sql::checksum_sql`) on the server.
@@ -673,6 +706,10 @@ impl Engine for MariaDbEngine {
 
     fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
         Ok(self.rebuild_table(table, fill_factor_pct)?)
+    }
+
+    fn set_id_blocks(&mut self, blocks: Option<keylab_core::IdBlocks>) {
+        self.id_blocks = blocks;
     }
 
     fn query(

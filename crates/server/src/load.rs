@@ -11,6 +11,10 @@
 //! The calling thread also computes the client half of the row checksum and reports
 //! progress.
 //!
+//! With an ORM's block id generator ([`IdFetch`]), each writer takes a block of ids from
+//! the server before a batch needs more than it holds, as the ORM would: the round trips
+//! are paid and timed; the ids sent are keylab's, handed out in the same blocks.
+//!
 //! This module does not create tables or read metrics.
 
 use crate::error::ServerError;
@@ -89,6 +93,15 @@ pub fn check_plan(table: &Table, plan: &LoadPlan) -> Result<(), String> {
     Ok(())
 }
 
+/// The statements one writer runs to take a block of `block` ids from the server.
+#[derive(Debug, Clone)]
+pub struct IdFetch {
+    /// Run in order, each its own round trip.
+    pub statements: Vec<String>,
+    /// Ids per block.
+    pub block: u64,
+}
+
 /// Loads `rows` into `table` over `conns` (one writer per connection).
 pub fn run_load(
     table: &Table,
@@ -96,6 +109,18 @@ pub fn run_load(
     conns: Vec<Conn>,
     rows: &mut dyn Iterator<Item = Row>,
     on_rows: &mut dyn FnMut(u64),
+) -> Result<LoadStats, ServerError> {
+    run_load_with_ids(table, plan, conns, rows, on_rows, None)
+}
+
+/// [`run_load`], each writer taking its ids in blocks through `ids` when given.
+pub fn run_load_with_ids(
+    table: &Table,
+    plan: &LoadPlan,
+    conns: Vec<Conn>,
+    rows: &mut dyn Iterator<Item = Row>,
+    on_rows: &mut dyn FnMut(u64),
+    ids: Option<&IdFetch>,
 ) -> Result<LoadStats, ServerError> {
     check_plan(table, plan).map_err(ServerError::Refused)?;
     let cols = sql::sent_columns(table);
@@ -121,6 +146,7 @@ pub fn run_load(
                     spare: spare_tx.clone(),
                     failed: failed.clone(),
                     done: done.clone(),
+                    ids,
                 };
                 s.spawn(move || w.run(conn))
             })
@@ -276,6 +302,7 @@ struct Writer<'a> {
     spare: Sender<String>,
     failed: Arc<AtomicBool>,
     done: Arc<AtomicU64>,
+    ids: Option<&'a IdFetch>,
 }
 
 struct WriterResult {
@@ -311,11 +338,28 @@ impl Writer<'_> {
         let mut statements = PreparedCache::default();
         // Rows a LOAD DATA statement took beyond its batch, sent first by the next one.
         let mut carry: Option<Batch> = None;
+        // Ids this writer holds from blocks already taken.
+        let mut held_ids = 0u64;
         while let Some(batch) = carry.take().or_else(|| recv(&self.rx)) {
             if self.failed.load(Ordering::SeqCst) {
                 break;
             }
             let t0 = Instant::now();
+            if let Some(ids) = self.ids {
+                let need = match &batch {
+                    Batch::Sql { rows, .. } => *rows,
+                    Batch::Params { rows, .. } => *rows as u64,
+                    Batch::Rows(rows) => rows.len() as u64,
+                };
+                while held_ids < need {
+                    for s in &ids.statements {
+                        conn.query_drop(s)
+                            .map_err(|e| sql_err("taking a block of ids failed", e))?;
+                    }
+                    held_ids += ids.block.max(1);
+                }
+                held_ids -= need;
+            }
             let n = match batch {
                 Batch::Sql { text, rows } => {
                     conn.query_drop(&text).map_err(|e| sql_err("multi-row INSERT failed", e))?;

@@ -128,6 +128,12 @@ pub(super) fn config_text(
     set("innodb_monitor_enable", &"module_index");
     set("local_infile", &1);
     set("performance_schema", &if s.performance_schema { "ON" } else { "OFF" });
+    if s.performance_schema {
+        // Server-side query timings read each statement's TIMER_WAIT from the long history;
+        // MariaDB records history only while the `current` consumer is on too.
+        set("performance_schema_consumer_events_statements_current", &"ON");
+        set("performance_schema_consumer_events_statements_history_long", &"ON");
+    }
     set("innodb_stats_persistent", &if s.stats_persistent { "ON" } else { "OFF" });
     if let Some(cb) = &s.change_buffering {
         // Where the option is gone the engine reports the setting under `not_applied`.
