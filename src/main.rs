@@ -10,6 +10,7 @@ mod engines;
 mod output;
 mod progress;
 mod sim_engine;
+mod sim_writers;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -1,7 +1,7 @@
 //! The simulator as a keylab [`Engine`]: rows go into a `SimTable` in stream order; figures
 //! come from its model of InnoDB, so every one of them is a prediction, never a measurement.
-//! Load method, batch and writers do not change what the model builds (one ordered stream);
-//! timings are left `null` because the simulator's speed predicts nothing about a server's.
+//! One writer inserts the rows in stream order; several interleave their statements' rows as
+//! `sim_writers` models it (the load method and batch matter only then); timings are left `null` because the simulator's speed predicts nothing about a server's.
 //! The load check compares the rows sent with the clustered index's record count; there is
 //! no checksum (the model keeps keys and record sizes, not values), so it is `null`.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
@@ -80,21 +80,22 @@ impl Engine for SimEngine {
 
     fn load(
         &mut self,
-        _table: &Table,
-        _plan: &LoadPlan,
+        table: &Table,
+        plan: &LoadPlan,
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
         let sim = self.table_mut()?;
         let held = sim.len();
-        let mut loaded = 0u64;
-        for row in rows {
+        let mut done = 0u64;
+        let loaded = crate::sim_writers::interleave(table, plan, rows, |row| {
             sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;
-            loaded += 1;
-            if loaded % PROGRESS_EVERY == 0 {
+            done += 1;
+            if done % PROGRESS_EVERY == 0 {
                 on_rows(PROGRESS_EVERY);
             }
-        }
+            Ok::<(), EngineError>(())
+        })?;
         on_rows(loaded % PROGRESS_EVERY);
         // The model stores keys and record sizes, not column values: no checksum to compare.
         let verification = LoadVerification {

@@ -69,6 +69,49 @@ fn simulator_and_private_mariadb_build_the_same_tree() {
     }
 }
 
+/// Parallel writers (E2): keylab gives statement `n` to writer `n % writers` on both engines;
+/// their rows interleave on the server, and the simulator models that interleaving, so both
+/// trees lose fill against one writer's. The model lets every running statement advance at
+/// once, an upper bound on the server's interleaving, so its fill is not above the server's.
+#[test]
+fn parallel_writers_lower_the_fill_on_both_engines() {
+    if !server_installed("parallel_writers_lower_the_fill_on_both_engines") {
+        return;
+    }
+    let d = Dir::new();
+    let fill = |engine: &str, writers: &str| -> Vec<f64> {
+        let out = d
+            .keylab(&[
+                "compare",
+                "--engine",
+                engine,
+                "--rows",
+                "40000",
+                "--keys",
+                "auto-inc,seq",
+                "--batch",
+                "500",
+                "--writers",
+                writers,
+                "--format",
+                "json",
+            ])
+            .expect_code(0);
+        let v = json(&out.stdout);
+        let runs = v["runs"].as_array().unwrap();
+        runs.iter().map(|r| r["indexes"][0]["fill_pct"].as_f64().unwrap()).collect()
+    };
+    let (sim1, server1) = (fill("sim", "1"), fill("mariadb", "1"));
+    let (sim4, server4) = (fill("sim", "4"), fill("mariadb", "4"));
+    for k in 0..2 {
+        assert!((sim1[k] - server1[k]).abs() < 0.3, "one writer: {sim1:?} vs {server1:?}");
+        assert!(sim4[k] < sim1[k] - 5.0, "the model interleaves: {sim4:?} vs {sim1:?}");
+        assert!(server4[k] < server1[k] - 1.0, "the server interleaves: {server4:?}");
+        assert!(sim4[k] <= server4[k] + 2.0, "model {sim4:?} vs server {server4:?}");
+    }
+    assert_eq!(fill("sim", "4"), sim4, "the model is seeded");
+}
+
 /// `--database` without `--url`: the private instance works in that database.
 #[test]
 fn a_private_instance_works_in_the_database_given() {

@@ -112,6 +112,19 @@ pub struct LoadPlan {
     pub writers: u32,
 }
 
+/// Statements a writer may have queued beyond the one it runs: the calling thread sends
+/// statement `n` to writer [`LoadPlan::writer_of`]`(n)` and waits while that writer's queue
+/// is full. The simulator's model of parallel writers uses the same depth.
+pub const WRITER_QUEUE_STATEMENTS: usize = 2;
+
+impl LoadPlan {
+    /// The writer that sends statement `n` (0-based, in row-stream order) of a load:
+    /// round-robin, so that every engine gives each writer the same rows.
+    pub fn writer_of(&self, statement: u64) -> usize {
+        (statement % u64::from(self.writers.max(1))) as usize
+    }
+}
+
 impl Default for LoadPlan {
     fn default() -> Self {
         LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1 }

@@ -20,7 +20,8 @@ mod runner;
 mod workload;
 
 pub use engine::{
-    Engine, EngineError, EngineKind, EngineSettings, LoadMethod, LoadOutcome, LoadPlan, Measurement,
+    Engine, EngineError, EngineKind, EngineSettings, LoadMethod, LoadOutcome, LoadPlan,
+    Measurement, WRITER_QUEUE_STATEMENTS,
 };
 pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 pub use result::{

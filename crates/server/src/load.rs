@@ -1,8 +1,10 @@
 //! The load pipeline: rows from the generator to N writer connections.
 //!
 //! The calling thread pulls rows from the (not `Send`) iterator, groups them into batches
-//! and sends them through a bounded channel to `writers` scoped threads, each with its own
-//! connection; every row goes to exactly one writer, so ids are split without collisions
+//! and sends them to `writers` scoped threads, each with its own connection and its own
+//! bounded queue: statement `n` goes to writer `n % writers` ([`LoadPlan::writer_of`]), so a
+//! writer's rows are the same on every run and the simulator's model of parallel writers gets
+//! the same ones; every row goes to exactly one writer, so ids are split without collisions
 //! (an `AUTO_INCREMENT` key is left to the server). For `multi` and `prepared` the calling
 //! thread also renders each batch (the SQL text, or the parameter list), so a writer only
 //! sends and waits: the next statement is rendered while the server runs the current one.
@@ -16,7 +18,7 @@
 use crate::error::ServerError;
 use crate::sql;
 use hdrhistogram::Histogram;
-use keylab_core::{LoadMethod, LoadPlan, Row};
+use keylab_core::{LoadMethod, LoadPlan, Row, WRITER_QUEUE_STATEMENTS};
 use keylab_schema::Table;
 use mysql::prelude::Queryable;
 use mysql::{Conn, LocalInfileHandler};
@@ -84,9 +86,8 @@ pub fn run_load(
         )));
     }
     let checksum_col = sql::checksum_column(table);
-    let writers = conns.len();
-    let (tx, rx) = sync_channel::<Batch>(writers * 2);
-    let rx = Arc::new(Mutex::new(rx));
+    let (txs, rxs): (Vec<_>, Vec<_>) =
+        conns.iter().map(|_| sync_channel::<Batch>(WRITER_QUEUE_STATEMENTS)).unzip();
     // SQL buffers the writers are done with, for the next statements (no fresh allocation
     // and page faults for each one).
     let (spare_tx, spare_rx) = channel::<String>();
@@ -97,11 +98,12 @@ pub fn run_load(
     let results = std::thread::scope(|s| {
         let handles: Vec<_> = conns
             .into_iter()
-            .map(|conn| {
+            .zip(rxs)
+            .map(|(conn, rx)| {
                 let w = Writer {
                     table,
                     plan,
-                    rx: rx.clone(),
+                    rx: Arc::new(Mutex::new(rx)),
                     spare: spare_tx.clone(),
                     failed: failed.clone(),
                     done: done.clone(),
@@ -109,11 +111,19 @@ pub fn run_load(
                 s.spawn(move || w.run(conn))
             })
             .collect();
-        drop(rx);
         drop(spare_tx);
         let mut batcher = Batcher::new(table, plan, cols);
         let mut reported = 0u64;
-        let send = |batch: Batch| tx.send(batch).is_ok() && !failed.load(Ordering::SeqCst);
+        // A batch goes to the writer of the statement its first row belongs to (a LOAD DATA
+        // statement spans several batches, which end at statement boundaries).
+        let mut sent_rows = 0u64;
+        let batch_rows = u64::from(plan.batch.max(1));
+        let mut send = |batch: Batch| {
+            let n = batch.rows();
+            let w = plan.writer_of(sent_rows / batch_rows);
+            sent_rows += n;
+            txs[w].send(batch).is_ok() && !failed.load(Ordering::SeqCst)
+        };
         for row in &mut *rows {
             client.0 += 1;
             if let Some(c) = checksum_col {
@@ -135,7 +145,7 @@ pub fn run_load(
                 send(batch);
             }
         }
-        drop(tx);
+        drop(txs);
         let results: Vec<_> = handles
             .into_iter()
             .map(|h| {
@@ -174,6 +184,17 @@ enum Batch {
     Params { values: Vec<mysql::Value>, rows: usize },
 }
 
+impl Batch {
+    /// Rows the batch carries.
+    fn rows(&self) -> u64 {
+        match self {
+            Batch::Rows(rows) => rows.len() as u64,
+            Batch::Sql { rows, .. } => *rows,
+            Batch::Params { rows, .. } => *rows as u64,
+        }
+    }
+}
+
 /// Groups rows into batches on the calling thread, rendering them as it goes for `multi`
 /// and `prepared`.
 struct Batcher<'a> {
@@ -182,6 +203,10 @@ struct Batcher<'a> {
     cols: Vec<usize>,
     /// Rows per batch.
     chunk: usize,
+    /// Rows per statement, and those of the current statement batched so far: a batch also
+    /// ends where a statement does, so that it goes whole to that statement's writer.
+    statement: usize,
+    in_statement: usize,
     prefix: String,
     rows: Vec<Row>,
     text: String,
@@ -195,6 +220,8 @@ impl<'a> Batcher<'a> {
             table,
             method: plan.method,
             chunk: chunk_rows(plan),
+            statement: plan.batch.max(1) as usize,
+            in_statement: 0,
             prefix: sql::insert_prefix(table),
             cols,
             rows: Vec::new(),
@@ -232,6 +259,11 @@ impl<'a> Batcher<'a> {
             }
         }
         self.pending += 1;
+        self.in_statement += 1;
+        if self.in_statement == self.statement {
+            self.in_statement = 0;
+            return Some(self.take());
+        }
         (self.pending == self.chunk).then(|| self.take())
     }
 
