@@ -23,13 +23,28 @@ const PROGRESS_EVERY: u64 = 16_384;
 /// The embedded InnoDB page simulator.
 pub struct SimEngine {
     settings: SimSettings,
+    /// `innodb_autoinc_lock_mode` of the model of parallel writers.
+    autoinc_lock_mode: u8,
     table: Option<SimTable>,
 }
 
 impl SimEngine {
     /// A simulator with these settings.
     pub fn new(settings: SimSettings) -> Self {
-        SimEngine { settings, table: None }
+        let autoinc_lock_mode = match settings.flavour {
+            Flavour::MariaDb1011 => 1,
+            Flavour::Mysql80 => 2,
+        };
+        SimEngine { settings, autoinc_lock_mode, table: None }
+    }
+
+    /// The same, modelling parallel writers under `innodb_autoinc_lock_mode` = `mode`
+    /// (`None` keeps the flavour's default: MariaDB 1, MySQL 8.0 2).
+    pub fn with_autoinc_lock_mode(mut self, mode: Option<u8>) -> Self {
+        if let Some(m) = mode {
+            self.autoinc_lock_mode = m;
+        }
+        self
     }
 
     fn table(&self) -> Result<&SimTable, EngineError> {
@@ -63,6 +78,7 @@ impl Engine for SimEngine {
             "innodb_change_buffering".into(),
             if self.settings.change_buffering_on() { "all" } else { "none" }.into(),
         );
+        settings.insert("innodb_autoinc_lock_mode".into(), self.autoinc_lock_mode.into());
         settings.insert("figures".into(), "simulated".into());
         EngineInfo {
             kind: "sim".into(),
@@ -85,10 +101,11 @@ impl Engine for SimEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
+        let mode = self.autoinc_lock_mode;
         let sim = self.table_mut()?;
         let held = sim.len();
         let mut done = 0u64;
-        let loaded = crate::sim_writers::interleave(table, plan, rows, |row| {
+        let loaded = crate::sim_writers::interleave(table, plan, mode, rows, |row| {
             sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;
             done += 1;
             if done % PROGRESS_EVERY == 0 {

@@ -8,12 +8,13 @@
 //! next row inserted is from one of them picked at random (a fixed seed, so the model is
 //! deterministic); a writer that finishes takes its next queued statement at once.
 //!
-//! `AUTO_INCREMENT` values follow `innodb_autoinc_lock_mode = 1` (MariaDB's default): a
-//! multi-row or prepared INSERT reserves one consecutive block for all its rows when it starts,
-//! a single-row INSERT takes the next value when it runs (`ha_innobase::get_auto_increment`),
-//! and `LOAD DATA` ("bulk insert", row count unknown) holds the table's AUTO-INC lock to its
-//! end, so such statements run one after another (`ha_innobase::innobase_lock_autoinc`). The
-//! values handed out are the stream's own, in the order they are taken.
+//! `AUTO_INCREMENT` values follow `innodb_autoinc_lock_mode` (`ha_innobase::innobase_lock_autoinc`,
+//! `ha_innobase::get_auto_increment`, `handler::update_auto_increment`): a multi-row or
+//! prepared INSERT reserves one consecutive block of its row count at its first row, a
+//! single-row INSERT or a `LOAD DATA` row takes the next value when it is inserted. Mode 0
+//! holds the table's AUTO-INC lock to the end of every INSERT, mode 1 (MariaDB's default) to
+//! the end of a `LOAD DATA` ("bulk insert": its row count is unknown), mode 2 never: a statement
+//! holding it runs alone. The values handed out are the stream's own, in the order taken.
 //!
 //! This module does not time anything and does not model CPU cores or lock waits.
 
@@ -40,6 +41,7 @@ struct Writer {
 pub fn interleave<E>(
     table: &Table,
     plan: &LoadPlan,
+    autoinc_lock_mode: u8,
     rows: &mut dyn Iterator<Item = Row>,
     mut apply: impl FnMut(Row) -> Result<(), E>,
 ) -> Result<u64, E> {
@@ -57,10 +59,16 @@ pub fn interleave<E>(
         [c] if table.auto_increment => Some(*c),
         _ => None,
     };
+    let table_lock = auto_inc.is_some()
+        && match autoinc_lock_mode {
+            0 => true,
+            1 => plan.method == LoadMethod::LoadData,
+            _ => false,
+        };
     // When a statement's AUTO_INCREMENT values are taken: a block at its start, or one value
-    // per row as it is inserted.
-    let block_at_start = matches!(plan.method, LoadMethod::Multi | LoadMethod::Prepared);
-    let table_lock = auto_inc.is_some() && plan.method == LoadMethod::LoadData;
+    // per row as it is inserted (the same under the table lock: nothing runs in between).
+    let block_at_start =
+        !table_lock && matches!(plan.method, LoadMethod::Multi | LoadMethod::Prepared);
     let mut writers: Vec<Writer> = (0..n_writers).map(|_| Writer::default()).collect();
     // AUTO_INCREMENT values of the rows read so far and not yet handed out, in stream order.
     let mut ids: VecDeque<Value> = VecDeque::new();
@@ -147,10 +155,14 @@ mod tests {
     }
 
     fn order(auto_increment: bool, method: LoadMethod, writers: u32) -> Vec<Row> {
+        order_in_mode(auto_increment, method, writers, 1)
+    }
+
+    fn order_in_mode(auto_increment: bool, method: LoadMethod, writers: u32, mode: u8) -> Vec<Row> {
         let plan = LoadPlan { method, batch: 10, writers };
         let mut out = Vec::new();
         let mut it = rows(95, 10).into_iter();
-        let n = interleave::<()>(&table(auto_increment), &plan, &mut it, |r| {
+        let n = interleave::<()>(&table(auto_increment), &plan, mode, &mut it, |r| {
             out.push(r);
             Ok(())
         })
@@ -213,5 +225,16 @@ mod tests {
             out.iter().map(|r| if let Value::Int(s) = r[1] { s } else { -1 }).collect();
         let runs = 1 + statements.windows(2).filter(|p| p[0] != p[1]).count();
         assert_eq!(runs, 10, "each statement's rows together: {statements:?}");
+    }
+
+    #[test]
+    fn lock_mode_0_runs_auto_increment_statements_one_at_a_time() {
+        let out = order_in_mode(true, LoadMethod::Multi, 3, 0);
+        assert_eq!(ids(&out), (1..=95).collect::<Vec<_>>(), "appended in order");
+        // Mode 2 lets LOAD DATA statements interleave; values still follow insert order.
+        let out = order_in_mode(true, LoadMethod::LoadData, 3, 2);
+        assert_eq!(ids(&out), (1..=95).collect::<Vec<_>>());
+        let statements: Vec<Value> = out.iter().map(|r| r[1].clone()).collect();
+        assert!(statements.windows(2).filter(|p| p[0] != p[1]).count() > 9, "interleaved");
     }
 }

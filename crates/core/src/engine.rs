@@ -150,6 +150,9 @@ pub struct EngineSettings {
     /// `performance_schema` at server start (per-table I/O figures such as E1's write
     /// requests need it); `None` = the engine's default. The simulator has none.
     pub performance_schema: Option<bool>,
+    /// `innodb_autoinc_lock_mode` (0 traditional, 1 consecutive, 2 interleaved); `None` =
+    /// the engine's default (MariaDB 1, MySQL 8.0 2).
+    pub autoinc_lock_mode: Option<u8>,
 }
 
 impl Default for EngineSettings {
@@ -161,6 +164,7 @@ impl Default for EngineSettings {
             merge_threshold_pct: 50,
             change_buffering: None,
             performance_schema: None,
+            autoinc_lock_mode: None,
         }
     }
 }
@@ -177,6 +181,10 @@ pub struct LoadOutcome {
     pub batch_latency_ms: Option<LatencyMs>,
     /// Latency of each writer's first batch, ms (E2's "the first batch waits").
     pub first_batch_ms: Option<Vec<f64>>,
+    /// Median latency of each writer's other batches, ms, in the order of `first_batch_ms`
+    /// (`None` for a writer that sent one batch only).
+    #[serde(default)]
+    pub other_batch_p50_ms: Option<Vec<Option<f64>>>,
     /// The engine's check of the table after the load (`None` where it made none).
     #[serde(default)]
     pub verification: Option<LoadVerification>,

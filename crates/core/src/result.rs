@@ -94,6 +94,11 @@ pub struct LoadResult {
     /// absent where not measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_batch_ms: Option<Vec<f64>>,
+    /// Measured median latency of each writer's other batches, ms, in the order of
+    /// `first_batch_ms` (`null` for a writer that sent one batch only; absent where not
+    /// measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_batch_p50_ms: Option<Vec<Option<f64>>>,
     /// What the engine checked after the load: rows expected and found, checksum (an
     /// extension of the contract; absent in results written before keylab checked loads).
     #[serde(default, skip_serializing_if = "Option::is_none")]

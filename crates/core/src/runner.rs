@@ -52,6 +52,7 @@ pub fn run_variant(
             rows_per_s,
             batch_latency_ms: load.batch_latency_ms,
             first_batch_ms: load.first_batch_ms,
+            other_batch_p50_ms: load.other_batch_p50_ms,
             verification: load.verification,
         },
         counters: measured.counters,

@@ -26,8 +26,16 @@ use serde_json::Value as Json;
 const NOTE_FIGURES: [&str; 4] = ["status", "reason", "not_applicable", "engine_not_applied"];
 
 /// Figures of the first load phase that repeat the run's `load`.
-const LOAD_REPEATS: [&str; 7] =
-    ["method", "batch", "writers", "wall_s", "rows_per_s", "batch_latency_ms", "first_batch_ms"];
+const LOAD_REPEATS: [&str; 8] = [
+    "method",
+    "batch",
+    "writers",
+    "wall_s",
+    "rows_per_s",
+    "batch_latency_ms",
+    "first_batch_ms",
+    "other_batch_p50_ms",
+];
 
 /// Phase kinds that change the table (a later one makes a load's "after" differ from the
 /// run's end state).
@@ -77,6 +85,7 @@ const ORDER: &[&str] = &[
     "batch_latency_ms.p99",
     "batch_latency_ms.max",
     "first_batch_ms",
+    "other_batch_p50_ms",
     "rounds",
     "inserts_per_round",
     "deletes_per_round",
@@ -286,6 +295,7 @@ fn label(figure: &str) -> (String, Option<Better>) {
         "batch_latency_ms.p99" => ("batch p99 (ms)".into(), Some(Lower)),
         "batch_latency_ms.max" => ("batch max (ms)".into(), Some(Lower)),
         "first_batch_ms" => ("first batch (ms)".into(), None),
+        "other_batch_p50_ms" => ("other batches p50 (ms)".into(), None),
         "sample_every" => ("sampled every (rows)".into(), None),
         "samples" => ("shape samples".into(), None),
         "page_splits" => ("page splits".into(), Some(Lower)),

@@ -87,6 +87,7 @@ pub fn reading(report: &Report) -> Vec<String> {
     out.extend(crate::reading_settings::setting_effects(&report.runs));
     out.extend(crate::reading_settings::published_comparison(&report.scenario, &report.runs));
     out.extend(throughput(&runs));
+    out.extend(crate::reading_load::writers_over_cores(report));
     out.extend(queries(&runs));
     out.extend(not_reported(report, &runs));
     out
@@ -523,6 +524,8 @@ fn throughput(runs: &[Labeled]) -> Vec<String> {
             ));
         }
     }
+    let load: Vec<_> = runs.iter().map(|r| (r.run, r.label)).collect();
+    out.extend(crate::reading_load::first_batch_wait(&load));
     let p99: Vec<(&Labeled, f64)> =
         runs.iter().filter_map(|r| Some((r, r.run.load.batch_latency_ms?.p99))).collect();
     if p99.len() >= 2 {

@@ -257,6 +257,9 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
     if let Some(on) = s.performance_schema {
         f.insert("performance_schema".into(), on.into());
     }
+    if let Some(mode) = s.autoinc_lock_mode {
+        f.insert("autoinc_lock_mode".into(), mode.into());
+    }
     let missing: Vec<String> = run
         .requested
         .iter()
@@ -272,6 +275,9 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
                 ("performance_schema", Some(v)) => {
                     let want = if s.performance_schema == Some(true) { "ON" } else { "OFF" };
                     v.as_str().is_some_and(|g| g.eq_ignore_ascii_case(want))
+                }
+                ("innodb_autoinc_lock_mode", Some(v)) => {
+                    v.as_u64() == s.autoinc_lock_mode.map(u64::from)
                 }
                 _ => false,
             };
@@ -405,6 +411,7 @@ fn load_phase(
     let mut wall_s = Some(0.0);
     let mut latency = None;
     let mut first_batch_ms = None;
+    let mut other_batch_p50_ms = None;
     let mut verification = None;
     let mut chunks = 0;
     let mut samples = Vec::new();
@@ -422,6 +429,7 @@ fn load_phase(
             verification = out.verification;
             if chunks == 1 {
                 first_batch_ms = out.first_batch_ms;
+                other_batch_p50_ms = out.other_batch_p50_ms;
             }
             if sample_every.is_some() {
                 let m = engine.measure(run.table())?;
@@ -451,6 +459,7 @@ fn load_phase(
         rows_per_s,
         batch_latency_ms,
         first_batch_ms,
+        other_batch_p50_ms,
         verification,
     };
     let mut f = Map::new();
@@ -463,6 +472,7 @@ fn load_phase(
     f.insert("rows_per_s".into(), rows_per_s.into());
     f.insert("batch_latency_ms".into(), to_json(&batch_latency_ms));
     f.insert("first_batch_ms".into(), to_json(&load.first_batch_ms));
+    f.insert("other_batch_p50_ms".into(), to_json(&load.other_batch_p50_ms));
     counters(&mut f, &st.last.counters.since(&before.counters));
     pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &st.last, "_after");

@@ -34,6 +34,7 @@
 //! fill_factor = 100                      # 10..100, innodb_fill_factor
 //! merge_threshold = 50                   # 1..50, MERGE_THRESHOLD
 //! change_buffering = true                # all (true) / none (false)
+//! autoinc_lock_mode = 1                  # 0 traditional, 1 consecutive, 2 interleaved
 //!
 //! [generator]
 //! ids_per_ms = 1                         # virtual clock rate
@@ -46,6 +47,7 @@
 //! page_size = ["16k", "4k"]              #   table variants placements rows method batch
 //!                                        #   writers page_size buffer_pool fill_factor
 //!                                        #   merge_threshold change_buffering
+//!                                        #   autoinc_lock_mode
 //!
 //! [[phases]]                             # in order; the first is a load
 //! load = { rows = 100_000, method = "multi", batch = 1000, writers = 1, sample_every = 10_000 }

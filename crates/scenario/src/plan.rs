@@ -154,6 +154,7 @@ struct Cell {
     fill_factor: Option<u8>,
     merge_threshold: Option<u8>,
     change_buffering: Option<bool>,
+    autoinc_lock_mode: Option<u8>,
 }
 
 type Setter = Box<dyn Fn(&mut Cell)>;
@@ -207,6 +208,7 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
             empty_check!(m.fill_factor);
             empty_check!(m.merge_threshold);
             empty_check!(m.change_buffering);
+            empty_check!(m.autoinc_lock_mode);
             if let Some(names) = &m.table {
                 let tables = spec.tables.get_ref();
                 let mut idx = Vec::new();
@@ -309,6 +311,15 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
                     v.get_ref(),
                     |&b| if b { "on" } else { "off" }.into(),
                     |c, b| c.change_buffering = Some(b),
+                );
+            }
+            if let Some(v) = &m.autoinc_lock_mode {
+                dim(
+                    &mut dims,
+                    "autoinc_lock_mode",
+                    v.get_ref(),
+                    |m| m.0.to_string(),
+                    |c, m| c.autoinc_lock_mode = Some(m.0),
                 );
             }
         }
@@ -528,6 +539,10 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
     if e.performance_schema.is_some() {
         requested.push("performance_schema");
     }
+    let autoinc_lock_mode = cell.autoinc_lock_mode.or(e.autoinc_lock_mode.map(|m| m.0));
+    if autoinc_lock_mode.is_some() {
+        requested.push("innodb_autoinc_lock_mode");
+    }
     let settings = EngineSettings {
         page_size_bytes,
         buffer_pool_bytes: buffer_pool,
@@ -541,6 +556,7 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
             .unwrap_or(d.merge_threshold_pct),
         change_buffering,
         performance_schema: e.performance_schema,
+        autoinc_lock_mode,
     };
     (settings, requested)
 }

@@ -200,6 +200,9 @@ pub struct EngineSpec {
     /// `performance_schema` on a private server (per-table I/O figures need it).
     #[serde(default)]
     pub performance_schema: Option<bool>,
+    /// `innodb_autoinc_lock_mode` (0, 1 or 2).
+    #[serde(default)]
+    pub autoinc_lock_mode: Option<AutoincLockMode>,
 }
 
 /// Id generator settings.
@@ -280,6 +283,9 @@ pub struct MatrixSpec {
     /// `innodb_change_buffering` on/off.
     #[serde(default)]
     pub change_buffering: Option<Spanned<Vec<bool>>>,
+    /// `innodb_autoinc_lock_mode`.
+    #[serde(default)]
+    pub autoinc_lock_mode: Option<Spanned<Vec<AutoincLockMode>>>,
 }
 
 /// A phase, written `[[phases]]` then `load = { ... }` (or `[phases.load]`).
@@ -589,6 +595,23 @@ impl<'de> Deserialize<'de> for MergeThreshold {
             Ok(v) if (1..=50).contains(&v) => Ok(MergeThreshold(v)),
             _ => Err(de::Error::custom(format!(
                 "merge threshold {n} is out of range; valid: 1 to 50"
+            ))),
+        }
+    }
+}
+
+/// `innodb_autoinc_lock_mode`: 0 (traditional), 1 (consecutive) or 2 (interleaved).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AutoincLockMode(pub u8);
+
+impl<'de> Deserialize<'de> for AutoincLockMode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = i64::deserialize(d)?;
+        match u8::try_from(n) {
+            Ok(v) if v <= 2 => Ok(AutoincLockMode(v)),
+            _ => Err(de::Error::custom(format!(
+                "autoinc_lock_mode {n} is not valid; valid: 0 (traditional), 1 (consecutive), \
+                 2 (interleaved)"
             ))),
         }
     }

@@ -302,6 +302,7 @@ mod tests {
                 rows_per_s: None,
                 batch_latency_ms: None,
                 first_batch_ms: None,
+                other_batch_p50_ms: None,
                 verification: None,
             },
             counters: Counters { page_splits: Some(splits), ..Counters::default() },

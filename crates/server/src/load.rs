@@ -45,6 +45,9 @@ pub struct LoadStats {
     pub batch_latency_us: Histogram<u64>,
     /// Each writer's first batch, milliseconds (a writer that got no batch has none).
     pub first_batch_ms: Vec<f64>,
+    /// The median of each writer's other batches, milliseconds, in the order of
+    /// `first_batch_ms` (`None` for a writer that sent one batch only).
+    pub other_batch_p50_ms: Vec<Option<f64>>,
     /// Client-side checksum: rows and `BIT_XOR` of the checksum column's CRC32.
     pub client_checksum: (u64, u64),
 }
@@ -159,16 +162,24 @@ pub fn run_load(
     let wall_s = started.elapsed().as_secs_f64();
     let mut hist = new_histogram();
     let mut first_batch_ms = Vec::new();
+    let mut other_batch_p50_ms = Vec::new();
     for r in results {
         let w = r?;
         hist.add(&w.latency_us).map_err(|e| ServerError::Sql(e.to_string()))?;
-        first_batch_ms.extend(w.first_batch_us.map(|us| us as f64 / 1000.0));
+        if let Some(us) = w.first_batch_us {
+            first_batch_ms.push(us as f64 / 1000.0);
+            other_batch_p50_ms.push(
+                (!w.others_us.is_empty())
+                    .then(|| w.others_us.value_at_quantile(0.5) as f64 / 1000.0),
+            );
+        }
     }
     Ok(LoadStats {
         rows: client.0,
         wall_s,
         batch_latency_us: hist,
         first_batch_ms,
+        other_batch_p50_ms,
         client_checksum: client,
     })
 }
@@ -299,6 +310,8 @@ struct Writer<'a> {
 struct WriterResult {
     latency_us: Histogram<u64>,
     first_batch_us: Option<u64>,
+    /// Every batch after the first.
+    others_us: Histogram<u64>,
 }
 
 fn recv(rx: &Mutex<Receiver<Batch>>) -> Option<Batch> {
@@ -325,7 +338,11 @@ impl Writer<'_> {
     }
 
     fn run_inner(&self, conn: &mut Conn) -> Result<WriterResult, ServerError> {
-        let mut out = WriterResult { latency_us: new_histogram(), first_batch_us: None };
+        let mut out = WriterResult {
+            latency_us: new_histogram(),
+            first_batch_us: None,
+            others_us: new_histogram(),
+        };
         let mut statements = PreparedCache::default();
         // Rows a LOAD DATA statement took beyond its batch, sent first by the next one.
         let mut carry: Option<Batch> = None;
@@ -355,7 +372,11 @@ impl Writer<'_> {
                 Batch::Rows(rows) => self.rows_in_transaction(conn, &rows)?,
             };
             let us = (t0.elapsed().as_micros() as u64).max(1);
-            out.first_batch_us.get_or_insert(us);
+            if out.first_batch_us.is_none() {
+                out.first_batch_us = Some(us);
+            } else {
+                out.others_us.saturating_record(us);
+            }
             out.latency_us.saturating_record(us);
             // LOAD DATA counts its rows while streaming.
             if self.plan.method != LoadMethod::LoadData {
