@@ -1,8 +1,8 @@
 //! The simulator's model of parallel writers: the order in which a server sees the rows of
 //! `writers` connections loading at once, so that the model's tree reflects their interleaving.
 //!
-//! What keylab controls is the same on both engines: statement `n` (of `batch` rows, in
-//! row-stream order) goes to writer `n % writers`, through a queue of
+//! What keylab controls is the same on both engines: statement `n` (of `batch` rows, or of
+//! the seeded sizes of [`LoadPlan::statement_rows`] when statements vary, in row-stream order) goes to writer `n % writers`, through a queue of
 //! [`WRITER_QUEUE_STATEMENTS`] statements the sender waits on (`crates/server/src/load.rs`).
 //! What the server decides is modelled: while several writers have a statement running, the
 //! next row inserted is from one of them picked at random (a fixed seed, so the model is
@@ -54,7 +54,7 @@ pub fn interleave<E>(
         }
         return Ok(applied);
     }
-    let batch = plan.batch.max(1) as usize;
+    let mut sizes = plan.statement_rows();
     let auto_inc = match table.primary_key.as_slice() {
         [c] if table.auto_increment => Some(*c),
         _ => None,
@@ -67,8 +67,11 @@ pub fn interleave<E>(
         };
     // When a statement's AUTO_INCREMENT values are taken: a block at its start, or one value
     // per row as it is inserted (the same under the table lock: nothing runs in between).
-    let block_at_start =
-        !table_lock && matches!(plan.method, LoadMethod::Multi | LoadMethod::Prepared);
+    let block_at_start = !table_lock
+        && matches!(
+            plan.method,
+            LoadMethod::Multi | LoadMethod::Prepared | LoadMethod::PreparedUncached
+        );
     let mut writers: Vec<Writer> = (0..n_writers).map(|_| Writer::default()).collect();
     // AUTO_INCREMENT values of the rows read so far and not yet handed out, in stream order.
     let mut ids: VecDeque<Value> = VecDeque::new();
@@ -84,8 +87,9 @@ pub fn interleave<E>(
             if writers[w].queued.len() >= WRITER_QUEUE_STATEMENTS {
                 break;
             }
-            let statement: Vec<Row> = (&mut *rows).take(batch).collect();
-            if statement.len() < batch {
+            let size = sizes.next().unwrap_or(1).max(1);
+            let statement: Vec<Row> = (&mut *rows).take(size).collect();
+            if statement.len() < size {
                 stream_done = true;
             }
             if statement.is_empty() {
@@ -159,7 +163,7 @@ mod tests {
     }
 
     fn order_in_mode(auto_increment: bool, method: LoadMethod, writers: u32, mode: u8) -> Vec<Row> {
-        let plan = LoadPlan { method, batch: 10, writers };
+        let plan = LoadPlan { method, batch: 10, writers, batch_max: None };
         let mut out = Vec::new();
         let mut it = rows(95, 10).into_iter();
         let n = interleave::<()>(&table(auto_increment), &plan, mode, &mut it, |r| {

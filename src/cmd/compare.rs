@@ -8,7 +8,9 @@ use crate::output;
 use crate::progress::LoadProgress;
 use crate::UsageError;
 use anyhow::{Context, Result};
-use keylab_core::{run_variant, EngineSettings, KeySource, LoadPlan, Payload, Report, Workload};
+use keylab_core::{
+    run_variant, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Report, Workload,
+};
 use keylab_keys::{Key, Variant};
 use std::path::Path;
 
@@ -30,7 +32,21 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let settings =
         EngineSettings { page_size_bytes: args.page_size.bytes(), ..EngineSettings::default() };
     let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
-    let plan = LoadPlan { method: args.method, batch: args.batch, writers: args.writers };
+    let (batch, batch_max) = args.batch;
+    if batch_max.is_some()
+        && !matches!(
+            args.method,
+            LoadMethod::Multi | LoadMethod::Prepared | LoadMethod::PreparedUncached
+        )
+    {
+        return Err(UsageError(format!(
+            "--batch {batch}..{} varies the statement shape, which only --method multi, \
+             prepared and prepared-uncached have",
+            batch_max.unwrap_or(batch)
+        ))
+        .into());
+    }
+    let plan = LoadPlan { method: args.method, batch, writers: args.writers, batch_max };
     let mut report = Report {
         keylab: env!("CARGO_PKG_VERSION").to_string(),
         schema_version: keylab_core::REPORT_SCHEMA_VERSION,

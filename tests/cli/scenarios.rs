@@ -96,14 +96,17 @@ fn e1_runs_both_keys_both_placements_and_samples_growth() {
 fn e2_runs_the_three_matrix_groups() {
     let v = run_builtin("e2-bulk-load", "0.002");
     let runs = v["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 4 + 6 + 27 + 6);
+    assert_eq!(runs.len(), 4 + 6 + 27 + 6 + 6);
     assert_eq!(runs[0]["load"]["method"], "row");
     assert_eq!(runs[3]["load"]["method"], "load-data");
     assert_eq!(runs[36]["variant"], "uuid4:text");
     assert_eq!(runs[36]["load"]["writers"], 15);
-    assert_eq!(runs[37]["phases"][0]["autoinc_lock_mode"], 0);
-    assert_eq!(runs[42]["phases"][0]["cell_autoinc_lock_mode"], "2");
-    assert_eq!(runs[42]["load"]["writers"], 4);
+    assert_eq!(runs[38]["load"]["batch_max"], 1500);
+    assert_eq!(runs[38]["load"]["method"], "prepared");
+    assert_eq!(runs[39]["load"]["method"], "prepared-uncached");
+    assert_eq!(runs[43]["phases"][0]["autoinc_lock_mode"], 0);
+    assert_eq!(runs[48]["phases"][0]["cell_autoinc_lock_mode"], "2");
+    assert_eq!(runs[48]["load"]["writers"], 4);
 }
 
 #[test]

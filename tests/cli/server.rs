@@ -69,7 +69,8 @@ fn simulator_and_private_mariadb_build_the_same_tree() {
     }
 }
 
-/// Parallel writers (E2): keylab gives statement `n` to writer `n % writers` on both engines;
+/// Parallel writers (E2), with statements of varying shape (the same seeded sizes on both
+/// engines): keylab gives statement `n` to writer `n % writers` on both engines;
 /// their rows interleave on the server, and the simulator models that interleaving, so both
 /// trees lose fill against one writer's. The model lets every running statement advance at
 /// once, an upper bound on the server's interleaving, so its fill is not above the server's.

@@ -20,8 +20,8 @@ mod runner;
 mod workload;
 
 pub use engine::{
-    Engine, EngineError, EngineKind, EngineSettings, LoadMethod, LoadOutcome, LoadPlan,
-    Measurement, WRITER_QUEUE_STATEMENTS,
+    parse_batch, Engine, EngineError, EngineKind, EngineSettings, LoadMethod, LoadOutcome,
+    LoadPlan, Measurement, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS,
 };
 pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 pub use result::{

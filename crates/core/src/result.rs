@@ -84,6 +84,10 @@ pub struct LoadResult {
     pub batch: u32,
     /// Parallel connections.
     pub writers: u32,
+    /// The largest statement when statements vary in shape (`batch` is then the smallest;
+    /// absent when every statement has `batch` rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_max: Option<u32>,
     /// Measured wall time, seconds (`null` on the simulator).
     pub wall_s: Option<f64>,
     /// Measured rows per second (`null` on the simulator).

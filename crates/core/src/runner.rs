@@ -48,6 +48,7 @@ pub fn run_variant(
             method: plan.method.token().to_string(),
             batch: plan.batch,
             writers: plan.writers,
+            batch_max: plan.batch_max.filter(|_| plan.varies()),
             wall_s: load.wall_s,
             rows_per_s,
             batch_latency_ms: load.batch_latency_ms,

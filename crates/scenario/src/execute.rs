@@ -455,6 +455,7 @@ fn load_phase(
         method: plan.method.token().to_string(),
         batch: plan.batch,
         writers: plan.writers,
+        batch_max: plan.batch_max.filter(|_| plan.varies()),
         wall_s,
         rows_per_s,
         batch_latency_ms,
@@ -467,6 +468,9 @@ fn load_phase(
     f.insert("rows".into(), rows.into());
     f.insert("method".into(), load.method.clone().into());
     f.insert("batch".into(), plan.batch.into());
+    if plan.varies() {
+        f.insert("batch_max".into(), plan.batch_max.into());
+    }
     f.insert("writers".into(), plan.writers.into());
     f.insert("wall_s".into(), wall_s.into());
     f.insert("rows_per_s".into(), rows_per_s.into());

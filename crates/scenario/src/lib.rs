@@ -51,6 +51,7 @@
 //!
 //! [[phases]]                             # in order; the first is a load
 //! load = { rows = 100_000, method = "multi", batch = 1000, writers = 1, sample_every = 10_000 }
+//!                                        # batch = "500..1500": varying shapes (multi, prepared)
 //! [[phases]]
 //! rebuild = { fill_factor = 90 }         # default: the run's engine fill factor
 //! [[phases]]

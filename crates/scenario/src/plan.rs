@@ -6,7 +6,7 @@
 //! plans once at scale 1 to find every error before anything starts.
 
 use crate::error::ScenarioError;
-use crate::spec::{PhaseSpec, ScenarioSpec, TableSpec};
+use crate::spec::{BatchSpec, PhaseSpec, ScenarioSpec, TableSpec};
 use crate::table::{self, BuiltTable, Ctx};
 use keylab_core::{DdlSpec, EngineSettings, LoadMethod, LoadPlan, Placement, QuerySpec};
 use keylab_keys::{ClockKind, GenConfig, Variant, WithinMs};
@@ -147,7 +147,7 @@ struct Cell {
     placements: Option<Vec<Placement>>,
     rows: Option<u64>,
     method: Option<LoadMethod>,
-    batch: Option<u32>,
+    batch: Option<BatchSpec>,
     writers: Option<u32>,
     page_size: Option<u32>,
     buffer_pool: Option<u64>,
@@ -251,13 +251,7 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
                 dim(&mut dims, "method", v.get_ref(), |m| m.to_string(), |c, m| c.method = Some(m));
             }
             if let Some(v) = &m.batch {
-                dim(
-                    &mut dims,
-                    "batch",
-                    v.get_ref(),
-                    |n| n.to_string(),
-                    |c, n| c.batch = Some(n.get()),
-                );
+                dim(&mut dims, "batch", v.get_ref(), |b| b.to_string(), |c, b| c.batch = Some(b));
             }
             if let Some(v) = &m.writers {
                 dim(
@@ -571,15 +565,34 @@ fn phases(
     let mut out = Vec::new();
     for p in spec.phases.get_ref() {
         out.push(match p.get_ref() {
-            PhaseSpec::Load(l) => PhasePlan::Load {
-                rows: scale_count(cell.rows.unwrap_or(l.rows.get()), scale),
-                plan: LoadPlan {
-                    method: cell.method.unwrap_or(l.method),
-                    batch: cell.batch.unwrap_or(l.batch.get()),
-                    writers: cell.writers.unwrap_or(l.writers.get()),
-                },
-                sample_every: l.sample_every.map(|n| scale_count(n.get(), scale)),
-            },
+            PhaseSpec::Load(l) => {
+                let batch = cell.batch.unwrap_or(l.batch);
+                let method = cell.method.unwrap_or(l.method);
+                let shaped = matches!(
+                    method,
+                    LoadMethod::Multi | LoadMethod::Prepared | LoadMethod::PreparedUncached
+                );
+                if batch.max.is_some() && !shaped {
+                    return Err(cx.err(
+                        p.span(),
+                        format!(
+                            "batch {batch} varies the statement shape, which only multi, \
+                             prepared and prepared-uncached have; method {method} needs one \
+                             row count"
+                        ),
+                    ));
+                }
+                PhasePlan::Load {
+                    rows: scale_count(cell.rows.unwrap_or(l.rows.get()), scale),
+                    plan: LoadPlan {
+                        method,
+                        batch: batch.min,
+                        writers: cell.writers.unwrap_or(l.writers.get()),
+                        batch_max: batch.max,
+                    },
+                    sample_every: l.sample_every.map(|n| scale_count(n.get(), scale)),
+                }
+            }
             PhaseSpec::Churn(c) => PhasePlan::Churn {
                 rounds: c.rounds.get(),
                 inserts: if c.inserts == 0 { 0 } else { scale_count(c.inserts, scale) },

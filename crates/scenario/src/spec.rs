@@ -264,7 +264,7 @@ pub struct MatrixSpec {
     pub method: Option<Spanned<Vec<LoadMethod>>>,
     /// Batch size of every load phase.
     #[serde(default)]
-    pub batch: Option<Spanned<Vec<NonZeroU32>>>,
+    pub batch: Option<Spanned<Vec<BatchSpec>>>,
     /// Writers of every load phase.
     #[serde(default)]
     pub writers: Option<Spanned<Vec<NonZeroU32>>>,
@@ -313,9 +313,9 @@ pub struct LoadSpec {
     /// Statement shape (default `multi`).
     #[serde(default = "default_method")]
     pub method: LoadMethod,
-    /// Rows per statement (default 1000).
+    /// Rows per statement (default 1000), or `"500..1500"`: statements of varying shape.
     #[serde(default = "default_batch")]
-    pub batch: NonZeroU32,
+    pub batch: BatchSpec,
     /// Parallel writers (default 1).
     #[serde(default = "one_nz")]
     pub writers: NonZeroU32,
@@ -328,8 +328,37 @@ fn default_method() -> LoadMethod {
     LoadMethod::Multi
 }
 
-fn default_batch() -> NonZeroU32 {
-    NonZeroU32::new(1000).expect("nonzero")
+fn default_batch() -> BatchSpec {
+    BatchSpec { min: 1000, max: None }
+}
+
+/// Rows per statement: `1000`, or `"500..1500"` for statements of varying shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchSpec {
+    /// The smallest statement (every statement when `max` is `None`).
+    pub min: u32,
+    /// The largest statement when statements vary.
+    pub max: Option<u32>,
+}
+
+impl std::fmt::Display for BatchSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.max {
+            Some(m) => write!(f, "{}..{m}", self.min),
+            None => write!(f, "{}", self.min),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for BatchSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = match IntOrString::deserialize(d)? {
+            IntOrString::Int(n) => n.to_string(),
+            IntOrString::String(s) => s,
+        };
+        let (min, max) = keylab_core::parse_batch(&text).map_err(de::Error::custom)?;
+        Ok(BatchSpec { min, max })
+    }
 }
 
 /// `churn = { rounds, inserts, deletes, measure_every }`.

@@ -298,6 +298,7 @@ mod tests {
                 method: "multi".into(),
                 batch: 1000,
                 writers: 1,
+                batch_max: None,
                 wall_s: None,
                 rows_per_s: None,
                 batch_latency_ms: None,

@@ -18,7 +18,7 @@
 use crate::error::ServerError;
 use crate::sql;
 use hdrhistogram::Histogram;
-use keylab_core::{LoadMethod, LoadPlan, Row, WRITER_QUEUE_STATEMENTS};
+use keylab_core::{LoadMethod, LoadPlan, Row, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS};
 use keylab_schema::Table;
 use mysql::prelude::Queryable;
 use mysql::{Conn, LocalInfileHandler};
@@ -60,15 +60,6 @@ fn sql_err(what: &str, e: mysql::Error) -> ServerError {
     ServerError::Sql(format!("{what}: {e}"))
 }
 
-/// Rows of one statement for the chosen method.
-fn chunk_rows(plan: &LoadPlan) -> usize {
-    let batch = plan.batch.max(1) as usize;
-    match plan.method {
-        LoadMethod::LoadData => batch.min(LOAD_DATA_CHUNK_ROWS),
-        _ => batch,
-    }
-}
-
 /// Loads `rows` into `table` over `conns` (one writer per connection).
 pub fn run_load(
     table: &Table,
@@ -78,13 +69,13 @@ pub fn run_load(
     on_rows: &mut dyn FnMut(u64),
 ) -> Result<LoadStats, ServerError> {
     let cols = sql::sent_columns(table);
-    if plan.method == LoadMethod::Prepared
-        && (plan.batch.max(1) as usize).saturating_mul(cols.len()) > MAX_PLACEHOLDERS
+    let largest = plan.batch.max(plan.batch_max.unwrap_or(0)).max(1);
+    if matches!(plan.method, LoadMethod::Prepared | LoadMethod::PreparedUncached)
+        && (largest as usize).saturating_mul(cols.len()) > MAX_PLACEHOLDERS
     {
         return Err(ServerError::Refused(format!(
-            "a prepared INSERT of {} rows x {} columns needs more than {MAX_PLACEHOLDERS} \
-             placeholders; use a smaller --batch",
-            plan.batch,
+            "a prepared INSERT of {largest} rows x {} columns needs more than \
+             {MAX_PLACEHOLDERS} placeholders; use a smaller --batch",
             cols.len()
         )));
     }
@@ -117,15 +108,10 @@ pub fn run_load(
         drop(spare_tx);
         let mut batcher = Batcher::new(table, plan, cols);
         let mut reported = 0u64;
-        // A batch goes to the writer of the statement its first row belongs to (a LOAD DATA
-        // statement spans several batches, which end at statement boundaries).
-        let mut sent_rows = 0u64;
-        let batch_rows = u64::from(plan.batch.max(1));
-        let mut send = |batch: Batch| {
-            let n = batch.rows();
-            let w = plan.writer_of(sent_rows / batch_rows);
-            sent_rows += n;
-            txs[w].send(batch).is_ok() && !failed.load(Ordering::SeqCst)
+        // A batch goes to the writer of its statement (a LOAD DATA statement spans several
+        // batches, which end at statement boundaries).
+        let send = |(statement, batch): (u64, Batch)| {
+            txs[plan.writer_of(statement)].send(batch).is_ok() && !failed.load(Ordering::SeqCst)
         };
         for row in &mut *rows {
             client.0 += 1;
@@ -195,29 +181,22 @@ enum Batch {
     Params { values: Vec<mysql::Value>, rows: usize },
 }
 
-impl Batch {
-    /// Rows the batch carries.
-    fn rows(&self) -> u64 {
-        match self {
-            Batch::Rows(rows) => rows.len() as u64,
-            Batch::Sql { rows, .. } => *rows,
-            Batch::Params { rows, .. } => *rows as u64,
-        }
-    }
-}
-
 /// Groups rows into batches on the calling thread, rendering them as it goes for `multi`
-/// and `prepared`.
+/// and `prepared`. A batch is one statement, or for `load-data` a chunk of one.
 struct Batcher<'a> {
     table: &'a Table,
     method: LoadMethod,
     cols: Vec<usize>,
-    /// Rows per batch.
+    /// Rows per `load-data` chunk (other methods: a batch is a whole statement).
     chunk: usize,
-    /// Rows per statement, and those of the current statement batched so far: a batch also
-    /// ends where a statement does, so that it goes whole to that statement's writer.
+    /// Sizes of the statements still to come ([`LoadPlan::statement_rows`]).
+    sizes: Box<dyn Iterator<Item = usize>>,
+    /// Rows of the current statement, those batched so far, and its number.
     statement: usize,
     in_statement: usize,
+    statement_no: u64,
+    /// The statement the pending batch belongs to.
+    batch_statement: u64,
     prefix: String,
     rows: Vec<Row>,
     text: String,
@@ -227,12 +206,20 @@ struct Batcher<'a> {
 
 impl<'a> Batcher<'a> {
     fn new(table: &'a Table, plan: &LoadPlan, cols: Vec<usize>) -> Self {
+        let mut sizes = Box::new(plan.statement_rows());
+        let statement = sizes.next().unwrap_or(1).max(1);
         Batcher {
             table,
             method: plan.method,
-            chunk: chunk_rows(plan),
-            statement: plan.batch.max(1) as usize,
+            chunk: match plan.method {
+                LoadMethod::LoadData => LOAD_DATA_CHUNK_ROWS,
+                _ => usize::MAX,
+            },
+            sizes,
+            statement,
             in_statement: 0,
+            statement_no: 0,
+            batch_statement: 0,
             prefix: sql::insert_prefix(table),
             cols,
             rows: Vec::new(),
@@ -242,8 +229,12 @@ impl<'a> Batcher<'a> {
         }
     }
 
-    /// Adds `row`; returns the batch it completes. `spare` offers used SQL buffers.
-    fn push(&mut self, row: Row, spare: &Receiver<String>) -> Option<Batch> {
+    /// Adds `row`; returns the batch it completes with its statement's number. `spare` offers
+    /// used SQL buffers.
+    fn push(&mut self, row: Row, spare: &Receiver<String>) -> Option<(u64, Batch)> {
+        if self.pending == 0 {
+            self.batch_statement = self.statement_no;
+        }
         match self.method {
             LoadMethod::Multi => {
                 if self.pending == 0 {
@@ -256,15 +247,15 @@ impl<'a> Batcher<'a> {
                 }
                 sql::write_values_tuple(&mut self.text, self.table, &self.cols, &row);
             }
-            LoadMethod::Prepared => {
+            LoadMethod::Prepared | LoadMethod::PreparedUncached => {
                 if self.pending == 0 {
-                    self.values = Vec::with_capacity(self.chunk * self.cols.len());
+                    self.values = Vec::with_capacity(self.statement * self.cols.len());
                 }
                 sql::push_params_of(&mut self.values, &self.cols, row);
             }
             LoadMethod::Row | LoadMethod::LoadData => {
                 if self.pending == 0 {
-                    self.rows = Vec::with_capacity(self.chunk);
+                    self.rows = Vec::with_capacity(self.statement.min(self.chunk));
                 }
                 self.rows.push(row);
             }
@@ -273,27 +264,30 @@ impl<'a> Batcher<'a> {
         self.in_statement += 1;
         if self.in_statement == self.statement {
             self.in_statement = 0;
+            self.statement_no += 1;
+            self.statement = self.sizes.next().unwrap_or(1).max(1);
             return Some(self.take());
         }
         (self.pending == self.chunk).then(|| self.take())
     }
 
     /// The last, partial batch.
-    fn finish(&mut self) -> Option<Batch> {
+    fn finish(&mut self) -> Option<(u64, Batch)> {
         (self.pending > 0).then(|| self.take())
     }
 
-    fn take(&mut self) -> Batch {
+    fn take(&mut self) -> (u64, Batch) {
         let rows = std::mem::take(&mut self.pending);
-        match self.method {
+        let batch = match self.method {
             LoadMethod::Multi => {
                 Batch::Sql { text: std::mem::take(&mut self.text), rows: rows as u64 }
             }
-            LoadMethod::Prepared => {
+            LoadMethod::Prepared | LoadMethod::PreparedUncached => {
                 Batch::Params { values: std::mem::take(&mut self.values), rows }
             }
             LoadMethod::Row | LoadMethod::LoadData => Batch::Rows(std::mem::take(&mut self.rows)),
-        }
+        };
+        (self.batch_statement, batch)
     }
 }
 
@@ -358,10 +352,20 @@ impl Writer<'_> {
                     let _ = self.spare.send(text);
                     rows
                 }
-                Batch::Params { values, rows } => {
+                Batch::Params { values, rows } if self.plan.method == LoadMethod::Prepared => {
                     let stmt = statements.get(conn, self.table, rows)?;
                     conn.exec_drop(stmt, values)
                         .map_err(|e| sql_err("prepared INSERT failed", e))?;
+                    rows as u64
+                }
+                Batch::Params { values, rows } => {
+                    // No statement cache: prepared, executed and closed every time.
+                    let stmt = conn
+                        .prep(sql::prepared_insert_sql(self.table, rows))
+                        .map_err(|e| sql_err("preparing the INSERT failed", e))?;
+                    conn.exec_drop(&stmt, values)
+                        .map_err(|e| sql_err("prepared INSERT failed", e))?;
+                    conn.close(stmt).map_err(|e| sql_err("closing the statement failed", e))?;
                     rows as u64
                 }
                 Batch::Rows(rows) if self.plan.method == LoadMethod::LoadData => {
@@ -459,9 +463,12 @@ impl Writer<'_> {
     }
 }
 
-/// The prepared INSERTs of one connection: one of the batch shape, one for a remainder.
+/// The prepared INSERTs of one connection, one per shape (row count), at most
+/// [`PREPARED_CACHE_STATEMENTS`], the least recently used closed first: a fixed shape is
+/// prepared once (and a remainder once), while varying shapes keep preparing anew.
 #[derive(Default)]
 struct PreparedCache {
+    /// Least recently used first.
     by_rows: Vec<(usize, mysql::Statement)>,
 }
 
@@ -472,17 +479,23 @@ impl PreparedCache {
         table: &Table,
         rows: usize,
     ) -> Result<&mysql::Statement, ServerError> {
-        let pos = match self.by_rows.iter().position(|(n, _)| *n == rows) {
-            Some(p) => p,
+        match self.by_rows.iter().position(|(n, _)| *n == rows) {
+            Some(p) => {
+                let hit = self.by_rows.remove(p);
+                self.by_rows.push(hit);
+            }
             None => {
+                if self.by_rows.len() >= PREPARED_CACHE_STATEMENTS {
+                    let (_, old) = self.by_rows.remove(0);
+                    conn.close(old).map_err(|e| sql_err("closing the statement failed", e))?;
+                }
                 let stmt = conn
                     .prep(sql::prepared_insert_sql(table, rows))
                     .map_err(|e| sql_err("preparing the INSERT failed", e))?;
                 self.by_rows.push((rows, stmt));
-                self.by_rows.len() - 1
             }
-        };
-        Ok(&self.by_rows[pos].1)
+        }
+        Ok(&self.by_rows.last().expect("just pushed").1)
     }
 }
 

@@ -36,7 +36,7 @@ fn rows_of(w: &Workload) -> Vec<Row> {
 
 fn load(engine: &mut MariaDbEngine, table: &Table, rows: &[Row]) {
     engine.create_table(table).unwrap();
-    let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1 };
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1, batch_max: None };
     engine.load(table, &plan, &mut rows.iter().cloned(), &mut |_| {}).unwrap();
 }
 
@@ -184,7 +184,7 @@ fn a_delete_of_a_missing_key_is_an_error_and_loads_check_the_whole_table() {
     let mut rows = rows_of(&w);
     let later = rows.split_off(20);
     let rows = rows[..10].to_vec();
-    let plan = LoadPlan { method: LoadMethod::Multi, batch: 3, writers: 1 };
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 3, writers: 1, batch_max: None };
     // A load in two calls (as load samples make it): each is checked against the table.
     load(&mut engine, &table, &rows[..5]);
     engine.load(&table, &plan, &mut rows[5..].iter().cloned(), &mut |_| {}).unwrap();
