@@ -10,8 +10,8 @@
 //! from the simulator's device model (estimates, never measurements).
 
 use keylab_core::{
-    BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError, EngineInfo, IndexResult,
-    LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, Row, TableSizes,
+    io_share_pct, BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError, EngineInfo,
+    IndexResult, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, Row, TableSizes,
 };
 use keylab_schema::Table;
 use keylab_sim::{Flavour, SimSettings, SimTable};
@@ -128,6 +128,7 @@ impl Engine for SimEngine {
 
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
         let stats = self.table()?.stats();
+        let ibuf_size = self.table()?.ibuf_size();
         let c = &stats.counters;
         let pool = stats.pool.as_ref().map(|p| p.counters);
         Ok(Measurement {
@@ -184,10 +185,20 @@ impl Engine for SimEngine {
                     misses_per_op: Some(p.misses_per_op),
                     evictions: Some(c.evictions),
                     // The model keeps the bookkeeping with buffering off too (all zero then).
+                    // The model's change-buffer pages stay in the pool: their I/O is writes.
                     change_buffer: Some(ChangeBufferResult {
                         buffered: Some(c.ibuf_buffered),
                         merged: Some(c.ibuf_merged),
                         refused: Some(c.ibuf_refused_cap + c.ibuf_refused_free_space),
+                        page_io: Some(c.ibuf_pages_written),
+                        io_share_pct: io_share_pct(
+                            Some(c.ibuf_pages_written),
+                            Some(c.pages_read),
+                            Some(c.pages_written),
+                        ),
+                        size_pages: ibuf_size.map(|s| s.pages),
+                        max_size_pages: ibuf_size.map(|s| s.max_pages),
+                        cap_pages: ibuf_size.map(|s| s.cap_pages),
                     }),
                     est_io_s_hdd: Some(p.est_io_s_hdd),
                     est_io_s_ssd: Some(p.est_io_s_ssd),
@@ -314,6 +325,12 @@ mod tests {
         assert_eq!(bp.page_requests, m.counters.page_requests);
         assert!(bp.hit_ratio.is_some_and(|h| (0.0..=1.0).contains(&h)), "{bp:?}");
         assert!(bp.est_io_s_hdd > bp.est_io_s_ssd, "{bp:?}");
+        let cb = bp.change_buffer.as_ref().expect("modelled");
+        assert_eq!(cb.cap_pages, Some(64 * 25 / 100), "{cb:?}");
+        assert!(cb.max_size_pages >= cb.size_pages, "{cb:?}");
+        let all = bp.pages_read.unwrap() + bp.pages_written.unwrap();
+        let share = cb.page_io.unwrap() as f64 * 100.0 / all as f64;
+        assert_eq!(cb.io_share_pct, Some(share), "{cb:?}");
         assert!(m.table.data_free.is_some());
         e.rebuild(&t, 80).unwrap();
         let after = e.measure(&t).unwrap();

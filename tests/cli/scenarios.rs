@@ -132,6 +132,10 @@ fn e4_says_which_settings_the_engine_does_not_apply() {
     assert_eq!(settings["buffer_pool_bytes"], 6 << 20);
     assert_eq!(runs[2]["phases"][0]["buffer_pool_bytes"], 5 << 20);
     assert_eq!(runs[0]["phases"][2]["kind"], "churn");
+    let cb = &runs[0]["buffer_pool"]["change_buffer"];
+    assert!(cb["cap_pages"].as_u64().unwrap() > 0, "{cb}");
+    assert!(cb["io_share_pct"].is_number(), "{cb}");
+    assert!(runs[0]["phases"][2]["change_buffer_io_share_pct"].is_number());
     // One engine block for engines of two page sizes: what differed says so.
     let engine = &v["engine"]["settings"];
     assert!(engine["innodb_page_size"].as_str().unwrap().starts_with("varies by run"), "{engine}");

@@ -25,9 +25,9 @@ pub use engine::{
 };
 pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 pub use result::{
-    hit_ratio, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters, EngineInfo,
-    IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, QueryResult, Report,
-    RunResult, TableSizes, REPORT_SCHEMA_VERSION,
+    hit_ratio, io_share_pct, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters,
+    EngineInfo, IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, QueryResult,
+    Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, Progress};
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

@@ -352,6 +352,8 @@ fn pool_figures(f: &mut Map<String, Json>, before: &Measurement, after: &Measure
             buffered: Some(0),
             merged: Some(0),
             refused: Some(0),
+            page_io: Some(0),
+            ..ChangeBufferResult::default()
         }),
         est_io_s_hdd: Some(0.0),
         est_io_s_ssd: Some(0.0),
@@ -365,6 +367,17 @@ fn pool_figures(f: &mut Map<String, Json>, before: &Measurement, after: &Measure
         f.insert("change_buffer_buffered".into(), cb.buffered.into());
         f.insert("change_buffer_merged".into(), cb.merged.into());
         f.insert("change_buffer_refused".into(), cb.refused.into());
+        // E4's share of page I/O and size against the cap, where the engine gives them.
+        for (name, v) in [
+            ("change_buffer_io_share_pct", cb.io_share_pct.map(Json::from)),
+            ("change_buffer_size_pages", cb.size_pages.map(Json::from)),
+            ("change_buffer_max_size_pages", cb.max_size_pages.map(Json::from)),
+            ("change_buffer_cap_pages", cb.cap_pages.map(Json::from)),
+        ] {
+            if let Some(v) = v {
+                f.insert(name.into(), v);
+            }
+        }
     }
     f.insert("est_io_s_hdd".into(), d.est_io_s_hdd.into());
     f.insert("est_io_s_ssd".into(), d.est_io_s_ssd.into());
