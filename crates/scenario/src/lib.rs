@@ -60,6 +60,7 @@
 //! queries = { runs = 20, point = 100, pk_range = 1000, id_prefix = "01J", full_scan = true }
 //! [[phases]]
 //! ddl = { steps = [{ action = "add_column", column = "c", algorithm = "instant" }] }
+//!                                        # add_column takes after = "col" (ADD ... AFTER col)
 //! ```
 //!
 //! Column types: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`, `binary(n)`,

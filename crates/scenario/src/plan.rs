@@ -629,6 +629,14 @@ fn phases(
                 if d.steps.get_ref().is_empty() {
                     return Err(cx.err(d.steps.span(), "a ddl phase needs at least one step"));
                 }
+                if d.steps.get_ref().iter().any(|s| {
+                    s.after.is_some() && s.action != keylab_core::DdlAction::AddColumn
+                }) {
+                    return Err(cx.err(
+                        d.steps.span(),
+                        "`after` places a new column; only add_column steps take it",
+                    ));
+                }
                 PhasePlan::Ddl {
                     steps: d
                         .steps
@@ -638,6 +646,7 @@ fn phases(
                             action: s.action,
                             column: s.column.clone(),
                             algorithm: s.algorithm,
+                            after: s.after.clone(),
                         })
                         .collect(),
                 }

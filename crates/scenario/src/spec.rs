@@ -428,6 +428,9 @@ pub struct DdlStepSpec {
     pub column: String,
     /// `instant`, `inplace` or `copy`.
     pub algorithm: DdlAlgorithm,
+    /// `add_column` only: put the new column after this one (`ADD COLUMN ... AFTER col`).
+    #[serde(default)]
+    pub after: Option<String>,
 }
 
 /// A column type as written: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`,

@@ -95,6 +95,10 @@ fn bad_enum_values_list_the_choices() {
     let e =
         head(&MINIMAL.replace("rows = 1000", "rows = 1000, method = \"row\", batch = \"3..9\""));
     assert!(e.contains("batch 3..9 varies the statement shape, which only multi"), "{e}");
+    let ddl = "[[phases]]\nddl = { steps = [{ action = \"drop_column\", column = \"c\", \
+               algorithm = \"copy\", after = \"id\" }] }\n";
+    let e = head(&format!("{MINIMAL}{ddl}"));
+    assert!(e.contains("only add_column steps take it"), "{e}");
     let e = head(&format!("{MINIMAL}[engine]\nautoinc_lock_mode = 3\n"));
     assert!(e.starts_with("s.toml:9:21: autoinc_lock_mode 3 is not valid; valid: 0"), "{e}");
     let e = head(&MINIMAL.replace("gen = { fixed", "charset = \"utf8\", gen = { fixed"));

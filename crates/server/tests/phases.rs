@@ -326,8 +326,12 @@ fn ddl_instant_inplace_copy_and_a_refused_algorithm() {
     let w = workload("uuid4:text", Placement::Secondary, 2000, "t_ddl");
     let table = w.table();
     load(&mut engine, &table, &rows_of(&w));
-    let step =
-        |action, column: &str, algorithm| DdlSpec { action, column: column.into(), algorithm };
+    let step = |action, column: &str, algorithm| DdlSpec {
+        action,
+        column: column.into(),
+        algorithm,
+        after: None,
+    };
     use DdlAction::{AddColumn, DropColumn};
     use DdlAlgorithm::{Copy, Inplace, Instant};
 
@@ -360,6 +364,16 @@ fn ddl_instant_inplace_copy_and_a_refused_algorithm() {
         conn.query("SHOW COLUMNS FROM t_ddl").unwrap();
     assert!(cols.iter().any(|c| c.0 == "id"), "the refused statement changed nothing");
     assert!(!cols.iter().any(|c| c.0 == "c"));
+    // E5's write-up case, ADD COLUMN ... AFTER: instant on MariaDB 10.4+ (and MySQL 8.0.29+).
+    let after = DdlSpec { after: Some("pk".into()), ..step(AddColumn, "a", Instant) };
+    let placed = engine.ddl(&table, &after).unwrap();
+    if mariadb {
+        assert!(placed.supported && placed.message.as_deref().unwrap().contains("not rebuilt"));
+        let cols: Vec<(String, String, String, String, Option<String>, String)> =
+            engine.new_connection().unwrap().query("SHOW COLUMNS FROM t_ddl").unwrap();
+        assert_eq!(cols[1].0, "a", "placed after pk: {cols:?}");
+    }
+    engine.ddl(&table, &step(DropColumn, "a", Copy)).unwrap();
     // Other failures stay errors.
     assert!(engine.ddl(&table, &step(DropColumn, "nope", Copy)).is_err());
     assert_eq!(count_rows(&engine, "t_ddl"), 2000);
