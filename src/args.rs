@@ -206,9 +206,10 @@ pub struct CompareArgs {
     /// Load method.
     #[arg(long, default_value = "multi", value_parser = choices::<LoadMethod>(&LoadMethod::ALL.map(|m| m.token())))]
     pub method: LoadMethod,
-    /// Rows per statement (multi, prepared, load-data) or per transaction (row; 1 = autocommit).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
-    pub batch: u32,
+    /// Rows per statement (multi, prepared, load-data) or per transaction (row; 1 = autocommit);
+    /// `MIN..MAX` (multi, prepared): statements of varying shape, seeded.
+    #[arg(long, default_value = "1000", value_name = "N|MIN..MAX", value_parser = keylab_core::parse_batch)]
+    pub batch: (u32, Option<u32>),
     /// Parallel writer connections.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_WRITERS as i64))]
     pub writers: u32,

@@ -39,7 +39,7 @@ pub fn make_engine(
                 flavour: flavour(args.model.or(settings.model).unwrap_or_default()),
                 ..sim_settings(settings)?
             };
-            Ok(Box::new(SimEngine::new(sim)))
+            Ok(Box::new(SimEngine::new(sim).with_autoinc_lock_mode(settings.autoinc_lock_mode)))
         }
         EngineKind::Mariadb | EngineKind::Mysql => server_engine(args, settings),
         EngineKind::Postgres => Err(check_engine_built(args.engine).unwrap_err().into()),
@@ -136,6 +136,7 @@ fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn
             .change_buffering
             .map(|on| if on { "all" } else { "none" }.into()),
         performance_schema: settings.performance_schema.unwrap_or(defaults.performance_schema),
+        autoinc_lock_mode: settings.autoinc_lock_mode,
         ..defaults
     };
     let engine = match &args.url {

@@ -1,7 +1,7 @@
 //! The simulator as a keylab [`Engine`]: rows go into a `SimTable` in stream order; figures
 //! come from its model of InnoDB, so every one of them is a prediction, never a measurement.
-//! Load method, batch and writers do not change what the model builds (one ordered stream);
-//! timings are left `null` because the simulator's speed predicts nothing about a server's.
+//! One writer inserts the rows in stream order; several interleave their statements' rows as
+//! `sim_writers` models it (the load method and batch matter only then); timings are left `null` because the simulator's speed predicts nothing about a server's.
 //! The load check compares the rows sent with the clustered index's record count; there is
 //! no checksum (the model keeps keys and record sizes, not values), so it is `null`.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
@@ -10,8 +10,9 @@
 //! from the simulator's device model (estimates, never measurements).
 
 use keylab_core::{
-    BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError, EngineInfo, IndexResult,
-    LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, Row, SimModel, TableSizes,
+    io_share_pct, BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError, EngineInfo,
+    IndexResult, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, Row, SimModel,
+    TableSizes,
 };
 use keylab_schema::Table;
 use keylab_sim::{Flavour, SimSettings, SimTable};
@@ -23,13 +24,28 @@ const PROGRESS_EVERY: u64 = 16_384;
 /// The embedded InnoDB page simulator.
 pub struct SimEngine {
     settings: SimSettings,
+    /// `innodb_autoinc_lock_mode` of the model of parallel writers.
+    autoinc_lock_mode: u8,
     table: Option<SimTable>,
 }
 
 impl SimEngine {
     /// A simulator with these settings.
     pub fn new(settings: SimSettings) -> Self {
-        SimEngine { settings, table: None }
+        let autoinc_lock_mode = match settings.flavour {
+            Flavour::MariaDb1011 => 1,
+            Flavour::Mysql80 => 2,
+        };
+        SimEngine { settings, autoinc_lock_mode, table: None }
+    }
+
+    /// The same, modelling parallel writers under `innodb_autoinc_lock_mode` = `mode`
+    /// (`None` keeps the flavour's default: MariaDB 1, MySQL 8.0 2).
+    pub fn with_autoinc_lock_mode(mut self, mode: Option<u8>) -> Self {
+        if let Some(m) = mode {
+            self.autoinc_lock_mode = m;
+        }
+        self
     }
 
     fn table(&self) -> Result<&SimTable, EngineError> {
@@ -60,6 +76,7 @@ impl Engine for SimEngine {
             "innodb_change_buffering".into(),
             if self.settings.change_buffering_on() { "all" } else { "none" }.into(),
         );
+        settings.insert("innodb_autoinc_lock_mode".into(), self.autoinc_lock_mode.into());
         settings.insert("figures".into(), "simulated".into());
         EngineInfo {
             kind: "sim".into(),
@@ -82,21 +99,23 @@ impl Engine for SimEngine {
 
     fn load(
         &mut self,
-        _table: &Table,
-        _plan: &LoadPlan,
+        table: &Table,
+        plan: &LoadPlan,
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
+        let mode = self.autoinc_lock_mode;
         let sim = self.table_mut()?;
         let held = sim.len();
-        let mut loaded = 0u64;
-        for row in rows {
+        let mut done = 0u64;
+        let loaded = crate::sim_writers::interleave(table, plan, mode, rows, |row| {
             sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;
-            loaded += 1;
-            if loaded % PROGRESS_EVERY == 0 {
+            done += 1;
+            if done % PROGRESS_EVERY == 0 {
                 on_rows(PROGRESS_EVERY);
             }
-        }
+            Ok::<(), EngineError>(())
+        })?;
         on_rows(loaded % PROGRESS_EVERY);
         // The model stores keys and record sizes, not column values: no checksum to compare.
         let verification = LoadVerification {
@@ -112,6 +131,7 @@ impl Engine for SimEngine {
 
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
         let stats = self.table()?.stats();
+        let ibuf_size = self.table()?.ibuf_size();
         let c = &stats.counters;
         let pool = stats.pool.as_ref().map(|p| p.counters);
         Ok(Measurement {
@@ -168,10 +188,20 @@ impl Engine for SimEngine {
                     misses_per_op: Some(p.misses_per_op),
                     evictions: Some(c.evictions),
                     // The model keeps the bookkeeping with buffering off too (all zero then).
+                    // The model's change-buffer pages stay in the pool: their I/O is writes.
                     change_buffer: Some(ChangeBufferResult {
                         buffered: Some(c.ibuf_buffered),
                         merged: Some(c.ibuf_merged),
                         refused: Some(c.ibuf_refused_cap + c.ibuf_refused_free_space),
+                        page_io: Some(c.ibuf_pages_written),
+                        io_share_pct: io_share_pct(
+                            Some(c.ibuf_pages_written),
+                            Some(c.pages_read),
+                            Some(c.pages_written),
+                        ),
+                        size_pages: ibuf_size.map(|s| s.pages),
+                        max_size_pages: ibuf_size.map(|s| s.max_pages),
+                        cap_pages: ibuf_size.map(|s| s.cap_pages),
                     }),
                     est_io_s_hdd: Some(p.est_io_s_hdd),
                     est_io_s_ssd: Some(p.est_io_s_ssd),
@@ -314,6 +344,12 @@ mod tests {
         assert_eq!(bp.page_requests, m.counters.page_requests);
         assert!(bp.hit_ratio.is_some_and(|h| (0.0..=1.0).contains(&h)), "{bp:?}");
         assert!(bp.est_io_s_hdd > bp.est_io_s_ssd, "{bp:?}");
+        let cb = bp.change_buffer.as_ref().expect("modelled");
+        assert_eq!(cb.cap_pages, Some(64 * 25 / 100), "{cb:?}");
+        assert!(cb.max_size_pages >= cb.size_pages, "{cb:?}");
+        let all = bp.pages_read.unwrap() + bp.pages_written.unwrap();
+        let share = cb.page_io.unwrap() as f64 * 100.0 / all as f64;
+        assert_eq!(cb.io_share_pct, Some(share), "{cb:?}");
         assert!(m.table.data_free.is_some());
         e.rebuild(&t, 80).unwrap();
         let after = e.measure(&t).unwrap();

@@ -11,7 +11,8 @@ use crate::progress::LoadProgress;
 use crate::UsageError;
 use anyhow::{Context, Result};
 use keylab_core::{
-    run_variant, EngineSettings, KeySource, LoadPlan, Payload, Placement, Report, Workload,
+    run_variant, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Placement, Report,
+    Workload,
 };
 use keylab_keys::{Key, Variant};
 use std::collections::HashMap;
@@ -28,7 +29,21 @@ pub fn run(args: CompareArgs) -> Result<()> {
         performance_schema: args.perf_schema.then_some(true),
         ..EngineSettings::default()
     };
-    let plan = LoadPlan { method: args.method, batch: args.batch, writers: args.writers };
+    let (batch, batch_max) = args.batch;
+    if batch_max.is_some()
+        && !matches!(
+            args.method,
+            LoadMethod::Multi | LoadMethod::Prepared | LoadMethod::PreparedUncached
+        )
+    {
+        return Err(UsageError(format!(
+            "--batch {batch}..{} varies the statement shape, which only --method multi, \
+             prepared and prepared-uncached have",
+            batch_max.unwrap_or(batch)
+        ))
+        .into());
+    }
+    let plan = LoadPlan { method: args.method, batch, writers: args.writers, batch_max };
     let workload = |variant: &Variant, rows: u64| Workload {
         variant: *variant,
         placement: args.placement,

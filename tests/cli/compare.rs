@@ -110,3 +110,21 @@ fn url_without_a_server_engine_is_a_usage_error() {
         Dir::new().keylab(&["compare", "--url", "mysql://root:secret@localhost/x"]).expect_code(2);
     assert!(!run.stderr.contains("secret"), "password leaked: {}", run.stderr);
 }
+
+/// `--batch MIN..MAX` varies the statement shape (multi and prepared only): the result says
+/// so, and the other methods refuse it with the flag and the valid methods.
+#[test]
+fn varying_batch_shapes_are_reported_and_limited_to_statement_methods() {
+    let d = Dir::new();
+    let args = ["compare", "--keys", "auto-inc", "--rows", "5000", "--format", "json"];
+    let out = d.keylab(&[&args[..], &["--method", "prepared", "--batch", "100..300"]].concat());
+    let v = json(&out.expect_code(0).stdout);
+    let load = &v["runs"][0]["load"];
+    assert_eq!((load["batch"].as_u64(), load["batch_max"].as_u64()), (Some(100), Some(300)));
+    let fixed = json(&d.keylab(&args).expect_code(0).stdout);
+    assert!(fixed["runs"][0]["load"].get("batch_max").is_none(), "absent when fixed");
+    let e = d.keylab(&["compare", "--method", "row", "--batch", "5..10"]).expect_code(2).stderr;
+    assert!(e.contains("--batch 5..10") && e.contains("multi, prepared"), "{e}");
+    let e = d.keylab(&["compare", "--batch", "10..5"]).expect_code(2).stderr;
+    assert!(e.contains("valid: a row count (1000) or a range"), "{e}");
+}

@@ -96,11 +96,17 @@ fn e1_runs_both_keys_both_placements_and_samples_growth() {
 fn e2_runs_the_three_matrix_groups() {
     let v = run_builtin("e2-bulk-load", "0.002");
     let runs = v["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 4 + 6 + 27);
+    assert_eq!(runs.len(), 4 + 6 + 27 + 6 + 6);
     assert_eq!(runs[0]["load"]["method"], "row");
     assert_eq!(runs[3]["load"]["method"], "load-data");
     assert_eq!(runs[36]["variant"], "uuid4:text");
     assert_eq!(runs[36]["load"]["writers"], 15);
+    assert_eq!(runs[38]["load"]["batch_max"], 1500);
+    assert_eq!(runs[38]["load"]["method"], "prepared");
+    assert_eq!(runs[39]["load"]["method"], "prepared-uncached");
+    assert_eq!(runs[43]["phases"][0]["autoinc_lock_mode"], 0);
+    assert_eq!(runs[48]["phases"][0]["cell_autoinc_lock_mode"], "2");
+    assert_eq!(runs[48]["load"]["writers"], 4);
 }
 
 #[test]
@@ -126,6 +132,10 @@ fn e4_says_which_settings_the_engine_does_not_apply() {
     assert_eq!(settings["buffer_pool_bytes"], 6 << 20);
     assert_eq!(runs[2]["phases"][0]["buffer_pool_bytes"], 5 << 20);
     assert_eq!(runs[0]["phases"][2]["kind"], "churn");
+    let cb = &runs[0]["buffer_pool"]["change_buffer"];
+    assert!(cb["cap_pages"].as_u64().unwrap() > 0, "{cb}");
+    assert!(cb["io_share_pct"].is_number(), "{cb}");
+    assert!(runs[0]["phases"][2]["change_buffer_io_share_pct"].is_number());
     // One engine block for engines of two page sizes: what differed says so.
     let engine = &v["engine"]["settings"];
     assert!(engine["innodb_page_size"].as_str().unwrap().starts_with("varies by run"), "{engine}");

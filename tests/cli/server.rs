@@ -620,3 +620,126 @@ fn sequence_and_table_ids_load_in_blocks_on_a_private_mariadb() {
         assert!(r["indexes"][0]["fill_pct"].as_f64().unwrap() < 85.0, "{r}");
     }
 }
+
+/// Parallel writers (E2), with statements of varying shape (the same seeded sizes on both
+/// engines): keylab gives statement `n` to writer `n % writers` on both engines;
+/// their rows interleave on the server, and the simulator models that interleaving, so both
+/// trees lose fill against one writer's. The model lets every running statement advance at
+/// once, an upper bound on the server's interleaving, so its fill is not above the server's.
+#[test]
+fn parallel_writers_lower_the_fill_on_both_engines() {
+    if !server_installed("parallel_writers_lower_the_fill_on_both_engines") {
+        return;
+    }
+    let d = Dir::new();
+    let fill = |engine: &str, writers: &str| -> Vec<f64> {
+        let out = d
+            .keylab(&[
+                "compare",
+                "--engine",
+                engine,
+                "--rows",
+                "40000",
+                "--keys",
+                "auto-inc,seq",
+                "--batch",
+                "500",
+                "--writers",
+                writers,
+                "--format",
+                "json",
+            ])
+            .expect_code(0);
+        let v = json(&out.stdout);
+        let runs = v["runs"].as_array().unwrap();
+        runs.iter().map(|r| r["indexes"][0]["fill_pct"].as_f64().unwrap()).collect()
+    };
+    let (sim1, server1) = (fill("sim", "1"), fill("mariadb", "1"));
+    let (sim4, server4) = (fill("sim", "4"), fill("mariadb", "4"));
+    for k in 0..2 {
+        assert!((sim1[k] - server1[k]).abs() < 0.3, "one writer: {sim1:?} vs {server1:?}");
+        assert!(sim4[k] < sim1[k] - 5.0, "the model interleaves: {sim4:?} vs {sim1:?}");
+        assert!(server4[k] < server1[k] - 1.0, "the server interleaves: {server4:?}");
+        assert!(sim4[k] <= server4[k] + 2.0, "model {sim4:?} vs server {server4:?}");
+    }
+    assert_eq!(fill("sim", "4"), sim4, "the model is seeded");
+}
+
+/// E2's reading on a server: each writer's first batch against its other batches, and a
+/// warning when the writers outnumber the cores of the machine running the server.
+#[test]
+fn the_reading_shows_first_batches_and_warns_beyond_the_cores() {
+    if !server_installed("the_reading_shows_first_batches_and_warns_beyond_the_cores") {
+        return;
+    }
+    let d = Dir::new();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let writers = (cores + 1).to_string();
+    let args = ["compare", "--engine", "mariadb", "--rows", "20000", "--keys", "auto-inc"];
+    let more = ["--batch", "500", "--writers", writers.as_str()];
+    let json_out = d.keylab(&[&args[..], &more[..], &["--format", "json"]].concat()).expect_code(0);
+    let v = json(&json_out.stdout);
+    let load = &v["runs"][0]["load"];
+    assert_eq!(load["first_batch_ms"].as_array().unwrap().len(), cores + 1, "{load}");
+    let others = load["other_batch_p50_ms"].as_array().unwrap();
+    assert_eq!(others.len(), cores + 1, "{load}");
+    assert!(others.iter().any(Value::is_number), "{load}");
+    assert_eq!(v["engine"]["settings"]["server_cores"], cores, "{}", v["engine"]);
+    let text = d.keylab(&[&args[..], &more[..]].concat()).expect_code(0).stdout;
+    assert!(text.contains("first batch took"), "{text}");
+    assert!(text.contains(&format!("machine with {cores} cores")), "{text}");
+}
+
+/// `autoinc_lock_mode` as a matrix key: a private server starts with each mode, and under
+/// mode 0 (the AUTO-INC lock held to each INSERT's end) parallel writers' blocks do not
+/// interleave, on the server and in the model alike: the tree is one writer's.
+#[test]
+fn autoinc_lock_mode_is_a_matrix_key_on_both_engines() {
+    if !server_installed("autoinc_lock_mode_is_a_matrix_key_on_both_engines") {
+        return;
+    }
+    let d = Dir::new();
+    let file = d.path("modes.toml");
+    std::fs::write(
+        &file,
+        r#"name = "modes"
+variants = ["auto-inc"]
+[[tables]]
+name = "t"
+id = { name = "id" }
+columns = [{ name = "v", type = "int", nullable = false, gen = { int = [1, 500] } }]
+[[matrix]]
+autoinc_lock_mode = [0, 2]
+writers = [1, 3]
+[[phases]]
+load = { rows = 20_000, method = "multi", batch = 500 }
+"#,
+    )
+    .unwrap();
+    let run = |engine: &str| {
+        let f = file.to_str().unwrap();
+        json(&d.keylab(&["run", f, "--engine", engine, "--format", "json"]).expect_code(0).stdout)
+    };
+    for engine in ["sim", "mariadb"] {
+        let v = run(engine);
+        let runs = v["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 4);
+        let fill = |mode: &str, writers: &str| {
+            let r = runs
+                .iter()
+                .find(|r| {
+                    let p = &r["phases"][0];
+                    p["cell_autoinc_lock_mode"] == mode && p["cell_writers"] == writers
+                })
+                .unwrap_or_else(|| panic!("{engine}: no run for mode {mode} x{writers}"));
+            let p = &r["phases"][0];
+            assert_eq!(p["autoinc_lock_mode"].to_string(), mode, "{engine}: {p}");
+            assert!(p.get("not_applicable").is_none(), "{engine} applies the mode: {p}");
+            r["indexes"][0]["fill_pct"].as_f64().unwrap()
+        };
+        let (one, three) = (fill("0", "1"), fill("0", "3"));
+        assert!((one - three).abs() < 0.3, "{engine}: mode 0, 3 writers append: {one} {three}");
+        fill("2", "1");
+        fill("2", "3");
+    }
+}

@@ -64,16 +64,25 @@ pub enum LoadMethod {
     Row,
     /// Multi-row INSERTs of `batch` rows.
     Multi,
-    /// A server-side prepared multi-row INSERT of exactly `batch` rows, one remainder.
+    /// A server-side prepared multi-row INSERT of exactly `batch` rows, one remainder; each
+    /// connection keeps its last [`PREPARED_CACHE_STATEMENTS`] statements prepared (a
+    /// client's statement cache), so a fixed shape is prepared once.
     Prepared,
+    /// The same without a statement cache: every batch is prepared, executed and closed.
+    PreparedUncached,
     /// `LOAD DATA LOCAL INFILE` (or `COPY` on PostgreSQL), streamed.
     LoadData,
 }
 
 impl LoadMethod {
     /// Every method, in CLI order.
-    pub const ALL: [LoadMethod; 4] =
-        [LoadMethod::Row, LoadMethod::Multi, LoadMethod::Prepared, LoadMethod::LoadData];
+    pub const ALL: [LoadMethod; 5] = [
+        LoadMethod::Row,
+        LoadMethod::Multi,
+        LoadMethod::Prepared,
+        LoadMethod::PreparedUncached,
+        LoadMethod::LoadData,
+    ];
 
     /// The CLI token.
     pub fn token(self) -> &'static str {
@@ -81,6 +90,7 @@ impl LoadMethod {
             LoadMethod::Row => "row",
             LoadMethod::Multi => "multi",
             LoadMethod::Prepared => "prepared",
+            LoadMethod::PreparedUncached => "prepared-uncached",
             LoadMethod::LoadData => "load-data",
         }
     }
@@ -96,7 +106,10 @@ impl FromStr for LoadMethod {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         LoadMethod::ALL.into_iter().find(|m| m.token() == s).ok_or_else(|| {
-            format!("unknown load method `{s}`; valid: row, multi, prepared, load-data")
+            format!(
+                "unknown load method `{s}`; valid: row, multi, prepared, prepared-uncached, \
+                 load-data"
+            )
         })
     }
 }
@@ -110,11 +123,76 @@ pub struct LoadPlan {
     pub batch: u32,
     /// Parallel connections.
     pub writers: u32,
+    /// `Some(max)`: statements vary in shape, each of `batch` to `max` rows (seeded, the same
+    /// sizes on every engine; `multi` and `prepared` only). `None`: every statement has
+    /// `batch` rows, the last the remainder.
+    #[serde(default)]
+    pub batch_max: Option<u32>,
+}
+
+/// Statements a writer may have queued beyond the one it runs: the calling thread sends
+/// statement `n` to writer [`LoadPlan::writer_of`]`(n)` and waits while that writer's queue
+/// is full. The simulator's model of parallel writers uses the same depth.
+pub const WRITER_QUEUE_STATEMENTS: usize = 2;
+
+/// Parses a batch as written: `1000` (every statement that size) or `500..1500` (statements
+/// of varying shape, `min..max` rows); returns `(min, max)`.
+pub fn parse_batch(text: &str) -> Result<(u32, Option<u32>), String> {
+    let bad = || {
+        format!(
+            "batch `{text}` is not valid; valid: a row count (1000) or a range of rows per \
+             statement, smallest first (500..1500)"
+        )
+    };
+    let count = |s: &str| s.trim().replace('_', "").parse::<u32>().ok().filter(|&n| n > 0);
+    match text.split_once("..") {
+        None => count(text).map(|n| (n, None)).ok_or_else(bad),
+        Some((lo, hi)) => match (count(lo), count(hi)) {
+            (Some(lo), Some(hi)) if hi > lo => Ok((lo, Some(hi))),
+            _ => Err(bad()),
+        },
+    }
+}
+
+/// Prepared statements a connection keeps under [`LoadMethod::Prepared`], least recently
+/// used dropped first: Connector/J's default `prepStmtCacheSize`, the client of E2.
+pub const PREPARED_CACHE_STATEMENTS: usize = 25;
+
+/// Seed of the varying statement sizes of [`LoadPlan::batch_max`].
+const SHAPE_SEED: u64 = 0x6b65_796c_6162_5348;
+
+impl LoadPlan {
+    /// Whether statements vary in shape.
+    pub fn varies(&self) -> bool {
+        self.batch_max.is_some_and(|m| m > self.batch)
+    }
+
+    /// Rows of each statement in turn (the stream's last statement takes what is left).
+    pub fn statement_rows(&self) -> impl Iterator<Item = usize> {
+        use rand::{Rng, SeedableRng};
+        let (lo, hi) = (self.batch.max(1) as usize, self.batch_max.unwrap_or(0) as usize);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(SHAPE_SEED);
+        std::iter::repeat_with(move || if hi > lo { rng.random_range(lo..=hi) } else { lo })
+    }
+
+    /// The batch as written: `1000`, or `500..1500` when statements vary.
+    pub fn batch_text(&self) -> String {
+        match self.batch_max {
+            Some(m) if m > self.batch => format!("{}..{m}", self.batch),
+            _ => self.batch.to_string(),
+        }
+    }
+
+    /// The writer that sends statement `n` (0-based, in row-stream order) of a load:
+    /// round-robin, so that every engine gives each writer the same rows.
+    pub fn writer_of(&self, statement: u64) -> usize {
+        (statement % u64::from(self.writers.max(1))) as usize
+    }
 }
 
 impl Default for LoadPlan {
     fn default() -> Self {
-        LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1 }
+        LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1, batch_max: None }
     }
 }
 
@@ -140,6 +218,9 @@ pub struct EngineSettings {
     /// The server the simulator models; `None` = the default model. A server engine is the
     /// server it is and ignores this.
     pub model: Option<crate::SimModel>,
+    /// `innodb_autoinc_lock_mode` (0 traditional, 1 consecutive, 2 interleaved); `None` =
+    /// the engine's default (MariaDB 1, MySQL 8.0 2).
+    pub autoinc_lock_mode: Option<u8>,
 }
 
 impl Default for EngineSettings {
@@ -152,6 +233,7 @@ impl Default for EngineSettings {
             change_buffering: None,
             performance_schema: None,
             model: None,
+            autoinc_lock_mode: None,
         }
     }
 }
@@ -168,6 +250,10 @@ pub struct LoadOutcome {
     pub batch_latency_ms: Option<LatencyMs>,
     /// Latency of each writer's first batch, ms (E2's "the first batch waits").
     pub first_batch_ms: Option<Vec<f64>>,
+    /// Median latency of each writer's other batches, ms, in the order of `first_batch_ms`
+    /// (`None` for a writer that sent one batch only).
+    #[serde(default)]
+    pub other_batch_p50_ms: Option<Vec<Option<f64>>>,
     /// The engine's check of the table after the load (`None` where it made none).
     #[serde(default)]
     pub verification: Option<LoadVerification>,
@@ -302,5 +388,34 @@ pub trait Engine {
     fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
         let _ = (table, ddl);
         Err(EngineError::Unsupported("online DDL needs a real server".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_parse_as_a_count_or_a_range() {
+        assert_eq!(parse_batch("1000"), Ok((1000, None)));
+        assert_eq!(parse_batch("500..1_500"), Ok((500, Some(1500))));
+        for bad in ["0", "1500..500", "10..10", "a..b", "..5", ""] {
+            let e = parse_batch(bad).unwrap_err();
+            assert!(e.contains("valid: a row count (1000) or a range"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn varying_shapes_are_seeded_and_in_range() {
+        let plan = LoadPlan { batch: 500, batch_max: Some(1500), ..LoadPlan::default() };
+        assert!(plan.varies());
+        assert_eq!(plan.batch_text(), "500..1500");
+        let a: Vec<usize> = plan.statement_rows().take(1000).collect();
+        assert_eq!(a, plan.statement_rows().take(1000).collect::<Vec<_>>(), "seeded");
+        assert!(a.iter().all(|n| (500..=1500).contains(n)));
+        assert!(a.iter().collect::<std::collections::BTreeSet<_>>().len() > 500, "they vary");
+        let fixed = LoadPlan::default();
+        assert!(fixed.statement_rows().take(10).all(|n| n == 1000));
+        assert_eq!(fixed.batch_text(), "1000");
     }
 }

@@ -21,17 +21,18 @@ mod runner;
 mod workload;
 
 pub use engine::{
-    Engine, EngineError, EngineKind, EngineSettings, IdBlockSource, IdBlocks, LoadMethod,
-    LoadOutcome, LoadPlan, Measurement,
+    parse_batch, Engine, EngineError, EngineKind, EngineSettings, IdBlockSource, IdBlocks,
+    LoadMethod, LoadOutcome, LoadPlan, Measurement, PREPARED_CACHE_STATEMENTS,
+    WRITER_QUEUE_STATEMENTS,
 };
 pub use model::SimModel;
 pub use phase::{
     DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QueryPlan, QuerySpec,
 };
 pub use result::{
-    hit_ratio, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters, EngineInfo,
-    IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, QueryResult, Report,
-    RunResult, TableSizes, REPORT_SCHEMA_VERSION,
+    hit_ratio, io_share_pct, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters,
+    EngineInfo, IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, QueryResult,
+    Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, Progress};
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

@@ -89,6 +89,10 @@ pub struct DdlSpec {
     pub column: String,
     /// `INSTANT`, `INPLACE` or `COPY`.
     pub algorithm: DdlAlgorithm,
+    /// `add_column` only: the column the new one goes after (`ADD COLUMN ... AFTER col`;
+    /// instant only on MariaDB 10.4+ and MySQL 8.0.29+); `None` appends it last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
 }
 
 /// The change a [`DdlSpec`] makes.

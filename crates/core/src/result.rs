@@ -88,6 +88,10 @@ pub struct LoadResult {
     pub batch: u32,
     /// Parallel connections.
     pub writers: u32,
+    /// The largest statement when statements vary in shape (`batch` is then the smallest;
+    /// absent when every statement has `batch` rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_max: Option<u32>,
     /// Measured wall time, seconds (`null` on the simulator).
     pub wall_s: Option<f64>,
     /// Measured rows per second (`null` on the simulator).
@@ -98,6 +102,11 @@ pub struct LoadResult {
     /// absent where not measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_batch_ms: Option<Vec<f64>>,
+    /// Measured median latency of each writer's other batches, ms, in the order of
+    /// `first_batch_ms` (`null` for a writer that sent one batch only; absent where not
+    /// measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_batch_p50_ms: Option<Vec<Option<f64>>>,
     /// What the engine checked after the load: rows expected and found, checksum (an
     /// extension of the contract; absent in results written before keylab checked loads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,6 +225,28 @@ pub struct ChangeBufferResult {
     pub merged: Option<u64>,
     /// Changes not buffered (cap reached, too little free space promised).
     pub refused: Option<u64>,
+    /// Change-buffer pages read and written (absent where unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_io: Option<u64>,
+    /// `page_io` as a percentage of all page reads and writes (E4's paper: 20.6 % at 16k
+    /// pages, 40.4 % at 4k).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_share_pct: Option<f64>,
+    /// The change buffer's size in pages at the end (absent where unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_pages: Option<u64>,
+    /// Its largest size in pages (absent where unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_size_pages: Option<u64>,
+    /// Its cap, `innodb_change_buffer_max_size` percent of the pool, in pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap_pages: Option<u64>,
+}
+
+/// `part` as a percentage of `all` page reads and writes; `None` without I/O.
+pub fn io_share_pct(part: Option<u64>, read: Option<u64>, written: Option<u64>) -> Option<f64> {
+    let all = read? + written?;
+    (all > 0).then(|| part.map(|p| p as f64 * 100.0 / all as f64)).flatten()
 }
 
 /// What an engine block says for a setting that differed between the engines of one report
@@ -299,10 +330,20 @@ impl BufferPoolResult {
         let est = |b: Option<f64>, a: Option<f64>| Some((a? - b?).max(0.0));
         let change_buffer = self.change_buffer.as_ref().map(|a| {
             let b = before.change_buffer.clone().unwrap_or_default();
+            let page_io = count_delta(b.page_io, a.page_io);
             ChangeBufferResult {
                 buffered: count_delta(b.buffered, a.buffered),
                 merged: count_delta(b.merged, a.merged),
                 refused: count_delta(b.refused, a.refused),
+                page_io,
+                io_share_pct: io_share_pct(
+                    page_io,
+                    count_delta(before.pages_read, self.pages_read),
+                    count_delta(before.pages_written, self.pages_written),
+                ),
+                size_pages: a.size_pages,
+                max_size_pages: a.max_size_pages,
+                cap_pages: a.cap_pages,
             }
         });
         BufferPoolResult {
@@ -464,6 +505,7 @@ mod tests {
                 buffered: Some(ops / 2),
                 merged: Some(ops / 4),
                 refused: None,
+                ..ChangeBufferResult::default()
             }),
             est_io_s_hdd: Some(est_hdd),
             est_io_s_ssd: None,

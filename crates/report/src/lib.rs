@@ -33,6 +33,7 @@ mod phases;
 mod pool_rows;
 mod reading;
 mod reading_keys;
+mod reading_load;
 mod reading_phases;
 mod reading_settings;
 mod settings;

@@ -26,7 +26,7 @@ use serde_json::Value as Json;
 const NOTE_FIGURES: [&str; 4] = ["status", "reason", "not_applicable", "engine_not_applied"];
 
 /// Figures of the first load phase that repeat the run's `load`.
-const LOAD_REPEATS: [&str; 8] = [
+const LOAD_REPEATS: [&str; 9] = [
     "method",
     "batch",
     "writers",
@@ -35,6 +35,7 @@ const LOAD_REPEATS: [&str; 8] = [
     "batch_latency_ms",
     "first_batch_ms",
     "server_statement_ms",
+    "other_batch_p50_ms",
 ];
 
 /// Phase kinds that change the table (a later one makes a load's "after" differ from the
@@ -61,6 +62,7 @@ const COUNTERS: &[&str] = &[
     "change_buffer_buffered",
     "change_buffer_merged",
     "change_buffer_refused",
+    "change_buffer_io_share_pct",
     "est_io_s_hdd",
     "est_io_s_ssd",
 ];
@@ -86,6 +88,7 @@ const ORDER: &[&str] = &[
     "batch_latency_ms.max",
     "first_batch_ms",
     "server_statement_ms",
+    "other_batch_p50_ms",
     "rounds",
     "inserts_per_round",
     "deletes_per_round",
@@ -114,6 +117,10 @@ const ORDER: &[&str] = &[
     "change_buffer_buffered",
     "change_buffer_merged",
     "change_buffer_refused",
+    "change_buffer_io_share_pct",
+    "change_buffer_size_pages",
+    "change_buffer_max_size_pages",
+    "change_buffer_cap_pages",
     "est_io_s_hdd",
     "est_io_s_ssd",
     "primary_size_pages",
@@ -296,6 +303,7 @@ fn label(figure: &str) -> (String, Option<Better>) {
         "batch_latency_ms.max" => ("batch max (ms)".into(), Some(Lower)),
         "first_batch_ms" => ("first batch (ms)".into(), None),
         "server_statement_ms" => ("server statement time (ms)".into(), Some(Lower)),
+        "other_batch_p50_ms" => ("other batches p50 (ms)".into(), None),
         "sample_every" => ("sampled every (rows)".into(), None),
         "samples" => ("shape samples".into(), None),
         "page_splits" => ("page splits".into(), Some(Lower)),
@@ -311,6 +319,10 @@ fn label(figure: &str) -> (String, Option<Better>) {
         "change_buffer_buffered" => ("change buffer: buffered".into(), None),
         "change_buffer_merged" => ("change buffer: merged".into(), None),
         "change_buffer_refused" => ("change buffer: refused".into(), None),
+        "change_buffer_io_share_pct" => ("change buffer: % of page I/O".into(), None),
+        "change_buffer_size_pages" => ("change buffer: pages".into(), None),
+        "change_buffer_max_size_pages" => ("change buffer: most pages".into(), None),
+        "change_buffer_cap_pages" => ("change buffer: cap (pages)".into(), None),
         // From the device model, never measured (the Buffer pool section's note says so).
         "est_io_s_hdd" => ("est. I/O time, HDD model (s)".into(), Some(Lower)),
         "est_io_s_ssd" => ("est. I/O time, SSD model (s)".into(), Some(Lower)),

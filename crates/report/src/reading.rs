@@ -89,6 +89,7 @@ pub fn reading(report: &Report) -> Vec<String> {
     let key_pages = |r: &RunResult| key_index(r).and_then(|i| i.size_pages.or(i.leaf_pages));
     out.extend(crate::reading_keys::v1_swap(&report.runs, key_pages));
     out.extend(throughput(&runs));
+    out.extend(crate::reading_load::writers_over_cores(report));
     out.extend(queries(&runs));
     out.extend(not_reported(report, &runs));
     out
@@ -525,6 +526,8 @@ fn throughput(runs: &[Labeled]) -> Vec<String> {
             ));
         }
     }
+    let load: Vec<_> = runs.iter().map(|r| (r.run, r.label)).collect();
+    out.extend(crate::reading_load::first_batch_wait(&load));
     let p99: Vec<(&Labeled, f64)> =
         runs.iter().filter_map(|r| Some((r, r.run.load.batch_latency_ms?.p99))).collect();
     if p99.len() >= 2 {

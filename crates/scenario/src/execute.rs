@@ -251,6 +251,9 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
     if let Some(on) = s.performance_schema {
         f.insert("performance_schema".into(), on.into());
     }
+    if let Some(mode) = s.autoinc_lock_mode {
+        f.insert("autoinc_lock_mode".into(), mode.into());
+    }
     let missing: Vec<String> = run
         .requested
         .iter()
@@ -266,6 +269,9 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
                 ("performance_schema", Some(v)) => {
                     let want = if s.performance_schema == Some(true) { "ON" } else { "OFF" };
                     v.as_str().is_some_and(|g| g.eq_ignore_ascii_case(want))
+                }
+                ("innodb_autoinc_lock_mode", Some(v)) => {
+                    v.as_u64() == s.autoinc_lock_mode.map(u64::from)
                 }
                 _ => false,
             };
@@ -340,6 +346,8 @@ fn pool_figures(f: &mut Map<String, Json>, before: &Measurement, after: &Measure
             buffered: Some(0),
             merged: Some(0),
             refused: Some(0),
+            page_io: Some(0),
+            ..ChangeBufferResult::default()
         }),
         est_io_s_hdd: Some(0.0),
         est_io_s_ssd: Some(0.0),
@@ -353,6 +361,17 @@ fn pool_figures(f: &mut Map<String, Json>, before: &Measurement, after: &Measure
         f.insert("change_buffer_buffered".into(), cb.buffered.into());
         f.insert("change_buffer_merged".into(), cb.merged.into());
         f.insert("change_buffer_refused".into(), cb.refused.into());
+        // E4's share of page I/O and size against the cap, where the engine gives them.
+        for (name, v) in [
+            ("change_buffer_io_share_pct", cb.io_share_pct.map(Json::from)),
+            ("change_buffer_size_pages", cb.size_pages.map(Json::from)),
+            ("change_buffer_max_size_pages", cb.max_size_pages.map(Json::from)),
+            ("change_buffer_cap_pages", cb.cap_pages.map(Json::from)),
+        ] {
+            if let Some(v) = v {
+                f.insert(name.into(), v);
+            }
+        }
     }
     f.insert("est_io_s_hdd".into(), d.est_io_s_hdd.into());
     f.insert("est_io_s_ssd".into(), d.est_io_s_ssd.into());
@@ -399,6 +418,7 @@ fn load_phase(
     let mut wall_s = Some(0.0);
     let mut latency = None;
     let mut first_batch_ms = None;
+    let mut other_batch_p50_ms = None;
     let mut verification = None;
     let mut server_statement_ms = Some(0.0);
     let mut chunks = 0;
@@ -419,6 +439,7 @@ fn load_phase(
             verification = out.verification;
             if chunks == 1 {
                 first_batch_ms = out.first_batch_ms;
+                other_batch_p50_ms = out.other_batch_p50_ms;
             }
             if sample_every.is_some() {
                 let m = engine.measure(run.table())?;
@@ -444,10 +465,12 @@ fn load_phase(
         method: plan.method.token().to_string(),
         batch: plan.batch,
         writers: plan.writers,
+        batch_max: plan.batch_max.filter(|_| plan.varies()),
         wall_s,
         rows_per_s,
         batch_latency_ms,
         first_batch_ms,
+        other_batch_p50_ms,
         verification,
         server_statement_ms,
     };
@@ -456,6 +479,9 @@ fn load_phase(
     f.insert("rows".into(), rows.into());
     f.insert("method".into(), load.method.clone().into());
     f.insert("batch".into(), plan.batch.into());
+    if plan.varies() {
+        f.insert("batch_max".into(), plan.batch_max.into());
+    }
     f.insert("writers".into(), plan.writers.into());
     f.insert("wall_s".into(), wall_s.into());
     f.insert("rows_per_s".into(), rows_per_s.into());
@@ -464,6 +490,7 @@ fn load_phase(
     if let Some(ms) = server_statement_ms {
         f.insert("server_statement_ms".into(), ms.into());
     }
+    f.insert("other_batch_p50_ms".into(), to_json(&load.other_batch_p50_ms));
     counters(&mut f, &st.last.counters.since(&before.counters));
     pool_figures(&mut f, &before, &st.last);
     shape(&mut f, &st.last, "_after");

@@ -35,6 +35,7 @@
 //! merge_threshold = 50                   # 1..50, MERGE_THRESHOLD
 //! change_buffering = true                # all (true) / none (false)
 //! model = "mariadb-10.11"                # the simulator's model, or "mysql-8.0"
+//! autoinc_lock_mode = 1                  # 0 traditional, 1 consecutive, 2 interleaved
 //!
 //! [generator]
 //! ids_per_ms = 1                         # virtual clock rate
@@ -50,9 +51,11 @@
 //!                                        #   writers page_size buffer_pool fill_factor
 //!                                        #   merge_threshold change_buffering
 //!                                        #   ids_per_ms within_ms (replace [generator]'s)
+//!                                        #   autoinc_lock_mode
 //!
 //! [[phases]]                             # in order; the first is a load
 //! load = { rows = 100_000, method = "multi", batch = 1000, writers = 1, sample_every = 10_000 }
+//!                                        # batch = "500..1500": varying shapes (multi, prepared)
 //! [[phases]]
 //! rebuild = { fill_factor = 90 }         # default: the run's engine fill factor
 //! [[phases]]
@@ -64,6 +67,7 @@
 //! # rows (E1's '01J%' selected all of the author's)
 //! [[phases]]
 //! ddl = { steps = [{ action = "add_column", column = "c", algorithm = "instant" }] }
+//!                                        # add_column takes after = "col" (ADD ... AFTER col)
 //! ```
 //!
 //! Column types: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`, `binary(n)`,

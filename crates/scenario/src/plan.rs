@@ -9,7 +9,7 @@
 
 use crate::error::ScenarioError;
 use crate::ranges;
-use crate::spec::{PhaseSpec, ScenarioSpec, TableSpec};
+use crate::spec::{BatchSpec, PhaseSpec, ScenarioSpec, TableSpec};
 use crate::table::{self, BuiltTable, Ctx};
 use keylab_core::{DdlSpec, EngineSettings, LoadMethod, LoadPlan, Placement, QuerySpec};
 use keylab_keys::{ClockKind, GenConfig, Variant, WithinMs};
@@ -169,7 +169,7 @@ struct Cell {
     placements: Option<Vec<Placement>>,
     rows: Option<u64>,
     method: Option<LoadMethod>,
-    batch: Option<u32>,
+    batch: Option<BatchSpec>,
     writers: Option<u32>,
     page_size: Option<u32>,
     buffer_pool: Option<u64>,
@@ -178,6 +178,7 @@ struct Cell {
     change_buffering: Option<bool>,
     ids_per_ms: Option<u32>,
     within_ms: Option<WithinMs>,
+    autoinc_lock_mode: Option<u8>,
 }
 
 type Setter = Box<dyn Fn(&mut Cell)>;
@@ -233,6 +234,7 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
             empty_check!(m.change_buffering);
             empty_check!(m.ids_per_ms);
             empty_check!(m.within_ms);
+            empty_check!(m.autoinc_lock_mode);
             if let Some(names) = &m.table {
                 let tables = spec.tables.get_ref();
                 let mut idx = Vec::new();
@@ -275,13 +277,7 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
                 dim(&mut dims, "method", v.get_ref(), |m| m.to_string(), |c, m| c.method = Some(m));
             }
             if let Some(v) = &m.batch {
-                dim(
-                    &mut dims,
-                    "batch",
-                    v.get_ref(),
-                    |n| n.to_string(),
-                    |c, n| c.batch = Some(n.get()),
-                );
+                dim(&mut dims, "batch", v.get_ref(), |b| b.to_string(), |c, b| c.batch = Some(b));
             }
             if let Some(v) = &m.writers {
                 dim(
@@ -344,6 +340,15 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
             if let Some(v) = &m.within_ms {
                 let set = |c: &mut Cell, w| c.within_ms = Some(w);
                 dim(&mut dims, "within_ms", v.get_ref(), |w| w.to_string(), set);
+            }
+            if let Some(v) = &m.autoinc_lock_mode {
+                dim(
+                    &mut dims,
+                    "autoinc_lock_mode",
+                    v.get_ref(),
+                    |m| m.0.to_string(),
+                    |c, m| c.autoinc_lock_mode = Some(m.0),
+                );
             }
         }
         let base = Cell {
@@ -605,6 +610,10 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
     if e.performance_schema.is_some() {
         requested.push("performance_schema");
     }
+    let autoinc_lock_mode = cell.autoinc_lock_mode.or(e.autoinc_lock_mode.map(|m| m.0));
+    if autoinc_lock_mode.is_some() {
+        requested.push("innodb_autoinc_lock_mode");
+    }
     let settings = EngineSettings {
         page_size_bytes,
         buffer_pool_bytes: buffer_pool,
@@ -619,6 +628,7 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
         change_buffering,
         performance_schema: e.performance_schema,
         model: e.model,
+        autoinc_lock_mode,
     };
     (settings, requested)
 }
@@ -633,15 +643,34 @@ fn phases(
     let mut out = Vec::new();
     for p in spec.phases.get_ref() {
         out.push(match p.get_ref() {
-            PhaseSpec::Load(l) => PhasePlan::Load {
-                rows: scale_count(cell.rows.unwrap_or(l.rows.get()), scale),
-                plan: LoadPlan {
-                    method: cell.method.unwrap_or(l.method),
-                    batch: cell.batch.unwrap_or(l.batch.get()),
-                    writers: cell.writers.unwrap_or(l.writers.get()),
-                },
-                sample_every: l.sample_every.map(|n| scale_count(n.get(), scale)),
-            },
+            PhaseSpec::Load(l) => {
+                let batch = cell.batch.unwrap_or(l.batch);
+                let method = cell.method.unwrap_or(l.method);
+                let shaped = matches!(
+                    method,
+                    LoadMethod::Multi | LoadMethod::Prepared | LoadMethod::PreparedUncached
+                );
+                if batch.max.is_some() && !shaped {
+                    return Err(cx.err(
+                        p.span(),
+                        format!(
+                            "batch {batch} varies the statement shape, which only multi, \
+                             prepared and prepared-uncached have; method {method} needs one \
+                             row count"
+                        ),
+                    ));
+                }
+                PhasePlan::Load {
+                    rows: scale_count(cell.rows.unwrap_or(l.rows.get()), scale),
+                    plan: LoadPlan {
+                        method,
+                        batch: batch.min,
+                        writers: cell.writers.unwrap_or(l.writers.get()),
+                        batch_max: batch.max,
+                    },
+                    sample_every: l.sample_every.map(|n| scale_count(n.get(), scale)),
+                }
+            }
             PhaseSpec::Churn(c) => PhasePlan::Churn {
                 rounds: c.rounds.get(),
                 inserts: if c.inserts == 0 { 0 } else { scale_count(c.inserts, scale) },
@@ -694,6 +723,14 @@ fn phases(
                 if d.steps.get_ref().is_empty() {
                     return Err(cx.err(d.steps.span(), "a ddl phase needs at least one step"));
                 }
+                if d.steps.get_ref().iter().any(|s| {
+                    s.after.is_some() && s.action != keylab_core::DdlAction::AddColumn
+                }) {
+                    return Err(cx.err(
+                        d.steps.span(),
+                        "`after` places a new column; only add_column steps take it",
+                    ));
+                }
                 PhasePlan::Ddl {
                     steps: d
                         .steps
@@ -703,6 +740,7 @@ fn phases(
                             action: s.action,
                             column: s.column.clone(),
                             algorithm: s.algorithm,
+                            after: s.after.clone(),
                         })
                         .collect(),
                 }

@@ -258,6 +258,9 @@ pub struct EngineSpec {
     /// it, and a server engine, being the server itself, ignores it.
     #[serde(default)]
     pub model: Option<SimModel>,
+    /// `innodb_autoinc_lock_mode` (0, 1 or 2).
+    #[serde(default)]
+    pub autoinc_lock_mode: Option<AutoincLockMode>,
 }
 
 /// Id generator settings.
@@ -331,7 +334,7 @@ pub struct MatrixSpec {
     pub method: Option<Spanned<Vec<LoadMethod>>>,
     /// Batch size of every load phase.
     #[serde(default)]
-    pub batch: Option<Spanned<Vec<NonZeroU32>>>,
+    pub batch: Option<Spanned<Vec<BatchSpec>>>,
     /// Writers of every load phase.
     #[serde(default)]
     pub writers: Option<Spanned<Vec<NonZeroU32>>>,
@@ -356,6 +359,9 @@ pub struct MatrixSpec {
     /// Replaces `[generator] within_ms` in this group.
     #[serde(default)]
     pub within_ms: Option<Spanned<Vec<WithinMs>>>,
+    /// `innodb_autoinc_lock_mode`.
+    #[serde(default)]
+    pub autoinc_lock_mode: Option<Spanned<Vec<AutoincLockMode>>>,
 }
 
 /// A phase, written `[[phases]]` then `load = { ... }` (or `[phases.load]`).
@@ -383,9 +389,9 @@ pub struct LoadSpec {
     /// Statement shape (default `multi`).
     #[serde(default = "default_method")]
     pub method: LoadMethod,
-    /// Rows per statement (default 1000).
+    /// Rows per statement (default 1000), or `"500..1500"`: statements of varying shape.
     #[serde(default = "default_batch")]
-    pub batch: NonZeroU32,
+    pub batch: BatchSpec,
     /// Parallel writers (default 1).
     #[serde(default = "one_nz")]
     pub writers: NonZeroU32,
@@ -398,8 +404,37 @@ fn default_method() -> LoadMethod {
     LoadMethod::Multi
 }
 
-fn default_batch() -> NonZeroU32 {
-    NonZeroU32::new(1000).expect("nonzero")
+fn default_batch() -> BatchSpec {
+    BatchSpec { min: 1000, max: None }
+}
+
+/// Rows per statement: `1000`, or `"500..1500"` for statements of varying shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchSpec {
+    /// The smallest statement (every statement when `max` is `None`).
+    pub min: u32,
+    /// The largest statement when statements vary.
+    pub max: Option<u32>,
+}
+
+impl std::fmt::Display for BatchSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.max {
+            Some(m) => write!(f, "{}..{m}", self.min),
+            None => write!(f, "{}", self.min),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for BatchSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = match IntOrString::deserialize(d)? {
+            IntOrString::Int(n) => n.to_string(),
+            IntOrString::String(s) => s,
+        };
+        let (min, max) = keylab_core::parse_batch(&text).map_err(de::Error::custom)?;
+        Ok(BatchSpec { min, max })
+    }
 }
 
 /// `churn = { rounds, inserts, deletes, measure_every }`.
@@ -473,6 +508,9 @@ pub struct DdlStepSpec {
     pub column: String,
     /// `instant`, `inplace` or `copy`.
     pub algorithm: DdlAlgorithm,
+    /// `add_column` only: put the new column after this one (`ADD COLUMN ... AFTER col`).
+    #[serde(default)]
+    pub after: Option<String>,
 }
 
 /// A column type as written: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`,
@@ -669,6 +707,23 @@ impl<'de> Deserialize<'de> for MergeThreshold {
             Ok(v) if (1..=50).contains(&v) => Ok(MergeThreshold(v)),
             _ => Err(de::Error::custom(format!(
                 "merge threshold {n} is out of range; valid: 1 to 50"
+            ))),
+        }
+    }
+}
+
+/// `innodb_autoinc_lock_mode`: 0 (traditional), 1 (consecutive) or 2 (interleaved).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AutoincLockMode(pub u8);
+
+impl<'de> Deserialize<'de> for AutoincLockMode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = i64::deserialize(d)?;
+        match u8::try_from(n) {
+            Ok(v) if v <= 2 => Ok(AutoincLockMode(v)),
+            _ => Err(de::Error::custom(format!(
+                "autoinc_lock_mode {n} is not valid; valid: 0 (traditional), 1 (consecutive), \
+                 2 (interleaved)"
             ))),
         }
     }

@@ -103,6 +103,17 @@ fn bad_enum_values_list_the_choices() {
     assert!(e.starts_with("s.toml:9:13: not an InnoDB page size; valid: 4k, 8k, 16k"), "{e}");
     let e = head(&format!("{MINIMAL}[engine]\nfill_factor = 5\n"));
     assert!(e.starts_with("s.toml:9:15: fill factor 5 is out of range; valid: 10 to 100"), "{e}");
+    let e = head(&MINIMAL.replace("rows = 1000", "rows = 1000, batch = \"9..3\""));
+    assert!(e.contains("batch `9..3` is not valid; valid: a row count (1000) or a range"), "{e}");
+    let e =
+        head(&MINIMAL.replace("rows = 1000", "rows = 1000, method = \"row\", batch = \"3..9\""));
+    assert!(e.contains("batch 3..9 varies the statement shape, which only multi"), "{e}");
+    let ddl = "[[phases]]\nddl = { steps = [{ action = \"drop_column\", column = \"c\", \
+               algorithm = \"copy\", after = \"id\" }] }\n";
+    let e = head(&format!("{MINIMAL}{ddl}"));
+    assert!(e.contains("only add_column steps take it"), "{e}");
+    let e = head(&format!("{MINIMAL}[engine]\nautoinc_lock_mode = 3\n"));
+    assert!(e.starts_with("s.toml:9:21: autoinc_lock_mode 3 is not valid; valid: 0"), "{e}");
     let e = head(&MINIMAL.replace("gen = { fixed", "charset = \"utf8\", gen = { fixed"));
     assert!(e.contains("unknown variant `utf8`, expected one of `utf8mb4`"), "{e}");
     let e = head(&MINIMAL.replace("gen = { fixed = \"data\" }", "gen = { random = 1 }"));

@@ -138,7 +138,7 @@ fn main() {
     let pid = server.pid().unwrap();
     for (method, batch, writers) in plans {
         engine.create_table(&table).unwrap();
-        let plan = LoadPlan { method, batch, writers };
+        let plan = LoadPlan { method, batch, writers, batch_max: None };
         let mut gen = w.row_gen(KeySource::Generated(GenConfig::default()));
         // The load pipeline itself, without the engine's row count and checksum scans around
         // it, so the server's CPU time covers the load alone.

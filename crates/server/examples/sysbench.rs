@@ -64,7 +64,7 @@ fn main() {
         let table = w.table();
         for batch in [1000u32, 10_000, 30_000] {
             engine.create_table(&table).unwrap();
-            let plan = LoadPlan { method: LoadMethod::Multi, batch, writers };
+            let plan = LoadPlan { method: LoadMethod::Multi, batch, writers, batch_max: None };
             let mut gen = w.row_gen(KeySource::Generated(GenConfig::default()));
             let out = engine.load(&table, &plan, &mut gen, &mut |_| {}).unwrap();
             let wall_s = out.wall_s.unwrap();

@@ -174,6 +174,10 @@ impl MariaDbEngine {
         })?;
         let mut engine = Self::setup(probe, target, db, Some(flavour))?;
         engine.settings.insert("instance".into(), Json::from("private"));
+        // A private instance runs on this machine: its cores bound what more writers can gain.
+        if let Ok(n) = std::thread::available_parallelism() {
+            engine.settings.insert("server_cores".into(), Json::from(n.get()));
+        }
         // The other start-only settings are in my.cnf; change buffering is left out where
         // the server has no such option (see `private::has_change_buffering`).
         let unapplied = change_buffering_unapplied(&engine.settings, settings);
@@ -570,6 +574,7 @@ impl MariaDbEngine {
             wall_s: Some(stats.wall_s),
             batch_latency_ms: load::latency_ms(&stats.batch_latency_us),
             first_batch_ms: Some(stats.first_batch_ms.clone()),
+            other_batch_p50_ms: Some(stats.other_batch_p50_ms.clone()),
             verification: Some(verification),
             server_statement_ms,
         })

@@ -3,7 +3,8 @@
 //! - [`engine`]: [`MariaDbEngine`], the `keylab_core::Engine` on a private instance or a
 //!   user's server (`--url`), working only inside its own database: load, measure, and the
 //!   phases after a load (churn, rebuild under a fill factor, timed queries, online DDL).
-//! - [`load`]: the row pipeline to N writer connections (row, multi, prepared, load-data).
+//! - [`load`]: the row pipeline to N writer connections (row, multi, prepared,
+//!   prepared-uncached, load-data).
 //! - [`metrics`]: counters, index statistics, table sizes and buffer-pool page figures.
 //! - [`owner`]: keylab's claim on its database of a user's server.
 //! - [`private`]: throwaway private instances started from the installed binaries, stopped

@@ -1,8 +1,10 @@
 //! The load pipeline: rows from the generator to N writer connections.
 //!
 //! The calling thread pulls rows from the (not `Send`) iterator, groups them into batches
-//! and sends them through a bounded channel to `writers` scoped threads, each with its own
-//! connection; every row goes to exactly one writer, so ids are split without collisions
+//! and sends them to `writers` scoped threads, each with its own connection and its own
+//! bounded queue: statement `n` goes to writer `n % writers` ([`LoadPlan::writer_of`]), so a
+//! writer's rows are the same on every run and the simulator's model of parallel writers gets
+//! the same ones; every row goes to exactly one writer, so ids are split without collisions
 //! (an `AUTO_INCREMENT` key is left to the server). For `multi` and `prepared` the calling
 //! thread also renders each batch (the SQL text, or the parameter list), so a writer only
 //! sends and waits: the next statement is rendered while the server runs the current one.
@@ -20,7 +22,7 @@
 use crate::error::ServerError;
 use crate::sql;
 use hdrhistogram::Histogram;
-use keylab_core::{LoadMethod, LoadPlan, Row};
+use keylab_core::{LoadMethod, LoadPlan, Row, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS};
 use keylab_schema::Table;
 use mysql::prelude::Queryable;
 use mysql::{Conn, LocalInfileHandler};
@@ -47,6 +49,9 @@ pub struct LoadStats {
     pub batch_latency_us: Histogram<u64>,
     /// Each writer's first batch, milliseconds (a writer that got no batch has none).
     pub first_batch_ms: Vec<f64>,
+    /// The median of each writer's other batches, milliseconds, in the order of
+    /// `first_batch_ms` (`None` for a writer that sent one batch only).
+    pub other_batch_p50_ms: Vec<Option<f64>>,
     /// Client-side checksum: rows and `BIT_XOR` of each row's CRC32 (`sql::row_crc32`).
     pub client_checksum: (u64, u64),
 }
@@ -59,15 +64,6 @@ fn sql_err(what: &str, e: mysql::Error) -> ServerError {
     ServerError::Sql(format!("{what}: {e}"))
 }
 
-/// Rows of one statement for the chosen method.
-fn chunk_rows(plan: &LoadPlan) -> usize {
-    let batch = plan.batch.max(1) as usize;
-    match plan.method {
-        LoadMethod::LoadData => batch.min(LOAD_DATA_CHUNK_ROWS),
-        _ => batch,
-    }
-}
-
 /// The most writer connections a load may open; a private instance allows this many and a
 /// few more (`max_connections`), so any accepted `--writers` can connect.
 pub const MAX_WRITERS: u32 = 256;
@@ -77,13 +73,14 @@ pub const MAX_WRITERS: u32 = 256;
 /// [`MAX_WRITERS`].
 pub fn check_plan(table: &Table, plan: &LoadPlan) -> Result<(), String> {
     let cols = sql::sent_columns(table).len();
-    if plan.method == LoadMethod::Prepared
-        && (plan.batch.max(1) as usize).saturating_mul(cols) > MAX_PLACEHOLDERS
+    // With varying shapes (`batch_max`) the largest statement decides.
+    let largest = plan.batch.max(plan.batch_max.unwrap_or(0)).max(1);
+    if matches!(plan.method, LoadMethod::Prepared | LoadMethod::PreparedUncached)
+        && (largest as usize).saturating_mul(cols) > MAX_PLACEHOLDERS
     {
         return Err(format!(
-            "a prepared INSERT of {} rows x {cols} columns needs more than {MAX_PLACEHOLDERS} \
-             placeholders; use a --batch of at most {}",
-            plan.batch,
+            "a prepared INSERT of {largest} rows x {cols} columns needs more than \
+             {MAX_PLACEHOLDERS} placeholders; use a --batch of at most {}",
             MAX_PLACEHOLDERS / cols.max(1)
         ));
     }
@@ -125,9 +122,8 @@ pub fn run_load_with_ids(
     check_plan(table, plan).map_err(ServerError::Refused)?;
     let cols = sql::sent_columns(table);
     let checksum_cols = sql::checksum_columns(table);
-    let writers = conns.len();
-    let (tx, rx) = sync_channel::<Batch>(writers * 2);
-    let rx = Arc::new(Mutex::new(rx));
+    let (txs, rxs): (Vec<_>, Vec<_>) =
+        conns.iter().map(|_| sync_channel::<Batch>(WRITER_QUEUE_STATEMENTS)).unzip();
     // SQL buffers the writers are done with, for the next statements (no fresh allocation
     // and page faults for each one).
     let (spare_tx, spare_rx) = channel::<String>();
@@ -138,11 +134,12 @@ pub fn run_load_with_ids(
     let results = std::thread::scope(|s| {
         let handles: Vec<_> = conns
             .into_iter()
-            .map(|conn| {
+            .zip(rxs)
+            .map(|(conn, rx)| {
                 let w = Writer {
                     table,
                     plan,
-                    rx: rx.clone(),
+                    rx: Arc::new(Mutex::new(rx)),
                     spare: spare_tx.clone(),
                     failed: failed.clone(),
                     done: done.clone(),
@@ -151,11 +148,14 @@ pub fn run_load_with_ids(
                 s.spawn(move || w.run(conn))
             })
             .collect();
-        drop(rx);
         drop(spare_tx);
         let mut batcher = Batcher::new(table, plan, cols);
         let mut reported = 0u64;
-        let send = |batch: Batch| tx.send(batch).is_ok() && !failed.load(Ordering::SeqCst);
+        // A batch goes to the writer of its statement (a LOAD DATA statement spans several
+        // batches, which end at statement boundaries).
+        let send = |(statement, batch): (u64, Batch)| {
+            txs[plan.writer_of(statement)].send(batch).is_ok() && !failed.load(Ordering::SeqCst)
+        };
         for row in &mut *rows {
             client.0 += 1;
             if !checksum_cols.is_empty() {
@@ -175,7 +175,7 @@ pub fn run_load_with_ids(
                 send(batch);
             }
         }
-        drop(tx);
+        drop(txs);
         let results: Vec<_> = handles
             .into_iter()
             .map(|h| {
@@ -189,16 +189,24 @@ pub fn run_load_with_ids(
     let wall_s = started.elapsed().as_secs_f64();
     let mut hist = new_histogram();
     let mut first_batch_ms = Vec::new();
+    let mut other_batch_p50_ms = Vec::new();
     for r in results {
         let w = r?;
         hist.add(&w.latency_us).map_err(|e| ServerError::Sql(e.to_string()))?;
-        first_batch_ms.extend(w.first_batch_us.map(|us| us as f64 / 1000.0));
+        if let Some(us) = w.first_batch_us {
+            first_batch_ms.push(us as f64 / 1000.0);
+            other_batch_p50_ms.push(
+                (!w.others_us.is_empty())
+                    .then(|| w.others_us.value_at_quantile(0.5) as f64 / 1000.0),
+            );
+        }
     }
     Ok(LoadStats {
         rows: client.0,
         wall_s,
         batch_latency_us: hist,
         first_batch_ms,
+        other_batch_p50_ms,
         client_checksum: client,
     })
 }
@@ -215,13 +223,21 @@ enum Batch {
 }
 
 /// Groups rows into batches on the calling thread, rendering them as it goes for `multi`
-/// and `prepared`.
+/// and `prepared`. A batch is one statement, or for `load-data` a chunk of one.
 struct Batcher<'a> {
     table: &'a Table,
     method: LoadMethod,
     cols: Vec<usize>,
-    /// Rows per batch.
+    /// Rows per `load-data` chunk (other methods: a batch is a whole statement).
     chunk: usize,
+    /// Sizes of the statements still to come ([`LoadPlan::statement_rows`]).
+    sizes: Box<dyn Iterator<Item = usize>>,
+    /// Rows of the current statement, those batched so far, and its number.
+    statement: usize,
+    in_statement: usize,
+    statement_no: u64,
+    /// The statement the pending batch belongs to.
+    batch_statement: u64,
     prefix: String,
     rows: Vec<Row>,
     text: String,
@@ -231,10 +247,20 @@ struct Batcher<'a> {
 
 impl<'a> Batcher<'a> {
     fn new(table: &'a Table, plan: &LoadPlan, cols: Vec<usize>) -> Self {
+        let mut sizes = Box::new(plan.statement_rows());
+        let statement = sizes.next().unwrap_or(1).max(1);
         Batcher {
             table,
             method: plan.method,
-            chunk: chunk_rows(plan),
+            chunk: match plan.method {
+                LoadMethod::LoadData => LOAD_DATA_CHUNK_ROWS,
+                _ => usize::MAX,
+            },
+            sizes,
+            statement,
+            in_statement: 0,
+            statement_no: 0,
+            batch_statement: 0,
             prefix: sql::insert_prefix(table),
             cols,
             rows: Vec::new(),
@@ -244,8 +270,12 @@ impl<'a> Batcher<'a> {
         }
     }
 
-    /// Adds `row`; returns the batch it completes. `spare` offers used SQL buffers.
-    fn push(&mut self, row: Row, spare: &Receiver<String>) -> Option<Batch> {
+    /// Adds `row`; returns the batch it completes with its statement's number. `spare` offers
+    /// used SQL buffers.
+    fn push(&mut self, row: Row, spare: &Receiver<String>) -> Option<(u64, Batch)> {
+        if self.pending == 0 {
+            self.batch_statement = self.statement_no;
+        }
         match self.method {
             LoadMethod::Multi => {
                 if self.pending == 0 {
@@ -258,39 +288,47 @@ impl<'a> Batcher<'a> {
                 }
                 sql::write_values_tuple(&mut self.text, self.table, &self.cols, &row);
             }
-            LoadMethod::Prepared => {
+            LoadMethod::Prepared | LoadMethod::PreparedUncached => {
                 if self.pending == 0 {
-                    self.values = Vec::with_capacity(self.chunk * self.cols.len());
+                    self.values = Vec::with_capacity(self.statement * self.cols.len());
                 }
                 sql::push_params_of(&mut self.values, self.table, &self.cols, row);
             }
             LoadMethod::Row | LoadMethod::LoadData => {
                 if self.pending == 0 {
-                    self.rows = Vec::with_capacity(self.chunk);
+                    self.rows = Vec::with_capacity(self.statement.min(self.chunk));
                 }
                 self.rows.push(row);
             }
         }
         self.pending += 1;
+        self.in_statement += 1;
+        if self.in_statement == self.statement {
+            self.in_statement = 0;
+            self.statement_no += 1;
+            self.statement = self.sizes.next().unwrap_or(1).max(1);
+            return Some(self.take());
+        }
         (self.pending == self.chunk).then(|| self.take())
     }
 
     /// The last, partial batch.
-    fn finish(&mut self) -> Option<Batch> {
+    fn finish(&mut self) -> Option<(u64, Batch)> {
         (self.pending > 0).then(|| self.take())
     }
 
-    fn take(&mut self) -> Batch {
+    fn take(&mut self) -> (u64, Batch) {
         let rows = std::mem::take(&mut self.pending);
-        match self.method {
+        let batch = match self.method {
             LoadMethod::Multi => {
                 Batch::Sql { text: std::mem::take(&mut self.text), rows: rows as u64 }
             }
-            LoadMethod::Prepared => {
+            LoadMethod::Prepared | LoadMethod::PreparedUncached => {
                 Batch::Params { values: std::mem::take(&mut self.values), rows }
             }
             LoadMethod::Row | LoadMethod::LoadData => Batch::Rows(std::mem::take(&mut self.rows)),
-        }
+        };
+        (self.batch_statement, batch)
     }
 }
 
@@ -308,6 +346,8 @@ struct Writer<'a> {
 struct WriterResult {
     latency_us: Histogram<u64>,
     first_batch_us: Option<u64>,
+    /// Every batch after the first.
+    others_us: Histogram<u64>,
 }
 
 fn recv(rx: &Mutex<Receiver<Batch>>) -> Option<Batch> {
@@ -334,7 +374,11 @@ impl Writer<'_> {
     }
 
     fn run_inner(&self, conn: &mut Conn) -> Result<WriterResult, ServerError> {
-        let mut out = WriterResult { latency_us: new_histogram(), first_batch_us: None };
+        let mut out = WriterResult {
+            latency_us: new_histogram(),
+            first_batch_us: None,
+            others_us: new_histogram(),
+        };
         let mut statements = PreparedCache::default();
         // Rows a LOAD DATA statement took beyond its batch, sent first by the next one.
         let mut carry: Option<Batch> = None;
@@ -367,10 +411,20 @@ impl Writer<'_> {
                     let _ = self.spare.send(text);
                     rows
                 }
-                Batch::Params { values, rows } => {
+                Batch::Params { values, rows } if self.plan.method == LoadMethod::Prepared => {
                     let stmt = statements.get(conn, self.table, rows)?;
                     conn.exec_drop(stmt, values)
                         .map_err(|e| sql_err("prepared INSERT failed", e))?;
+                    rows as u64
+                }
+                Batch::Params { values, rows } => {
+                    // No statement cache: prepared, executed and closed every time.
+                    let stmt = conn
+                        .prep(sql::prepared_insert_sql(self.table, rows))
+                        .map_err(|e| sql_err("preparing the INSERT failed", e))?;
+                    conn.exec_drop(&stmt, values)
+                        .map_err(|e| sql_err("prepared INSERT failed", e))?;
+                    conn.close(stmt).map_err(|e| sql_err("closing the statement failed", e))?;
                     rows as u64
                 }
                 Batch::Rows(rows) if self.plan.method == LoadMethod::LoadData => {
@@ -381,7 +435,11 @@ impl Writer<'_> {
                 Batch::Rows(rows) => self.rows_in_transaction(conn, &rows)?,
             };
             let us = (t0.elapsed().as_micros() as u64).max(1);
-            out.first_batch_us.get_or_insert(us);
+            if out.first_batch_us.is_none() {
+                out.first_batch_us = Some(us);
+            } else {
+                out.others_us.saturating_record(us);
+            }
             out.latency_us.saturating_record(us);
             // LOAD DATA counts its rows while streaming.
             if self.plan.method != LoadMethod::LoadData {
@@ -464,9 +522,12 @@ impl Writer<'_> {
     }
 }
 
-/// The prepared INSERTs of one connection: one of the batch shape, one for a remainder.
+/// The prepared INSERTs of one connection, one per shape (row count), at most
+/// [`PREPARED_CACHE_STATEMENTS`], the least recently used closed first: a fixed shape is
+/// prepared once (and a remainder once), while varying shapes keep preparing anew.
 #[derive(Default)]
 struct PreparedCache {
+    /// Least recently used first.
     by_rows: Vec<(usize, mysql::Statement)>,
 }
 
@@ -477,17 +538,23 @@ impl PreparedCache {
         table: &Table,
         rows: usize,
     ) -> Result<&mysql::Statement, ServerError> {
-        let pos = match self.by_rows.iter().position(|(n, _)| *n == rows) {
-            Some(p) => p,
+        match self.by_rows.iter().position(|(n, _)| *n == rows) {
+            Some(p) => {
+                let hit = self.by_rows.remove(p);
+                self.by_rows.push(hit);
+            }
             None => {
+                if self.by_rows.len() >= PREPARED_CACHE_STATEMENTS {
+                    let (_, old) = self.by_rows.remove(0);
+                    conn.close(old).map_err(|e| sql_err("closing the statement failed", e))?;
+                }
                 let stmt = conn
                     .prep(sql::prepared_insert_sql(table, rows))
                     .map_err(|e| sql_err("preparing the INSERT failed", e))?;
                 self.by_rows.push((rows, stmt));
-                self.by_rows.len() - 1
             }
-        };
-        Ok(&self.by_rows[pos].1)
+        }
+        Ok(&self.by_rows.last().expect("just pushed").1)
     }
 }
 

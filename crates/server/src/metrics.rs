@@ -42,7 +42,7 @@ pub struct CounterSnapshot {
 /// (gone from MariaDB 11.0 with the change buffer itself); MariaDB's pages freed from the LRU
 /// tail (evictions). Names are matched without regard to case (MariaDB 10.11 prints
 /// `Innodb_buffer_pool_pages_lru_freed`).
-pub const POOL_STATUS: [&str; 12] = [
+pub const POOL_STATUS: [&str; 13] = [
     "Innodb_buffer_pool_read_requests",
     "Innodb_buffer_pool_reads",
     "Innodb_rows_inserted",
@@ -55,6 +55,8 @@ pub const POOL_STATUS: [&str; 12] = [
     "Innodb_ibuf_merged_delete_marks",
     "Innodb_ibuf_merged_deletes",
     "Innodb_buffer_pool_pages_LRU_freed",
+    // The change buffer's size in pages (MariaDB; gone with the change buffer in 11.0).
+    "Innodb_ibuf_size",
 ];
 
 /// `INNODB_METRICS` change buffer merge counters, used when the status variables are absent
@@ -205,10 +207,13 @@ pub fn buffer_pool_delta(
         misses_per_op: misses_per_op(pages_read, row_ops),
         evictions: s("Innodb_buffer_pool_pages_LRU_freed"),
         // Neither server counts changes buffered or refused; only merges.
+        // Its page I/O is not told apart from other pages' (null); its size is a gauge.
         change_buffer: merged.map(|merged| ChangeBufferResult {
             buffered: None,
             merged: Some(merged),
             refused: None,
+            size_pages: after.status.get("innodb_ibuf_size").copied(),
+            ..ChangeBufferResult::default()
         }),
         est_io_s_hdd: None,
         est_io_s_ssd: None,

@@ -59,7 +59,7 @@ fn every_method_with_one_and_four_writers_in_both_placements() {
                     }
                     let name = format!("t_{}", variant.replace([':', '-'], "_"));
                     let w = workload(variant, placement, rows, &name);
-                    let plan = LoadPlan { method, batch: 500, writers };
+                    let plan = LoadPlan { method, batch: 500, writers, batch_max: None };
                     let label = format!("{variant} {placement} {method} x{writers}");
                     let r = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress)
                         .unwrap_or_else(|e| panic!("{label}: {e}"));
@@ -95,7 +95,8 @@ fn statement_counts(conn: &mut mysql::Conn) -> std::collections::BTreeMap<String
     let rows: Vec<(String, String)> = conn
         .query(
             "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_insert', 'Com_begin', \
-             'Com_commit', 'Com_stmt_prepare', 'Com_stmt_execute', 'Com_load')",
+             'Com_commit', 'Com_stmt_prepare', 'Com_stmt_execute', 'Com_stmt_close', \
+             'Com_load')",
         )
         .unwrap();
     rows.into_iter().map(|(k, v)| (k.to_lowercase(), v.parse().unwrap())).collect()
@@ -104,7 +105,8 @@ fn statement_counts(conn: &mut mysql::Conn) -> std::collections::BTreeMap<String
 /// Each method sends what it promises, counted by the server: `row` one INSERT per row in
 /// transactions of `batch` rows (autocommit at batch 1), `multi` one INSERT per batch,
 /// `prepared` one statement of the batch's shape and one for the remainder per writer, each
-/// executed once per batch, `load-data` one LOAD DATA per batch.
+/// executed once per batch, `prepared-uncached` a prepare, an execute and a close per batch,
+/// `load-data` one LOAD DATA per batch. Varying shapes prepare one statement per shape.
 #[test]
 fn each_method_sends_the_statements_it_promises() {
     if !server_installed() {
@@ -117,7 +119,7 @@ fn each_method_sends_the_statements_it_promises() {
     let table = w.table();
     // Method, batch, writers, and the counters' expected increase.
     type Case = (LoadMethod, u32, u32, &'static [(&'static str, u64)]);
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         (LoadMethod::Row, 500, 1, &[("com_insert", 2050), ("com_begin", 5), ("com_commit", 5)]),
         (LoadMethod::Row, 1, 1, &[("com_insert", 2050), ("com_begin", 0), ("com_commit", 0)]),
         (LoadMethod::Multi, 500, 1, &[("com_insert", 5), ("com_stmt_prepare", 0)]),
@@ -129,11 +131,17 @@ fn each_method_sends_the_statements_it_promises() {
         ),
         (LoadMethod::LoadData, 500, 1, &[("com_load", 5), ("com_insert", 0)]),
         (LoadMethod::LoadData, 1000, 2, &[("com_load", 3), ("com_insert", 0)]),
+        (
+            LoadMethod::PreparedUncached,
+            500,
+            1,
+            &[("com_stmt_prepare", 5), ("com_stmt_execute", 5), ("com_stmt_close", 5)],
+        ),
     ];
     for (method, batch, writers, expected) in cases {
         let label = format!("{method} batch {batch} x{writers}");
         engine.create_table(&table).unwrap();
-        let plan = LoadPlan { method, batch, writers };
+        let plan = LoadPlan { method, batch, writers, batch_max: None };
         let before = statement_counts(&mut status);
         let mut gen = w.row_gen(keys());
         engine
@@ -145,6 +153,28 @@ fn each_method_sends_the_statements_it_promises() {
         }
         engine.drop_table(&table).unwrap();
     }
+    // Varying shapes: the seeded sizes, each prepared once, the remainder too.
+    let plan =
+        LoadPlan { method: LoadMethod::Prepared, batch: 100, writers: 1, batch_max: Some(400) };
+    let mut sizes = Vec::new();
+    let mut left = rows as usize;
+    for n in plan.statement_rows() {
+        sizes.push(n.min(left));
+        left -= n.min(left);
+        if left == 0 {
+            break;
+        }
+    }
+    let shapes = sizes.iter().collect::<std::collections::BTreeSet<_>>().len() as u64;
+    assert!(shapes > 2, "{sizes:?}");
+    engine.create_table(&table).unwrap();
+    let before = statement_counts(&mut status);
+    engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap();
+    let after = statement_counts(&mut status);
+    let grew = |name: &str| after[name] - before[name];
+    assert_eq!(grew("com_stmt_prepare"), shapes, "{sizes:?}");
+    assert_eq!(grew("com_stmt_execute"), sizes.len() as u64, "{sizes:?}");
+    engine.drop_table(&table).unwrap();
 }
 
 #[test]
@@ -159,7 +189,7 @@ fn tablespace_reader_agrees_with_innodb_index_stats() {
         let w = workload("uuid4:text", Placement::Secondary, 20_000, "t_ibd");
         let table = w.table();
         engine.create_table(&table).unwrap();
-        let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1 };
+        let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1, batch_max: None };
         engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap();
         let m = engine.measure(&table).unwrap();
         // measure() ran ANALYZE; now read the file ourselves and compare with the stats.
@@ -236,7 +266,7 @@ fn url_rules_keep_other_objects_untouched() {
     assert!(!info.contains("hunter2"), "{info}");
     assert!(info.contains("not_applied") && info.contains("innodb_page_size"), "{info}");
     let w = workload("ulid", Placement::Pk, 2000, "t_url");
-    let plan = LoadPlan { method: LoadMethod::LoadData, batch: 1000, writers: 2 };
+    let plan = LoadPlan { method: LoadMethod::LoadData, batch: 1000, writers: 2, batch_max: None };
     let r = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress).unwrap();
     assert_eq!(r.rows, 2000);
     assert!(r.indexes[0].fill_pct.is_some() && r.indexes[0].height.is_none());
@@ -291,7 +321,7 @@ fn a_failed_load_is_an_error_and_leaves_nothing_behind() {
     engine.create_table(&table).unwrap();
     let dup = vec![Value::Bytes(b"same-id".to_vec()), Value::Bytes(b"data".to_vec())];
     let mut rows = vec![dup.clone(), dup].into_iter();
-    let plan = LoadPlan { method: LoadMethod::Multi, batch: 1, writers: 1 };
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 1, writers: 1, batch_max: None };
     let err = engine.load(&table, &plan, &mut rows, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("Duplicate"), "{err}");
     drop(engine);
@@ -306,7 +336,7 @@ fn the_result_format_carries_server_figures() {
     }
     let mut engine = MariaDbEngine::private(&ServerSettings::default()).unwrap();
     let w = workload("uuid7:text", Placement::Pk, 5000, "t_fmt");
-    let plan = LoadPlan { method: LoadMethod::Prepared, batch: 1000, writers: 1 };
+    let plan = LoadPlan { method: LoadMethod::Prepared, batch: 1000, writers: 1, batch_max: None };
     let run = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress).unwrap();
     let report = Report {
         keylab: "test".into(),
@@ -361,7 +391,7 @@ fn load_and_measure_refuse_a_table_keylab_did_not_create() {
     .unwrap();
     let w = workload("uuid4:text", Placement::Pk, 10, "t_foreign");
     let table = w.table();
-    let plan = LoadPlan { method: LoadMethod::Multi, batch: 10, writers: 1 };
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 10, writers: 1, batch_max: None };
     let err = engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap_err();
     assert!(matches!(err, EngineError::Rejected(_)), "{err}");
     assert!(err.to_string().contains("did not create"), "{err}");
@@ -383,7 +413,7 @@ fn url_leaf_pages_are_exact_or_null_and_a_small_pool_is_noted() {
     let settings = ServerSettings { buffer_pool_bytes: 6 << 20, ..ServerSettings::default() };
     let server = PrivateServer::start(&settings).expect("server");
     let mut engine = MariaDbEngine::connect(&server.tcp_url(None), None, None).unwrap();
-    let plan = LoadPlan { method: LoadMethod::LoadData, batch: 5000, writers: 1 };
+    let plan = LoadPlan { method: LoadMethod::LoadData, batch: 5000, writers: 1, batch_max: None };
     let mut admin = mysql::Conn::new(server.socket_opts()).unwrap();
     // t_big's PRIMARY (about 7 MiB of 200-byte rows) is larger than the pool; t_small's k_id
     // has too few leaves for ANALYZE TABLE to sample, so its statistic says 1.

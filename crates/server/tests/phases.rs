@@ -36,7 +36,7 @@ fn rows_of(w: &Workload) -> Vec<Row> {
 
 fn load(engine: &mut MariaDbEngine, table: &Table, rows: &[Row]) {
     engine.create_table(table).unwrap();
-    let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1 };
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1, batch_max: None };
     engine.load(table, &plan, &mut rows.iter().cloned(), &mut |_| {}).unwrap();
 }
 
@@ -184,7 +184,7 @@ fn a_delete_of_a_missing_key_is_an_error_and_loads_check_the_whole_table() {
     let mut rows = rows_of(&w);
     let later = rows.split_off(20);
     let rows = rows[..10].to_vec();
-    let plan = LoadPlan { method: LoadMethod::Multi, batch: 3, writers: 1 };
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 3, writers: 1, batch_max: None };
     // A load in two calls (as load samples make it): each is checked against the table.
     load(&mut engine, &table, &rows[..5]);
     engine.load(&table, &plan, &mut rows[5..].iter().cloned(), &mut |_| {}).unwrap();
@@ -326,8 +326,12 @@ fn ddl_instant_inplace_copy_and_a_refused_algorithm() {
     let w = workload("uuid4:text", Placement::Secondary, 2000, "t_ddl");
     let table = w.table();
     load(&mut engine, &table, &rows_of(&w));
-    let step =
-        |action, column: &str, algorithm| DdlSpec { action, column: column.into(), algorithm };
+    let step = |action, column: &str, algorithm| DdlSpec {
+        action,
+        column: column.into(),
+        algorithm,
+        after: None,
+    };
     use DdlAction::{AddColumn, DropColumn};
     use DdlAlgorithm::{Copy, Inplace, Instant};
 
@@ -360,6 +364,16 @@ fn ddl_instant_inplace_copy_and_a_refused_algorithm() {
         conn.query("SHOW COLUMNS FROM t_ddl").unwrap();
     assert!(cols.iter().any(|c| c.0 == "id"), "the refused statement changed nothing");
     assert!(!cols.iter().any(|c| c.0 == "c"));
+    // E5's write-up case, ADD COLUMN ... AFTER: instant on MariaDB 10.4+ (and MySQL 8.0.29+).
+    let after = DdlSpec { after: Some("pk".into()), ..step(AddColumn, "a", Instant) };
+    let placed = engine.ddl(&table, &after).unwrap();
+    if mariadb {
+        assert!(placed.supported && placed.message.as_deref().unwrap().contains("not rebuilt"));
+        let cols: Vec<(String, String, String, String, Option<String>, String)> =
+            engine.new_connection().unwrap().query("SHOW COLUMNS FROM t_ddl").unwrap();
+        assert_eq!(cols[1].0, "a", "placed after pk: {cols:?}");
+    }
+    engine.ddl(&table, &step(DropColumn, "a", Copy)).unwrap();
     // Other failures stay errors.
     assert!(engine.ddl(&table, &step(DropColumn, "nope", Copy)).is_err());
     assert_eq!(count_rows(&engine, "t_ddl"), 2000);

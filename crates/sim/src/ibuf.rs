@@ -44,6 +44,20 @@ pub struct ChangeBuffer {
     /// Usable bytes of one change-buffer page.
     page_payload: u64,
     changes_since_flush: u64,
+    /// The most pool pages the change buffer has taken.
+    max_pages: usize,
+}
+
+/// The change buffer's size in pool pages: now, at its largest, and its cap
+/// (`innodb_change_buffer_max_size` percent of the pool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IbufSize {
+    /// Pool pages it holds now.
+    pub pages: u64,
+    /// The most it has held.
+    pub max_pages: u64,
+    /// The most it may hold.
+    pub cap_pages: u64,
 }
 
 impl ChangeBuffer {
@@ -54,6 +68,7 @@ impl ChangeBuffer {
             bytes: 0,
             page_payload: (page_bytes - 132) as u64,
             changes_since_flush: 0,
+            max_pages: 0,
         }
     }
 
@@ -89,6 +104,15 @@ impl ChangeBuffer {
     /// Pages with buffered changes.
     pub fn pending_pages(&self) -> usize {
         self.pending.len()
+    }
+
+    /// Its size against its cap in a pool of `capacity` pages holding at most `max_pct` %.
+    pub fn size(&self, capacity: usize, max_pct: u8) -> IbufSize {
+        IbufSize {
+            pages: self.pool_pages(capacity) as u64,
+            max_pages: self.max_pages as u64,
+            cap_pages: (capacity * max_pct as usize / 100) as u64,
+        }
     }
 }
 
@@ -184,6 +208,7 @@ impl Tree {
         slot.entry_bytes += entry as u32;
         slot.changes += 1;
         pool.ibuf.bytes += entry;
+        pool.ibuf.max_pages = pool.ibuf.max_pages.max(pool.ibuf.pool_pages(0));
         pool.ibuf.changes_since_flush += 1;
         pool.counters.ibuf_buffered += 1;
         // The pages above the leaf were searched.

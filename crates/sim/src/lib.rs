@@ -52,6 +52,7 @@ mod tree_delete;
 
 pub use check::InvariantViolation;
 pub use device::Device;
+pub use ibuf::IbufSize;
 pub use page::PageNo;
 pub use pool::{PoolCounters, PoolSettings};
 pub use stats::{Counters, IndexStats, TableStats};

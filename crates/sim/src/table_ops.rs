@@ -156,6 +156,12 @@ impl SimTable {
         self.space.pool.as_ref().map(|p| p.counters)
     }
 
+    /// The change buffer's size in pool pages against its cap (`None` without a pool).
+    pub fn ibuf_size(&self) -> Option<crate::ibuf::IbufSize> {
+        let p = self.space.pool.as_ref()?;
+        Some(p.ibuf.size(p.capacity(), p.settings.change_buffer_max_pct))
+    }
+
     /// Writes every dirty page now (as a clean shutdown or a checkpoint would); a no-op
     /// without a buffer pool.
     pub fn flush(&mut self) {

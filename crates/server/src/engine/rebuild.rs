@@ -65,7 +65,10 @@ fn algorithm_sql(a: DdlAlgorithm) -> &'static str {
 pub fn ddl_sql(table: &str, spec: &DdlSpec) -> String {
     let column = quote_ident(&spec.column);
     let change = match spec.action {
-        DdlAction::AddColumn => format!("ADD COLUMN {column} INT NULL"),
+        DdlAction::AddColumn => match &spec.after {
+            Some(after) => format!("ADD COLUMN {column} INT NULL AFTER {}", quote_ident(after)),
+            None => format!("ADD COLUMN {column} INT NULL"),
+        },
         DdlAction::DropColumn => format!("DROP COLUMN {column}"),
     };
     format!(
@@ -247,10 +250,16 @@ mod tests {
             action: DdlAction::AddColumn,
             column: "c".into(),
             algorithm: DdlAlgorithm::Instant,
+            after: None,
         };
         assert_eq!(
             ddl_sql("t", &spec),
             "ALTER TABLE `t` ADD COLUMN `c` INT NULL, ALGORITHM=INSTANT"
+        );
+        let after = DdlSpec { after: Some("id".into()), ..spec.clone() };
+        assert_eq!(
+            ddl_sql("t", &after),
+            "ALTER TABLE `t` ADD COLUMN `c` INT NULL AFTER `id`, ALGORITHM=INSTANT"
         );
         let spec = DdlSpec { action: DdlAction::DropColumn, algorithm: DdlAlgorithm::Copy, ..spec };
         assert_eq!(ddl_sql("t", &spec), "ALTER TABLE `t` DROP COLUMN `c`, ALGORITHM=COPY");

@@ -23,6 +23,8 @@ pub struct ServerSettings {
     pub change_buffering: Option<String>,
     /// `performance_schema` on or off.
     pub performance_schema: bool,
+    /// `innodb_autoinc_lock_mode` (0, 1, 2); `None` keeps the server default.
+    pub autoinc_lock_mode: Option<u8>,
     /// `innodb_stats_persistent` (statistics in `mysql.innodb_index_stats`).
     pub stats_persistent: bool,
     /// `innodb_flush_log_at_trx_commit` (1 = durable at every commit, the server default).
@@ -40,6 +42,7 @@ impl Default for ServerSettings {
             log_file_bytes: 256 << 20,
             change_buffering: None,
             performance_schema: false,
+            autoinc_lock_mode: None,
             stats_persistent: true,
             flush_log_at_trx_commit: 1,
             extra: Vec::new(),
@@ -140,6 +143,9 @@ pub(super) fn config_text(
         if has_change_buffering(flavour, version) {
             set("innodb_change_buffering", cb);
         }
+    }
+    if let Some(mode) = s.autoinc_lock_mode {
+        set("innodb_autoinc_lock_mode", &mode);
     }
     set("max_allowed_packet", &(256u64 << 20));
     set("innodb_buffer_pool_load_at_startup", &"OFF");
