@@ -64,7 +64,9 @@
 //! Column types: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`, `binary(n)`,
 //! `text`, `timestamp`, `datetime`, `date`, `decimal(p,s)`. Generators (`gen`, required for
 //! every column but the id): `{ fixed = "s" }`, `{ ascii = [min, max] }` (random letters
-//! and digits), `{ seq = start }` or `{ seq = { start, every, cycle } }`, `{ int = [lo, hi] }`,
+//! and digits), `{ uuid_prefix = n }` (`LEFT(UUID(), n)`: n characters of a UUID's text,
+//! random hex digits with its dashes), `{ prefix_digit = "s" }` (`CONCAT('s',
+//! FLOOR(RAND()*10))`), `{ seq = start }` or `{ seq = { start, every, cycle } }`, `{ int = [lo, hi] }`,
 //! `{ timestamp = { start_unix_s, step_s, every, cycle } }`, `"null"`. A stepping generator
 //! (`seq`, `timestamp`) gives each value to `every` rows (default 1) and, with `cycle`, starts
 //! over after `cycle` values: `seq = { start = 1, every = 360 }` with `timestamp = { step_s =

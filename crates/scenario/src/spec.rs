@@ -142,6 +142,11 @@ pub enum GenSpec {
     Fixed(String),
     /// Random letters and digits, length uniform in `[min, max]`.
     Ascii([u32; 2]),
+    /// The first N characters of a UUID's text (`LEFT(UUID(), N)`): random lowercase hex
+    /// digits, with `-` where the 8-4-4-4-12 layout puts one; N is 1..=36.
+    UuidPrefix(u32),
+    /// The string followed by one random decimal digit (`CONCAT('test', FLOOR(RAND()*10))`).
+    PrefixDigit(String),
     /// `start`, `start + 1`, ... by row number (`seq = start`, or a table with `every` and
     /// `cycle`).
     Seq(SeqGen),
