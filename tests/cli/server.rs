@@ -419,6 +419,13 @@ fn e5_runs_on_a_private_mariadb() {
         for p in r["phases"].as_array().unwrap() {
             assert_eq!(p["status"], "ok", "every E5 phase runs on a server: {p}");
         }
+        // The author's procedure: rebuild, restart (cold pool), then churn of autocommitted
+        // single-row inserts and one delete transaction per round.
+        let kinds: Vec<&str> =
+            r["phases"].as_array().unwrap().iter().map(|p| p["kind"].as_str().unwrap()).collect();
+        assert_eq!(kinds[2..5], ["rebuild", "restart", "churn"], "{kinds:?}");
+        assert_eq!(r["phases"][4]["insert_method"], "row");
+        assert_eq!(r["phases"][4]["delete_method"], "one_transaction");
     }
 }
 

@@ -21,7 +21,8 @@ mod runner;
 mod workload;
 
 pub use engine::{
-    Engine, EngineError, EngineKind, EngineSettings, LoadMethod, LoadOutcome, LoadPlan, Measurement,
+    ChurnDelete, ChurnInsert, ChurnStyle, Engine, EngineError, EngineKind, EngineSettings,
+    LoadMethod, LoadOutcome, LoadPlan, Measurement,
 };
 pub use model::SimModel;
 pub use phase::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};

@@ -32,6 +32,7 @@ mod markdown;
 mod phases;
 mod pool_rows;
 mod reading;
+mod reading_e5;
 mod reading_phases;
 mod reading_settings;
 mod settings;

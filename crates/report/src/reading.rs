@@ -86,6 +86,7 @@ pub fn reading(report: &Report) -> Vec<String> {
     out.extend(crate::reading_phases::phase_sentences(&pairs));
     out.extend(crate::reading_settings::setting_effects(&report.runs));
     out.extend(crate::reading_settings::published_comparison(&report.scenario, &report.runs));
+    out.extend(crate::reading_e5::published_comparison(&report.scenario, &report.runs));
     out.extend(throughput(&runs));
     out.extend(queries(&runs));
     out.extend(not_reported(report, &runs));

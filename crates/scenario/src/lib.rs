@@ -54,7 +54,14 @@
 //! [[phases]]
 //! rebuild = { fill_factor = 90 }         # default: the run's engine fill factor
 //! [[phases]]
-//! churn = { rounds = 20, inserts = 1000, deletes = 1000, measure_every = 5 }
+//! restart = {}                          # server restart (cold pool); simulator: empty pool
+//! [[phases]]
+//! churn = { rounds = 20, inserts = 1000, deletes = 1000, measure_every = 5,
+//!           insert_method = "multi", writers = 1, delete_method = "by_key" }
+//!   # insert_method "row": one autocommitted INSERT per row from `writers` connections
+//!   # (more than one: the server's insert order is its own); delete_method
+//!   # "one_transaction": a round's deletes in one transaction (as DELETE ... ORDER BY RAND()
+//!   # LIMIT n). keylab picks the deleted rows with its seed, uniformly, on every engine.
 //! [[phases]]
 //! queries = { runs = 20, point = 100, pk_range = 1000, id_prefix = "01J", full_scan = true }
 //! [[phases]]

@@ -6,7 +6,9 @@
 //! Checks that need more than one value (an index naming a column, a generator fitting its
 //! column) are in `check.rs`; turning a file into runs is `plan.rs`.
 
-use keylab_core::{DdlAction, DdlAlgorithm, LoadMethod, Placement, SimModel};
+use keylab_core::{
+    ChurnDelete, ChurnInsert, DdlAction, DdlAlgorithm, LoadMethod, Placement, SimModel,
+};
 use keylab_keys::{ClockKind, WithinMs};
 use keylab_schema::{Charset, RowFormat};
 use serde::{de, Deserialize, Deserializer};
@@ -361,6 +363,8 @@ pub enum PhaseSpec {
     Churn(ChurnSpec),
     /// `OPTIMIZE TABLE` under a fill factor.
     Rebuild(RebuildSpec),
+    /// A server restart on the same data (a cold buffer pool): `restart = {}`.
+    Restart(RestartSpec),
     /// Timed queries.
     Queries(QueriesSpec),
     /// Online schema changes.
@@ -408,6 +412,18 @@ pub struct ChurnSpec {
     /// Measure every this many rounds (default 1; the last round is always measured).
     #[serde(default = "one_nz")]
     pub measure_every: NonZeroU32,
+    /// `multi` (default): multi-row INSERTs; `row`: one autocommitted INSERT per row.
+    #[serde(default)]
+    pub insert_method: ChurnInsert,
+    /// Connections the `row` inserts come from at once (default 1, which keeps keylab's
+    /// order; more make the server's order its own).
+    #[serde(default = "one_nz")]
+    pub writers: NonZeroU32,
+    /// `by_key` (default): deletes by primary key in transactions of a thousand operations;
+    /// `one_transaction`: a round's deletes in one transaction, as one `DELETE ... ORDER BY
+    /// RAND() LIMIT n` makes them. Either way keylab picks the rows with its seed.
+    #[serde(default)]
+    pub delete_method: ChurnDelete,
 }
 
 /// `rebuild = { fill_factor }`.
@@ -418,6 +434,11 @@ pub struct RebuildSpec {
     #[serde(default)]
     pub fill_factor: Option<FillFactor>,
 }
+
+/// `restart = {}`: nothing to set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RestartSpec {}
 
 /// `queries = { runs, point, pk_range, id_prefix, full_scan }`.
 #[derive(Debug, Clone, Deserialize)]

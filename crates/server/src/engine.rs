@@ -19,9 +19,11 @@
 //! (`OPTIMIZE TABLE` under a fill factor, and online DDL) and [`query`] (timed queries).
 
 mod churn;
+mod churn_styled;
 mod measure;
 mod query;
 mod rebuild;
+mod restart;
 
 use crate::error::ServerError;
 use crate::load::{self, LoadStats};
@@ -32,8 +34,8 @@ use crate::private::{Flavour, PrivateServer, ServerSettings};
 use crate::sql::{self, quote_ident};
 use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE, IDENTIFIER_RULE};
 use keylab_core::{
-    DdlOutcome, DdlSpec, Engine, EngineError, EngineInfo, EngineKind, LoadOutcome, LoadPlan,
-    LoadVerification, Measurement, Op, QueryOutcome, QuerySpec, Row,
+    ChurnStyle, DdlOutcome, DdlSpec, Engine, EngineError, EngineInfo, EngineKind, LoadOutcome,
+    LoadPlan, LoadVerification, Measurement, Op, QueryOutcome, QuerySpec, Row,
 };
 use keylab_schema::{Dialect, Table};
 use mysql::prelude::Queryable;
@@ -105,6 +107,9 @@ pub struct MariaDbEngine {
     /// creation and loads; churn and DDL forget it, and the next load reads it back).
     contents: BTreeMap<String, (u64, u64)>,
     last_load: Option<LoadDetails>,
+    /// Server-wide counters at the restarts so far, added to every reading: a restart sets
+    /// the server's own back to zero.
+    carried: CounterSnapshot,
     server: Option<PrivateServer>,
 }
 
@@ -112,8 +117,11 @@ pub struct MariaDbEngine {
 #[derive(Debug, Clone, Default)]
 struct Baseline {
     counters: CounterSnapshot,
-    /// Reads and writes of the table's file, when readable.
+    /// Reads and writes of the table's file, when readable (at creation, or at the last
+    /// restart).
     file_io: Option<metrics::FileIo>,
+    /// Reads and writes of the table's file before the last restart (since creation).
+    io_carried: metrics::FileIo,
 }
 
 /// Why `hint`'s change buffering is not in effect on a server whose variables are
@@ -254,6 +262,7 @@ impl MariaDbEngine {
             file_writes: BTreeMap::new(),
             contents: BTreeMap::new(),
             last_load: None,
+            carried: CounterSnapshot::default(),
             server: None,
         };
         engine.read_settings()?;
@@ -436,8 +445,9 @@ impl MariaDbEngine {
             .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
         self.track(&name, &[]);
         let baseline = Baseline {
-            counters: metrics::read_counters(&mut self.conn),
+            counters: self.counters_now(),
             file_io: metrics::table_file_io(&mut self.conn, &self.database, &name),
+            io_carried: metrics::FileIo::default(),
         };
         self.baselines.insert(name.clone(), baseline);
         self.file_writes.remove(&name);
@@ -671,8 +681,22 @@ impl Engine for MariaDbEngine {
         Ok(self.apply_ops(table, ops, on_ops)?)
     }
 
+    fn apply_styled(
+        &mut self,
+        table: &Table,
+        style: &ChurnStyle,
+        ops: &mut dyn Iterator<Item = Op>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<(), EngineError> {
+        Ok(self.apply_styled_ops(table, style, ops, on_ops)?)
+    }
+
     fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
         Ok(self.rebuild_table(table, fill_factor_pct)?)
+    }
+
+    fn restart(&mut self) -> Result<(), EngineError> {
+        self.restart_server()
     }
 
     fn query(
