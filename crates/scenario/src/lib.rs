@@ -56,8 +56,7 @@
 //! [[phases]]
 //! restart = {}                          # server restart (cold pool); simulator: empty pool
 //! [[phases]]
-//! churn = { rounds = 20, inserts = 1000, deletes = 1000, measure_every = 5,
-//!           insert_method = "multi", writers = 1, delete_method = "by_key" }
+//! churn = { rounds = 20, inserts = 1000, deletes = 1000, measure_every = 5, insert_method = "multi", writers = 1, delete_method = "by_key" }
 //!   # insert_method "row": one autocommitted INSERT per row from `writers` connections
 //!   # (more than one: the server's insert order is its own); delete_method
 //!   # "one_transaction": a round's deletes in one transaction (as DELETE ... ORDER BY RAND()
