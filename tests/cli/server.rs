@@ -543,3 +543,38 @@ fn ctrl_c_during_a_load_stops_the_private_server() {
         assert!(!cmdline.contains(&*tmp.to_string_lossy()), "still running: {cmdline}");
     }
 }
+
+/// Churn of autocommitted single-row inserts from three connections at once, a round's
+/// deletes in one transaction, and a restart between: every phase runs on a private MariaDB,
+/// the rows deleted are keylab's choice (every delete finds its row), and the result says
+/// that the server's insert order was its own.
+#[test]
+fn concurrent_row_churn_and_a_restart_run_on_a_private_mariadb() {
+    if !server_installed("concurrent_row_churn_and_a_restart_run_on_a_private_mariadb") {
+        return;
+    }
+    let d = Dir::new();
+    let src = r#"name = "pool"
+variants = ["md5:text"]
+[[tables]]
+name = "t"
+columns = [{ name = "r", type = "varchar(10)", gen = { prefix_digit = "test" } }]
+[[phases]]
+load = { rows = 300 }
+[[phases]]
+restart = {}
+[[phases]]
+churn = { rounds = 3, inserts = 100, deletes = 100, insert_method = "row", writers = 3, delete_method = "one_transaction" }
+"#;
+    std::fs::write(d.path("pool.toml"), src).unwrap();
+    let out = d.keylab(&["run", "pool.toml", "--engine", "mariadb", "--format", "json"]);
+    let v = json(&out.expect_code(0).stdout);
+    let phases = v["runs"][0]["phases"].as_array().unwrap().clone();
+    assert_eq!(phases[2]["kind"], "restart");
+    assert_eq!(phases[2]["status"], "ok", "{}", phases[2]);
+    let churn = &phases[3];
+    assert_eq!(churn["status"], "ok", "{churn}");
+    assert_eq!(churn["insert_order"], "concurrent_writers");
+    assert_eq!(churn["live_rows"], 300);
+    assert_eq!(v["runs"][0]["rows"], 300, "{}", v["runs"][0]);
+}
