@@ -241,6 +241,11 @@ impl Engine for SimEngine {
         self.table_mut()?.rebuild(fill_factor_pct).map_err(|e| EngineError::Rejected(e.to_string()))
     }
 
+    fn restart(&mut self) -> Result<(), EngineError> {
+        self.table_mut()?.restart();
+        Ok(())
+    }
+
     fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {
         self.table = None;
         Ok(())

@@ -149,13 +149,19 @@ fn e5_runs_every_fill_factor_with_churn_and_rebuilds() {
     assert_eq!(runs.len(), 6);
     let kinds: Vec<&str> =
         runs[0]["phases"].as_array().unwrap().iter().map(|p| p["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["settings", "load", "rebuild", "churn", "rebuild", "ddl"]);
+    assert_eq!(kinds, ["settings", "load", "rebuild", "restart", "churn", "rebuild", "ddl"]);
     assert_eq!(runs[5]["phases"][0]["fill_factor_pct"], 75);
     assert_eq!(runs[0]["indexes"].as_array().unwrap().len(), 4);
-    let churn = &runs[0]["phases"][3];
+    // The simulator restarts by emptying its pool model.
+    assert_eq!(runs[0]["phases"][3]["status"], "ok");
+    let churn = &runs[0]["phases"][4];
     if churn["status"] == "ok" {
         assert_eq!(churn["rounds"], 200);
         assert_eq!(churn["per_round"].as_array().unwrap().len(), 20);
+        assert_eq!(churn["insert_method"], "row");
+        assert_eq!(churn["writers"], 1);
+        assert_eq!(churn["delete_method"], "one_transaction");
+        assert_eq!(churn["insert_order"], "keylab");
     }
 }
 

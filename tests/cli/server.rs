@@ -423,9 +423,11 @@ fn e4_runs_on_a_private_mariadb() {
 }
 
 /// E5 (fill factors, churn with purge, rebuilds, online DDL) on a private MariaDB: every run
-/// equals the simulator's through load, rebuild, churn and rebuild at this scale. (A known
-/// model gap: at --scale 0.01, fill factor 100, churn round 168 makes 6 splits on the server,
-/// repeatably, and 5 in the simulator, with the same pages after; found, not yet explained.)
+/// equals the simulator's through load, rebuild, restart, churn and rebuild at this scale.
+/// (A gap seen before E5 used the author's generators and churn: at --scale 0.01, fill factor
+/// 100, churn round 168 made 6 splits on the server and 5 in the simulator. With the author's
+/// rows and statements that run now gives equal counters, per round too; the rule behind the
+/// old difference was not found.)
 #[test]
 fn e5_runs_on_a_private_mariadb() {
     if !server_installed("e5_runs_on_a_private_mariadb") {
@@ -438,6 +440,13 @@ fn e5_runs_on_a_private_mariadb() {
         for p in r["phases"].as_array().unwrap() {
             assert_eq!(p["status"], "ok", "every E5 phase runs on a server: {p}");
         }
+        // The author's procedure: rebuild, restart (cold pool), then churn of autocommitted
+        // single-row inserts and one delete transaction per round.
+        let kinds: Vec<&str> =
+            r["phases"].as_array().unwrap().iter().map(|p| p["kind"].as_str().unwrap()).collect();
+        assert_eq!(kinds[2..5], ["rebuild", "restart", "churn"], "{kinds:?}");
+        assert_eq!(r["phases"][4]["insert_method"], "row");
+        assert_eq!(r["phases"][4]["delete_method"], "one_transaction");
     }
 }
 
@@ -745,4 +754,39 @@ load = { rows = 20_000, method = "multi", batch = 500 }
         fill("2", "1");
         fill("2", "3");
     }
+}
+
+/// Churn of autocommitted single-row inserts from three connections at once, a round's
+/// deletes in one transaction, and a restart between: every phase runs on a private MariaDB,
+/// the rows deleted are keylab's choice (every delete finds its row), and the result says
+/// that the server's insert order was its own.
+#[test]
+fn concurrent_row_churn_and_a_restart_run_on_a_private_mariadb() {
+    if !server_installed("concurrent_row_churn_and_a_restart_run_on_a_private_mariadb") {
+        return;
+    }
+    let d = Dir::new();
+    let src = r#"name = "pool"
+variants = ["md5:text"]
+[[tables]]
+name = "t"
+columns = [{ name = "r", type = "varchar(10)", gen = { prefix_digit = "test" } }]
+[[phases]]
+load = { rows = 300 }
+[[phases]]
+restart = {}
+[[phases]]
+churn = { rounds = 3, inserts = 100, deletes = 100, insert_method = "row", writers = 3, delete_method = "one_transaction" }
+"#;
+    std::fs::write(d.path("pool.toml"), src).unwrap();
+    let out = d.keylab(&["run", "pool.toml", "--engine", "mariadb", "--format", "json"]);
+    let v = json(&out.expect_code(0).stdout);
+    let phases = v["runs"][0]["phases"].as_array().unwrap().clone();
+    assert_eq!(phases[2]["kind"], "restart");
+    assert_eq!(phases[2]["status"], "ok", "{}", phases[2]);
+    let churn = &phases[3];
+    assert_eq!(churn["status"], "ok", "{churn}");
+    assert_eq!(churn["insert_order"], "concurrent_writers");
+    assert_eq!(churn["live_rows"], 300);
+    assert_eq!(v["runs"][0]["rows"], 300, "{}", v["runs"][0]);
 }

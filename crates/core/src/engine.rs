@@ -114,6 +114,49 @@ impl FromStr for LoadMethod {
     }
 }
 
+/// How churn sends its inserts to a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChurnInsert {
+    /// Consecutive inserts as multi-row INSERTs inside the churn's transactions.
+    #[default]
+    Multi,
+    /// One autocommitted single-row INSERT per row, spread over the writers' connections.
+    Row,
+}
+
+/// How churn sends its deletes (the rows to delete are always chosen by keylab).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChurnDelete {
+    /// One `DELETE ... WHERE pk = ?` per row, committed with the other operations in
+    /// transactions of a thousand.
+    #[default]
+    ByKey,
+    /// One `DELETE ... WHERE pk = ?` per row, every delete of the call in one transaction,
+    /// as one `DELETE ... ORDER BY RAND() LIMIT n` statement makes them.
+    OneTransaction,
+}
+
+/// How a churn call's operations reach a server. The simulator applies the operations in
+/// the order given whatever the style; a server with several writers applies the inserts
+/// in an order of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ChurnStyle {
+    /// Statement shape of the inserts.
+    pub insert: ChurnInsert,
+    /// Connections the inserts are spread over (`Row` only; 1 keeps keylab's order).
+    pub writers: u32,
+    /// Transactions of the deletes.
+    pub delete: ChurnDelete,
+}
+
+impl Default for ChurnStyle {
+    fn default() -> Self {
+        ChurnStyle { insert: ChurnInsert::Multi, writers: 1, delete: ChurnDelete::ByKey }
+    }
+}
+
 /// How a load phase sends its rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoadPlan {
@@ -366,11 +409,30 @@ pub trait Engine {
         Err(EngineError::Unsupported("churn (inserts and deletes) is not modelled yet".into()))
     }
 
+    /// [`Engine::apply`] with the operations sent as `style` says; engines without statements
+    /// (the simulator) ignore the style.
+    fn apply_styled(
+        &mut self,
+        table: &Table,
+        style: &ChurnStyle,
+        ops: &mut dyn Iterator<Item = Op>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<(), EngineError> {
+        let _ = style;
+        self.apply(table, ops, on_ops)
+    }
+
     /// Rebuilds every index of `table` by a sorted build (`OPTIMIZE TABLE`) with
     /// `innodb_fill_factor` = `fill_factor_pct`.
     fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
         let _ = (table, fill_factor_pct);
         Err(EngineError::Unsupported("rebuilds are not modelled yet".into()))
+    }
+
+    /// Restarts the server on the same data (a cold buffer pool); the simulator empties its
+    /// buffer pool model. Counters continue across it.
+    fn restart(&mut self) -> Result<(), EngineError> {
+        Err(EngineError::Unsupported("restarts are not modelled yet".into()))
     }
 
     /// Runs `query` `runs` times and times each run.

@@ -21,9 +21,9 @@ mod runner;
 mod workload;
 
 pub use engine::{
-    parse_batch, Engine, EngineError, EngineKind, EngineSettings, IdBlockSource, IdBlocks,
-    LoadMethod, LoadOutcome, LoadPlan, Measurement, PREPARED_CACHE_STATEMENTS,
-    WRITER_QUEUE_STATEMENTS,
+    parse_batch, ChurnDelete, ChurnInsert, ChurnStyle, Engine, EngineError, EngineKind,
+    EngineSettings, IdBlockSource, IdBlocks, LoadMethod, LoadOutcome, LoadPlan, Measurement,
+    PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS,
 };
 pub use model::SimModel;
 pub use phase::{

@@ -32,6 +32,7 @@ mod markdown;
 mod phases;
 mod pool_rows;
 mod reading;
+mod reading_e5;
 mod reading_keys;
 mod reading_load;
 mod reading_phases;

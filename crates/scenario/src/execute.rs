@@ -25,8 +25,8 @@ use crate::churn::{ChurnRound, LiveKeys};
 use crate::plan::{PhasePlan, RunPlan};
 use crate::rows::TableRows;
 use keylab_core::{
-    BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError, LoadPlan, LoadResult,
-    Measurement, PhaseResult, Progress, QueryResult, Row, RunResult,
+    BufferPoolResult, ChangeBufferResult, ChurnStyle, Counters, Engine, EngineError, LoadPlan,
+    LoadResult, Measurement, PhaseResult, Progress, QueryResult, Row, RunResult,
 };
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
@@ -83,19 +83,26 @@ fn run_phases(
                 first_load.get_or_insert(load);
                 result
             }
-            PhasePlan::Churn { rounds, inserts, deletes, measure_every } => churn_phase(
+            PhasePlan::Churn { rounds, inserts, deletes, measure_every, style } => churn_phase(
                 engine,
                 run,
                 &mut st,
-                *rounds,
-                *inserts,
-                *deletes,
-                *measure_every,
+                (*rounds, *inserts, *deletes, *measure_every),
+                style,
                 progress,
             )?,
             PhasePlan::Rebuild { fill_factor_pct } => {
                 rebuild_phase(engine, run, &mut st, *fill_factor_pct)?
             }
+            PhasePlan::Restart => match engine.restart() {
+                Ok(()) => {
+                    let mut f = Map::new();
+                    f.insert("status".into(), "ok".into());
+                    self::phase("restart", f)
+                }
+                Err(EngineError::Unsupported(reason)) => not_applicable("restart", &reason),
+                Err(e) => return Err(e),
+            },
             PhasePlan::Queries { runs, queries: list } => {
                 let mut names = Vec::new();
                 let mut skipped = Vec::new();
@@ -506,10 +513,8 @@ fn churn_phase(
     engine: &mut dyn Engine,
     run: &RunPlan,
     st: &mut State,
-    rounds: u32,
-    inserts: u64,
-    deletes: u64,
-    measure_every: u32,
+    (rounds, inserts, deletes, measure_every): (u32, u64, u64, u32),
+    style: &ChurnStyle,
     progress: &mut dyn Progress,
 ) -> Result<PhaseResult, EngineError> {
     let before = st.last.clone();
@@ -520,7 +525,7 @@ fn churn_phase(
     let outcome = (|| {
         for round in 1..=rounds {
             let mut ops = ChurnRound::new(&mut st.rows, live, inserts, deletes);
-            match engine.apply(run.table(), &mut ops, &mut |n| progress.advance(n)) {
+            match engine.apply_styled(run.table(), style, &mut ops, &mut |n| progress.advance(n)) {
                 Ok(()) => {}
                 Err(EngineError::Unsupported(reason)) => return Ok(Some(reason)),
                 Err(e) => return Err(e),
@@ -547,6 +552,13 @@ fn churn_phase(
     f.insert("inserts_per_round".into(), inserts.into());
     f.insert("deletes_per_round".into(), deletes.into());
     f.insert("measure_every".into(), measure_every.into());
+    f.insert("insert_method".into(), to_json(&style.insert));
+    f.insert("writers".into(), style.writers.into());
+    f.insert("delete_method".into(), to_json(&style.delete));
+    // Concurrent writers: the server applies the inserts in an order of its own; the
+    // simulator (which has no connections) in keylab's.
+    let order = if style.writers > 1 { "concurrent_writers" } else { "keylab" };
+    f.insert("insert_order".into(), order.into());
     f.insert("live_rows".into(), (st.live.as_ref().map_or(0, |l| l.len()) as u64).into());
     counters(&mut f, &st.last.counters.since(&before.counters));
     pool_figures(&mut f, &before, &st.last);

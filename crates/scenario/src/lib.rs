@@ -59,7 +59,13 @@
 //! [[phases]]
 //! rebuild = { fill_factor = 90 }         # default: the run's engine fill factor
 //! [[phases]]
-//! churn = { rounds = 20, inserts = 1000, deletes = 1000, measure_every = 5 }
+//! restart = {}                          # server restart (cold pool); simulator: empty pool
+//! [[phases]]
+//! churn = { rounds = 20, inserts = 1000, deletes = 1000, measure_every = 5, insert_method = "multi", writers = 1, delete_method = "by_key" }
+//!   # insert_method "row": one autocommitted INSERT per row from `writers` connections
+//!   # (more than one: the server's insert order is its own); delete_method
+//!   # "one_transaction": a round's deletes in one transaction (as DELETE ... ORDER BY RAND()
+//!   # LIMIT n). keylab picks the deleted rows with its seed, uniformly, on every engine.
 //! [[phases]]
 //! queries = { runs = 20, point = 100, pk_range = 1000, id_prefix = "01J", full_scan = true }
 //! # or id_share = 1.0 instead of id_prefix: a prefix (or, where no prefix comes within 5%,
@@ -73,7 +79,9 @@
 //! Column types: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`, `binary(n)`,
 //! `text`, `timestamp`, `datetime`, `date`, `decimal(p,s)`. Generators (`gen`, required for
 //! every column but the id): `{ fixed = "s" }`, `{ ascii = [min, max] }` (random letters
-//! and digits), `{ seq = start }` or `{ seq = { start, every, cycle } }`, `{ int = [lo, hi] }`,
+//! and digits), `{ uuid_prefix = n }` (`LEFT(UUID(), n)`: n characters of a UUID's text,
+//! random hex digits with its dashes), `{ prefix_digit = "s" }` (`CONCAT('s',
+//! FLOOR(RAND()*10))`), `{ seq = start }` or `{ seq = { start, every, cycle } }`, `{ int = [lo, hi] }`,
 //! `{ timestamp = { start_unix_s, step_s, every, cycle } }`, `"null"`. A stepping generator
 //! (`seq`, `timestamp`) gives each value to `every` rows (default 1) and, with `cycle`, starts
 //! over after `cycle` values: `seq = { start = 1, every = 360 }` with `timestamp = { step_s =

@@ -11,7 +11,9 @@ use crate::error::ScenarioError;
 use crate::ranges;
 use crate::spec::{BatchSpec, PhaseSpec, ScenarioSpec, TableSpec};
 use crate::table::{self, BuiltTable, Ctx};
-use keylab_core::{DdlSpec, EngineSettings, LoadMethod, LoadPlan, Placement, QuerySpec};
+use keylab_core::{
+    ChurnInsert, ChurnStyle, DdlSpec, EngineSettings, LoadMethod, LoadPlan, Placement, QuerySpec,
+};
 use keylab_keys::{ClockKind, GenConfig, Variant, WithinMs};
 use keylab_schema::Table;
 use std::num::NonZeroU32;
@@ -119,12 +121,16 @@ pub enum PhasePlan {
         deletes: u64,
         /// Measure every this many rounds.
         measure_every: u32,
+        /// How the operations reach a server.
+        style: ChurnStyle,
     },
     /// A sorted rebuild (`OPTIMIZE TABLE`).
     Rebuild {
         /// `innodb_fill_factor` of the rebuild.
         fill_factor_pct: u8,
     },
+    /// A server restart (the simulator empties its buffer pool).
+    Restart,
     /// Timed queries: (name, query).
     Queries {
         /// Runs of each.
@@ -146,6 +152,7 @@ impl PhasePlan {
             PhasePlan::Load { .. } => "load",
             PhasePlan::Churn { .. } => "churn",
             PhasePlan::Rebuild { .. } => "rebuild",
+            PhasePlan::Restart => "restart",
             PhasePlan::Queries { .. } => "queries",
             PhasePlan::Ddl { .. } => "ddl",
         }
@@ -676,10 +683,26 @@ fn phases(
                 inserts: if c.inserts == 0 { 0 } else { scale_count(c.inserts, scale) },
                 deletes: if c.deletes == 0 { 0 } else { scale_count(c.deletes, scale) },
                 measure_every: c.measure_every.get(),
+                style: {
+                    if c.writers.get() > 1 && c.insert_method != ChurnInsert::Row {
+                        return Err(cx.err(
+                            p.span(),
+                            "churn writers > 1 needs insert_method = \"row\" (valid: \
+                             insert_method = \"row\" with any writers, or \"multi\" with \
+                             writers = 1)",
+                        ));
+                    }
+                    ChurnStyle {
+                        insert: c.insert_method,
+                        writers: c.writers.get(),
+                        delete: c.delete_method,
+                    }
+                },
             },
             PhaseSpec::Rebuild(r) => PhasePlan::Rebuild {
                 fill_factor_pct: r.fill_factor.map_or(settings.fill_factor_pct, |f| f.0),
             },
+            PhaseSpec::Restart(_) => PhasePlan::Restart,
             PhaseSpec::Queries(q) => {
                 let mut queries = Vec::new();
                 if let Some(n) = q.point {

@@ -6,7 +6,7 @@
 //!
 //! Stepping generators (`seq`, `timestamp`) are monotone in their value number, so the first
 //! row out of range follows by arithmetic; random ones (`int`) are checked at both ends.
-//! Text lengths (`fixed`, `ascii`) do not depend on the row count and are checked with the
+//! Text lengths (`fixed`, `ascii`, `uuid_prefix`, `prefix_digit`) do not depend on the row count and are checked with the
 //! column's type in `table.rs`. This module makes no rows.
 
 use crate::error::ScenarioError;
@@ -79,6 +79,8 @@ fn first_bad(gen: &ColumnGen, ty: &ColumnType, rows: u64) -> Option<Bad> {
         | ColumnGen::Surrogate
         | ColumnGen::Fixed(_)
         | ColumnGen::Ascii { .. }
+        | ColumnGen::UuidPrefix { .. }
+        | ColumnGen::PrefixDigit(_)
         | ColumnGen::Null => None,
     }
 }

@@ -81,6 +81,29 @@ impl TableRows {
                     }
                     Value::Bytes(bytes)
                 }
+                ColumnGen::UuidPrefix { chars } => {
+                    // Random hex rather than the server's time-based UUID(): only the length
+                    // (and so the row's size) shapes the pages, and this column is in no index.
+                    let mut word = rng.next_u64();
+                    let bytes = (0..*chars as usize)
+                        .map(|i| {
+                            if matches!(i, 8 | 13 | 18 | 23) {
+                                return b'-';
+                            }
+                            if i % 16 == 0 && i > 0 {
+                                word = rng.next_u64();
+                            }
+                            let d = (word >> (4 * (i % 16))) & 0xf;
+                            b"0123456789abcdef"[d as usize]
+                        })
+                        .collect();
+                    Value::Bytes(bytes)
+                }
+                ColumnGen::PrefixDigit(prefix) => {
+                    let mut bytes = prefix.clone();
+                    bytes.push(b'0' + rng.random_range(0..10u8));
+                    Value::Bytes(bytes)
+                }
                 // In range: the scenario checks refuse a run whose values leave the column's.
                 ColumnGen::Seq { start, steps, unsigned } => {
                     let v = i128::from(*start) + i128::from(steps.index(n));
@@ -161,6 +184,66 @@ load = { rows = 10 }
             assert_eq!(row[5], Value::Time(100 + 2 * n as i64));
             assert_eq!(row[6], Value::Null);
             assert_eq!(row[7], Value::Bytes(b"data".to_vec()));
+        }
+    }
+
+    /// `LEFT(UUID(), N)` and `CONCAT('test', FLOOR(RAND()*10))` as E5's author wrote them.
+    #[test]
+    fn uuid_prefixes_and_prefix_digits_have_the_authors_shapes() {
+        let src = r#"name = "t"
+variants = ["auto-inc"]
+[[tables]]
+name = "t"
+columns = [
+  { name = "u4", type = "varchar(10)", gen = { uuid_prefix = 4 } },
+  { name = "u36", type = "char(36)", gen = { uuid_prefix = 36 } },
+  { name = "r", type = "varchar(100)", gen = { prefix_digit = "test" } },
+]
+[[phases]]
+load = { rows = 10 }
+"#;
+        let run = &Scenario::parse(src, "t").unwrap().plan(1.0).unwrap()[0];
+        let rows: Vec<Row> = TableRows::new(run, 3).take(2000).collect();
+        assert_eq!(rows, TableRows::new(run, 3).take(2000).collect::<Vec<_>>());
+        assert_ne!(rows, TableRows::new(run, 4).take(2000).collect::<Vec<_>>());
+        let text = |v: &Value| match v {
+            Value::Bytes(b) => String::from_utf8(b.clone()).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let mut digits = std::collections::BTreeSet::new();
+        let mut firsts = std::collections::BTreeSet::new();
+        for row in &rows {
+            let u4 = text(&row[1]);
+            assert!(
+                u4.len() == 4
+                    && u4.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+            );
+            firsts.insert(u4.chars().next().unwrap());
+            let u36 = text(&row[2]);
+            let dashes: Vec<usize> = u36.match_indices('-').map(|(i, _)| i).collect();
+            assert_eq!((u36.len(), dashes), (36, vec![8, 13, 18, 23]));
+            let r = text(&row[3]);
+            assert!(r.len() == 5 && r.starts_with("test"));
+            digits.insert(r.chars().last().unwrap().to_digit(10).unwrap());
+        }
+        assert_eq!(digits.len(), 10, "every digit 0..=9 appears");
+        assert_eq!(firsts.len(), 16, "every hex digit appears");
+    }
+
+    #[test]
+    fn text_generators_must_fit_their_columns() {
+        for (gen, want) in [
+            ("{ uuid_prefix = 5 }", "cannot hold 5 characters"),
+            ("{ uuid_prefix = 37 }", "valid: 1..=36"),
+            ("{ prefix_digit = \"test\" }", "cannot hold `test` and a digit (5 characters)"),
+        ] {
+            let src = format!(
+                "name = \"t\"\nvariants = [\"auto-inc\"]\n[[tables]]\nname = \"t\"\ncolumns = \
+                 [{{ name = \"c\", type = \"varchar(4)\", gen = {gen} }}]\n[[phases]]\n\
+                 load = {{ rows = 1 }}\n"
+            );
+            let err = Scenario::parse(&src, "t").and_then(|s| s.plan(1.0)).unwrap_err();
+            assert!(err.to_string().contains(want), "{gen}: {err}");
         }
     }
 

@@ -6,7 +6,9 @@
 //! Checks that need more than one value (an index naming a column, a generator fitting its
 //! column) are in `check.rs`; turning a file into runs is `plan.rs`.
 
-use keylab_core::{DdlAction, DdlAlgorithm, LoadMethod, Placement, SimModel};
+use keylab_core::{
+    ChurnDelete, ChurnInsert, DdlAction, DdlAlgorithm, LoadMethod, Placement, SimModel,
+};
 use keylab_keys::{ClockKind, WithinMs};
 use keylab_schema::{Charset, RowFormat};
 use serde::{de, Deserialize, Deserializer};
@@ -142,6 +144,11 @@ pub enum GenSpec {
     Fixed(String),
     /// Random letters and digits, length uniform in `[min, max]`.
     Ascii([u32; 2]),
+    /// The first N characters of a UUID's text (`LEFT(UUID(), N)`): random lowercase hex
+    /// digits, with `-` where the 8-4-4-4-12 layout puts one; N is 1..=36.
+    UuidPrefix(u32),
+    /// The string followed by one random decimal digit (`CONCAT('test', FLOOR(RAND()*10))`).
+    PrefixDigit(String),
     /// `start`, `start + 1`, ... by row number (`seq = start`, or a table with `every` and
     /// `cycle`).
     Seq(SeqGen),
@@ -374,6 +381,8 @@ pub enum PhaseSpec {
     Churn(ChurnSpec),
     /// `OPTIMIZE TABLE` under a fill factor.
     Rebuild(RebuildSpec),
+    /// A server restart on the same data (a cold buffer pool): `restart = {}`.
+    Restart(RestartSpec),
     /// Timed queries.
     Queries(QueriesSpec),
     /// Online schema changes.
@@ -450,6 +459,18 @@ pub struct ChurnSpec {
     /// Measure every this many rounds (default 1; the last round is always measured).
     #[serde(default = "one_nz")]
     pub measure_every: NonZeroU32,
+    /// `multi` (default): multi-row INSERTs; `row`: one autocommitted INSERT per row.
+    #[serde(default)]
+    pub insert_method: ChurnInsert,
+    /// Connections the `row` inserts come from at once (default 1, which keeps keylab's
+    /// order; more make the server's order its own).
+    #[serde(default = "one_nz")]
+    pub writers: NonZeroU32,
+    /// `by_key` (default): deletes by primary key in transactions of a thousand operations;
+    /// `one_transaction`: a round's deletes in one transaction, as one `DELETE ... ORDER BY
+    /// RAND() LIMIT n` makes them. Either way keylab picks the rows with its seed.
+    #[serde(default)]
+    pub delete_method: ChurnDelete,
 }
 
 /// `rebuild = { fill_factor }`.
@@ -460,6 +481,11 @@ pub struct RebuildSpec {
     #[serde(default)]
     pub fill_factor: Option<FillFactor>,
 }
+
+/// `restart = {}`: nothing to set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RestartSpec {}
 
 /// `queries = { runs, point, pk_range, id_prefix | id_share, full_scan }`.
 #[derive(Debug, Clone, Deserialize)]

@@ -29,6 +29,14 @@ pub enum ColumnGen {
         /// Longest.
         max: u32,
     },
+    /// The first `chars` characters of a UUID's text: random lowercase hex digits, `-` at
+    /// the layout's dashes.
+    UuidPrefix {
+        /// Characters, 1..=36.
+        chars: u32,
+    },
+    /// The bytes, then one random decimal digit.
+    PrefixDigit(Vec<u8>),
     /// `start + k`, `k` the row's value number (see [`Steps`]).
     Seq {
         /// First value.
@@ -223,6 +231,25 @@ fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
             }
             ColumnGen::Ascii { min, max }
         }
+        &GenSpec::UuidPrefix(chars) => {
+            let cap = ascii_capacity(ty).ok_or_else(|| text_only("uuid_prefix"))?;
+            if !(1..=36).contains(&chars) {
+                return Err(cx.err(
+                    span,
+                    format!(
+                        "uuid_prefix = {chars}: a UUID's text has 36 characters; valid: 1..=36"
+                    ),
+                ));
+            }
+            fits(cx, c, cap, u64::from(chars), &format!("{chars} characters"))?;
+            ColumnGen::UuidPrefix { chars }
+        }
+        GenSpec::PrefixDigit(s) => {
+            let cap = ascii_capacity(ty).ok_or_else(|| text_only("prefix_digit"))?;
+            let len = if matches!(ty, TypeSpec::Binary(_)) { s.len() } else { s.chars().count() };
+            fits(cx, c, cap, len as u64 + 1, &format!("`{s}` and a digit"))?;
+            ColumnGen::PrefixDigit(s.as_bytes().to_vec())
+        }
         &GenSpec::Seq(s) => {
             numeric(cx, ty, name, span)?;
             ColumnGen::Seq {
@@ -262,6 +289,26 @@ fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
             ColumnGen::Null
         }
     })
+}
+
+/// A text generator whose every value has `len` characters (or bytes), `what`: the column
+/// must hold that many.
+fn fits(cx: &Ctx, c: &ColumnSpec, cap: u32, len: u64, what: &str) -> Result<(), ScenarioError> {
+    if len <= u64::from(cap) {
+        return Ok(());
+    }
+    let ty = *c.ty.get_ref();
+    Err(cx.err(
+        c.gen.span(),
+        format!(
+            "column `{}` ({}) cannot hold {what} ({len} {}), which this generator makes at \
+             every row from row 1; valid: at most {cap} {}",
+            c.name.get_ref(),
+            type_text(cx, c),
+            unit(ty),
+            unit(ty)
+        ),
+    ))
 }
 
 /// `seq` and `int` make numbers: the column must hold numbers (whether it holds each value

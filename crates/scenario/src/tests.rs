@@ -2,7 +2,7 @@
 
 use crate::plan::{PhasePlan, Scenario};
 use crate::{builtin, BUILTINS};
-use keylab_core::{LoadMethod, Placement, SimModel};
+use keylab_core::{ChurnStyle, LoadMethod, Placement, SimModel};
 use keylab_keys::WithinMs;
 
 const MINIMAL: &str = r#"name = "t"
@@ -235,7 +235,13 @@ fn scale_multiplies_every_row_count_at_least_one() {
                 plan: keylab_core::LoadPlan::default(),
                 sample_every: Some(2)
             },
-            PhasePlan::Churn { rounds: 7, inserts: 6, deletes: 0, measure_every: 1 },
+            PhasePlan::Churn {
+                rounds: 7,
+                inserts: 6,
+                deletes: 0,
+                measure_every: 1,
+                style: ChurnStyle::default()
+            },
             PhasePlan::Queries {
                 runs: 10,
                 queries: vec![
@@ -319,9 +325,20 @@ fn builtins_follow_the_experiments() {
     assert_eq!(e5[0].table().columns.len(), 8);
     assert_eq!(e5[0].table().indexes.len(), 3);
     assert_eq!(e5[5].phases[1], PhasePlan::Rebuild { fill_factor_pct: 75 });
+    assert_eq!(e5[0].phases[2], PhasePlan::Restart);
     assert_eq!(
-        e5[0].phases[2],
-        PhasePlan::Churn { rounds: 200, inserts: 10_000, deletes: 10_000, measure_every: 10 }
+        e5[0].phases[3],
+        PhasePlan::Churn {
+            rounds: 200,
+            inserts: 10_000,
+            deletes: 10_000,
+            measure_every: 10,
+            style: ChurnStyle {
+                insert: keylab_core::ChurnInsert::Row,
+                writers: 1,
+                delete: keylab_core::ChurnDelete::OneTransaction
+            }
+        }
     );
     let e4 = runs("e4-change-buffer");
     assert_eq!(e4.len(), 4);

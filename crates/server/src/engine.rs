@@ -20,10 +20,12 @@
 //! [`stmt_time`] (their server-side times and plans).
 
 mod churn;
+mod churn_styled;
 mod id_blocks;
 mod measure;
 mod query;
 mod rebuild;
+mod restart;
 mod stmt_time;
 
 use crate::error::ServerError;
@@ -35,8 +37,8 @@ use crate::private::{Flavour, PrivateServer, ServerSettings};
 use crate::sql::{self, quote_ident};
 use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE, IDENTIFIER_RULE};
 use keylab_core::{
-    DdlOutcome, DdlSpec, Engine, EngineError, EngineInfo, EngineKind, LoadOutcome, LoadPlan,
-    LoadVerification, Measurement, Op, QueryOutcome, QuerySpec, Row,
+    ChurnStyle, DdlOutcome, DdlSpec, Engine, EngineError, EngineInfo, EngineKind, LoadOutcome,
+    LoadPlan, LoadVerification, Measurement, Op, QueryOutcome, QuerySpec, Row,
 };
 use keylab_schema::{Dialect, Table};
 use mysql::prelude::Queryable;
@@ -110,6 +112,9 @@ pub struct MariaDbEngine {
     last_load: Option<LoadDetails>,
     /// The block id generator of the tables created next (`sequence`, `table` strategies).
     id_blocks: Option<keylab_core::IdBlocks>,
+    /// Server-wide counters at the restarts so far, added to every reading: a restart sets
+    /// the server's own back to zero.
+    carried: CounterSnapshot,
     server: Option<PrivateServer>,
 }
 
@@ -117,8 +122,11 @@ pub struct MariaDbEngine {
 #[derive(Debug, Clone, Default)]
 struct Baseline {
     counters: CounterSnapshot,
-    /// Reads and writes of the table's file, when readable.
+    /// Reads and writes of the table's file, when readable (at creation, or at the last
+    /// restart).
     file_io: Option<metrics::FileIo>,
+    /// Reads and writes of the table's file before the last restart (since creation).
+    io_carried: metrics::FileIo,
 }
 
 /// Why `hint`'s change buffering is not in effect on a server whose variables are
@@ -264,6 +272,7 @@ impl MariaDbEngine {
             contents: BTreeMap::new(),
             last_load: None,
             id_blocks: None,
+            carried: CounterSnapshot::default(),
             server: None,
         };
         engine.read_settings()?;
@@ -447,8 +456,9 @@ impl MariaDbEngine {
         self.create_id_source(&name)?;
         self.track(&name, &[]);
         let baseline = Baseline {
-            counters: metrics::read_counters(&mut self.conn),
+            counters: self.counters_now(),
             file_io: metrics::table_file_io(&mut self.conn, &self.database, &name),
+            io_carried: metrics::FileIo::default(),
         };
         self.baselines.insert(name.clone(), baseline);
         self.file_writes.remove(&name);
@@ -709,12 +719,26 @@ impl Engine for MariaDbEngine {
         Ok(self.apply_ops(table, ops, on_ops)?)
     }
 
+    fn apply_styled(
+        &mut self,
+        table: &Table,
+        style: &ChurnStyle,
+        ops: &mut dyn Iterator<Item = Op>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<(), EngineError> {
+        Ok(self.apply_styled_ops(table, style, ops, on_ops)?)
+    }
+
     fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
         Ok(self.rebuild_table(table, fill_factor_pct)?)
     }
 
     fn set_id_blocks(&mut self, blocks: Option<keylab_core::IdBlocks>) {
         self.id_blocks = blocks;
+    }
+
+    fn restart(&mut self) -> Result<(), EngineError> {
+        self.restart_server()
     }
 
     fn query(

@@ -36,6 +36,29 @@ pub struct CounterSnapshot {
     pub status: BTreeMap<String, u64>,
 }
 
+impl CounterSnapshot {
+    /// Each counter of `self` plus `other`'s (a counter missing on either side stays as the
+    /// side that has it; `None` on either side is `None`): the counts before a restart
+    /// carried over the server's counters starting again from zero.
+    pub fn plus(&self, other: &CounterSnapshot) -> CounterSnapshot {
+        let add = |a: Option<u64>, b: Option<u64>| a.zip(b).map(|(a, b)| a + b);
+        let mut out = self.clone();
+        for (k, v) in &other.metrics {
+            let sum = match self.metrics.get(k) {
+                Some(mine) => add(*mine, *v),
+                None => *v,
+            };
+            out.metrics.insert(k.clone(), sum);
+        }
+        out.pages_read = add(self.pages_read, other.pages_read);
+        out.pages_written = add(self.pages_written, other.pages_written);
+        for (k, v) in &other.status {
+            *out.status.entry(k.clone()).or_insert(0) += v;
+        }
+        out
+    }
+}
+
 /// Status counters for the buffer pool figures: logical requests and misses for the hit
 /// ratio; MySQL's `Innodb_rows_*` or, where they are absent (MariaDB 10.11 has none), the
 /// SQL layer's `Handler_*` row calls for misses per operation; MariaDB's change buffer merges
@@ -383,6 +406,16 @@ pub struct FileIo {
 }
 
 impl FileIo {
+    /// Both counts added.
+    pub fn plus(&self, other: &FileIo) -> FileIo {
+        FileIo {
+            read_requests: self.read_requests + other.read_requests,
+            read_bytes: self.read_bytes + other.read_bytes,
+            write_requests: self.write_requests + other.write_requests,
+            write_bytes: self.write_bytes + other.write_bytes,
+        }
+    }
+
     /// The counts since `before` (a count that went down, after a rebuild reopened the
     /// file, counts from zero).
     pub fn since(&self, before: &FileIo) -> FileIo {

@@ -394,6 +394,36 @@ impl PrivateServer {
         }
     }
 
+    /// Starts the server again on the same data directory once it has shut down (the caller
+    /// sent `SHUTDOWN`): waits up to `within` for the process to end, then launches it and
+    /// waits until it answers. The buffer pool starts cold: the config loads no dump.
+    pub fn relaunch_after_shutdown(&mut self, within: Duration) -> Result<(), ServerError> {
+        let deadline = Instant::now() + within;
+        if let Some(mut child) = self.child.take() {
+            loop {
+                match child.try_wait() {
+                    Ok(Some(_)) => break,
+                    Ok(None) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(100))
+                    }
+                    Ok(None) => {
+                        self.child = Some(child);
+                        return Err(ServerError::Start(format!(
+                            "the private server did not shut down within {} s for the restart",
+                            within.as_secs()
+                        )));
+                    }
+                    Err(e) => return Err(ServerError::Start(format!("waiting for shutdown: {e}"))),
+                }
+            }
+            self.set_live_pid(None);
+        }
+        // The socket file may outlive the process briefly; wait_ready must not see it.
+        let _ = std::fs::remove_file(&self.socket);
+        self.launch()?;
+        self.wait_ready(Duration::from_secs(90))
+    }
+
     /// Stops the server and removes its directory, reporting a directory that could not be
     /// removed (drop does the same silently).
     pub fn stop(mut self) -> Result<(), ServerError> {

@@ -170,6 +170,14 @@ impl SimTable {
         }
     }
 
+    /// A server restart: dirty pages written, then an empty buffer pool; a no-op without a
+    /// buffer pool (every page cached, nothing read or written is counted).
+    pub fn restart(&mut self) {
+        if let Some(p) = &mut self.space.pool {
+            p.restart();
+        }
+    }
+
     /// Debugging aid for fidelity work: the header fields of the PRIMARY leaf that holds (or
     /// would hold) primary key `pk`, and the insert position in it.
     #[doc(hidden)]

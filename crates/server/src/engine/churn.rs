@@ -30,7 +30,7 @@ pub const PRIVATE_PURGE_WAIT: Duration = Duration::from_secs(300);
 const ER_UNKNOWN_SYSTEM_VARIABLE: u16 = 1193;
 
 /// A key for messages: printable text as is, other bytes as hex.
-fn show_key(key: &[Value]) -> String {
+pub(super) fn show_key(key: &[Value]) -> String {
     let parts: Vec<String> = key
         .iter()
         .map(|v| match v {
@@ -133,7 +133,11 @@ impl MariaDbEngine {
     }
 
     /// Sends the pending inserts as one multi-row `INSERT`.
-    fn flush_inserts(&mut self, table: &Table, rows: &mut Vec<Row>) -> Result<(), ServerError> {
+    pub(super) fn flush_inserts(
+        &mut self,
+        table: &Table,
+        rows: &mut Vec<Row>,
+    ) -> Result<(), ServerError> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -165,7 +169,7 @@ impl MariaDbEngine {
     /// instance is told to wait (`innodb_max_purge_lag_wait = 0`); otherwise the history
     /// list length is polled until zero, for at most [`URL_PURGE_WAIT`] on a user's server
     /// (whose globals keylab never changes), with a note when it does not get there.
-    fn wait_for_purge(&mut self) -> Result<(), ServerError> {
+    pub(super) fn wait_for_purge(&mut self) -> Result<(), ServerError> {
         let private = matches!(self.target, Target::Private { .. });
         if private && self.flavour == Flavour::Mariadb {
             match self.conn.query_drop("SET GLOBAL innodb_max_purge_lag_wait = 0") {

@@ -60,9 +60,9 @@ impl MariaDbEngine {
         let Some(base) = self.baselines.get(name).cloned() else {
             return (Counters::default(), None);
         };
-        let now = metrics::read_counters(&mut self.conn);
+        let now = self.counters_now();
         let now_io = metrics::table_file_io(&mut self.conn, &self.database, name);
-        let io = base.file_io.zip(now_io).map(|(b, n)| n.since(&b));
+        let io = base.file_io.zip(now_io).map(|(b, n)| n.since(&b).plus(&base.io_carried));
         let figure = match io {
             Some(io) => serde_json::json!({
                 "io_write_requests": io.write_requests,

@@ -1,0 +1,129 @@
+//! For E5, keylab's figures beside the published table, fill factor by fill factor: page
+//! splits, merge attempts and merges during the churn, and PRIMARY leaf pages after the first
+//! rebuild. The published figures are the E5 author's measurements (Aurora MySQL), shown for
+//! comparison only: nothing in keylab is computed or tuned from them.
+
+use crate::labels::cell;
+use crate::text::group_thousands;
+use keylab_core::{PhaseResult, RunResult};
+
+/// (fill factor %, splits, merge attempts, merges, PRIMARY pages after the rebuild).
+type Published = (u8, u64, Option<u64>, Option<u64>, u64);
+
+/// The E5 author's measurements per `innodb_fill_factor`: (fill factor, page splits, merge
+/// attempts, merges, PRIMARY pages after the rebuild); `None` where the write-up's table as
+/// keylab has it gives no figure.
+const E5_PUBLISHED: [Published; 6] = [
+    (100, 244_606, Some(1_358_899), Some(237_509), 6_431),
+    (95, 171_291, None, None, 6_349),
+    (90, 77_562, None, None, 6_734),
+    (85, 24_996, None, None, 7_117),
+    (80, 6_258, None, None, 7_546),
+    (75, 1_172, Some(4_072), Some(1_133), 8_095),
+];
+
+/// One line per fill factor that both the published table and the runs have, then a line
+/// saying whose figures are whose. Nothing for other scenarios, nor for runs of another size
+/// than the author's (1,000,000 rows loaded, 10,000 inserts and deletes per churn round: at
+/// another `--scale` the counts are not comparable).
+pub(crate) fn published_comparison(scenario: &str, runs: &[RunResult]) -> Vec<String> {
+    if scenario != "e5-fill-factor-churn" {
+        return Vec::new();
+    }
+    let mut lines = Vec::new();
+    for (ff, splits, attempts, merges, pages) in E5_PUBLISHED {
+        let Some(run) = runs.iter().find(|r| {
+            cell(r)
+                .iter()
+                .any(|(d, v)| d == "fill_factor" && v.trim_end_matches('%') == ff.to_string())
+        }) else {
+            continue;
+        };
+        let phases: Vec<&PhaseResult> = run.phases.iter().filter(|p| ok(p)).collect();
+        let churn = phases.iter().find(|p| p.kind == "churn");
+        let rebuild = phases.iter().find(|p| p.kind == "rebuild");
+        let load = phases.iter().find(|p| p.kind == "load");
+        let get =
+            |p: Option<&&PhaseResult>, key: &str| p.and_then(|p| p.figures.get(key)?.as_u64());
+        if get(load, "rows") != Some(1_000_000) || get(churn, "inserts_per_round") != Some(10_000) {
+            continue;
+        }
+        let parts = [
+            ("page splits", get(churn, "page_splits"), Some(splits)),
+            ("merge attempts", get(churn, "merge_attempts"), attempts),
+            ("merges", get(churn, "merges"), merges),
+            (
+                "PRIMARY pages after the rebuild",
+                get(rebuild, "primary_leaf_pages_after"),
+                Some(pages),
+            ),
+        ];
+        let text: Vec<String> =
+            parts.iter().map(|(what, ours, theirs)| pair(what, *ours, *theirs)).collect();
+        lines.push(format!("E5 at fill factor {ff}: {}.", text.join("; ")));
+    }
+    if !lines.is_empty() {
+        lines.push(
+            "In these E5 lines the first figure is keylab's for this run and the one after \
+             \"published\" is the E5 author's measurement on Aurora MySQL (1,000,000 rows; not a \
+             keylab output and not used by it)."
+                .into(),
+        );
+    }
+    lines
+}
+
+fn ok(p: &PhaseResult) -> bool {
+    p.figures.get("status").and_then(|s| s.as_str()).is_none_or(|s| s == "ok")
+}
+
+/// "what keylab N vs published M (+x.x %)", with "n/a" for a figure that is missing.
+fn pair(what: &str, ours: Option<u64>, theirs: Option<u64>) -> String {
+    let show = |v: Option<u64>| v.map_or("n/a".to_string(), group_thousands);
+    let diff = match (ours, theirs) {
+        (Some(a), Some(b)) if b > 0 => {
+            format!(" ({:+.1} %)", (a as f64 - b as f64) / b as f64 * 100.0)
+        }
+        _ => String::new(),
+    };
+    format!("{what} {} vs published {}{diff}", show(ours), show(theirs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(kind: &str, figures: serde_json::Value) -> PhaseResult {
+        let serde_json::Value::Object(figures) = figures else { panic!() };
+        PhaseResult { kind: kind.into(), figures: figures.into_iter().collect() }
+    }
+
+    #[test]
+    fn keylab_figures_stand_beside_the_authors() {
+        let mut run = crate::test_run(serde_json::json!({}));
+        run.phases = vec![
+            phase("settings", serde_json::json!({"cell_fill_factor": 75})),
+            phase("load", serde_json::json!({"status": "ok", "rows": 1_000_000})),
+            phase(
+                "rebuild",
+                serde_json::json!({"status": "ok", "primary_leaf_pages_after": 8_000}),
+            ),
+            phase(
+                "churn",
+                serde_json::json!({"status": "ok", "inserts_per_round": 10_000, "page_splits": 1_200, "merge_attempts": 4_000, "merges": null}),
+            ),
+        ];
+        let lines = published_comparison("e5-fill-factor-churn", std::slice::from_ref(&run));
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(
+            lines[0],
+            "E5 at fill factor 75: page splits 1,200 vs published 1,172 (+2.4 %); merge attempts \
+             4,000 vs published 4,072 (-1.8 %); merges n/a vs published 1,133; PRIMARY pages \
+             after the rebuild 8,000 vs published 8,095 (-1.2 %)."
+        );
+        assert!(published_comparison("e1-uuid-vs-ulid", std::slice::from_ref(&run)).is_empty());
+        // Another scale: nothing to compare with.
+        run.phases[1] = phase("load", serde_json::json!({"status": "ok", "rows": 10_000}));
+        assert!(published_comparison("e5-fill-factor-churn", &[run]).is_empty());
+    }
+}
