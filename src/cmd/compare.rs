@@ -29,6 +29,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     };
     let settings =
         EngineSettings { page_size_bytes: args.page_size.bytes(), ..EngineSettings::default() };
+    check_limits(&args, settings.page_size_bytes)?;
     let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
     let plan = LoadPlan { method: args.method, batch: args.batch, writers: args.writers };
     let mut report = Report {
@@ -73,6 +74,36 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }
     }
     output::print(&report, &args.output)
+}
+
+/// Refuses, before any engine starts, a table the server would refuse: `--payload-bytes`
+/// sizes the `data` column, so a too-long column or row names that flag and the limit.
+fn check_limits(args: &CompareArgs, page_size_bytes: u32) -> Result<()> {
+    for variant in &args.keys {
+        let workload = Workload {
+            variant: *variant,
+            placement: args.placement,
+            payload: Payload::Data { bytes: args.payload_bytes },
+            rows: args.rows,
+            table_name: table_name(variant),
+        };
+        let table = workload.table();
+        if let Err(e) = keylab_schema::limits::check(&table, page_size_bytes) {
+            let column = match e {
+                keylab_schema::limits::LimitError::ColumnTooLong { column, .. } => {
+                    format!("column `{}`: ", table.columns[column].name)
+                }
+                _ => String::new(),
+            };
+            return Err(UsageError(format!(
+                "--payload-bytes {}: the table for {variant} ({} placement) is not one MariaDB \
+                 creates: {column}{e}",
+                args.payload_bytes, args.placement
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// A table name per variant (`t_uuid4_text`), so runs never collide.

@@ -4,6 +4,7 @@ mod compare;
 mod inspect;
 mod keys;
 mod leftovers;
+mod limits;
 mod model;
 mod pool;
 mod ranges;

@@ -9,6 +9,7 @@ use crate::error::ScenarioError;
 use crate::spec::{ColumnSpec, GenSpec, TableSpec, TypeSpec};
 use keylab_core::Placement;
 use keylab_keys::{Encoding, Variant};
+use keylab_schema::limits::{self, LimitError};
 use keylab_schema::{Charset, Column, ColumnType, Index, Table};
 use std::ops::Range;
 use toml::Spanned;
@@ -426,4 +427,68 @@ pub(crate) fn build(
         row_format: spec.row_format,
     };
     Ok(BuiltTable { table, columns: gens, id_column })
+}
+
+/// Checks `built` (made from `spec`) against the server's table limits at `page_size_bytes`
+/// (`keylab_schema::limits`), pointing an error at the column's type, the index's columns or
+/// the id; `run` names the run. A key part the server would shorten to a prefix is refused too.
+pub(crate) fn check_limits(
+    cx: &Ctx,
+    spec: &TableSpec,
+    built: &BuiltTable,
+    page_size_bytes: u32,
+    run: &str,
+) -> Result<(), ScenarioError> {
+    let result = limits::check(&built.table, page_size_bytes);
+    let first_payload = built.columns.len() - spec.columns.len();
+    let id_span = spec.id.ty.as_ref().map_or(spec.id.name.span(), |t| t.span());
+    let column_span = |c: usize| match c.checked_sub(first_payload) {
+        Some(i) => spec.columns[i].ty.span(),
+        None => id_span.clone(),
+    };
+    let index_span = |name: &str| {
+        spec.indexes
+            .iter()
+            .find(|ix| ix.name.get_ref() == name)
+            .map_or(id_span.clone(), |ix| ix.columns.span())
+    };
+    let err = match result {
+        Ok(prefixes) => {
+            let Some(p) = prefixes.first() else { return Ok(()) };
+            // The server would build it without an error; the simulator does not model a
+            // prefix index yet, so neither engine runs a table whose index is not as declared.
+            let col = &built.table.columns[p.column];
+            return Err(cx.err(
+                index_span(&p.index),
+                format!(
+                    "index `{}`: MariaDB would silently index only the first {} characters of \
+                     `{}` ({} bytes pass the {}-byte key-part limit), which keylab does not model \
+                     yet (run `{run}`); valid: a column of at most {} characters",
+                    p.index,
+                    p.chars,
+                    col.name,
+                    col.ty.max_bytes(),
+                    limits::MAX_KEY_PART_BYTES,
+                    p.chars
+                ),
+            ));
+        }
+        Err(e) => e,
+    };
+    let span = match &err {
+        LimitError::ColumnTooLong { column, .. } => column_span(*column),
+        LimitError::RowTooLong { .. } => spec.name.span(),
+        LimitError::KeyTooLong { index, position: Some(_), .. }
+        | LimitError::TextKey { index, position: Some(_), .. } => index_span(index),
+        LimitError::KeyTooLong { position: None, .. }
+        | LimitError::TextKey { position: None, .. } => id_span.clone(),
+    };
+    let what = match &err {
+        LimitError::ColumnTooLong { column, .. } => {
+            format!("column `{}`: ", built.table.columns[*column].name)
+        }
+        LimitError::RowTooLong { .. } => format!("table `{}`: ", spec.name.get_ref()),
+        _ => String::new(),
+    };
+    Err(cx.err(span, format!("{what}{err} (run `{run}`, {} KiB pages)", page_size_bytes / 1024)))
 }

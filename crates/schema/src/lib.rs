@@ -7,6 +7,7 @@
 //! DDL. It knows nothing about keys, pages or servers.
 #![deny(missing_docs)]
 
+pub mod limits;
 mod range;
 mod table;
 mod value;
