@@ -43,7 +43,7 @@ pub struct LoadStats {
     pub batch_latency_us: Histogram<u64>,
     /// Each writer's first batch, milliseconds (a writer that got no batch has none).
     pub first_batch_ms: Vec<f64>,
-    /// Client-side checksum: rows and `BIT_XOR` of each row's CRC32 (`sql::row_crc32`).
+    /// Client-side checksum: rows and the sum (mod 2^64) of each row's CRC32 (`sql::row_crc32`).
     pub client_checksum: (u64, u64),
 }
 
@@ -117,7 +117,8 @@ pub fn run_load(
         for row in &mut *rows {
             client.0 += 1;
             if !checksum_cols.is_empty() {
-                client.1 ^= u64::from(sql::row_crc32(&row, table, &checksum_cols));
+                client.1 =
+                    client.1.wrapping_add(u64::from(sql::row_crc32(&row, table, &checksum_cols)));
             }
             if let Some(batch) = batcher.push(row, &spare_rx) {
                 if !send(batch) {
