@@ -62,3 +62,19 @@ fn a_secondary_index_the_server_would_shorten_to_a_prefix_is_a_usage_error() {
         run_table(&d, "auto-inc", "", &[col], r#"{ name = "kv", columns = ["v"] }"#).expect_code(2);
     assert_mentions(&run, &["bad.toml:9:", "index `kv`", "first 768 characters of `v`"]);
 }
+
+#[test]
+fn a_fixed_latin1_value_is_stored_in_latin1_and_an_unrepresentable_one_is_refused() {
+    let d = Dir::new();
+    // One character each in latin1 (é is 0xE9, € 0x80): the simulator stores 1 byte per
+    // character, as the server does (live: `latin1_values_are_stored_as_latin1_by_every_method`).
+    let cols = [
+        r#"  { name = "c", type = "char(1)", charset = "latin1", gen = { fixed = "é" } },"#,
+        r#"  { name = "v", type = "varchar(3)", charset = "latin1", gen = { fixed = "€éü" } },"#,
+    ];
+    run_table(&d, "auto-inc", "", &cols, "").expect_code(0);
+    let col =
+        r#"  { name = "v", type = "varchar(3)", charset = "latin1", gen = { fixed = "a✓" } },"#;
+    let run = run_table(&d, "auto-inc", "", &[col], "").expect_code(2);
+    assert_mentions(&run, &["bad.toml:7:", "column `v`", "`✓` (U+2713)", "character set latin1"]);
+}

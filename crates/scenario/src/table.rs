@@ -203,7 +203,26 @@ fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
                     ),
                 ));
             }
-            ColumnGen::Fixed(s.as_bytes().to_vec())
+            if matches!(ty, TypeSpec::Binary(_)) {
+                ColumnGen::Fixed(s.as_bytes().to_vec())
+            } else {
+                // Stored (and measured by the simulator) in the column's character set.
+                let charset = charset_of(cx, ty, &c.charset)?;
+                let bytes = charset.encode(s).map_err(|ch| {
+                    cx.err(
+                        span.clone(),
+                        format!(
+                            "column `{name}` ({}) cannot hold `{s}`: character `{ch}` (U+{:04X}) \
+                             is not in character set {}; valid: characters of {}",
+                            type_text(cx, c),
+                            ch as u32,
+                            charset.sql_name(),
+                            charset.sql_name()
+                        ),
+                    )
+                })?;
+                ColumnGen::Fixed(bytes)
+            }
         }
         &GenSpec::Ascii([min, max]) => {
             let cap = ascii_capacity(ty).ok_or_else(|| text_only("ascii"))?;

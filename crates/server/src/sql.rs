@@ -167,14 +167,36 @@ pub fn param(v: &Value, ty: &ColumnType) -> mysql::Value {
         }
         Value::Int(n) | Value::Time(n) => mysql::Value::Int(*n),
         Value::UInt(n) => mysql::Value::UInt(*n),
-        Value::Bytes(b) => mysql::Value::Bytes(b.clone()),
+        Value::Bytes(b) => mysql::Value::Bytes(session_bytes(b, ty)),
+    }
+}
+
+/// A string value's bytes as the utf8mb4 session sends them: a `latin1` column's stored bytes
+/// become their UTF-8, which the server converts back. (Hex literals skip this: the server
+/// stores a hex string's bytes as they are.)
+fn session_bytes(b: &[u8], ty: &ColumnType) -> Vec<u8> {
+    match column_charset(ty) {
+        Some(cs) if cs.is_single_byte() => cs.to_utf8(b),
+        _ => b.to_vec(),
+    }
+}
+
+/// The character set of a string column.
+fn column_charset(ty: &ColumnType) -> Option<keylab_schema::Charset> {
+    match *ty {
+        ColumnType::Char { charset, .. }
+        | ColumnType::VarChar { charset, .. }
+        | ColumnType::Text { charset } => Some(charset),
+        _ => None,
     }
 }
 
 /// [`param`] of an owned value, moving its bytes.
 pub fn into_param(v: Value, ty: &ColumnType) -> mysql::Value {
     match v {
-        Value::Bytes(b) => mysql::Value::Bytes(b),
+        Value::Bytes(b) if !column_charset(ty).is_some_and(|c| c.is_single_byte()) => {
+            mysql::Value::Bytes(b)
+        }
         v => param(&v, ty),
     }
 }
@@ -288,7 +310,8 @@ pub fn write_tsv_row(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Va
                 }
             }
             Value::Bytes(b) => {
-                for &x in b {
+                // The stream is read as utf8mb4 (`CHARACTER SET utf8mb4` above).
+                for &x in &session_bytes(b, ty) {
                     match x {
                         b'\\' => out.extend_from_slice(b"\\\\"),
                         b'\t' => out.extend_from_slice(b"\\t"),
@@ -321,7 +344,19 @@ pub fn checksum_sql(table: &Table) -> String {
     if cols.is_empty() {
         return "0".into();
     }
-    let names: Vec<String> = cols.iter().map(|&c| quote_ident(&table.columns[c].name)).collect();
+    // A latin1 column is compared as its utf8mb4 text, as the client side hashes it.
+    let names: Vec<String> = cols
+        .iter()
+        .map(|&c| {
+            let col = &table.columns[c];
+            match column_charset(&col.ty) {
+                Some(cs) if cs.is_single_byte() => {
+                    format!("CONVERT({} USING utf8mb4)", quote_ident(&col.name))
+                }
+                _ => quote_ident(&col.name),
+            }
+        })
+        .collect();
     format!("CAST(COALESCE(SUM(CRC32(CONCAT_WS('|', {}))), 0) AS UNSIGNED)", names.join(", "))
 }
 
@@ -352,8 +387,8 @@ pub fn row_crc32(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
                     padded
                 }
                 // CHAR reads back without trailing spaces (no PAD_CHAR_TO_FULL_LENGTH).
-                ColumnType::Char { .. } => b.trim_ascii_end().to_vec(),
-                _ => b.clone(),
+                ColumnType::Char { .. } => session_bytes(b.trim_ascii_end(), ty),
+                _ => session_bytes(b, ty),
             },
         };
         if !first {

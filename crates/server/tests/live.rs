@@ -498,3 +498,49 @@ fn a_row_another_session_changes_mid_load_fails_the_check_for_an_auto_inc_key() 
     assert!(v.checked.contains("CONCAT_WS('|', `a`, `b`)"), "{}", v.checked);
     assert!(v.checked.contains("key `pk` is counted, not checksummed"), "{}", v.checked);
 }
+
+#[test]
+fn latin1_values_are_stored_as_latin1_by_every_method() {
+    if !server_installed() {
+        return;
+    }
+    use keylab_schema::{Charset, Column, ColumnType, RowFormat, Table};
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).unwrap();
+    let opts = engine.private_server().unwrap().socket_opts();
+    for method in [LoadMethod::Multi, LoadMethod::Prepared, LoadMethod::LoadData] {
+        let name = format!("t_latin1_{}", method.token().replace('-', "_"));
+        let table = Table {
+            name: name.clone(),
+            columns: vec![
+                Column::new("pk", ColumnType::BigInt { unsigned: false }, false),
+                Column::new("c", ColumnType::Char { chars: 1, charset: Charset::Latin1 }, true),
+                Column::new("v", ColumnType::VarChar { chars: 3, charset: Charset::Latin1 }, true),
+            ],
+            primary_key: vec![0],
+            auto_increment: true,
+            indexes: Vec::new(),
+            row_format: RowFormat::Dynamic,
+        };
+        engine.create_table(&table).unwrap();
+        // What the scenario makes of `fixed = "é"` and `fixed = "€éü"` in latin1 columns.
+        let c = Charset::Latin1.encode("é").unwrap();
+        let v = Charset::Latin1.encode("€éü").unwrap();
+        let mut rows =
+            (0..20).map(|_| vec![Value::Null, Value::Bytes(c.clone()), Value::Bytes(v.clone())]);
+        let plan = LoadPlan { method, batch: 5, writers: 1 };
+        let out = engine.load(&table, &plan, &mut rows, &mut |_| {}).unwrap();
+        assert_eq!(out.verification.unwrap().checksum_equal, Some(true), "{method:?}");
+        let mut other = mysql::Conn::new(opts.clone()).unwrap();
+        let db: String = other
+            .query_first(format!(
+                "SELECT table_schema FROM information_schema.tables WHERE table_name = '{name}'"
+            ))
+            .unwrap()
+            .unwrap();
+        let got: (String, String, String) = other
+            .query_first(format!("SELECT HEX(c), HEX(v), v FROM `{db}`.`{name}` LIMIT 1"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, ("E9".into(), "80E9FC".into(), "€éü".into()), "{method:?}");
+    }
+}
