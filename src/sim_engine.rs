@@ -24,12 +24,14 @@ const PROGRESS_EVERY: u64 = 16_384;
 pub struct SimEngine {
     settings: SimSettings,
     table: Option<SimTable>,
+    /// Notes for [`EngineInfo::settings`] (prefix indexes modelled).
+    notes: Vec<String>,
 }
 
 impl SimEngine {
     /// A simulator with these settings.
     pub fn new(settings: SimSettings) -> Self {
-        SimEngine { settings, table: None }
+        SimEngine { settings, table: None, notes: Vec::new() }
     }
 
     fn table(&self) -> Result<&SimTable, EngineError> {
@@ -61,6 +63,9 @@ impl Engine for SimEngine {
             if self.settings.change_buffering_on() { "all" } else { "none" }.into(),
         );
         settings.insert("figures".into(), "simulated".into());
+        if !self.notes.is_empty() {
+            settings.insert("notes".into(), self.notes.clone().into());
+        }
         EngineInfo {
             kind: "sim".into(),
             version: format!(
@@ -77,6 +82,13 @@ impl Engine for SimEngine {
         let sim = SimTable::new(table, self.settings)
             .map_err(|e| EngineError::Rejected(e.to_string()))?;
         self.table = Some(sim);
+        let page = self.settings.page_size.bytes();
+        for p in keylab_schema::limits::check(table, page).unwrap_or_default() {
+            let note = p.note(table);
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
         Ok(())
     }
 

@@ -55,12 +55,23 @@ fn a_primary_key_past_3072_bytes_is_a_usage_error() {
 }
 
 #[test]
-fn a_secondary_index_the_server_would_shorten_to_a_prefix_is_a_usage_error() {
+fn a_secondary_index_the_server_shortens_to_a_prefix_is_modelled_and_noted() {
     let d = Dir::new();
-    let col = r#"  { name = "v", type = "varchar(2000)", gen = { ascii = [10, 20] } },"#;
+    let col = r#"  { name = "v", type = "varchar(2000)", gen = { ascii = [800, 1200] } },"#;
+    // Before: the simulator refused the 8000-byte index record the server never builds.
     let run =
-        run_table(&d, "auto-inc", "", &[col], r#"{ name = "kv", columns = ["v"] }"#).expect_code(2);
-    assert_mentions(&run, &["bad.toml:9:", "index `kv`", "first 768 characters of `v`"]);
+        run_table(&d, "auto-inc", "", &[col], r#"{ name = "kv", columns = ["v"] }"#).expect_code(0);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let notes = json["engine"]["settings"]["notes"].to_string();
+    assert!(
+        notes.contains("index `kv` is a prefix index on the first 768 characters of `v`"),
+        "{notes}"
+    );
+    // A unique key is not shortened (MariaDB would build a hash index): refused.
+    let run =
+        run_table(&d, "auto-inc", "", &[col], r#"{ name = "kv", columns = ["v"], unique = true }"#)
+            .expect_code(2);
+    assert_mentions(&run, &["bad.toml:9:", "key `kv` takes 8000 bytes", "hash index"]);
 }
 
 #[test]

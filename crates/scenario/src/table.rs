@@ -450,7 +450,8 @@ pub(crate) fn build(
 
 /// Checks `built` (made from `spec`) against the server's table limits at `page_size_bytes`
 /// (`keylab_schema::limits`), pointing an error at the column's type, the index's columns or
-/// the id; `run` names the run. A key part the server would shorten to a prefix is refused too.
+/// the id; `run` names the run. A key part the server shortens to a prefix passes (both
+/// engines model and note it).
 pub(crate) fn check_limits(
     cx: &Ctx,
     spec: &TableSpec,
@@ -472,26 +473,9 @@ pub(crate) fn check_limits(
             .map_or(id_span.clone(), |ix| ix.columns.span())
     };
     let err = match result {
-        Ok(prefixes) => {
-            let Some(p) = prefixes.first() else { return Ok(()) };
-            // The server would build it without an error; the simulator does not model a
-            // prefix index yet, so neither engine runs a table whose index is not as declared.
-            let col = &built.table.columns[p.column];
-            return Err(cx.err(
-                index_span(&p.index),
-                format!(
-                    "index `{}`: MariaDB would silently index only the first {} characters of \
-                     `{}` ({} bytes pass the {}-byte key-part limit), which keylab does not model \
-                     yet (run `{run}`); valid: a column of at most {} characters",
-                    p.index,
-                    p.chars,
-                    col.name,
-                    col.ty.max_bytes(),
-                    limits::MAX_KEY_PART_BYTES,
-                    p.chars
-                ),
-            ));
-        }
+        // A prefix index is built by the server without an error and modelled by the
+        // simulator; both engines note it in the result.
+        Ok(_) => return Ok(()),
         Err(e) => e,
     };
     let span = match &err {

@@ -73,6 +73,18 @@ pub struct PrefixKey {
     pub chars: u32,
 }
 
+impl PrefixKey {
+    /// The note both engines give for it in the result's engine `notes`.
+    pub fn note(&self, table: &Table) -> String {
+        format!(
+            "table `{}`: index `{}` is a prefix index on the first {} characters of `{}` \
+             (MariaDB shortens a plain KEY part past {MAX_KEY_PART_BYTES} bytes, with a warning; \
+             the simulator models the same prefix)",
+            table.name, self.index, self.chars, table.columns[self.column].name
+        )
+    }
+}
+
 /// What the server refuses, with where: a column, or an index (`None` for the primary key).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LimitError {

@@ -651,7 +651,13 @@ impl Engine for MariaDbEngine {
     }
 
     fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
-        Ok(self.create(table)?)
+        self.create(table)?;
+        let page = self.setting_u64("innodb_page_size").unwrap_or(16384) as u32;
+        // The server shortens such a key silently (a warning only): say so in the result.
+        for p in keylab_schema::limits::check(table, page).unwrap_or_default() {
+            self.note(p.note(table));
+        }
+        Ok(())
     }
 
     fn load(
