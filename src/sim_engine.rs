@@ -27,6 +27,8 @@ pub struct SimEngine {
     /// `innodb_autoinc_lock_mode` of the model of parallel writers.
     autoinc_lock_mode: u8,
     table: Option<SimTable>,
+    /// Notes for [`EngineInfo::settings`] (prefix indexes modelled).
+    notes: Vec<String>,
 }
 
 impl SimEngine {
@@ -36,7 +38,7 @@ impl SimEngine {
             Flavour::MariaDb1011 => 1,
             Flavour::Mysql80 => 2,
         };
-        SimEngine { settings, autoinc_lock_mode, table: None }
+        SimEngine { settings, autoinc_lock_mode, table: None, notes: Vec::new() }
     }
 
     /// The same, modelling parallel writers under `innodb_autoinc_lock_mode` = `mode`
@@ -78,6 +80,9 @@ impl Engine for SimEngine {
         );
         settings.insert("innodb_autoinc_lock_mode".into(), self.autoinc_lock_mode.into());
         settings.insert("figures".into(), "simulated".into());
+        if !self.notes.is_empty() {
+            settings.insert("notes".into(), self.notes.clone().into());
+        }
         EngineInfo {
             kind: "sim".into(),
             version: format!(
@@ -94,6 +99,13 @@ impl Engine for SimEngine {
         let sim = SimTable::new(table, self.settings)
             .map_err(|e| EngineError::Rejected(e.to_string()))?;
         self.table = Some(sim);
+        let page = self.settings.page_size.bytes();
+        for p in keylab_schema::limits::check(table, page).unwrap_or_default() {
+            let note = p.note(table);
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
         Ok(())
     }
 

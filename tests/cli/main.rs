@@ -6,6 +6,7 @@ mod exports;
 mod inspect;
 mod keys;
 mod leftovers;
+mod limits;
 mod model;
 mod pool;
 mod ranges;

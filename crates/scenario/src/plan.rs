@@ -497,6 +497,7 @@ impl Scenario {
                     }
                     let rows = all_rows.then(|| generated_rows(&phases));
                     ranges::check(&cx, tspec, &table, rows, &label)?;
+                    table::check_limits(&cx, tspec, &table, settings.page_size_bytes, &label)?;
                     runs.push(RunPlan {
                         label,
                         cell: cell.coords.clone(),

@@ -9,6 +9,7 @@ use crate::error::ScenarioError;
 use crate::spec::{ColumnSpec, GenSpec, TableSpec, TypeSpec};
 use keylab_core::Placement;
 use keylab_keys::{Encoding, Variant};
+use keylab_schema::limits::{self, LimitError};
 use keylab_schema::{Charset, Column, ColumnType, Index, Table};
 use std::ops::Range;
 use toml::Spanned;
@@ -210,7 +211,26 @@ fn column_gen(cx: &Ctx, c: &ColumnSpec) -> Result<ColumnGen, ScenarioError> {
                     ),
                 ));
             }
-            ColumnGen::Fixed(s.as_bytes().to_vec())
+            if matches!(ty, TypeSpec::Binary(_)) {
+                ColumnGen::Fixed(s.as_bytes().to_vec())
+            } else {
+                // Stored (and measured by the simulator) in the column's character set.
+                let charset = charset_of(cx, ty, &c.charset)?;
+                let bytes = charset.encode(s).map_err(|ch| {
+                    cx.err(
+                        span.clone(),
+                        format!(
+                            "column `{name}` ({}) cannot hold `{s}`: character `{ch}` (U+{:04X}) \
+                             is not in character set {}; valid: characters of {}",
+                            type_text(cx, c),
+                            ch as u32,
+                            charset.sql_name(),
+                            charset.sql_name()
+                        ),
+                    )
+                })?;
+                ColumnGen::Fixed(bytes)
+            }
         }
         &GenSpec::Ascii([min, max]) => {
             let cap = ascii_capacity(ty).ok_or_else(|| text_only("ascii"))?;
@@ -473,4 +493,52 @@ pub(crate) fn build(
         row_format: spec.row_format,
     };
     Ok(BuiltTable { table, columns: gens, id_column })
+}
+
+/// Checks `built` (made from `spec`) against the server's table limits at `page_size_bytes`
+/// (`keylab_schema::limits`), pointing an error at the column's type, the index's columns or
+/// the id; `run` names the run. A key part the server shortens to a prefix passes (both
+/// engines model and note it).
+pub(crate) fn check_limits(
+    cx: &Ctx,
+    spec: &TableSpec,
+    built: &BuiltTable,
+    page_size_bytes: u32,
+    run: &str,
+) -> Result<(), ScenarioError> {
+    let result = limits::check(&built.table, page_size_bytes);
+    let first_payload = built.columns.len() - spec.columns.len();
+    let id_span = spec.id.ty.as_ref().map_or(spec.id.name.span(), |t| t.span());
+    let column_span = |c: usize| match c.checked_sub(first_payload) {
+        Some(i) => spec.columns[i].ty.span(),
+        None => id_span.clone(),
+    };
+    let index_span = |name: &str| {
+        spec.indexes
+            .iter()
+            .find(|ix| ix.name.get_ref() == name)
+            .map_or(id_span.clone(), |ix| ix.columns.span())
+    };
+    let err = match result {
+        // A prefix index is built by the server without an error and modelled by the
+        // simulator; both engines note it in the result.
+        Ok(_) => return Ok(()),
+        Err(e) => e,
+    };
+    let span = match &err {
+        LimitError::ColumnTooLong { column, .. } => column_span(*column),
+        LimitError::RowTooLong { .. } => spec.name.span(),
+        LimitError::KeyTooLong { index, position: Some(_), .. }
+        | LimitError::TextKey { index, position: Some(_), .. } => index_span(index),
+        LimitError::KeyTooLong { position: None, .. }
+        | LimitError::TextKey { position: None, .. } => id_span.clone(),
+    };
+    let what = match &err {
+        LimitError::ColumnTooLong { column, .. } => {
+            format!("column `{}`: ", built.table.columns[*column].name)
+        }
+        LimitError::RowTooLong { .. } => format!("table `{}`: ", spec.name.get_ref()),
+        _ => String::new(),
+    };
+    Err(cx.err(span, format!("{what}{err} (run `{run}`, {} KiB pages)", page_size_bytes / 1024)))
 }

@@ -7,6 +7,8 @@
 //! DDL. It knows nothing about keys, pages or servers.
 #![deny(missing_docs)]
 
+mod encode;
+pub mod limits;
 mod range;
 mod table;
 mod value;

@@ -81,7 +81,7 @@ impl std::fmt::Display for Target {
 pub struct LoadDetails {
     /// Each writer's first batch, milliseconds.
     pub first_batch_ms: Vec<f64>,
-    /// Rows and `BIT_XOR(CRC32(..))` of the whole table as the server counted them after
+    /// Rows and `SUM(CRC32(..))` of the whole table as the server counted them after
     /// the load (what it held before, plus what the client sent).
     pub server_checksum: (u64, u64),
 }
@@ -556,8 +556,8 @@ impl MariaDbEngine {
         let server_statement_ms = statements_before
             .zip(self.server_statement_ns())
             .map(|(a, b)| b.saturating_sub(a) as f64 / 1e6);
-        let (sent, sent_xor) = stats.client_checksum;
-        let expected = (held.0 + sent, held.1 ^ sent_xor);
+        let (sent, sent_sum) = stats.client_checksum;
+        let expected = (held.0 + sent, held.1.wrapping_add(sent_sum));
         let server_checksum = self.verify(table, held, expected)?;
         self.contents.insert(name, server_checksum);
         self.last_load =
@@ -572,9 +572,19 @@ impl MariaDbEngine {
             checked: if columns.is_empty() {
                 "COUNT(*) of the whole table on the server; no checksum (no column is sent)".into()
             } else {
+                let assigned = if table.auto_increment {
+                    format!(
+                        "; the server-assigned key `{}` is counted, not checksummed (keylab does \
+                         not know which row got which value)",
+                        table.columns[table.primary_key[0]].name
+                    )
+                } else {
+                    String::new()
+                };
                 format!(
-                    "COUNT(*) and BIT_XOR(CRC32(CONCAT_WS('|', {}))) of the whole table after the \
-                     load, against before the load plus the rows sent",
+                    "COUNT(*) and SUM(CRC32(CONCAT_WS('|', {}))) of the whole table after the \
+                     load, against before the load plus the rows sent (every column keylab \
+                     generated){assigned}",
                     columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
                 )
             },
@@ -609,7 +619,7 @@ impl MariaDbEngine {
             .flatten()
     }
 
-    /// Rows and `BIT_XOR(CRC32(..))` of the checksum columns (`sql::checksum_sql`) on the server.
+    /// Rows and `SUM(CRC32(..))` of the checksum columns (`sql::checksum_sql`) on the server.
     fn table_checksum(&mut self, table: &Table) -> Result<(u64, u64), ServerError> {
         let expr = sql::checksum_sql(table);
         let server: Option<(u64, u64)> = self
@@ -631,8 +641,8 @@ impl MariaDbEngine {
         if server != expected {
             return Err(ServerError::Sql(format!(
                 "load check failed on `{}`: it held {} rows, the client sent {} more (checksum \
-                 {:#x} expected), the server holds {} rows (checksum {:#x}); rows were lost or \
-                 duplicated",
+                 {:#x} expected), the server holds {} rows (checksum {:#x}); rows were lost, \
+                 duplicated or changed",
                 table.name,
                 held.0,
                 expected.0 - held.0,
@@ -689,7 +699,13 @@ impl Engine for MariaDbEngine {
     }
 
     fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
-        Ok(self.create(table)?)
+        self.create(table)?;
+        let page = self.setting_u64("innodb_page_size").unwrap_or(16384) as u32;
+        // The server shortens such a key silently (a warning only): say so in the result.
+        for p in keylab_schema::limits::check(table, page).unwrap_or_default() {
+            self.note(p.note(table));
+        }
+        Ok(())
     }
 
     fn load(

@@ -52,7 +52,7 @@ pub struct LoadStats {
     /// The median of each writer's other batches, milliseconds, in the order of
     /// `first_batch_ms` (`None` for a writer that sent one batch only).
     pub other_batch_p50_ms: Vec<Option<f64>>,
-    /// Client-side checksum: rows and `BIT_XOR` of each row's CRC32 (`sql::row_crc32`).
+    /// Client-side checksum: rows and the sum (mod 2^64) of each row's CRC32 (`sql::row_crc32`).
     pub client_checksum: (u64, u64),
 }
 
@@ -159,7 +159,8 @@ pub fn run_load_with_ids(
         for row in &mut *rows {
             client.0 += 1;
             if !checksum_cols.is_empty() {
-                client.1 ^= u64::from(sql::row_crc32(&row, table, &checksum_cols));
+                client.1 =
+                    client.1.wrapping_add(u64::from(sql::row_crc32(&row, table, &checksum_cols)));
             }
             if let Some(batch) = batcher.push(row, &spare_rx) {
                 if !send(batch) {

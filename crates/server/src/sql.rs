@@ -167,14 +167,36 @@ pub fn param(v: &Value, ty: &ColumnType) -> mysql::Value {
         }
         Value::Int(n) | Value::Time(n) => mysql::Value::Int(*n),
         Value::UInt(n) => mysql::Value::UInt(*n),
-        Value::Bytes(b) => mysql::Value::Bytes(b.clone()),
+        Value::Bytes(b) => mysql::Value::Bytes(session_bytes(b, ty)),
+    }
+}
+
+/// A string value's bytes as the utf8mb4 session sends them: a `latin1` column's stored bytes
+/// become their UTF-8, which the server converts back. (Hex literals skip this: the server
+/// stores a hex string's bytes as they are.)
+fn session_bytes(b: &[u8], ty: &ColumnType) -> Vec<u8> {
+    match column_charset(ty) {
+        Some(cs) if cs.is_single_byte() => cs.to_utf8(b),
+        _ => b.to_vec(),
+    }
+}
+
+/// The character set of a string column.
+fn column_charset(ty: &ColumnType) -> Option<keylab_schema::Charset> {
+    match *ty {
+        ColumnType::Char { charset, .. }
+        | ColumnType::VarChar { charset, .. }
+        | ColumnType::Text { charset } => Some(charset),
+        _ => None,
     }
 }
 
 /// [`param`] of an owned value, moving its bytes.
 pub fn into_param(v: Value, ty: &ColumnType) -> mysql::Value {
     match v {
-        Value::Bytes(b) => mysql::Value::Bytes(b),
+        Value::Bytes(b) if !column_charset(ty).is_some_and(|c| c.is_single_byte()) => {
+            mysql::Value::Bytes(b)
+        }
         v => param(&v, ty),
     }
 }
@@ -288,7 +310,8 @@ pub fn write_tsv_row(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Va
                 }
             }
             Value::Bytes(b) => {
-                for &x in b {
+                // The stream is read as utf8mb4 (`CHARACTER SET utf8mb4` above).
+                for &x in &session_bytes(b, ty) {
                     match x {
                         b'\\' => out.extend_from_slice(b"\\\\"),
                         b'\t' => out.extend_from_slice(b"\\t"),
@@ -304,29 +327,37 @@ pub fn write_tsv_row(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Va
     out.push(b'\n');
 }
 
-/// The columns the load checksum is taken over: the first indexed column the client sends
-/// (the id; else the first sent column), and every time column sent (so a time the server
-/// stored differently, or as NULL, fails the check). Empty when nothing is sent.
+/// The columns the load checksum is taken over: every column keylab generates and sends
+/// (all but a server-assigned `AUTO_INCREMENT` key, whose value per row keylab does not know),
+/// so a value the server stored differently, or another session changed, fails the check.
+/// Empty when nothing is sent.
 pub fn checksum_columns(table: &Table) -> Vec<usize> {
-    let sent = sent_columns(table);
-    let indexed = table.primary_key.iter().chain(table.indexes.iter().flat_map(|i| &i.columns));
-    let first = indexed.copied().find(|c| sent.contains(c)).or_else(|| sent.first().copied());
-    let mut cols: Vec<usize> = first.into_iter().collect();
-    cols.extend(sent.iter().copied().filter(|&c| table.columns[c].ty.is_time()));
-    cols.sort_unstable();
-    cols.dedup();
-    cols
+    sent_columns(table)
 }
 
-/// The server's half of the checksum: `BIT_XOR` over rows of the CRC32 of
-/// [`checksum_columns`] joined by `|` (`CONCAT_WS` skips NULLs; a row of NULLs adds 0).
+/// The server's half of the checksum: the SUM over rows of the CRC32 of [`checksum_columns`]
+/// joined by `|` (`CONCAT_WS` skips NULLs; a row of NULLs adds 0). A sum, not `BIT_XOR`: two
+/// equal rows (a constant payload) would cancel out of an XOR, and so would two rows changed
+/// alike. Exact while rows × 2^32 fits 64 bits (4 billion rows).
 pub fn checksum_sql(table: &Table) -> String {
     let cols = checksum_columns(table);
     if cols.is_empty() {
         return "0".into();
     }
-    let names: Vec<String> = cols.iter().map(|&c| quote_ident(&table.columns[c].name)).collect();
-    format!("COALESCE(BIT_XOR(CRC32(CONCAT_WS('|', {}))), 0)", names.join(", "))
+    // A latin1 column is compared as its utf8mb4 text, as the client side hashes it.
+    let names: Vec<String> = cols
+        .iter()
+        .map(|&c| {
+            let col = &table.columns[c];
+            match column_charset(&col.ty) {
+                Some(cs) if cs.is_single_byte() => {
+                    format!("CONVERT({} USING utf8mb4)", quote_ident(&col.name))
+                }
+                _ => quote_ident(&col.name),
+            }
+        })
+        .collect();
+    format!("CAST(COALESCE(SUM(CRC32(CONCAT_WS('|', {}))), 0) AS UNSIGNED)", names.join(", "))
 }
 
 /// The client's half: the CRC32 the server's [`checksum_sql`] takes of `row` (integers as
@@ -340,7 +371,14 @@ pub fn row_crc32(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
         let text: Vec<u8> = match &row[c] {
             Value::Null => continue,
             Value::Int(n) | Value::Time(n) if ty.is_time() => time_value_text(*n, ty).into(),
-            Value::Int(n) | Value::Time(n) => n.to_string().into(),
+            // The server writes a DECIMAL with all its scale digits: 12 in DECIMAL(5,2) is 12.00.
+            Value::Int(n) => match *ty {
+                ColumnType::Decimal { scale, .. } if scale > 0 => {
+                    format!("{n}.{}", "0".repeat(scale as usize)).into()
+                }
+                _ => n.to_string().into(),
+            },
+            Value::Time(n) => n.to_string().into(),
             Value::UInt(n) => n.to_string().into(),
             Value::Bytes(b) => match *ty {
                 ColumnType::Binary { bytes } if b.len() < bytes as usize => {
@@ -348,7 +386,9 @@ pub fn row_crc32(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
                     padded.resize(bytes as usize, 0);
                     padded
                 }
-                _ => b.clone(),
+                // CHAR reads back without trailing spaces (no PAD_CHAR_TO_FULL_LENGTH).
+                ColumnType::Char { .. } => session_bytes(b.trim_ascii_end(), ty),
+                _ => session_bytes(b, ty),
             },
         };
         if !first {
@@ -459,12 +499,18 @@ mod tests {
     }
 
     #[test]
-    fn checksum_takes_the_id_and_the_times() {
-        assert_eq!(checksum_columns(&table(true)), vec![1, 3]);
-        assert_eq!(checksum_columns(&table(false)), vec![0, 3]);
+    fn checksum_takes_every_sent_column() {
+        assert_eq!(checksum_columns(&table(true)), vec![1, 2, 3], "not the AUTO_INCREMENT key");
+        assert_eq!(checksum_columns(&table(false)), vec![0, 1, 2, 3]);
         assert_eq!(
             checksum_sql(&table(true)),
-            "COALESCE(BIT_XOR(CRC32(CONCAT_WS('|', `id`, `created_at`))), 0)"
+            "CAST(COALESCE(SUM(CRC32(CONCAT_WS('|', `id`, `data`, `created_at`))), 0) AS UNSIGNED)"
+        );
+        let mut d = table(true);
+        d.columns[2].ty = ColumnType::Decimal { precision: 5, scale: 2 };
+        assert_eq!(
+            row_crc32(&[Value::Int(0), Value::Null, Value::Int(-12)], &d, &[2]),
+            crc32fast::hash(b"-12.00")
         );
         let mut t = table(true);
         t.columns[1].ty = ColumnType::Binary { bytes: 4 };

@@ -465,3 +465,112 @@ fn url_leaf_pages_are_exact_or_null_and_a_small_pool_is_noted() {
     assert!(!has("`t_big`.PRIMARY: leaf_pages is null"), "{notes:?}");
     assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
 }
+
+#[test]
+fn a_row_another_session_changes_mid_load_fails_the_check_for_an_auto_inc_key() {
+    if !server_installed() {
+        return;
+    }
+    use keylab_schema::{Charset, Column, ColumnType, RowFormat, Table};
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).unwrap();
+    let opts = engine.private_server().unwrap().socket_opts();
+    let vc = ColumnType::VarChar { chars: 20, charset: Charset::Utf8mb4 };
+    // A constant first column and a varying second: before, only the first was checksummed.
+    let table = Table {
+        name: "t_changed".into(),
+        columns: vec![
+            Column::new("pk", ColumnType::BigInt { unsigned: false }, false),
+            Column::new("a", vc, true),
+            Column::new("b", vc, true),
+        ],
+        primary_key: vec![0],
+        auto_increment: true,
+        indexes: Vec::new(),
+        row_format: RowFormat::Dynamic,
+    };
+    engine.create_table(&table).unwrap();
+    let row = |n: u64| {
+        vec![Value::Null, Value::Bytes(b"data".to_vec()), Value::Bytes(format!("b{n}").into())]
+    };
+    // The hook: at row 500 another session waits for a loaded row and changes its `b`.
+    let mut rows = (0..1000u64).map(|n| {
+        if n == 500 {
+            let mut other = mysql::Conn::new(opts.clone()).unwrap();
+            let db: String = other
+                .query_first("SELECT table_schema FROM information_schema.tables WHERE table_name = 't_changed'")
+                .unwrap()
+                .unwrap();
+            let deadline = Instant::now() + Duration::from_secs(20);
+            loop {
+                other
+                    .query_drop(format!("UPDATE `{db}`.t_changed SET b = 'changed' ORDER BY pk LIMIT 1"))
+                    .unwrap();
+                if other.affected_rows() == 1 || Instant::now() > deadline {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        row(n)
+    });
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 10, writers: 1, batch_max: None };
+    let err = engine.load(&table, &plan, &mut rows, &mut |_| {}).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("load check failed on `t_changed`"), "{text}");
+    assert!(text.contains("changed"), "{text}");
+    // Unchanged, the same load passes and says what it covered.
+    let mut t2 = table.clone();
+    t2.name = "t_unchanged".into();
+    engine.create_table(&t2).unwrap();
+    let out = engine.load(&t2, &plan, &mut (0..1000).map(row), &mut |_| {}).unwrap();
+    let v = out.verification.unwrap();
+    assert_eq!(v.checksum_equal, Some(true));
+    assert!(v.checked.contains("CONCAT_WS('|', `a`, `b`)"), "{}", v.checked);
+    assert!(v.checked.contains("key `pk` is counted, not checksummed"), "{}", v.checked);
+}
+
+#[test]
+fn latin1_values_are_stored_as_latin1_by_every_method() {
+    if !server_installed() {
+        return;
+    }
+    use keylab_schema::{Charset, Column, ColumnType, RowFormat, Table};
+    let mut engine = MariaDbEngine::private(&ServerSettings::default()).unwrap();
+    let opts = engine.private_server().unwrap().socket_opts();
+    for method in [LoadMethod::Multi, LoadMethod::Prepared, LoadMethod::LoadData] {
+        let name = format!("t_latin1_{}", method.token().replace('-', "_"));
+        let table = Table {
+            name: name.clone(),
+            columns: vec![
+                Column::new("pk", ColumnType::BigInt { unsigned: false }, false),
+                Column::new("c", ColumnType::Char { chars: 1, charset: Charset::Latin1 }, true),
+                Column::new("v", ColumnType::VarChar { chars: 3, charset: Charset::Latin1 }, true),
+            ],
+            primary_key: vec![0],
+            auto_increment: true,
+            indexes: Vec::new(),
+            row_format: RowFormat::Dynamic,
+        };
+        engine.create_table(&table).unwrap();
+        // What the scenario makes of `fixed = "é"` and `fixed = "€éü"` in latin1 columns.
+        let c = Charset::Latin1.encode("é").unwrap();
+        let v = Charset::Latin1.encode("€éü").unwrap();
+        let mut rows =
+            (0..20).map(|_| vec![Value::Null, Value::Bytes(c.clone()), Value::Bytes(v.clone())]);
+        let plan = LoadPlan { method, batch: 5, writers: 1, batch_max: None };
+        let out = engine.load(&table, &plan, &mut rows, &mut |_| {}).unwrap();
+        assert_eq!(out.verification.unwrap().checksum_equal, Some(true), "{method:?}");
+        let mut other = mysql::Conn::new(opts.clone()).unwrap();
+        let db: String = other
+            .query_first(format!(
+                "SELECT table_schema FROM information_schema.tables WHERE table_name = '{name}'"
+            ))
+            .unwrap()
+            .unwrap();
+        let got: (String, String, String) = other
+            .query_first(format!("SELECT HEX(c), HEX(v), v FROM `{db}`.`{name}` LIMIT 1"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, ("E9".into(), "80E9FC".into(), "€éü".into()), "{method:?}");
+    }
+}

@@ -74,6 +74,10 @@ pub(crate) struct Layout {
     /// Total encoded key width.
     pub key_width: usize,
     row_format: RowFormat,
+    /// Columns this (secondary) index keeps only a prefix of, with the characters kept and
+    /// the column's bytes per character: the server's silent prefix index
+    /// (`keylab_schema::limits::PrefixKey`).
+    prefix: Vec<(usize, u32, u32)>,
 }
 
 /// The size of one leaf record and its off-page parts.
@@ -131,15 +135,60 @@ impl Layout {
 
     /// A secondary index: its columns, then PK columns not already in it
     /// (`dict_index_build_internal_non_clust`). The tree key is every field.
-    pub fn secondary(table: &Table, ix: &keylab_schema::Index) -> Layout {
+    /// `prefixes`: key parts the server shortens (only this index's are used): their field
+    /// holds at most the prefix's bytes, and each row's value is cut to it.
+    pub fn secondary(
+        table: &Table,
+        ix: &keylab_schema::Index,
+        prefixes: &[keylab_schema::limits::PrefixKey],
+    ) -> Layout {
         let mut cols = ix.columns.clone();
         for &c in &table.primary_key {
             if !cols.contains(&c) {
                 cols.push(c);
             }
         }
-        let fields = cols.iter().map(|&c| col_field(table, c)).collect();
-        Layout::build(ix.name.clone(), false, ix.unique, fields, &cols, ix.columns.len(), table)
+        let mut prefix = Vec::new();
+        let fields = cols
+            .iter()
+            .map(|&c| {
+                let mut f = col_field(table, c);
+                let p = prefixes.iter().find(|p| p.index == ix.name && p.column == c);
+                if let (Some(p), Some(per_char)) = (p, char_bytes(&table.columns[c].ty)) {
+                    f.kind =
+                        FieldKind::Var { max_bytes: p.chars * per_char, big: true, blob: false };
+                    prefix.push((c, p.chars, per_char));
+                }
+                f
+            })
+            .collect();
+        let mut l = Layout::build(
+            ix.name.clone(),
+            false,
+            ix.unique,
+            fields,
+            &cols,
+            ix.columns.len(),
+            table,
+        );
+        l.prefix = prefix;
+        l
+    }
+
+    /// `row` with the values of prefixed columns cut to their prefix (`row` itself when the
+    /// index has none): the part of a long value a prefix index stores and compares.
+    fn prefixed<'a>(&self, row: &'a [Value]) -> std::borrow::Cow<'a, [Value]> {
+        if self.prefix.is_empty() {
+            return std::borrow::Cow::Borrowed(row);
+        }
+        let mut cut = row.to_vec();
+        for &(c, chars, per_char) in &self.prefix {
+            if let Value::Bytes(b) = &mut cut[c] {
+                let keep = prefix_len(b, chars, per_char);
+                b.truncate(keep);
+            }
+        }
+        std::borrow::Cow::Owned(cut)
     }
 
     fn build(
@@ -189,6 +238,7 @@ impl Layout {
             slots,
             key_width: 0,
             row_format: table.row_format,
+            prefix: Vec::new(),
         };
         l.key_width = l.width_of(&l.slots);
         l
@@ -214,7 +264,7 @@ impl Layout {
         if !self.any_var_slot {
             return None;
         }
-        self.needed_var_widths(row)
+        self.needed_var_widths(&self.prefixed(row))
     }
 
     fn needed_var_widths(&self, row: &[Value]) -> Option<Vec<u32>> {
@@ -269,6 +319,7 @@ impl Layout {
     /// variable fields a 2-byte length so that "ab" < "ab\0". Ids are ASCII or binary, so byte
     /// order is the collation order.
     pub fn encode_key(&self, row: &[Value], out: &mut Vec<u8>) {
+        let row = &*self.prefixed(row);
         for s in &self.slots {
             let v = &row[s.col];
             if s.nullable {
@@ -328,6 +379,7 @@ impl Layout {
         table: &Table,
         g: &Geometry,
     ) -> Result<LeafRecord, SimError> {
+        let row = &*self.prefixed(row);
         // Stored length of field `f`, `u32::MAX` for NULL.
         let field_len = |f: &Field| match (f.col, f.kind) {
             (None, FieldKind::Fixed(n)) => n,
@@ -477,6 +529,34 @@ impl Layout {
         }
         size
     }
+}
+
+/// Bytes per character of a string column (`None` for others).
+fn char_bytes(ty: &ColumnType) -> Option<u32> {
+    match *ty {
+        ColumnType::Char { charset, .. } | ColumnType::VarChar { charset, .. } => {
+            Some(charset.max_bytes_per_char())
+        }
+        _ => None,
+    }
+}
+
+/// Bytes of the first `chars` characters of `b` (UTF-8 when characters take several bytes).
+fn prefix_len(b: &[u8], chars: u32, per_char: u32) -> usize {
+    if per_char == 1 {
+        return b.len().min(chars as usize);
+    }
+    // Character starts are the bytes that are not UTF-8 continuation bytes (0b10xx_xxxx).
+    let mut seen = 0u32;
+    for (i, &x) in b.iter().enumerate() {
+        if x & 0xc0 != 0x80 {
+            if seen == chars {
+                return i;
+            }
+            seen += 1;
+        }
+    }
+    b.len()
 }
 
 fn col_field(table: &Table, c: usize) -> Field {

@@ -127,7 +127,11 @@ impl SimTable {
         }
         let geo = Geometry::new(settings.page_size, settings.merge_threshold_pct);
         let mut layouts = vec![Layout::clustered(table)];
-        layouts.extend(table.indexes.iter().map(|ix| Layout::secondary(table, ix)));
+        // The key parts the server would silently cut to a prefix (MariaDB builds `KEY (v(768))`
+        // for a plain KEY on a longer column; `mysql_prepare_create_table` in sql_table.cc).
+        let prefixes =
+            keylab_schema::limits::check(table, settings.page_size.bytes()).unwrap_or_default();
+        layouts.extend(table.indexes.iter().map(|ix| Layout::secondary(table, ix, &prefixes)));
         for l in &layouts {
             let worst = l.worst_case_bytes();
             if geo.needs_ext(worst) {
@@ -139,7 +143,20 @@ impl SimTable {
             }
         }
         for (ix, l) in table.indexes.iter().zip(&layouts[1..]) {
-            let key_bytes: u32 = ix.columns.iter().map(|&c| table.columns[c].ty.max_bytes()).sum();
+            let part = |c: usize| {
+                let ty = &table.columns[c].ty;
+                match prefixes.iter().find(|p| p.index == ix.name && p.column == c) {
+                    // A prefix part (only string columns get one) holds its characters.
+                    Some(p) => match *ty {
+                        ColumnType::Char { charset, .. } | ColumnType::VarChar { charset, .. } => {
+                            p.chars * charset.max_bytes_per_char()
+                        }
+                        _ => ty.max_bytes(),
+                    },
+                    None => ty.max_bytes(),
+                }
+            };
+            let key_bytes: u32 = ix.columns.iter().map(|&c| part(c)).sum();
             if key_bytes > geo.max_key_bytes() {
                 return Err(SimError::KeyTooLong {
                     index: l.name.clone(),

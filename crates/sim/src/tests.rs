@@ -72,7 +72,7 @@ fn worked_example_record_sizes() {
 fn secondary_record_sizes() {
     let g = Geometry::new(PageSize::K16, 50);
     let t = e1_table(varchar(26), true);
-    let l = layout::Layout::secondary(&t, &t.indexes[0]);
+    let l = layout::Layout::secondary(&t, &t.indexes[0], &[]);
     let row = vec![Value::Int(7), Value::Bytes(vec![b'A'; 26]), Value::Bytes(b"data".to_vec())];
     // header 5 + no nullable field + 1 length byte + 26 + BIGINT 8.
     assert_eq!(l.leaf_record(&row, &t, &g).unwrap().size_bytes, 40);

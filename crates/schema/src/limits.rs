@@ -1,0 +1,311 @@
+//! What MariaDB 10.11 (InnoDB, strict `sql_mode`, as keylab's sessions run) refuses at
+//! `CREATE TABLE`, decided from the table alone, so every engine refuses the same tables
+//! before anything runs: a `VARCHAR` longer than its character set allows, a row longer than
+//! the SQL layer's 65,535 bytes, a key longer than InnoDB's limit for the page size, an
+//! unprefixed `TEXT` key part. It also finds the one change the server makes silently: a
+//! non-unique secondary index on a column longer than a key part may be becomes a prefix
+//! index ([`PrefixKey`]).
+//!
+//! Confirmed on a private MariaDB 10.11.19 (errors 1074, 1118, 1071; `SHOW CREATE TABLE`
+//! showing `KEY kv (v(768))`). It does not check InnoDB's in-page record limit (about half a
+//! page, `dict_index_t::rec_potentially_too_big`), which a keylab table reaches only with
+//! dozens of long fixed-length columns.
+
+use crate::{ColumnType, Table};
+use std::fmt;
+
+/// The SQL layer's row limit: the sum of every column's in-row length, not counting BLOB
+/// contents (`pack_header` in `sql/unireg.cc` against `handler::max_record_length`).
+pub const MAX_ROW_BYTES: u32 = 65_535;
+
+/// InnoDB's limit on one key part (`REC_VERSION_56_MAX_INDEX_COL_LEN`, returned by
+/// `ha_innobase::max_supported_key_part_length`).
+pub const MAX_KEY_PART_BYTES: u32 = 3072;
+
+/// InnoDB's limit on a whole key at `page_size_bytes` (`ha_innobase::max_supported_key_length`),
+/// as MariaDB 10.11.19 reports it in error 1071: 1173 bytes at 4 KiB pages, 1536 at 8 KiB,
+/// 3072 from 16 KiB.
+pub fn max_key_bytes(page_size_bytes: u32) -> u32 {
+    match page_size_bytes {
+        0..=4096 => 1173,
+        4097..=8192 => 1536,
+        _ => 3072,
+    }
+}
+
+/// The longest `VARCHAR` in characters a column of `max_bytes_per_char` may declare: 65,535
+/// bytes less two length bytes (`Column_definition::check_length` in `sql/field.cc`, error
+/// 1074): 16383 in utf8mb4, 21844 in utf8mb3, 65532 in latin1.
+pub fn max_varchar_chars(max_bytes_per_char: u32) -> u32 {
+    (MAX_ROW_BYTES - 3) / max_bytes_per_char.max(1)
+}
+
+/// A column's length in the SQL layer's row (`Field::pack_length`): its bytes, plus 1 or 2
+/// length bytes for `VARCHAR`, and a 2-byte length plus an 8-byte pointer for `TEXT`.
+fn row_bytes(ty: &ColumnType) -> u32 {
+    match ty {
+        ColumnType::VarChar { .. } => {
+            let b = ty.max_bytes();
+            b + if b < 256 { 1 } else { 2 }
+        }
+        ColumnType::Text { .. } => 10,
+        _ => ty.max_bytes(),
+    }
+}
+
+/// The SQL layer's row length of `table`: its columns' lengths and one NULL bit per nullable
+/// column, rounded up to bytes.
+pub fn sql_row_bytes(table: &Table) -> u32 {
+    let cols: u32 = table.columns.iter().map(|c| row_bytes(&c.ty)).sum();
+    let nullable = table.columns.iter().filter(|c| c.nullable).count() as u32;
+    cols + nullable.div_ceil(8)
+}
+
+/// A key part the server silently shortens: `column` of secondary index `index` keeps only
+/// its first `chars` characters (`KEY index (column(chars))`, with a warning).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrefixKey {
+    /// Index name.
+    pub index: String,
+    /// Column position in the table.
+    pub column: usize,
+    /// Characters the index keeps.
+    pub chars: u32,
+}
+
+impl PrefixKey {
+    /// The note both engines give for it in the result's engine `notes`.
+    pub fn note(&self, table: &Table) -> String {
+        format!(
+            "table `{}`: index `{}` is a prefix index on the first {} characters of `{}` \
+             (MariaDB shortens a plain KEY part past {MAX_KEY_PART_BYTES} bytes, with a warning; \
+             the simulator models the same prefix)",
+            table.name, self.index, self.chars, table.columns[self.column].name
+        )
+    }
+}
+
+/// What the server refuses, with where: a column, or an index (`None` for the primary key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LimitError {
+    /// A `VARCHAR` longer than its character set allows (error 1074).
+    ColumnTooLong {
+        /// Column position.
+        column: usize,
+        /// The longest allowed, in characters.
+        max_chars: u32,
+    },
+    /// The row is longer than [`MAX_ROW_BYTES`] (error 1118).
+    RowTooLong {
+        /// The row's length.
+        bytes: u32,
+    },
+    /// A key longer than the limit (error 1071): the primary key, a unique key (MariaDB would
+    /// build a hash index instead, which no engine here models) or a multi-column key.
+    KeyTooLong {
+        /// Index name (`PRIMARY` for the primary key).
+        index: String,
+        /// Secondary index position in `Table::indexes`; `None` for the primary key.
+        position: Option<usize>,
+        /// The key's length in bytes.
+        bytes: u32,
+        /// The limit.
+        limit: u32,
+    },
+    /// A `TEXT` column in a key (error 1170: it needs a prefix length).
+    TextKey {
+        /// Index name.
+        index: String,
+        /// Secondary index position; `None` for the primary key.
+        position: Option<usize>,
+        /// Column position.
+        column: usize,
+    },
+}
+
+impl fmt::Display for LimitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LimitError::ColumnTooLong { max_chars, .. } => write!(
+                f,
+                "this VARCHAR is longer than MariaDB allows in its character set (error 1074); \
+                 valid: at most {max_chars} characters"
+            ),
+            LimitError::RowTooLong { bytes } => write!(
+                f,
+                "the row takes {bytes} bytes, more than MariaDB's {MAX_ROW_BYTES}-byte row \
+                 limit (error 1118; TEXT columns count 10 bytes); valid: shorter columns"
+            ),
+            LimitError::KeyTooLong { index, bytes, limit, position } => {
+                let what = if position.is_none() { "primary key" } else { "key" };
+                write!(
+                    f,
+                    "{what} `{index}` takes {bytes} bytes, more than MariaDB's {limit}-byte key \
+                     limit at this page size (error 1071{}); valid: at most {limit} bytes",
+                    if position.is_some() {
+                        "; a long UNIQUE key would become a hash index"
+                    } else {
+                        ""
+                    }
+                )
+            }
+            LimitError::TextKey { index, .. } => write!(
+                f,
+                "key `{index}` has a TEXT column, which MariaDB indexes only with a prefix \
+                 length (error 1170); valid: a char, varchar, binary or numeric column"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LimitError {}
+
+/// Checks `table` against MariaDB's limits at `page_size_bytes`; returns the key parts the
+/// server would silently shorten to a prefix.
+pub fn check(table: &Table, page_size_bytes: u32) -> Result<Vec<PrefixKey>, LimitError> {
+    for (i, c) in table.columns.iter().enumerate() {
+        if let ColumnType::VarChar { chars, charset } = c.ty {
+            let max_chars = max_varchar_chars(charset.max_bytes_per_char());
+            if chars > max_chars {
+                return Err(LimitError::ColumnTooLong { column: i, max_chars });
+            }
+        }
+    }
+    let bytes = sql_row_bytes(table);
+    if bytes > MAX_ROW_BYTES {
+        return Err(LimitError::RowTooLong { bytes });
+    }
+    let limit = max_key_bytes(page_size_bytes);
+    // The part limit does not shrink with the page: at 8 KiB a 2000-character utf8mb4 part
+    // is cut to 3072 bytes and then refused as a 1536-byte key (measured).
+    let part_limit = MAX_KEY_PART_BYTES;
+    let keys = std::iter::once(("PRIMARY", None, &table.primary_key, true)).chain(
+        table
+            .indexes
+            .iter()
+            .enumerate()
+            .map(|(p, ix)| (ix.name.as_str(), Some(p), &ix.columns, ix.unique)),
+    );
+    let mut prefixes = Vec::new();
+    for (index, position, cols, unique) in keys {
+        let mut total = 0u32;
+        for &c in cols {
+            let ty = &table.columns[c].ty;
+            if ty.is_blob() {
+                return Err(LimitError::TextKey { index: index.into(), position, column: c });
+            }
+            let mut part = ty.max_bytes();
+            // `mysql_prepare_create_table` (sql_table.cc): a too-long part of a plain KEY is
+            // cut to the longest whole-character prefix with a warning; PRIMARY/UNIQUE are not.
+            if part > part_limit && !unique {
+                if let ColumnType::VarChar { charset, .. } | ColumnType::Char { charset, .. } = *ty
+                {
+                    let chars = part_limit / charset.max_bytes_per_char();
+                    prefixes.push(PrefixKey { index: index.into(), column: c, chars });
+                    part = chars * charset.max_bytes_per_char();
+                }
+            }
+            total += part;
+        }
+        if total > limit {
+            prefixes.retain(|p| p.index != index);
+            return Err(LimitError::KeyTooLong {
+                index: index.into(),
+                position,
+                bytes: total,
+                limit,
+            });
+        }
+    }
+    Ok(prefixes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Charset, Column, Index, RowFormat};
+
+    fn table(cols: Vec<Column>, indexes: Vec<Index>) -> Table {
+        Table {
+            name: "t".into(),
+            columns: cols,
+            primary_key: vec![0],
+            auto_increment: false,
+            indexes,
+            row_format: RowFormat::Dynamic,
+        }
+    }
+
+    fn vc(chars: u32, charset: Charset) -> ColumnType {
+        ColumnType::VarChar { chars, charset }
+    }
+
+    #[test]
+    fn varchar_limits_per_charset_match_the_server() {
+        assert_eq!(max_varchar_chars(4), 16383);
+        assert_eq!(max_varchar_chars(3), 21844);
+        assert_eq!(max_varchar_chars(1), 65532);
+        let t = table(vec![bigint(), Column::new("d", vc(16384, Charset::Utf8mb4), true)], vec![]);
+        assert_eq!(
+            check(&t, 16384),
+            Err(LimitError::ColumnTooLong { column: 1, max_chars: 16383 })
+        );
+    }
+
+    fn bigint() -> Column {
+        Column::new("id", ColumnType::BigInt { unsigned: false }, false)
+    }
+
+    #[test]
+    fn the_row_limit_counts_length_bytes_and_null_bits() {
+        // Measured on MariaDB 10.11.19: varchar(36) utf8mb4 key + varchar(16346) nullable
+        // is accepted (65,532 bytes), varchar(16347) nullable refused, NOT NULL accepted.
+        let id = Column::new("id", vc(36, Charset::Utf8mb4), false);
+        let ok =
+            table(vec![id.clone(), Column::new("d", vc(16346, Charset::Utf8mb4), true)], vec![]);
+        assert!(check(&ok, 16384).is_ok());
+        let bad =
+            table(vec![id.clone(), Column::new("d", vc(16347, Charset::Utf8mb4), true)], vec![]);
+        assert_eq!(check(&bad, 16384), Err(LimitError::RowTooLong { bytes: 65_536 }));
+        let ok = table(vec![id, Column::new("d", vc(16347, Charset::Utf8mb4), false)], vec![]);
+        assert!(check(&ok, 16384).is_ok());
+    }
+
+    #[test]
+    fn long_keys_are_refused_or_prefixed_as_the_server_does() {
+        let pk = |chars| table(vec![Column::new("id", vc(chars, Charset::Utf8mb4), false)], vec![]);
+        assert!(check(&pk(768), 16384).is_ok());
+        assert!(matches!(check(&pk(769), 16384), Err(LimitError::KeyTooLong { bytes: 3076, .. })));
+        assert!(check(&pk(200), 4096).is_ok());
+        assert!(matches!(check(&pk(300), 4096), Err(LimitError::KeyTooLong { limit: 1173, .. })));
+        let ix = |unique, cols: Vec<usize>| {
+            table(
+                vec![
+                    bigint(),
+                    Column::new("v", vc(2000, Charset::Utf8mb4), true),
+                    Column::new("w", vc(10, Charset::Utf8mb4), true),
+                ],
+                vec![Index { name: "kv".into(), columns: cols, unique }],
+            )
+        };
+        assert_eq!(
+            check(&ix(false, vec![1]), 16384),
+            Ok(vec![PrefixKey { index: "kv".into(), column: 1, chars: 768 }])
+        );
+        assert!(matches!(check(&ix(true, vec![1]), 16384), Err(LimitError::KeyTooLong { .. })));
+        assert!(matches!(
+            check(&ix(false, vec![1]), 8192),
+            Err(LimitError::KeyTooLong { bytes: 3072, limit: 1536, .. })
+        ));
+        // (w, v): v is cut to 3072 bytes, and with w's 40 the key is too long (error 1071).
+        assert!(matches!(
+            check(&ix(false, vec![2, 1]), 16384),
+            Err(LimitError::KeyTooLong { bytes: 3112, .. })
+        ));
+        let text = table(
+            vec![bigint(), Column::new("t", ColumnType::Text { charset: Charset::Utf8mb4 }, true)],
+            vec![Index { name: "kt".into(), columns: vec![1], unique: false }],
+        );
+        assert!(matches!(check(&text, 16384), Err(LimitError::TextKey { column: 1, .. })));
+    }
+}
