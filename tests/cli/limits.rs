@@ -26,7 +26,8 @@ fn assert_mentions(run: &Run, parts: &[&str]) {
 fn payload_bytes_past_the_varchar_or_row_limit_is_a_usage_error() {
     let d = Dir::new();
     let run = d.keylab(&["compare", "--rows", "10", "--payload-bytes", "20000"]).expect_code(2);
-    assert_mentions(&run, &["--payload-bytes 20000", "column `data`", "at most 16383 characters"]);
+    // Past the longest utf8mb4 VARCHAR, the flag's own range refuses it when parsed.
+    assert_mentions(&run, &["--payload-bytes", "20000", "0..=16383"]);
     // 16383 characters fit a column, but not beside a varchar(36) id: 65,680 bytes.
     let args = ["compare", "--rows", "10", "--keys", "uuid4:text", "--payload-bytes", "16383"];
     let run = d.keylab(&args).expect_code(2);
