@@ -37,11 +37,14 @@ pub struct CounterSnapshot {
 }
 
 impl CounterSnapshot {
-    /// Each counter of `self` plus `other`'s (a counter missing on either side stays as the
-    /// side that has it; `None` on either side is `None`): the counts before a restart
-    /// carried over the server's counters starting again from zero.
+    /// Each counter of `self` plus `other`'s (a counter missing or `None` on one side is the
+    /// other side's, so adding an empty snapshot changes nothing): the counts before a
+    /// restart carried over the server's counters starting again from zero.
     pub fn plus(&self, other: &CounterSnapshot) -> CounterSnapshot {
-        let add = |a: Option<u64>, b: Option<u64>| a.zip(b).map(|(a, b)| a + b);
+        let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a + b),
+            (one, None) | (None, one) => one,
+        };
         let mut out = self.clone();
         for (k, v) in &other.metrics {
             let sum = match self.metrics.get(k) {
