@@ -55,7 +55,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
         let table = workload(variant, 1).table();
         check_run(&format!("variant {variant}"), &table, &settings, &[&plan])?;
     }
-    check_limits(&args, settings.page_size_bytes)?;
+    for variant in &args.keys {
+        check_limits(&args, variant, &workload(variant, 1).table(), settings.page_size_bytes)?;
+    }
     let replay = match &args.keys_file {
         Some(path) => {
             let [variant] = args.keys.as_slice() else {
@@ -131,34 +133,30 @@ fn add_note(engine: &mut keylab_core::EngineInfo, note: &str) {
     }
 }
 
-/// Refuses, before any engine starts, a table the server would refuse: `--payload-bytes`
-/// sizes the `data` column, so a too-long column or row names that flag and the limit.
-fn check_limits(args: &CompareArgs, page_size_bytes: u32) -> Result<()> {
-    for variant in &args.keys {
-        let workload = Workload {
-            variant: *variant,
-            placement: args.placement,
-            payload: Payload::Data { bytes: args.payload_bytes },
-            rows: args.rows.unwrap_or(DEFAULT_ROWS),
-            table_name: table_name(variant),
-        };
-        let table = workload.table();
-        if let Err(e) = keylab_schema::limits::check(&table, page_size_bytes) {
-            let column = match e {
-                keylab_schema::limits::LimitError::ColumnTooLong { column, .. } => {
-                    format!("column `{}`: ", table.columns[column].name)
-                }
-                _ => String::new(),
-            };
-            return Err(UsageError(format!(
-                "--payload-bytes {}: the table for {variant} ({} placement) is not one MariaDB \
-                 creates: {column}{e}",
-                args.payload_bytes, args.placement
-            ))
-            .into());
+/// Refuses, before any engine starts, `variant`'s table if the server would refuse it:
+/// `--payload-bytes` sizes the `data` column, so a too-long column or row names that flag and
+/// the limit.
+fn check_limits(
+    args: &CompareArgs,
+    variant: &Variant,
+    table: &keylab_schema::Table,
+    page_size_bytes: u32,
+) -> Result<()> {
+    let Err(e) = keylab_schema::limits::check(table, page_size_bytes) else {
+        return Ok(());
+    };
+    let column = match e {
+        keylab_schema::limits::LimitError::ColumnTooLong { column, .. } => {
+            format!("column `{}`: ", table.columns[column].name)
         }
-    }
-    Ok(())
+        _ => String::new(),
+    };
+    Err(UsageError(format!(
+        "--payload-bytes {}: the table for {variant} ({} placement) is not one MariaDB \
+         creates: {column}{e}",
+        args.payload_bytes, args.placement
+    ))
+    .into())
 }
 
 /// A table name per variant (`t_uuid4_text`), so runs never collide.

@@ -470,26 +470,25 @@ impl SimTable {
 
     fn col_checks(table: &Table) -> Vec<ColCheck> {
         let auto_col = table.auto_increment.then(|| table.primary_key[0]);
-        let checks = table.columns.iter().enumerate().map(|(i, col)| ColCheck {
-            null_ok: col.nullable || auto_col == Some(i),
-            max_bytes: matches!(
-                col.ty,
-                ColumnType::Char { .. }
-                    | ColumnType::VarChar { .. }
-                    | ColumnType::Binary { .. }
-                    | ColumnType::Text { .. }
-            )
-            .then(|| col.ty.max_bytes()),
-            lo: match col.ty.value_range() {
-                ValueRange::Int { lo, .. } => lo,
-                ValueRange::Time { lo, .. } => i128::from(lo),
-                ValueRange::Chars(_) | ValueRange::Bytes(_) => i128::MIN,
-            },
-            hi: match col.ty.value_range() {
-                ValueRange::Int { hi, .. } => hi,
-                ValueRange::Time { hi, .. } => i128::from(hi),
-                ValueRange::Chars(_) | ValueRange::Bytes(_) => i128::MAX,
-            },
+        let checks = table.columns.iter().enumerate().map(|(i, col)| {
+            let (lo, hi) = match col.ty.value_range() {
+                ValueRange::Int { lo, hi } => (lo, hi),
+                ValueRange::Time { lo, hi } => (i128::from(lo), i128::from(hi)),
+                ValueRange::Chars(_) | ValueRange::Bytes(_) => (i128::MIN, i128::MAX),
+            };
+            ColCheck {
+                null_ok: col.nullable || auto_col == Some(i),
+                max_bytes: matches!(
+                    col.ty,
+                    ColumnType::Char { .. }
+                        | ColumnType::VarChar { .. }
+                        | ColumnType::Binary { .. }
+                        | ColumnType::Text { .. }
+                )
+                .then(|| col.ty.max_bytes()),
+                lo,
+                hi,
+            }
         });
         checks.collect()
     }
