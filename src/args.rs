@@ -3,10 +3,10 @@
 
 use clap::{Args, Parser, Subcommand};
 use keylab_core::{EngineKind, LoadMethod, Placement, SimModel};
+use keylab_innodb_model::PageSize;
 use keylab_keys::{ClockKind, Variant, WithinMs};
 use keylab_report::Format;
 use keylab_server::load::MAX_WRITERS;
-use keylab_sim::PageSize;
 use std::path::PathBuf;
 
 /// keylab: how to key a table and how to load it, with evidence.

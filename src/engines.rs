@@ -6,9 +6,9 @@ use crate::sim_engine::{flavour, SimEngine};
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings};
+use keylab_innodb_model::{PageSize, SimSettings};
 use keylab_server::url::PASSWORD_ENV;
 use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl};
-use keylab_sim::{PageSize, SimSettings};
 
 /// The engine `args` name, configured with `settings`. `check_every` turns on the
 /// simulator's invariant checker.

@@ -7,8 +7,8 @@
 use crate::engines::sim_settings;
 use crate::UsageError;
 use keylab_core::{EngineSettings, LoadPlan};
+use keylab_innodb_model::SimTable;
 use keylab_schema::Table;
-use keylab_sim::SimTable;
 
 /// Refuses `table` loaded with `loads` under `settings` if it cannot work on any engine;
 /// `what` names the run in the message (a variant, or a scenario run's label).

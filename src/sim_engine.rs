@@ -14,8 +14,8 @@ use keylab_core::{
     IndexResult, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, Row, SimModel,
     TableSizes,
 };
+use keylab_innodb_model::{Flavour, SimSettings, SimTable};
 use keylab_schema::Table;
-use keylab_sim::{Flavour, SimSettings, SimTable};
 use std::collections::BTreeMap;
 
 /// Rows between progress reports.
@@ -186,6 +186,7 @@ impl Engine for SimEngine {
                     records_per_leaf: Some(ix.records_per_leaf),
                     fill_histogram: Some(ix.fill_histogram.to_vec()),
                     pages_per_level: Some(ix.pages_per_level.clone()),
+                    ..IndexResult::default()
                 })
                 .collect(),
             buffer_pool: stats.pool.as_ref().map(|p| {
@@ -219,6 +220,7 @@ impl Engine for SimEngine {
                     est_io_s_ssd: Some(p.est_io_s_ssd),
                 }
             }),
+            postgres: None,
         })
     }
 

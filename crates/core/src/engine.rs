@@ -2,7 +2,8 @@
 
 use crate::phase::{DdlOutcome, DdlSpec, Op, QueryOutcome, QuerySpec};
 use crate::result::{
-    BufferPoolResult, Counters, EngineInfo, IndexResult, LatencyMs, LoadVerification, TableSizes,
+    BufferPoolResult, Counters, EngineInfo, IndexResult, LatencyMs, LoadVerification,
+    PostgresFigures, TableSizes,
 };
 use crate::workload::Row;
 use keylab_schema::Table;
@@ -319,6 +320,9 @@ pub struct Measurement {
     /// `None` where the engine gives none.
     #[serde(default)]
     pub buffer_pool: Option<BufferPoolResult>,
+    /// PostgreSQL-only figures (WAL, full-page images, split records); `None` elsewhere.
+    #[serde(default)]
+    pub postgres: Option<PostgresFigures>,
 }
 
 /// An engine failure, with what the engine said.

@@ -77,6 +77,36 @@ pub struct RunResult {
     /// e.g. the simulator without a pool size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_pool: Option<BufferPoolResult>,
+    /// Figures only PostgreSQL has (an extension of the contract; absent on InnoDB engines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres: Option<PostgresFigures>,
+}
+
+/// PostgreSQL-only figures of a run's load (or of a phase, in its `figures`), measured by the
+/// postgres engine and predicted by the nbtree model. Every field is `null` where the engine
+/// cannot give it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PostgresFigures {
+    /// WAL bytes written (`pg_current_wal_lsn()` difference).
+    pub wal_bytes: Option<u64>,
+    /// WAL records written.
+    pub wal_records: Option<u64>,
+    /// Full-page images written (`pg_stat_wal.wal_fpi`).
+    pub full_page_images: Option<u64>,
+    /// Bytes of those full-page images, where known (`pg_waldump --stats`).
+    pub full_page_image_bytes: Option<u64>,
+    /// nbtree split WAL records: left-half-is-new (`SPLIT_L`), right (`SPLIT_R`), new roots.
+    pub split_left: Option<u64>,
+    /// See `split_left`.
+    pub split_right: Option<u64>,
+    /// See `split_left`.
+    pub new_roots: Option<u64>,
+    /// Checkpoints during the load (forced or by cadence).
+    pub checkpoints: Option<u64>,
+    /// Heap pages of the table.
+    pub heap_pages: Option<u64>,
+    /// The collation text keys ran under (`C` or the database default), where a text key ran.
+    pub collation: Option<String>,
 }
 
 /// How the rows were loaded, and how long it took where the engine measures time.
@@ -402,6 +432,18 @@ pub struct IndexResult {
     /// Pages per level, leaf first (an extension of the contract).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages_per_level: Option<Vec<u64>>,
+    /// nbtree only (an extension): `pgstatindex` `avg_leaf_density`, percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_leaf_density: Option<f64>,
+    /// nbtree only: `pgstatindex` `leaf_fragmentation`, percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaf_fragmentation: Option<f64>,
+    /// nbtree only: deleted pages (half-dead or deleted, not yet recycled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_pages: Option<u64>,
+    /// nbtree only: deleted pages safe to recycle (in the free space map after VACUUM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recyclable_pages: Option<u64>,
 }
 
 /// One phase's figures (churn, rebuild, queries, ddl), free-form per kind.

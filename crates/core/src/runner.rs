@@ -71,5 +71,6 @@ pub fn run_variant(
         phases: Vec::new(),
         queries: Vec::new(),
         buffer_pool: measured.buffer_pool,
+        postgres: measured.postgres,
     })
 }

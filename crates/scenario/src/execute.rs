@@ -184,6 +184,7 @@ fn run_phases(
         phases,
         queries,
         buffer_pool: st.last.buffer_pool,
+        postgres: st.last.postgres,
     })
 }
 

@@ -318,6 +318,7 @@ mod tests {
             phases: Vec::new(),
             queries: Vec::new(),
             buffer_pool: None,
+            postgres: None,
         }
     }
 

@@ -18,8 +18,11 @@ fn main() {
     } else {
         vec![100, 95, 90, 85, 80, 75]
     };
-    let flavour =
-        if mysql { keylab_sim::Flavour::Mysql80 } else { keylab_sim::Flavour::MariaDb1011 };
+    let flavour = if mysql {
+        keylab_innodb_model::Flavour::Mysql80
+    } else {
+        keylab_innodb_model::Flavour::MariaDb1011
+    };
     let t0 = std::time::Instant::now();
     let loaded = load(rows, 1, flavour);
     let load_s = t0.elapsed().as_secs_f64();

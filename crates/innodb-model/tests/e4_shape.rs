@@ -2,8 +2,8 @@
 //! larger than the buffer pool. The change buffer cuts page reads; on the device model 4 KiB
 //! pages beat 16 KiB on SSD and lose on HDD. (Times are the device model's estimates.)
 
+use keylab_innodb_model::{Device, PageSize, SimSettings, SimTable};
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
-use keylab_sim::{Device, PageSize, SimSettings, SimTable};
 
 fn table() -> Table {
     let big = ColumnType::BigInt { unsigned: false };

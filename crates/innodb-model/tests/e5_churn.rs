@@ -5,7 +5,7 @@ include!("../tools/e5_workload.rs");
 
 #[test]
 fn lower_fill_factor_cuts_splits_and_adds_pages() {
-    let loaded = load(30_000, 1, keylab_sim::Flavour::MariaDb1011);
+    let loaded = load(30_000, 1, keylab_innodb_model::Flavour::MariaDb1011);
     let mut results = Vec::new();
     for ff in [100u8, 90, 75] {
         let mut w = loaded.clone();

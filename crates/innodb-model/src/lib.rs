@@ -1,4 +1,4 @@
-//! keylab-sim: a byte-accurate, page-level model of InnoDB's B+trees.
+//! keylab-innodb-model: a byte-accurate, page-level model of InnoDB's B+trees.
 //!
 //! Given a table definition and a stream of rows, [`SimTable`] builds the pages InnoDB would
 //! build: record sizes from the column definitions (COMPACT/DYNAMIC), page space accounting

@@ -50,11 +50,11 @@ pub fn autoinc_table() -> keylab_schema::Table {
 }
 
 /// Inserts `n` rows of `pattern` ("random", "ascending", "autoinc") into a simulator.
-pub fn run_sim(pattern: &str, n: u64, seed: u64) -> keylab_sim::SimTable {
+pub fn run_sim(pattern: &str, n: u64, seed: u64) -> keylab_innodb_model::SimTable {
     use keylab_schema::Value;
     let mut rng = Rng(seed);
     let table = if pattern == "autoinc" { autoinc_table() } else { bin16_table() };
-    let mut sim = keylab_sim::SimTable::new(&table, keylab_sim::SimSettings::default()).unwrap();
+    let mut sim = keylab_innodb_model::SimTable::new(&table, keylab_innodb_model::SimSettings::default()).unwrap();
     let mut row = vec![Value::Bytes(vec![0; 16]), Value::Bytes(b"data".to_vec())];
     if pattern == "autoinc" {
         row[0] = Value::Null;

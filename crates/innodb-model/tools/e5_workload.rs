@@ -61,14 +61,14 @@ pub fn e5_row(rng: &mut Rng, id: Vec<u8>) -> Vec<keylab_schema::Value> {
 /// The loaded table and its live ids.
 #[derive(Clone)]
 pub struct E5Table {
-    pub sim: keylab_sim::SimTable,
+    pub sim: keylab_innodb_model::SimTable,
     pub ids: Vec<Vec<u8>>,
     pub rng: Rng,
 }
 
-pub fn load(rows: u64, seed: u64, flavour: keylab_sim::Flavour) -> E5Table {
-    let settings = keylab_sim::SimSettings { flavour, ..Default::default() };
-    let mut sim = keylab_sim::SimTable::new(&e5_table(), settings).unwrap();
+pub fn load(rows: u64, seed: u64, flavour: keylab_innodb_model::Flavour) -> E5Table {
+    let settings = keylab_innodb_model::SimSettings { flavour, ..Default::default() };
+    let mut sim = keylab_innodb_model::SimTable::new(&e5_table(), settings).unwrap();
     let mut rng = Rng(seed);
     let mut ids = Vec::with_capacity(rows as usize);
     for _ in 0..rows {
