@@ -1,0 +1,72 @@
+//! The invariant checker: after any operation every live page's byte count adds up and fits,
+//! keys are in order within and across pages, high keys bound their pages, pivots equal the
+//! high key of the child on their left, and sibling links agree. Used by tests and by
+//! `--check-every`.
+
+use crate::geometry::{BT_USABLE_BYTES, LINE_POINTER_BYTES};
+use crate::tree::{Tree, NONE};
+
+impl Tree {
+    /// Checks every invariant; the first broken one as text.
+    pub fn check(&self) -> Result<(), String> {
+        if self.root == NONE {
+            return Ok(());
+        }
+        let s = self.layout.stride();
+        for (b, p) in self.pages.iter().enumerate().skip(1) {
+            if p.deleted_xid.is_some() {
+                continue;
+            }
+            let sum: u32 = p.sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).sum::<u32>()
+                + p.high.as_ref().map_or(0, |h| u32::from(h.1) + LINE_POINTER_BYTES);
+            if sum != p.used || p.used > BT_USABLE_BYTES {
+                return Err(format!("block {b}: used {} but items add to {sum}", p.used));
+            }
+            if p.keys.len() != p.len() * s || (p.level > 0 && p.children.len() != p.len()) {
+                return Err(format!("block {b}: item arrays disagree"));
+            }
+            let first = usize::from(p.level > 0);
+            for i in first + 1..p.len() {
+                if p.keys[(i - 1) * s..i * s] >= p.keys[i * s..(i + 1) * s] {
+                    return Err(format!("block {b}: items {i} out of order"));
+                }
+            }
+            if let (Some((hk, _)), false) = (&p.high, p.len() <= first) {
+                if p.keys[(p.len() - 1) * s..] > hk[..] {
+                    return Err(format!("block {b}: an item above the high key"));
+                }
+            }
+            if (p.high.is_none()) != (p.next == NONE) {
+                return Err(format!("block {b}: high key and right link disagree"));
+            }
+            if p.next != NONE && self.pages[p.next as usize].prev != b as u32 {
+                return Err(format!("block {b}: right sibling's left link is wrong"));
+            }
+            if p.level > 0 {
+                for (i, &c) in p.children.iter().enumerate() {
+                    let child = &self.pages[c as usize];
+                    if child.deleted_xid.is_some() || child.level + 1 != p.level {
+                        return Err(format!("block {b}: downlink {i} to a bad page {c}"));
+                    }
+                    // The child's high key is the next pivot (or this page's high key).
+                    let bound = if i + 1 < p.len() {
+                        Some(&p.keys[(i + 1) * s..(i + 2) * s])
+                    } else {
+                        p.high.as_ref().map(|h| &h.0[..])
+                    };
+                    if child.high.as_ref().map(|h| &h.0[..]) != bound {
+                        return Err(format!("block {b}: child {c}'s high key is not its pivot"));
+                    }
+                    if i > 0 && !child.is_empty() {
+                        let lo = &p.keys[i * s..(i + 1) * s];
+                        let f = if child.level > 0 { 1 } else { 0 };
+                        if child.len() > f && &child.keys[f * s..(f + 1) * s] <= lo {
+                            return Err(format!("block {b}: child {c} starts below its pivot"));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

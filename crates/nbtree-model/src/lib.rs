@@ -1,0 +1,326 @@
+//! keylab's model of PostgreSQL 15's storage for one table: a heap and its nbtree indexes,
+//! page by page, with the server's rules for tuple sizes, split points, suffix truncation,
+//! sorted builds, VACUUM's page deletion and recycling, and full-page images after each
+//! checkpoint. Rules are read from PostgreSQL's source (REL_15_STABLE: nbtsplitloc.c,
+//! nbtinsert.c, nbtsort.c, nbtpage.c, nbtree.c, hio.c) and described in our own words at the
+//! code that follows each; `docs/model-rules-nbtree.md` lists them.
+//!
+//! It does no I/O, reads no clock and no entropy. It does not model deduplication into
+//! posting lists (keylab's ids are unique), collations other than "C", TOAST, HOT updates,
+//! LP_DEAD hints, WAL bytes or ordinary WAL records, or a buffer pool.
+
+mod build;
+mod check;
+pub mod geometry;
+mod heap;
+pub mod split;
+mod stats;
+pub mod tree;
+mod vacuum;
+pub mod wal;
+
+pub use stats::IndexStats;
+pub use tree::{Tree, TreeError};
+pub use vacuum::VacuumOutcome;
+pub use wal::Wal;
+
+use geometry::{heap_tuple_bytes, KeyLayout, KeyType};
+use heap::Heap;
+use keylab_schema::{ColumnType, Table, Value};
+use std::collections::HashSet;
+
+/// `BTREE_DEFAULT_FILLFACTOR`.
+pub const DEFAULT_INDEX_FILLFACTOR: u8 = 90;
+
+/// How the model is set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NbtreeSettings {
+    /// Every index's `fillfactor` (10..=100, default 90).
+    pub index_fillfactor_pct: u8,
+    /// The table's `fillfactor` (10..=100, default 100).
+    pub heap_fillfactor_pct: u8,
+    /// A checkpoint after every this many rows inserted (`None`: none during the run).
+    pub checkpoint_every_rows: Option<u64>,
+    /// Run the invariant checker after every this many operations.
+    pub check_every: Option<u64>,
+}
+
+impl Default for NbtreeSettings {
+    fn default() -> Self {
+        NbtreeSettings {
+            index_fillfactor_pct: DEFAULT_INDEX_FILLFACTOR,
+            heap_fillfactor_pct: 100,
+            checkpoint_every_rows: None,
+            check_every: None,
+        }
+    }
+}
+
+/// Why the model refused something.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    /// The table or a value is outside what the model covers.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The server would refuse it (a duplicate key).
+    #[error("{0}")]
+    Rejected(String),
+    /// The invariant checker found a broken tree (a model bug).
+    #[error("nbtree model invariant broken in index {index}: {detail}")]
+    Invariant {
+        /// Index name.
+        index: String,
+        /// What broke.
+        detail: String,
+    },
+}
+
+/// One index of the table.
+#[derive(Debug, Clone)]
+pub struct IndexModel {
+    /// Index name as PostgreSQL names it (`<table>_pkey` for the primary key).
+    pub name: String,
+    /// The indexed column.
+    pub column: usize,
+    /// The tree.
+    pub tree: Tree,
+}
+
+/// A table: heap and indexes, primary key first.
+#[derive(Debug, Clone)]
+pub struct NbtreeTable {
+    columns: Vec<ColumnType>,
+    heap: Heap,
+    indexes: Vec<IndexModel>,
+    /// Heap TIDs deleted but not yet vacuumed.
+    dead: HashSet<u64>,
+    wal: Wal,
+    /// The next transaction id.
+    next_xid: u64,
+    rows_inserted: u64,
+    ops: u64,
+    live_rows: u64,
+    settings: NbtreeSettings,
+    collation: Option<&'static str>,
+    key: Vec<u8>,
+}
+
+/// Figures of the whole table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableStats {
+    /// Per index, primary key first.
+    pub indexes: Vec<(String, IndexStats)>,
+    /// Heap pages.
+    pub heap_pages: u64,
+    /// Live rows.
+    pub live_rows: u64,
+    /// WAL figures.
+    pub wal: Wal,
+    /// Collation of text keys (`Some("C")` when a key is text).
+    pub collation: Option<&'static str>,
+}
+
+fn check_fillfactor(what: &str, v: u8) -> Result<(), ModelError> {
+    if (10..=100).contains(&v) {
+        Ok(())
+    } else {
+        Err(ModelError::Rejected(format!(
+            "{what} fillfactor {v} is out of range; valid: 10 to 100"
+        )))
+    }
+}
+
+impl NbtreeTable {
+    /// The table, empty, with its indexes: the primary key (one column) and every secondary.
+    pub fn new(table: &Table, settings: NbtreeSettings) -> Result<Self, ModelError> {
+        check_fillfactor("index", settings.index_fillfactor_pct)?;
+        check_fillfactor("table", settings.heap_fillfactor_pct)?;
+        let [pk] = table.primary_key[..] else {
+            return Err(ModelError::Unsupported(
+                "the nbtree model keys on one column; this primary key has several".into(),
+            ));
+        };
+        let mut defs = vec![(format!("{}_pkey", table.name), pk, true)];
+        for ix in &table.indexes {
+            let [c] = ix.columns[..] else {
+                return Err(ModelError::Unsupported(format!(
+                    "index {} has several columns; the nbtree model keys on one",
+                    ix.name
+                )));
+            };
+            defs.push((ix.name.clone(), c, ix.unique));
+        }
+        let mut collation = None;
+        let mut indexes = Vec::new();
+        for (name, column, unique) in defs {
+            let ty = &table.columns[column].ty;
+            let kt = KeyType::of(ty).map_err(ModelError::Unsupported)?;
+            collation = collation.or(geometry::collation_of(ty));
+            let layout = KeyLayout::new(kt);
+            indexes.push(IndexModel {
+                name,
+                column,
+                tree: Tree::new(layout, settings.index_fillfactor_pct, unique, 0),
+            });
+        }
+        Ok(NbtreeTable {
+            columns: table.columns.iter().map(|c| c.ty).collect(),
+            heap: Heap::new(settings.heap_fillfactor_pct),
+            indexes,
+            dead: HashSet::new(),
+            wal: Wal::default(),
+            next_xid: 1,
+            rows_inserted: 0,
+            ops: 0,
+            live_rows: 0,
+            settings,
+            collation,
+            key: Vec::new(),
+        })
+    }
+
+    /// Inserts a row (column values in table order).
+    pub fn insert(&mut self, row: &[Value]) -> Result<(), ModelError> {
+        // The unique check comes before anything is stored.
+        for ix in self.indexes.iter().filter(|ix| ix.tree.unique) {
+            ix.tree
+                .layout
+                .encode(&row[ix.column], 1, &mut self.key)
+                .map_err(ModelError::Unsupported)?;
+            let dead = &self.dead;
+            if ix.tree.find_value(&self.key).into_iter().any(|t| !dead.contains(&t)) {
+                return Err(ModelError::Rejected(format!(
+                    "duplicate key value violates unique constraint \"{}\"",
+                    ix.name
+                )));
+            }
+        }
+        let bytes = heap_tuple_bytes(&self.columns, row);
+        let tid = self.heap.insert(bytes, &mut self.wal);
+        for ix in &mut self.indexes {
+            ix.tree
+                .layout
+                .encode(&row[ix.column], tid, &mut self.key)
+                .map_err(ModelError::Unsupported)?;
+            // Checked above: an insert here never meets a live duplicate.
+            let _ = ix.tree.insert(&self.key, &|_| false, &mut self.wal);
+        }
+        self.live_rows += 1;
+        self.rows_inserted += 1;
+        if let Some(n) = self.settings.checkpoint_every_rows.filter(|&n| n > 0) {
+            if self.rows_inserted % n == 0 {
+                self.wal.checkpoint();
+            }
+        }
+        self.after_op()
+    }
+
+    /// Deletes the row whose primary key is `pk`; false when there is none. The index
+    /// entries stay until [`NbtreeTable::vacuum`].
+    pub fn delete(&mut self, pk: &[Value]) -> Result<bool, ModelError> {
+        let [value] = pk else {
+            return Err(ModelError::Unsupported("a one-column primary key is expected".into()));
+        };
+        let ix = &self.indexes[0];
+        ix.tree.layout.encode(value, 1, &mut self.key).map_err(ModelError::Unsupported)?;
+        let dead = &self.dead;
+        let Some(tid) = ix.tree.find_value(&self.key).into_iter().find(|t| !dead.contains(t))
+        else {
+            return Ok(false);
+        };
+        self.heap.delete(tid, &mut self.wal);
+        self.dead.insert(tid);
+        self.live_rows -= 1;
+        self.after_op()?;
+        Ok(true)
+    }
+
+    /// Commits a transaction (consumes a transaction id).
+    pub fn commit(&mut self) {
+        self.next_xid += 1;
+    }
+
+    /// A checkpoint now.
+    pub fn checkpoint(&mut self) {
+        self.wal.checkpoint();
+    }
+
+    /// `VACUUM`: dead entries leave every index (empty pages are deleted, old deleted pages
+    /// recycled), then the heap frees their space.
+    pub fn vacuum(&mut self) -> Result<Vec<VacuumOutcome>, ModelError> {
+        let mut out = Vec::new();
+        for ix in &mut self.indexes {
+            out.push(ix.tree.vacuum(&self.dead, self.next_xid, &mut self.wal));
+        }
+        self.heap.vacuum(&self.dead, &mut self.wal);
+        self.dead.clear();
+        self.check_all()?;
+        Ok(out)
+    }
+
+    /// `REINDEX` with every index's `fillfactor` set to `fillfactor_pct` first: sorted
+    /// builds from the live entries.
+    pub fn rebuild(&mut self, fillfactor_pct: u8) -> Result<(), ModelError> {
+        check_fillfactor("index", fillfactor_pct)?;
+        for ix in &mut self.indexes {
+            let layout = ix.tree.layout;
+            let dead = &self.dead;
+            let keys: Vec<Vec<u8>> = ix
+                .tree
+                .entries()
+                .filter(|k| !dead.contains(&layout.tid(k)))
+                .map(<[u8]>::to_vec)
+                .collect();
+            build::rebuild(
+                &mut ix.tree,
+                keys.iter().map(Vec::as_slice),
+                fillfactor_pct,
+                &mut self.wal,
+            );
+        }
+        self.settings.index_fillfactor_pct = fillfactor_pct;
+        self.check_all()
+    }
+
+    /// Live rows.
+    pub fn live_rows(&self) -> u64 {
+        self.live_rows
+    }
+
+    /// The indexes, primary key first.
+    pub fn indexes(&self) -> &[IndexModel] {
+        &self.indexes
+    }
+
+    /// The table's figures.
+    pub fn stats(&self) -> TableStats {
+        TableStats {
+            indexes: self.indexes.iter().map(|ix| (ix.name.clone(), ix.tree.stats())).collect(),
+            heap_pages: self.heap.pages(),
+            live_rows: self.live_rows,
+            wal: self.wal.clone(),
+            collation: self.collation,
+        }
+    }
+
+    /// Runs the invariant checker on every index.
+    pub fn check_all(&self) -> Result<(), ModelError> {
+        for ix in &self.indexes {
+            ix.tree
+                .check()
+                .map_err(|detail| ModelError::Invariant { index: ix.name.clone(), detail })?;
+        }
+        Ok(())
+    }
+
+    fn after_op(&mut self) -> Result<(), ModelError> {
+        self.ops += 1;
+        match self.settings.check_every {
+            Some(n) if n > 0 && self.ops % n == 0 => self.check_all(),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,254 @@
+//! Where a full nbtree page splits: PostgreSQL 15's `_bt_findsplitloc` (nbtsplitloc.c),
+//! described in our own words. Every gap between the items of the page with the new item
+//! in place is a candidate; each is costed in free space left on both halves, sorted by how
+//! far it is from the wanted balance, and the best few are judged by how well the left
+//! half's new high key can be suffix-truncated. It does not move items; the tree does.
+
+use crate::geometry::{
+    BT_USABLE_BYTES, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, PIVOT_TID_BYTES,
+};
+
+/// `BTREE_NONLEAF_FILLFACTOR`: internal pages that are rightmost split to 70 % left.
+pub const NONLEAF_FILLFACTOR: u8 = 70;
+/// `BTREE_SINGLEVAL_FILLFACTOR`: a page of one value splits to 96 % left.
+pub const SINGLEVAL_FILLFACTOR: u8 = 96;
+/// `MAX_LEAF_INTERVAL`: candidates judged for truncation on leaves.
+const MAX_LEAF_INTERVAL: usize = 9;
+/// `MAX_INTERNAL_INTERVAL`: the same on internal pages.
+const MAX_INTERNAL_INTERVAL: usize = 18;
+
+/// The page being split, with the new item counted in place.
+pub struct SplitInput<'a> {
+    /// Value part (with length byte) of each item of the merged page, in key order; on a
+    /// leaf, what `_bt_keep_natts_fast` compares.
+    pub values: Vec<&'a [u8]>,
+    /// Bytes of each merged item, tuple plus line pointer.
+    pub sizes: Vec<u32>,
+    /// Position of the new item in the merged page.
+    pub new_pos: usize,
+    /// A leaf page.
+    pub leaf: bool,
+    /// No right sibling on its level.
+    pub rightmost: bool,
+    /// Tuple bytes of the page's high key (none on the rightmost page).
+    pub high_key_bytes: Option<u32>,
+    /// Value part of the high key, for the single-value test.
+    pub high_key_value: Option<&'a [u8]>,
+    /// The index's leaf fillfactor (`fillfactor` reloption, default 90).
+    pub leaf_fillfactor: u8,
+}
+
+/// One candidate: the first `left` merged items go to the left page.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    left: usize,
+    left_free: i32,
+    right_free: i32,
+    delta: i32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Strategy {
+    Default,
+    ManyDuplicates,
+    SingleValue,
+}
+
+/// `_bt_keep_natts_fast` for a one-column key: 1 when the values differ, 2 (a heap TID is
+/// needed in the pivot) when they are equal.
+fn keep_natts(a: &[u8], b: &[u8]) -> i32 {
+    if a == b {
+        2
+    } else {
+        1
+    }
+}
+
+/// The chosen split: how many merged items go to the left page.
+pub fn find_split(inp: &SplitInput<'_>) -> usize {
+    let n = inp.sizes.len();
+    let usable = BT_USABLE_BYTES as i32;
+    let left_space = usable;
+    // The right page inherits the old high key.
+    let right_space = usable - inp.high_key_bytes.map_or(0, |b| (b + LINE_POINTER_BYTES) as i32);
+    let total: i32 = inp.sizes.iter().map(|&s| s as i32).sum();
+    let mut cands = Vec::with_capacity(n);
+    let mut to_left = 0i32;
+    let mut min_first_right = i32::MAX;
+    // Candidates in page order, as `_bt_recsplitloc` records them; the one that would put
+    // every item (new included) on the left does not exist.
+    for left in 0..n {
+        let first_right = inp.sizes[left] as i32;
+        let mut left_free = left_space - to_left;
+        let mut right_free = right_space - (total - to_left);
+        // The left page's new high key is charged as the first right tuple, plus a heap
+        // TID on leaves (the worst case of suffix truncation).
+        left_free -= first_right + if inp.leaf { PIVOT_TID_BYTES as i32 } else { 0 };
+        if !inp.leaf {
+            // The first item of an internal right page keeps only its header.
+            right_free += first_right - (INDEX_TUPLE_HEADER_BYTES + LINE_POINTER_BYTES) as i32;
+        }
+        if left_free >= 0 && right_free >= 0 {
+            min_first_right = min_first_right.min(first_right);
+            cands.push(Candidate { left, left_free, right_free, delta: 0 });
+        }
+        to_left += first_right;
+    }
+    assert!(!cands.is_empty(), "a page with at least two items always has a legal split");
+
+    let (mut mult, mut use_mult) = if !inp.leaf {
+        (f64::from(NONLEAF_FILLFACTOR) / 100.0, inp.rightmost)
+    } else if inp.rightmost {
+        (f64::from(inp.leaf_fillfactor) / 100.0, true)
+    } else {
+        // `_bt_afternewitemoff` never applies to one-column indexes: 50:50.
+        (0.5, false)
+    };
+    let mut interval = ((cands.len() as f64 * 0.05).max(1.0) as usize).min(if inp.leaf {
+        MAX_LEAF_INTERVAL
+    } else {
+        MAX_INTERNAL_INTERVAL
+    });
+    let (page_first, page_last) = (cands[0], cands[cands.len() - 1]);
+    sort_by_delta(&mut cands, mult, use_mult);
+
+    let last_left = |c: &Candidate| inp.values[c.left - 1];
+    let first_right = |c: &Candidate| inp.values[c.left];
+    let (strategy, perfect) = if !inp.leaf {
+        (Strategy::Default, min_first_right)
+    } else {
+        // `_bt_strategy`: can the initial interval avoid a heap TID in the high key?
+        let (lo, hi) = interval_edges(&cands[..interval.min(cands.len())]);
+        let p = keep_natts(last_left(&lo), first_right(&hi));
+        if p <= 1 {
+            (Strategy::Default, p)
+        } else if keep_natts(last_left(&page_first), first_right(&page_last)) <= 1 {
+            (Strategy::ManyDuplicates, 1)
+        } else if inp.rightmost
+            || inp.high_key_value.is_some_and(|h| keep_natts(h, inp.values[inp.new_pos]) <= 1)
+        {
+            (Strategy::SingleValue, 2)
+        } else {
+            (Strategy::Default, 2)
+        }
+    };
+    match strategy {
+        Strategy::Default => {}
+        Strategy::ManyDuplicates => interval = cands.len(),
+        Strategy::SingleValue => {
+            mult = f64::from(SINGLEVAL_FILLFACTOR) / 100.0;
+            use_mult = true;
+            sort_by_delta(&mut cands, mult, use_mult);
+            interval = 1;
+        }
+    }
+    // `_bt_bestsplitloc`: the lowest penalty in the interval, the first perfect one at once.
+    let penalty = |c: &Candidate| {
+        if inp.leaf {
+            keep_natts(last_left(c), first_right(c))
+        } else {
+            inp.sizes[c.left] as i32
+        }
+    };
+    let mut best = (i32::MAX, 0usize);
+    for (i, c) in cands.iter().enumerate().take(interval.min(cands.len())) {
+        let p = penalty(c);
+        if p <= perfect {
+            best = (p, i);
+            break;
+        }
+        if p < best.0 {
+            best = (p, i);
+        }
+    }
+    let mut chosen = cands[best.1];
+    // A many-duplicates split just left of the new item on a non-rightmost page falls back
+    // to the delta-best split, so that decreasing inserts right of a run do not keep
+    // splitting the same page.
+    if strategy == Strategy::ManyDuplicates && !inp.rightmost && chosen.left == inp.new_pos {
+        chosen = cands[0];
+    }
+    chosen.left
+}
+
+/// `_bt_deltasortsplits`: distance from the wanted balance, truncated to whole bytes as the
+/// server's int16 delta is, then a sort on it (stable here; the server's qsort may order
+/// equal deltas differently).
+fn sort_by_delta(cands: &mut [Candidate], mult: f64, use_mult: bool) {
+    for c in cands.iter_mut() {
+        let d = if use_mult {
+            (mult * f64::from(c.left_free) - (1.0 - mult) * f64::from(c.right_free)) as i32
+        } else {
+            c.left_free - c.right_free
+        };
+        c.delta = d.abs();
+    }
+    cands.sort_by_key(|c| c.delta);
+}
+
+/// `_bt_interval_edges`: the interval's leftmost and rightmost candidates by position,
+/// taking the most distant (by delta) on each side of the delta-best one.
+fn interval_edges(interval: &[Candidate]) -> (Candidate, Candidate) {
+    let best = interval[0];
+    let (mut lo, mut hi) = (None, None);
+    for c in interval.iter().rev() {
+        if c.left < best.left {
+            lo.get_or_insert(*c);
+        } else if c.left > best.left {
+            hi.get_or_insert(*c);
+        } else {
+            lo.get_or_insert(*c);
+            hi.get_or_insert(*c);
+        }
+        if lo.is_some() && hi.is_some() {
+            break;
+        }
+    }
+    (lo.unwrap_or(best), hi.unwrap_or(best))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize) -> Vec<Vec<u8>> {
+        (0..n as u32).map(|i| i.to_be_bytes().to_vec()).collect()
+    }
+
+    fn input(v: &[Vec<u8>], new_pos: usize, rightmost: bool) -> SplitInput<'_> {
+        SplitInput {
+            values: v.iter().map(Vec::as_slice).collect(),
+            sizes: vec![28; v.len()],
+            new_pos,
+            leaf: true,
+            rightmost,
+            high_key_bytes: (!rightmost).then_some(24),
+            high_key_value: None,
+            leaf_fillfactor: 90,
+        }
+    }
+
+    #[test]
+    fn rightmost_leaf_keeps_fillfactor_on_the_left() {
+        let v = values(292);
+        let left = find_split(&input(&v, 291, true));
+        let used = left as u32 * 28 + 24 + 4;
+        let pct = used as f64 * 100.0 / f64::from(BT_USABLE_BYTES);
+        assert!((89.0..=91.0).contains(&pct), "{left} items, {pct:.1} %");
+    }
+
+    #[test]
+    fn other_leaves_split_in_half() {
+        let v = values(291);
+        let left = find_split(&input(&v, 100, false));
+        assert!((144..=146).contains(&left), "{left}");
+    }
+
+    #[test]
+    fn one_value_pages_split_at_96_percent() {
+        let v = vec![vec![7u8]; 292];
+        let left = find_split(&input(&v, 291, true));
+        let pct = (left as u32 * 28) as f64 * 100.0 / f64::from(BT_USABLE_BYTES);
+        assert!(pct > 94.0, "{pct}");
+    }
+}
