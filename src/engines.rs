@@ -2,6 +2,7 @@
 //! user's server at `--url`.
 
 use crate::args::EngineArgs;
+use crate::nbtree_engine::NbtreeEngine;
 use crate::sim_engine::{flavour, SimEngine};
 use crate::UsageError;
 use anyhow::Result;
@@ -33,12 +34,12 @@ pub fn make_engine(
                 )
                 .into());
             }
-            let sim = SimSettings {
-                check_every,
-                // The command line's --model wins over the scenario's.
-                flavour: flavour(args.model.or(settings.model).unwrap_or_default()),
-                ..sim_settings(settings)?
+            // The command line's --model wins over the scenario's.
+            let model = args.model.or(settings.model).unwrap_or_default();
+            let Some(flavour) = flavour(model) else {
+                return Ok(Box::new(NbtreeEngine::new(nbtree_settings(settings, check_every))));
             };
+            let sim = SimSettings { check_every, flavour, ..sim_settings(settings)? };
             Ok(Box::new(SimEngine::new(sim).with_autoinc_lock_mode(settings.autoinc_lock_mode)))
         }
         EngineKind::Mariadb | EngineKind::Mysql => server_engine(args, settings),
@@ -54,6 +55,20 @@ pub fn check_engine_built(kind: EngineKind) -> Result<(), UsageError> {
             "--engine postgres is not built yet; valid: sim (the default), mariadb, mysql".into(),
         )),
         _ => Ok(()),
+    }
+}
+
+/// The nbtree model's settings for `settings`: PostgreSQL's own defaults (index fillfactor
+/// 90, table fillfactor 100, 8 KiB blocks; InnoDB's page size and fill factor do not apply),
+/// and the checkpoint cadence asked for.
+pub fn nbtree_settings(
+    settings: &EngineSettings,
+    check_every: Option<u64>,
+) -> keylab_nbtree_model::NbtreeSettings {
+    keylab_nbtree_model::NbtreeSettings {
+        checkpoint_every_rows: settings.checkpoint_every_rows,
+        check_every,
+        ..keylab_nbtree_model::NbtreeSettings::default()
     }
 }
 

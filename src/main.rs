@@ -7,6 +7,7 @@
 mod args;
 mod cmd;
 mod engines;
+mod nbtree_engine;
 mod output;
 mod preflight;
 mod progress;

@@ -266,11 +266,13 @@ impl Engine for SimEngine {
     }
 }
 
-/// The simulator rules of `model`.
-pub fn flavour(model: SimModel) -> Flavour {
+/// The InnoDB model's rules of `model`; `None` for a model of another engine (PostgreSQL's
+/// nbtree has its own engine, `nbtree_engine`).
+pub fn flavour(model: SimModel) -> Option<Flavour> {
     match model {
-        SimModel::Mariadb1011 => Flavour::MariaDb1011,
-        SimModel::Mysql80 => Flavour::Mysql80,
+        SimModel::Mariadb1011 => Some(Flavour::MariaDb1011),
+        SimModel::Mysql80 => Some(Flavour::Mysql80),
+        SimModel::Postgres15 => None,
     }
 }
 

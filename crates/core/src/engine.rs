@@ -265,6 +265,9 @@ pub struct EngineSettings {
     /// `innodb_autoinc_lock_mode` (0 traditional, 1 consecutive, 2 interleaved); `None` =
     /// the engine's default (MariaDB 1, MySQL 8.0 2).
     pub autoinc_lock_mode: Option<u8>,
+    /// PostgreSQL: a checkpoint after every this many rows inserted (the nbtree model's
+    /// checkpoint clock, for full-page images); `None` = no checkpoint during the run.
+    pub checkpoint_every_rows: Option<u64>,
 }
 
 impl Default for EngineSettings {
@@ -278,6 +281,7 @@ impl Default for EngineSettings {
             performance_schema: None,
             model: None,
             autoinc_lock_mode: None,
+            checkpoint_every_rows: None,
         }
     }
 }

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// A server whose storage rules the simulator follows. New models (e.g. PostgreSQL's nbtree)
-/// are new variants here; every list of choices comes from [`SimModel::ALL`].
+/// A server whose storage rules the simulator follows; every list of choices comes from
+/// [`SimModel::ALL`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum SimModel {
     /// InnoDB of MariaDB 10.11 (the default).
@@ -18,17 +18,21 @@ pub enum SimModel {
     /// InnoDB of MySQL 8.0.
     #[serde(rename = "mysql-8.0")]
     Mysql80,
+    /// PostgreSQL 15: heap and nbtree indexes (`keylab-nbtree-model`).
+    #[serde(rename = "postgres-15")]
+    Postgres15,
 }
 
 impl SimModel {
     /// Every model, in CLI order.
-    pub const ALL: [SimModel; 2] = [SimModel::Mariadb1011, SimModel::Mysql80];
+    pub const ALL: [SimModel; 3] = [SimModel::Mariadb1011, SimModel::Mysql80, SimModel::Postgres15];
 
     /// The CLI and JSON token (`engine.model`).
     pub fn token(self) -> &'static str {
         match self {
             SimModel::Mariadb1011 => "mariadb-10.11",
             SimModel::Mysql80 => "mysql-8.0",
+            SimModel::Postgres15 => "postgres-15",
         }
     }
 
@@ -37,6 +41,7 @@ impl SimModel {
         match self {
             SimModel::Mariadb1011 => "MariaDB 10.11",
             SimModel::Mysql80 => "MySQL 8.0",
+            SimModel::Postgres15 => "PostgreSQL 15",
         }
     }
 
@@ -46,14 +51,15 @@ impl SimModel {
     }
 
     /// The model to compare a server with, from its kind and version string (`10.11.6-MariaDB`,
-    /// `8.0.36`): the matching model, and a note when none matches exactly and the closest
+    /// `8.0.36`, `15.4`): the matching model, and a note when none matches exactly and the closest
     /// one is used. `None` when no model is of that server's kind.
     pub fn for_server(kind: EngineKind, version: &str) -> Option<(SimModel, Option<String>)> {
         let (major, minor) = major_minor(version);
         let (model, exact) = match kind {
             EngineKind::Mariadb => (SimModel::Mariadb1011, (major, minor) == (Some(10), Some(11))),
             EngineKind::Mysql => (SimModel::Mysql80, (major, minor) == (Some(8), Some(0))),
-            EngineKind::Sim | EngineKind::Postgres => return None,
+            EngineKind::Postgres => (SimModel::Postgres15, major == Some(15)),
+            EngineKind::Sim => return None,
         };
         let note = (!exact).then(|| {
             let mut note = format!(
@@ -109,7 +115,7 @@ mod tests {
             assert_eq!(serde_json::from_str::<SimModel>(&json).unwrap(), m);
         }
         let err = "mysql-8.4".parse::<SimModel>().unwrap_err();
-        assert!(err.contains("mariadb-10.11, mysql-8.0"), "{err}");
+        assert!(err.contains("mariadb-10.11, mysql-8.0, postgres-15"), "{err}");
     }
 
     #[test]
@@ -126,6 +132,10 @@ mod tests {
         let (model, note) = m(EngineKind::Mysql, "9.2.0").unwrap();
         assert_eq!(model, SimModel::Mysql80);
         assert!(note.unwrap().contains("innodb_change_buffering to none"));
-        assert_eq!(m(EngineKind::Postgres, "15.4"), None);
+        assert_eq!(m(EngineKind::Postgres, "15.4"), Some((SimModel::Postgres15, None)));
+        let (model, note) = m(EngineKind::Postgres, "16.2").unwrap();
+        assert_eq!(model, SimModel::Postgres15);
+        assert!(note.unwrap().contains("closest, postgres-15"));
+        assert_eq!(m(EngineKind::Sim, "x"), None);
     }
 }

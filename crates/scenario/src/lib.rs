@@ -34,8 +34,10 @@
 //! fill_factor = 100                      # 10..100, innodb_fill_factor
 //! merge_threshold = 50                   # 1..50, MERGE_THRESHOLD
 //! change_buffering = true                # all (true) / none (false)
-//! model = "mariadb-10.11"                # the simulator's model, or "mysql-8.0"
+//! model = "mariadb-10.11"                # the simulator's model: mysql-8.0, postgres-15
 //! autoinc_lock_mode = 1                  # 0 traditional, 1 consecutive, 2 interleaved
+//! checkpoint_every_rows = 50_000         # PostgreSQL: a checkpoint every N rows inserted
+//!                                        #   (scaled with --scale; model: postgres-15)
 //!
 //! [generator]
 //! ids_per_ms = 1                         # virtual clock rate

@@ -637,6 +637,7 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
         performance_schema: e.performance_schema,
         model: e.model,
         autoinc_lock_mode,
+        checkpoint_every_rows: e.checkpoint_every_rows.map(|n| scale_count(n.get(), scale).max(1)),
     };
     (settings, requested)
 }

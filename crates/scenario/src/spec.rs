@@ -268,6 +268,10 @@ pub struct EngineSpec {
     /// `innodb_autoinc_lock_mode` (0, 1 or 2).
     #[serde(default)]
     pub autoinc_lock_mode: Option<AutoincLockMode>,
+    /// PostgreSQL: a checkpoint after every this many rows inserted (scaled with `--scale`,
+    /// so a half-way checkpoint stays half-way).
+    #[serde(default)]
+    pub checkpoint_every_rows: Option<std::num::NonZeroU64>,
 }
 
 /// Id generator settings.

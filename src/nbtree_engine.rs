@@ -1,0 +1,259 @@
+//! The nbtree model as a keylab [`Engine`] (`--engine sim --model postgres-15`): rows go into
+//! a `keylab_nbtree_model::NbtreeTable` in stream order, so every figure is a prediction of
+//! PostgreSQL 15, never a measurement; timings are `null`. Each load statement (or row
+//! transaction) commits one transaction; several writers are modelled as one (their
+//! interleaving on a server is the server's). Churn commits every thousand operations and
+//! ends with a `VACUUM`; rebuilds are `REINDEX` with the index `fillfactor`. There is no
+//! buffer pool, so restarts are not applicable.
+
+use keylab_core::{
+    Counters, Engine, EngineError, EngineInfo, IndexResult, LoadMethod, LoadOutcome, LoadPlan,
+    LoadVerification, Measurement, Op, PostgresFigures, Row, SimModel, TableSizes,
+};
+use keylab_nbtree_model::{geometry::PAGE_BYTES, ModelError, NbtreeSettings, NbtreeTable};
+use keylab_schema::Table;
+use std::collections::BTreeMap;
+
+/// Rows between progress reports.
+const PROGRESS_EVERY: u64 = 16_384;
+/// Churn operations per transaction (`ChurnDelete::ByKey`'s transactions of a thousand).
+const CHURN_TRANSACTION_OPS: u64 = 1_000;
+
+/// The embedded nbtree page model of PostgreSQL 15.
+pub struct NbtreeEngine {
+    settings: NbtreeSettings,
+    table: Option<NbtreeTable>,
+}
+
+impl NbtreeEngine {
+    /// A model with these settings.
+    pub fn new(settings: NbtreeSettings) -> Self {
+        NbtreeEngine { settings, table: None }
+    }
+
+    fn table_mut(&mut self) -> Result<&mut NbtreeTable, EngineError> {
+        self.table.as_mut().ok_or_else(|| EngineError::Failed("no table created".into()))
+    }
+}
+
+fn rejected(e: ModelError) -> EngineError {
+    match e {
+        ModelError::Unsupported(m) => EngineError::Unsupported(m),
+        ModelError::Rejected(m) => EngineError::Rejected(m),
+        e @ ModelError::Invariant { .. } => EngineError::Failed(e.to_string()),
+    }
+}
+
+impl Engine for NbtreeEngine {
+    fn info(&self) -> EngineInfo {
+        let s = &self.settings;
+        let mut settings = BTreeMap::new();
+        settings.insert("block_size".into(), PAGE_BYTES.into());
+        settings.insert("index_fillfactor".into(), s.index_fillfactor_pct.into());
+        settings.insert("table_fillfactor".into(), s.heap_fillfactor_pct.into());
+        settings.insert(
+            "checkpoint_every_rows".into(),
+            match s.checkpoint_every_rows {
+                Some(n) => n.into(),
+                None => "none during the run".into(),
+            },
+        );
+        settings.insert("full_page_writes".into(), "on".into());
+        settings.insert("deduplicate_items".into(), "on (not modelled: unique ids)".into());
+        settings.insert("collation".into(), "C".into());
+        settings.insert("figures".into(), "simulated".into());
+        EngineInfo {
+            kind: "sim".into(),
+            version: format!(
+                "keylab {} nbtree page model of {}",
+                env!("CARGO_PKG_VERSION"),
+                SimModel::Postgres15.server()
+            ),
+            model: Some(SimModel::Postgres15.token().into()),
+            settings,
+        }
+    }
+
+    fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
+        self.table = Some(NbtreeTable::new(table, self.settings).map_err(rejected)?);
+        Ok(())
+    }
+
+    fn load(
+        &mut self,
+        _table: &Table,
+        plan: &LoadPlan,
+        rows: &mut dyn Iterator<Item = Row>,
+        on_rows: &mut dyn FnMut(u64),
+    ) -> Result<LoadOutcome, EngineError> {
+        let t = self.table_mut()?;
+        let held = t.live_rows();
+        // A transaction per statement; a row batch of 1 is autocommit.
+        let per_tx = match plan.method {
+            LoadMethod::LoadData => u64::MAX,
+            _ => u64::from(plan.batch.max(1)),
+        };
+        let mut loaded = 0u64;
+        for row in rows {
+            t.insert(&row).map_err(rejected)?;
+            loaded += 1;
+            if loaded % per_tx == 0 {
+                t.commit();
+            }
+            if loaded % PROGRESS_EVERY == 0 {
+                on_rows(PROGRESS_EVERY);
+            }
+        }
+        t.commit();
+        on_rows(loaded % PROGRESS_EVERY);
+        let verification = LoadVerification {
+            rows_expected: held + loaded,
+            rows_found: Some(t.live_rows()),
+            checksum_equal: None,
+            checked: "rows: the model's live heap tuples; no checksum (the model keeps keys \
+                      and tuple sizes, not values)"
+                .into(),
+        };
+        Ok(LoadOutcome { rows: loaded, verification: Some(verification), ..LoadOutcome::default() })
+    }
+
+    fn measure(&mut self, _table: &Table) -> Result<Measurement, EngineError> {
+        let s = self.table_mut()?.stats();
+        let w = &s.wal;
+        let page = u64::from(PAGE_BYTES);
+        let indexes: Vec<IndexResult> = s
+            .indexes
+            .iter()
+            .map(|(name, ix)| IndexResult {
+                name: name.clone(),
+                size_pages: Some(ix.size_pages),
+                leaf_pages: Some(ix.leaf_pages),
+                nonleaf_pages: Some(ix.internal_pages),
+                height: Some(ix.height),
+                fill_pct: Some(ix.avg_leaf_density),
+                records_per_leaf: Some(ix.entries_per_leaf),
+                fill_histogram: Some(ix.fill_histogram.to_vec()),
+                pages_per_level: Some(ix.pages_per_level.clone()),
+                avg_leaf_density: Some(ix.avg_leaf_density),
+                leaf_fragmentation: Some(ix.leaf_fragmentation),
+                deleted_pages: Some(ix.deleted_pages),
+                recyclable_pages: Some(ix.recyclable_pages),
+                ..IndexResult::default()
+            })
+            .collect();
+        let index_pages: u64 = s.indexes.iter().map(|(_, ix)| ix.size_pages).sum();
+        Ok(Measurement {
+            counters: Counters {
+                // Every split is a SPLIT_L or SPLIT_R WAL record on the server.
+                page_splits: Some(w.split_left + w.split_right),
+                ..Counters::default()
+            },
+            table: TableSizes {
+                data_length: Some(s.heap_pages * page),
+                index_length: Some(index_pages * page),
+                data_free: None,
+            },
+            indexes,
+            buffer_pool: None,
+            postgres: Some(PostgresFigures {
+                wal_bytes: None,
+                wal_records: None,
+                full_page_images: Some(w.full_page_images),
+                full_page_image_bytes: Some(w.full_page_image_bytes),
+                split_left: Some(w.split_left),
+                split_right: Some(w.split_right),
+                new_roots: Some(w.new_roots),
+                checkpoints: Some(w.epoch),
+                heap_pages: Some(s.heap_pages),
+                collation: s.collation.map(str::to_string),
+            }),
+        })
+    }
+
+    fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {
+        self.table = None;
+        Ok(())
+    }
+
+    fn apply(
+        &mut self,
+        _table: &Table,
+        ops: &mut dyn Iterator<Item = Op>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<(), EngineError> {
+        let t = self.table_mut()?;
+        let mut done = 0u64;
+        for op in ops {
+            match op {
+                Op::Insert(row) => t.insert(&row).map_err(rejected)?,
+                // Like a server's DELETE, a key that is not there deletes nothing.
+                Op::Delete(pk) => {
+                    t.delete(&pk).map_err(rejected)?;
+                }
+            }
+            done += 1;
+            if done % CHURN_TRANSACTION_OPS == 0 {
+                t.commit();
+            }
+            if done % PROGRESS_EVERY == 0 {
+                on_ops(PROGRESS_EVERY);
+            }
+        }
+        t.commit();
+        t.vacuum().map_err(rejected)?;
+        on_ops(done % PROGRESS_EVERY);
+        Ok(())
+    }
+
+    fn rebuild(&mut self, _table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
+        self.table_mut()?.rebuild(fill_factor_pct).map_err(rejected)
+    }
+
+    fn restart(&mut self) -> Result<(), EngineError> {
+        Err(EngineError::Unsupported(
+            "the nbtree model has no buffer pool, so a restart changes nothing it predicts".into(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keylab_schema::{Column, ColumnType, RowFormat, Value};
+
+    fn table() -> Table {
+        Table {
+            name: "t".into(),
+            columns: vec![Column::new("id", ColumnType::Binary { bytes: 16 }, false)],
+            primary_key: vec![0],
+            auto_increment: false,
+            indexes: Vec::new(),
+            row_format: RowFormat::Dynamic,
+        }
+    }
+
+    fn row(i: u64) -> Row {
+        let mut b = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes().to_vec();
+        b.extend_from_slice(&i.to_be_bytes());
+        vec![Value::Bytes(b)]
+    }
+
+    #[test]
+    fn load_churn_and_rebuild_give_nbtree_figures() {
+        let t = table();
+        let mut e = NbtreeEngine::new(NbtreeSettings::default());
+        e.create_table(&t).unwrap();
+        e.load(&t, &LoadPlan::default(), &mut (0..20_000).map(row), &mut |_| {}).unwrap();
+        let m = e.measure(&t).unwrap();
+        assert_eq!(m.indexes[0].name, "t_pkey");
+        let pg = m.postgres.as_ref().unwrap();
+        assert_eq!(m.counters.page_splits, Some(pg.split_left.unwrap() + pg.split_right.unwrap()));
+        assert!(m.indexes[0].leaf_fragmentation.unwrap() > 30.0, "{m:?}");
+        let mut ops = (0..20_000).map(|i| Op::Delete(row(i)));
+        e.apply(&t, &mut ops, &mut |_| {}).unwrap();
+        let after = e.measure(&t).unwrap();
+        assert!(after.indexes[0].deleted_pages.unwrap() > 0, "{after:?}");
+        e.rebuild(&t, 100).unwrap();
+        assert!(matches!(e.restart(), Err(EngineError::Unsupported(_))));
+    }
+}
