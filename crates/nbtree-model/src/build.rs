@@ -167,5 +167,4 @@ pub fn rebuild<'a>(
     tree.root = root;
     tree.leaf_fillfactor = leaf_fillfactor;
     tree.fsm.clear();
-    tree.meta_epoch = wal.epoch;
 }

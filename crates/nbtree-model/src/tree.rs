@@ -90,8 +90,6 @@ pub struct Tree {
     pub unique: bool,
     /// Deleted pages a VACUUM has placed in the free space map.
     pub fsm: BTreeSet<u32>,
-    /// Epoch of the metapage's last logged change.
-    pub meta_epoch: u64,
 }
 
 impl Tree {
@@ -104,7 +102,6 @@ impl Tree {
             leaf_fillfactor,
             unique,
             fsm: BTreeSet::new(),
-            meta_epoch: epoch,
         }
     }
 
@@ -208,8 +205,8 @@ impl Tree {
             // `_bt_getroot` makes the first root, a leaf, and logs it as a new root.
             let b = self.alloc(0, wal);
             self.root = b;
+            // The metapage is rewritten whole by the record (`REGBUF_WILL_INIT`): no image.
             wal.new_roots += 1;
-            wal.touch(&mut self.meta_epoch, 0);
         }
         let mut path = Vec::with_capacity(8);
         let leaf = self.descend(key, &mut path);
@@ -382,8 +379,8 @@ impl Tree {
         page.children = vec![left, right];
         page.used = INDEX_TUPLE_HEADER_BYTES + u32::from(sep_size) + 2 * LINE_POINTER_BYTES;
         self.root = b;
+        // `_bt_newroot` logs the metapage's new contents whole: no image.
         wal.new_roots += 1;
-        wal.touch(&mut self.meta_epoch, 0);
     }
 
     /// A fresh page at `level`: a recyclable page from the free space map, else a new block

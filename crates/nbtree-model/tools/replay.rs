@@ -1,10 +1,10 @@
 //! Replays ids (one per line) into the nbtree model and prints the figures pgstatindex and
 //! pg_stat_wal give, for checking the model against a real PostgreSQL by hand:
 //! `cargo run --release -p keylab-nbtree-model --example nbtree_replay -- uuid pk ids.txt
-//! [checkpoint_every_rows] [delete_every_nth]`. Types: uuid, bigint, text (COLLATE "C").
+//! [checkpoint_every_rows] [n | pN]`. Types: uuid, bigint, text (COLLATE "C").
 //! Placements: pk (`id` is the primary key) and secondary (an identity primary key and a
-//! non-unique index `k_id` on `id`). With `delete_every_nth` = n, every n-th row is then
-//! deleted and the table vacuumed.
+//! non-unique index `k_id` on `id`). With `n` every n-th row, with `pN` the first N % of the
+//! rows (load order), is then deleted and the table vacuumed.
 
 use keylab_nbtree_model::{NbtreeSettings, NbtreeTable};
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
@@ -16,7 +16,8 @@ fn main() {
         std::process::exit(2);
     };
     let ckpt: Option<u64> = rest.first().and_then(|s| s.parse().ok()).filter(|&n| n > 0);
-    let del_nth: Option<i64> = rest.get(1).and_then(|s| s.parse().ok());
+    // `n`: every n-th row; `pN`: the first N % of the rows, in load order.
+    let del = rest.get(1).cloned();
     let col = match ty.as_str() {
         "uuid" => ColumnType::Binary { bytes: 16 },
         "bigint" => ColumnType::BigInt { unsigned: false },
@@ -62,9 +63,14 @@ fn main() {
         m.insert(&row).expect("insert");
     }
     m.commit();
-    if let Some(k) = del_nth {
+    if let Some(d) = del {
+        let total = pks.len();
+        let hit = |i: usize| match d.strip_prefix('p') {
+            Some(pct) => i * 100 < total * pct.parse::<usize>().expect("percent"),
+            None => (i + 1) % d.parse::<usize>().expect("every n-th") == 0,
+        };
         for (i, pk) in pks.iter().enumerate() {
-            if (i as i64 + 1) % k == 0 {
+            if hit(i) {
                 m.delete(std::slice::from_ref(pk)).expect("delete");
             }
         }
