@@ -143,29 +143,26 @@ impl KeyLayout {
     /// Writes the sort key of `value` with heap TID `tid` into `out` (cleared first).
     pub fn encode(&self, value: &Value, tid: u64, out: &mut Vec<u8>) -> Result<(), String> {
         out.clear();
-        let mut raw = Vec::with_capacity(self.width);
         match (self.ty, value) {
             (_, Value::Null) => return Err("a NULL key is not modelled".into()),
             (KeyType::Int, Value::Int(v)) => {
-                raw.extend_from_slice(&((*v as i32 as u32) ^ (1 << 31)).to_be_bytes())
+                out.extend_from_slice(&((*v as i32 as u32) ^ (1 << 31)).to_be_bytes())
             }
             (KeyType::Int, Value::UInt(v)) => {
-                raw.extend_from_slice(&((*v as u32) ^ (1 << 31)).to_be_bytes())
+                out.extend_from_slice(&((*v as u32) ^ (1 << 31)).to_be_bytes())
             }
             (KeyType::BigInt | KeyType::Timestamp, Value::UInt(v)) => {
-                raw.extend_from_slice(&(*v ^ (1 << 63)).to_be_bytes())
+                out.extend_from_slice(&(*v ^ (1 << 63)).to_be_bytes())
             }
-            _ => value.write_sort_key(&mut raw),
+            _ => value.write_sort_key(out),
         }
-        if raw.len() > self.width {
+        let len = out.len();
+        if len > self.width {
             return Err(format!(
-                "a key of {} bytes is longer than the nbtree model keeps ({} bytes)",
-                raw.len(),
+                "a key of {len} bytes is longer than the nbtree model keeps ({} bytes)",
                 self.width
             ));
         }
-        let len = raw.len();
-        out.extend_from_slice(&raw);
         out.resize(self.width, 0);
         out.push(len as u8);
         out.extend_from_slice(&tid.to_be_bytes());

@@ -16,6 +16,8 @@ struct HeapPage {
     tuples: Vec<u16>,
     /// Tuples and line pointers.
     used: u32,
+    /// Line pointers freed by VACUUM, reusable.
+    unused: u32,
     epoch: u64,
 }
 
@@ -23,8 +25,7 @@ impl HeapPage {
     /// `PageGetHeapFreeSpace`: the hole less a line pointer, none once every line pointer
     /// is taken.
     fn free_space(&self) -> u32 {
-        let reusable = self.tuples.contains(&0);
-        if self.tuples.len() as u32 >= MAX_HEAP_TUPLES_PER_PAGE && !reusable {
+        if self.tuples.len() as u32 >= MAX_HEAP_TUPLES_PER_PAGE && self.unused == 0 {
             return 0;
         }
         (HEAP_USABLE_BYTES - self.used).saturating_sub(LINE_POINTER_BYTES)
@@ -61,29 +62,44 @@ impl Heap {
         len + self.reserve_bytes <= self.pages[b as usize].free_space()
     }
 
+    /// The block a tuple of `len` (aligned) bytes goes to; `pages.len()` for a new page.
+    fn block_for(&self, len: u32) -> u32 {
+        match self.target.filter(|&b| self.fits(b, len)) {
+            Some(b) => b,
+            None => match self.fsm.iter().copied().find(|&b| self.fits(b, len)) {
+                Some(b) => b,
+                None => self.pages.len() as u32,
+            },
+        }
+    }
+
+    /// The TID the next tuple of `bytes` would get.
+    pub fn next_tid(&self, bytes: u32) -> u64 {
+        let block = self.block_for(maxalign(bytes));
+        let offset = match self.pages.get(block as usize) {
+            None => 1,
+            Some(p) if p.unused > 0 => p.tuples.iter().position(|&t| t == 0).unwrap_or(0) + 1,
+            Some(p) => p.tuples.len() + 1,
+        };
+        tid(block, offset as u16)
+    }
+
     /// Stores a tuple of `bytes` (before alignment); returns its TID.
     pub fn insert(&mut self, bytes: u32, wal: &mut Wal) -> u64 {
         let len = maxalign(bytes);
-        let block = match self.target.filter(|&b| self.fits(b, len)) {
-            Some(b) => b,
-            None => {
-                let from_fsm = self.fsm.iter().copied().find(|&b| self.fits(b, len));
-                match from_fsm {
-                    Some(b) => b,
-                    None => {
-                        // A new page is logged as initialised: no image.
-                        self.pages.push(HeapPage { epoch: wal.epoch, ..HeapPage::default() });
-                        (self.pages.len() - 1) as u32
-                    }
-                }
-            }
-        };
+        let block = self.block_for(len);
+        if block as usize == self.pages.len() {
+            // A new page is logged as initialised: no image.
+            self.pages.push(HeapPage { epoch: wal.epoch, ..HeapPage::default() });
+        }
         self.target = Some(block);
         let page = &mut self.pages[block as usize];
-        let offset = match page.tuples.iter().position(|&t| t == 0) {
+        let reuse = if page.unused > 0 { page.tuples.iter().position(|&t| t == 0) } else { None };
+        let offset = match reuse {
             Some(i) => {
                 page.tuples[i] = len as u16;
                 page.used += len;
+                page.unused -= 1;
                 i + 1
             }
             None => {
@@ -111,6 +127,7 @@ impl Heap {
             let page = &mut self.pages[b];
             page.used -= u32::from(page.tuples[off - 1]);
             page.tuples[off - 1] = 0;
+            page.unused += 1;
             let hole = HEAP_USABLE_BYTES - page.used;
             wal.touch(&mut page.epoch, hole);
             self.fsm.insert(b as u32);

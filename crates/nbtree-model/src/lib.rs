@@ -120,6 +120,10 @@ pub struct TableStats {
     pub collation: Option<&'static str>,
 }
 
+fn duplicate(index: &str) -> ModelError {
+    ModelError::Rejected(format!("duplicate key value violates unique constraint \"{index}\""))
+}
+
 fn check_fillfactor(what: &str, v: u8) -> Result<(), ModelError> {
     if (10..=100).contains(&v) {
         Ok(())
@@ -181,29 +185,36 @@ impl NbtreeTable {
 
     /// Inserts a row (column values in table order).
     pub fn insert(&mut self, row: &[Value]) -> Result<(), ModelError> {
-        // The unique check comes before anything is stored.
-        for ix in self.indexes.iter().filter(|ix| ix.tree.unique) {
-            ix.tree
-                .layout
-                .encode(&row[ix.column], 1, &mut self.key)
-                .map_err(ModelError::Unsupported)?;
-            let dead = &self.dead;
-            if ix.tree.find_value(&self.key).into_iter().any(|t| !dead.contains(&t)) {
-                return Err(ModelError::Rejected(format!(
-                    "duplicate key value violates unique constraint \"{}\"",
-                    ix.name
-                )));
-            }
-        }
         let bytes = heap_tuple_bytes(&self.columns, row);
-        let tid = self.heap.insert(bytes, &mut self.wal);
-        for ix in &mut self.indexes {
+        let tid = self.heap.next_tid(bytes);
+        let dead = &self.dead;
+        // Unique checks come before anything is stored: the first index (the primary key)
+        // checks at its insert position, the others look their value up first.
+        for ix in self.indexes.iter().skip(1).filter(|ix| ix.tree.unique) {
             ix.tree
                 .layout
                 .encode(&row[ix.column], tid, &mut self.key)
                 .map_err(ModelError::Unsupported)?;
-            // Checked above: an insert here never meets a live duplicate.
-            let _ = ix.tree.insert(&self.key, &|_| false, &mut self.wal);
+            if ix.tree.has_live_value(&self.key, |t| !dead.contains(&t)) {
+                return Err(duplicate(&ix.name));
+            }
+        }
+        for (n, ix) in self.indexes.iter_mut().enumerate() {
+            ix.tree
+                .layout
+                .encode(&row[ix.column], tid, &mut self.key)
+                .map_err(ModelError::Unsupported)?;
+            let live = |t: u64| !dead.contains(&t);
+            if let Err(TreeError::Duplicate) = ix.tree.insert(&self.key, &live, &mut self.wal) {
+                debug_assert_eq!(n, 0, "only the first index can refuse here");
+                return Err(duplicate(&ix.name));
+            }
+            if n == 0 {
+                // The heap tuple goes in once the primary key accepted the row (the server
+                // inserts it first and aborts; the model never stores a refused row).
+                let got = self.heap.insert(bytes, &mut self.wal);
+                debug_assert_eq!(got, tid);
+            }
         }
         self.live_rows += 1;
         self.rows_inserted += 1;

@@ -15,6 +15,22 @@ use std::collections::BTreeSet;
 /// No page (`P_NONE`).
 pub const NONE: u32 = u32::MAX;
 
+/// `a < b` for sort keys (at least 8 bytes): the first 8 bytes as one big-endian word
+/// decide most comparisons without a byte loop.
+#[inline]
+fn less(a: &[u8], b: &[u8]) -> bool {
+    let (x, y) = (word(a), word(b));
+    if x != y {
+        return x < y;
+    }
+    a[8..] < b[8..]
+}
+
+#[inline]
+fn word(k: &[u8]) -> u64 {
+    u64::from_be_bytes(k[..8].try_into().expect("sort keys are at least 9 bytes"))
+}
+
 /// One nbtree page. Internal pages hold pivots and downlinks; their first item is "minus
 /// infinity" (a bare 8-byte header). Every page but the rightmost of its level has a high key.
 #[derive(Debug, Clone, Default)]
@@ -124,7 +140,7 @@ impl Tree {
         let (mut lo, mut hi) = (1usize, page.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if page.key(s, mid) < key {
+            if less(page.key(s, mid), key) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -139,7 +155,7 @@ impl Tree {
         let (mut lo, mut hi) = (0usize, page.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if page.key(s, mid) < key {
+            if less(page.key(s, mid), key) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -190,6 +206,41 @@ impl Tree {
         }
     }
 
+    /// True when an entry with `key`'s value has a heap tuple `live` says is live; `key`
+    /// carries any real heap TID (the lookup starts left of every equal value).
+    pub fn has_live_value(&self, key: &[u8], live: impl Fn(u64) -> bool) -> bool {
+        if self.root == NONE {
+            return false;
+        }
+        let s = self.stride();
+        let w = self.layout.width;
+        // The value with heap TID 0 sorts before every entry of that value.
+        let mut buf = [0u8; 80];
+        let probe = &mut buf[..s];
+        probe.copy_from_slice(key);
+        self.layout.set_tid(probe, 0);
+        let probe = &*probe;
+        let mut b = self.root;
+        while self.pages[b as usize].level > 0 {
+            let p = &self.pages[b as usize];
+            b = p.children[self.child_slot(p, probe)];
+        }
+        loop {
+            let p = &self.pages[b as usize];
+            let mut i = self.leaf_pos(p, probe);
+            while i < p.len() && p.key(s, i)[..=w] == key[..=w] {
+                if live(self.layout.tid(p.key(s, i))) {
+                    return true;
+                }
+                i += 1;
+            }
+            if i < p.len() || p.next == NONE {
+                return false;
+            }
+            b = p.next;
+        }
+    }
+
     /// Inserts the sort key `key`; `live(tid)` tells whether an equal key's heap tuple is
     /// still live (a unique index refuses a live duplicate, `_bt_check_unique`).
     pub fn insert(
@@ -198,9 +249,6 @@ impl Tree {
         live: &dyn Fn(u64) -> bool,
         wal: &mut Wal,
     ) -> Result<(), TreeError> {
-        if self.unique && self.find_value(key).into_iter().any(live) {
-            return Err(TreeError::Duplicate);
-        }
         if self.root == NONE {
             // `_bt_getroot` makes the first root, a leaf, and logs it as a new root.
             let b = self.alloc(0, wal);
@@ -210,10 +258,44 @@ impl Tree {
         }
         let mut path = Vec::with_capacity(8);
         let leaf = self.descend(key, &mut path);
-        let size = self.layout.leaf_bytes(key) as u16;
         let pos = self.leaf_pos(&self.pages[leaf as usize], key);
+        if self.unique && self.live_duplicate_near(leaf, pos, key, live) {
+            return Err(TreeError::Duplicate);
+        }
+        let size = self.layout.leaf_bytes(key) as u16;
         self.insert_at(leaf, pos, key, size, NONE, &mut path, wal);
         Ok(())
+    }
+
+    /// `_bt_check_unique` at the insert position: equal values sit next to it; when they
+    /// reach a page edge, the whole run is looked up.
+    fn live_duplicate_near(
+        &self,
+        leaf: u32,
+        pos: usize,
+        key: &[u8],
+        live: &dyn Fn(u64) -> bool,
+    ) -> bool {
+        let (s, w) = (self.stride(), self.layout.width);
+        let p = &self.pages[leaf as usize];
+        let same = |i: usize| p.key(s, i)[..=w] == key[..=w];
+        let mut i = pos;
+        while i > 0 && same(i - 1) {
+            if live(self.layout.tid(p.key(s, i - 1))) {
+                return true;
+            }
+            i -= 1;
+        }
+        let at_left_edge = i == 0 && p.prev != NONE;
+        let mut j = pos;
+        while j < p.len() && same(j) {
+            if live(self.layout.tid(p.key(s, j))) {
+                return true;
+            }
+            j += 1;
+        }
+        let at_right_edge = j == p.len() && p.next != NONE;
+        (at_left_edge || at_right_edge) && self.has_live_value(key, live)
     }
 
     /// Puts an item on `block` at `pos`, splitting (and going up `path`) when it does not fit.
@@ -233,7 +315,10 @@ impl Tree {
         let need = u32::from(size) + LINE_POINTER_BYTES;
         // `PageGetFreeSpace(page) < itemsz` sends the insert to a split.
         if page.free_space() >= u32::from(size) {
-            page.keys.splice(pos * s..pos * s, key.iter().copied());
+            let end = page.keys.len();
+            page.keys.resize(end + s, 0);
+            page.keys.copy_within(pos * s..end, (pos + 1) * s);
+            page.keys[pos * s..(pos + 1) * s].copy_from_slice(key);
             page.sizes.insert(pos, size);
             if page.level > 0 {
                 page.children.insert(pos, child);
