@@ -104,11 +104,41 @@ fn a_scenario_chooses_its_model_and_the_flag_overrides_it() {
     );
 }
 
+/// PostgreSQL 15's model: nbtree figures and the `postgres` extension, named as the server
+/// names them; ordered keys fill leaves to the index fillfactor, random ones about 2/3.
+#[test]
+fn postgres_15_gives_nbtree_figures() {
+    let args = [
+        "compare",
+        "--model",
+        "postgres-15",
+        "--keys",
+        "uuid4:bin,uuid7:bin",
+        "--rows",
+        "20000",
+        "--format",
+        "json",
+    ];
+    let v = json(&Dir::new().keylab(&args).expect_code(0).stdout);
+    assert_eq!(v["engine"]["model"], "postgres-15");
+    assert!(v["engine"]["version"].as_str().unwrap().contains("PostgreSQL 15"));
+    let density = |i: usize| v["runs"][i]["indexes"][0]["avg_leaf_density"].as_f64().unwrap();
+    assert!((60.0..75.0).contains(&density(0)), "uuid4: {}", density(0));
+    assert!((88.0..92.0).contains(&density(1)), "uuid7: {}", density(1));
+    let r = &v["runs"][0];
+    assert!(r["indexes"][0]["name"].as_str().unwrap().ends_with("_pkey"), "{r}");
+    let pg = &r["postgres"];
+    let splits = pg["split_left"].as_u64().unwrap() + pg["split_right"].as_u64().unwrap();
+    assert_eq!(r["counters"]["page_splits"].as_u64(), Some(splits));
+    assert!(pg["heap_pages"].as_u64().unwrap() > 0, "{pg}");
+    assert!(pg["wal_bytes"].is_null(), "not modelled: {pg}");
+}
+
 #[test]
 fn a_bad_model_exits_2_listing_the_models() {
     let run = Dir::new().keylab(&["compare", "--model", "mysql-9.2"]).expect_code(2);
     assert!(run.stderr.contains("--model"), "{}", run.stderr);
-    assert!(run.stderr.contains("mariadb-10.11, mysql-8.0"), "{}", run.stderr);
+    assert!(run.stderr.contains("mariadb-10.11, mysql-8.0, postgres-15"), "{}", run.stderr);
 }
 
 #[test]

@@ -44,9 +44,11 @@ fn engine_model_chooses_the_simulator_model() {
     let src = format!("{MINIMAL}[engine]\nmodel = \"mysql-8.0\"\n");
     let runs = Scenario::parse(&src, "s.toml").unwrap().plan(1.0).unwrap();
     assert!(runs.iter().all(|r| r.settings.model == Some(SimModel::Mysql80)));
-    let e = head(&src.replace("mysql-8.0", "postgres-15"));
-    assert!(e.starts_with("s.toml:9:9: unknown variant `postgres-15`"), "{e}");
-    assert!(e.contains("`mariadb-10.11` or `mysql-8.0`"), "{e}");
+    let pg = Scenario::parse(&src.replace("mysql-8.0", "postgres-15"), "s.toml").unwrap();
+    assert!(pg.plan(1.0).unwrap().iter().all(|r| r.settings.model == Some(SimModel::Postgres15)));
+    let e = head(&src.replace("mysql-8.0", "mysql-9.2"));
+    assert!(e.starts_with("s.toml:9:9: unknown variant `mysql-9.2`"), "{e}");
+    assert!(e.contains("`mariadb-10.11`, `mysql-8.0` or `postgres-15`"), "{e}");
 }
 
 #[test]
