@@ -4,12 +4,13 @@
 use crate::util::Dir;
 use serde_json::Value;
 
-const BUILTINS: [&str; 5] = [
+const BUILTINS: [&str; 6] = [
     "e1-uuid-vs-ulid",
     "e2-bulk-load",
     "e3-id-storage",
     "e4-change-buffer",
     "e5-fill-factor-churn",
+    "pg-wal-fpi",
 ];
 
 fn json(stdout: &str) -> Value {
@@ -238,4 +239,24 @@ fn a_bad_id_share_exits_2_at_its_line_and_column() {
     std::fs::write(d.path("ok.toml"), src("{ id_share = 0.5 }")).unwrap();
     let run = d.keylab(&["run", "ok.toml", "--format", "json"]).expect_code(0);
     assert!(run.stdout.contains("timed queries need a real server"), "{}", run.stdout);
+}
+
+/// PostgreSQL's headline cost on the nbtree model: random keys log more full-page images
+/// than time-ordered ones, which log more than identity keys; churn ends in VACUUM.
+#[test]
+fn pg_wal_fpi_orders_the_keys_by_full_page_images() {
+    let v = run_builtin("pg-wal-fpi", "0.05");
+    assert_eq!(v["engine"]["model"], "postgres-15");
+    let fpi = |variant: &str| {
+        let r = v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["variant"] == variant && r["placement"] == "pk")
+            .unwrap();
+        assert!(r["postgres"]["checkpoints"].as_u64().unwrap() >= 2, "{r}");
+        r["postgres"]["full_page_images"].as_u64().unwrap()
+    };
+    let (random, ordered, identity) = (fpi("uuid4:bin"), fpi("uuid7:bin"), fpi("auto-inc"));
+    assert!(random > ordered && ordered > identity, "{random} {ordered} {identity}");
 }
