@@ -8,6 +8,7 @@ mod keys;
 mod leftovers;
 mod limits;
 mod model;
+mod pg_model;
 mod pool;
 mod ranges;
 mod scenarios;
