@@ -335,3 +335,5 @@ impl NbtreeTable {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_fingerprint;
