@@ -57,7 +57,7 @@ pub fn reading(report: &Report) -> Vec<String> {
         .map(|(run, label)| Labeled {
             run,
             label,
-            in_order_fill: in_order_fill(&report.engine.kind, run),
+            in_order_fill: in_order_fill(&report.engine.kind, report.engine.model.as_deref(), run),
         })
         .collect();
     let mut out = vec![provenance(report)];
@@ -129,21 +129,26 @@ impl Labeled<'_> {
 }
 
 /// InnoDB leaves 1/16 of a clustered leaf free when inserts arrive in order (the split rule
-/// of `btr_page_get_split_rec_to_right`) but packs secondary leaves full; other engines have
-/// their own rules, so only "nearly full" is said for them.
-fn in_order_fill(engine: &str, run: &RunResult) -> &'static str {
-    let innodb = matches!(engine, "sim" | "mariadb" | "mysql");
-    if innodb && run.placement != "secondary" {
+/// of `btr_page_get_split_rec_to_right`) but packs secondary leaves full; PostgreSQL's nbtree
+/// splits the rightmost leaf at the index fillfactor (90 by default) in both placements; other
+/// engines have their own rules, so only "nearly full" is said for them.
+fn in_order_fill(engine: &str, model: Option<&str>, run: &RunResult) -> &'static str {
+    let postgres = engine == "postgres" || model.is_some_and(|m| m.starts_with("postgres"));
+    let innodb = matches!(engine, "sim" | "mariadb" | "mysql") && !postgres;
+    if postgres {
+        "about the index fillfactor (90% by default)"
+    } else if innodb && run.placement != "secondary" {
         "about 15/16"
     } else {
         "nearly full"
     }
 }
 
-/// The index that holds the id: PRIMARY as a clustered key, else the first secondary index.
+/// The index that holds the id: the primary key (listed first; `PRIMARY` on InnoDB,
+/// `<table>_pkey` on PostgreSQL) as a clustered key, else the first secondary index.
 fn key_index(run: &RunResult) -> Option<&IndexResult> {
     if run.placement == "secondary" {
-        run.indexes.iter().find(|i| i.name != "PRIMARY")
+        run.indexes.get(1).or_else(|| run.indexes.iter().find(|i| i.name != "PRIMARY"))
     } else {
         run.indexes.iter().find(|i| i.name == "PRIMARY").or(run.indexes.first())
     }
