@@ -40,6 +40,8 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Re-render a saved JSON result in another format.
     Report(ReportArgs),
+    /// Advise how to key your own table: read its CREATE TABLE and compare candidate keys.
+    Advise(crate::args_advise::AdviseArgs),
 }
 
 /// How ids are generated (shared by `compare`, `run` and `keys`).
@@ -336,7 +338,7 @@ fn parse_scale(s: &str) -> Result<f64, String> {
 }
 
 /// A parser that lists `tokens` in `--help` and in errors, then parses the token into `T`.
-fn choices<T>(tokens: &[&'static str]) -> impl clap::builder::TypedValueParser<Value = T>
+pub(crate) fn choices<T>(tokens: &[&'static str]) -> impl clap::builder::TypedValueParser<Value = T>
 where
     T: std::str::FromStr + Clone + Send + Sync + 'static,
     T::Err: std::fmt::Display,

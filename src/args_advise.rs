@@ -1,0 +1,63 @@
+//! `keylab advise`'s flags: the DDL file, the table, the candidates, rows, widths and engine.
+//! Only parsing and per-flag checks; the work is in `cmd/advise.rs`.
+
+use crate::args::{choices, OutputArgs};
+use clap::Args;
+use keylab_core::EngineKind;
+use keylab_keys::Variant;
+use std::path::PathBuf;
+
+/// The candidates advised on besides the table's current key.
+pub const DEFAULT_CANDIDATES: &str = "auto-inc,uuid4:bin,uuid7:bin,ulid:bin,snowflake";
+
+/// `keylab advise`.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Reads your table's definition (CREATE TABLE with its indexes, as SHOW CREATE \
+TABLE or pg_dump --schema-only prints it) and loads the same rows under your current key and \
+each candidate key, every secondary index kept as yours, then reports bytes and pages per \
+index, fill, splits, the insert working set and the buffer pool it needs, and a \
+recommendation. It reads only the file: no server of yours is contacted. With --engine \
+mariadb the candidates run on a private, throwaway MariaDB that keylab starts and removes."
+)]
+pub struct AdviseArgs {
+    /// The DDL file (MySQL/MariaDB or PostgreSQL dialect).
+    #[arg(value_name = "FILE.sql")]
+    pub file: PathBuf,
+    /// The table to advise on, when the file has several (a schema qualifier is ignored).
+    #[arg(long, value_name = "NAME")]
+    pub table: Option<String>,
+    /// Candidate keys, each replacing the primary-key column's type (the current key is
+    /// always advised on too).
+    #[arg(long, value_delimiter = ',', default_value = DEFAULT_CANDIDATES)]
+    pub keys: Vec<Variant>,
+    /// Rows to load per candidate.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rows: u64,
+    /// Average stored width of a variable-length column, in bytes (repeatable):
+    /// `--width email=24`. Default: half its declared length, at most 64 bytes.
+    #[arg(long, value_name = "COLUMN=BYTES", value_parser = parse_width)]
+    pub width: Vec<(String, u32)>,
+    /// Seed of every random part: same seed, same rows.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Engine: the simulator (predictions), or a private MariaDB/MySQL (measured).
+    #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&["sim", "mariadb", "mysql"]))]
+    pub engine: EngineKind,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn parse_width(s: &str) -> Result<(String, u32), String> {
+    let (col, bytes) =
+        s.split_once('=').ok_or_else(|| format!("`{s}`: expected COLUMN=BYTES, e.g. email=24"))?;
+    let bytes: u32 = bytes
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{bytes}` is not a byte count; valid: 0..=65535"))?;
+    if bytes > 65_535 || col.trim().is_empty() {
+        return Err(format!("`{s}`: valid: COLUMN=0..=65535"));
+    }
+    Ok((col.trim().to_string(), bytes))
+}
