@@ -41,6 +41,14 @@ pub enum Command {
     /// Re-render a saved JSON result in another format.
     Report(ReportArgs),
     /// Advise how to key your own table: read its CREATE TABLE and compare candidate keys.
+    ///
+    /// Reads your table's definition (CREATE TABLE with its indexes, as SHOW CREATE TABLE or
+    /// pg_dump --schema-only prints it) and loads the same rows under your current key and
+    /// each candidate key, every secondary index kept as yours, then reports bytes and pages
+    /// per index, fill, splits, the insert working set and the buffer pool it needs, and a
+    /// recommendation. It reads only the file: no server of yours is contacted, nothing is
+    /// created, changed or locked anywhere but in keylab's own private server (--engine
+    /// mariadb starts a throwaway instance and removes it).
     Advise(crate::args_advise::AdviseArgs),
 }
 

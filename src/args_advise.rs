@@ -12,14 +12,6 @@ pub const DEFAULT_CANDIDATES: &str = "auto-inc,uuid4:bin,uuid7:bin,ulid:bin,snow
 
 /// `keylab advise`.
 #[derive(Debug, Args)]
-#[command(
-    long_about = "Reads your table's definition (CREATE TABLE with its indexes, as SHOW CREATE \
-TABLE or pg_dump --schema-only prints it) and loads the same rows under your current key and \
-each candidate key, every secondary index kept as yours, then reports bytes and pages per \
-index, fill, splits, the insert working set and the buffer pool it needs, and a \
-recommendation. It reads only the file: no server of yours is contacted. With --engine \
-mariadb the candidates run on a private, throwaway MariaDB that keylab starts and removes."
-)]
 pub struct AdviseArgs {
     /// The DDL file (MySQL/MariaDB or PostgreSQL dialect).
     #[arg(value_name = "FILE.sql")]

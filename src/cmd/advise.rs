@@ -96,10 +96,8 @@ pub fn run(args: AdviseArgs) -> Result<()> {
         EngineKind::Sim => {
             let sim = sim_settings(&settings)?;
             let info = SimEngine::new(sim).info();
-            let results: Vec<Result<(RunResult, WorkingSet)>> = candidates
-                .par_iter()
-                .map(|c| run_sim(c, &args, SimEngine::new(sim)))
-                .collect();
+            let results: Vec<Result<(RunResult, WorkingSet)>> =
+                candidates.par_iter().map(|c| run_sim(c, &args, SimEngine::new(sim))).collect();
             (results, info)
         }
         kind => {
@@ -399,8 +397,10 @@ fn run_sim(
             }
         }
     }
+    // At least the page being written: an ascending key's right edge moves on, so a window
+    // boundary at a page boundary shares no page with the window before.
     let pages: Vec<u64> =
-        before.iter().zip(&last).map(|(b, l)| l.intersection(b).count() as u64).collect();
+        before.iter().zip(&last).map(|(b, l)| (l.intersection(b).count() as u64).max(1)).collect();
     let m = engine.measure(&c.table)?;
     let plan =
         LoadPlan { method: keylab_core::LoadMethod::Row, batch: 1, writers: 1, batch_max: None };
