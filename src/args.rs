@@ -46,9 +46,10 @@ pub enum Command {
     /// pg_dump --schema-only prints it) and loads the same rows under your current key and
     /// each candidate key, every secondary index kept as yours, then reports bytes and pages
     /// per index, fill, splits, the insert working set and the buffer pool it needs, and a
-    /// recommendation. It reads only the file: no server of yours is contacted, nothing is
-    /// created, changed or locked anywhere but in keylab's own private server (--engine
-    /// mariadb starts a throwaway instance and removes it).
+    /// recommendation. From a file, no server of yours is contacted; with --url, your server
+    /// is only read (SHOW CREATE TABLE, information_schema, COUNT(*), a 10,000-row sample).
+    /// Nothing is created, changed or locked anywhere but in keylab's own private server
+    /// (--engine mariadb starts a throwaway instance and removes it).
     Advise(crate::args_advise::AdviseArgs),
 }
 

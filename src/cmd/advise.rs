@@ -26,6 +26,48 @@ use keylab_schema::{Column, ColumnType, Table};
 use rayon::prelude::*;
 use std::collections::HashSet;
 
+/// Rows per candidate when neither --rows nor a --url table says.
+const DEFAULT_ROWS: u64 = 1_000_000;
+
+fn rows_of(args: &AdviseArgs) -> u64 {
+    args.rows.unwrap_or(DEFAULT_ROWS)
+}
+
+/// `--url` and `--table DB.TABLE`: the definition, rows and widths, read-only; returns where
+/// it was read (no password), the `SHOW CREATE TABLE` text, the table name and what was read.
+fn read_live(
+    url: &crate::args::UrlArg,
+    table: &str,
+) -> Result<(String, String, String, keylab_server::user_table::UserTable)> {
+    let env = std::env::var(keylab_server::url::PASSWORD_ENV).ok();
+    let parsed = keylab_server::ServerUrl::parse_with_env_password(url.expose(), env.as_deref())
+        .map_err(|e| UsageError(format!("--url {url}: {e}")))?;
+    let (schema, name) = match table.split_once('.') {
+        Some((s, t)) => (s.to_string(), t.to_string()),
+        None => match &parsed.database {
+            Some(db) => (db.clone(), table.to_string()),
+            None => {
+                return Err(UsageError(format!(
+                    "--table {table}: name the database too (DATABASE.TABLE), or put it in the \
+                     URL (mysql://USER@HOST/DATABASE)"
+                ))
+                .into())
+            }
+        },
+    };
+    let origin = format!("{}/{schema}.{name}", parsed.address());
+    let user = keylab_server::user_table::read_user_table(&parsed, &schema, &name).map_err(
+        |e| match e {
+            keylab_server::ServerError::Sql(m) if m.starts_with("no table") => {
+                anyhow::Error::from(UsageError(format!("--table {table}: {m} on {origin}")))
+            }
+            other => anyhow::Error::from(other).context(format!("reading {origin}")),
+        },
+    )?;
+    let sql = user.create_sql.clone();
+    Ok((origin, sql, name, user))
+}
+
 /// One candidate: its label, the table as it would be, how its rows are made.
 pub struct Candidate {
     /// `current` or the variant token.
@@ -41,20 +83,46 @@ pub struct Candidate {
 }
 
 /// Runs `keylab advise`.
-pub fn run(args: AdviseArgs) -> Result<()> {
+pub fn run(mut args: AdviseArgs) -> Result<()> {
     output::check_exports(&args.output)?;
-    let origin = args.file.display().to_string();
-    let source = std::fs::read_to_string(&args.file)
-        .map_err(|e| UsageError(format!("{origin}: cannot read the DDL file: {e}")))?;
+    let mut notes: Vec<String> = Vec::new();
+    let (origin, source, table_name) = match (&args.url, &args.file) {
+        (Some(url), _) => {
+            let live = read_live(url, args.table.as_deref().unwrap_or(""))?;
+            let (origin, sql, table, user) = live;
+            notes.push(format!(
+                "read from {origin} (read-only): {} rows {}, widths averaged over {} sampled rows",
+                user.rows,
+                if user.rows_counted { "counted" } else { "estimated by the statistics" },
+                user.sampled_rows
+            ));
+            if args.rows.is_none() {
+                args.rows = Some(user.rows.max(1));
+            }
+            for (col, w) in &user.avg_widths {
+                let given = args.width.iter().any(|(c, _)| c.eq_ignore_ascii_case(col));
+                if let (false, Some(w)) = (given, w) {
+                    args.width.push((col.clone(), w.round() as u32));
+                }
+            }
+            (origin, sql, Some(table))
+        }
+        (None, Some(path)) => {
+            let origin = path.display().to_string();
+            let source = std::fs::read_to_string(path)
+                .map_err(|e| UsageError(format!("{origin}: cannot read the DDL file: {e}")))?;
+            (origin, source, args.table.clone())
+        }
+        (None, None) => return Err(UsageError("give FILE.sql or --url".into()).into()),
+    };
+    args.rows = Some(args.rows.unwrap_or(DEFAULT_ROWS));
     let file = keylab_ddl::parse(&source, &origin).map_err(|e| UsageError(e.to_string()))?;
     let ddl = file
-        .table(args.table.as_deref())
+        .table(table_name.as_deref())
         .map_err(|e| UsageError(format!("{origin}: {e} (--table)")))?;
-    let mut notes: Vec<String> = ddl
-        .notes
-        .iter()
-        .map(|n| format!("{origin}:{}:{}: {}", n.at.line, n.at.column, n.message))
-        .collect();
+    notes.extend(
+        ddl.notes.iter().map(|n| format!("{origin}:{}:{}: {}", n.at.line, n.at.column, n.message)),
+    );
     if file.dialect == keylab_ddl::SourceDialect::Postgres {
         notes.push(
             "PostgreSQL input: the table is modelled as InnoDB would store it (the PostgreSQL \
@@ -269,7 +337,7 @@ fn candidates(
     let mut out = vec![Candidate {
         label: "current".into(),
         variant: current_v,
-        plan: plan_columns(t, &t.primary_key, args.rows, &width_of),
+        plan: plan_columns(t, &t.primary_key, rows_of(args), &width_of),
         key: t.primary_key.clone(),
         table: Table { name: format!("{}_current", t.name), ..t.clone() },
     }];
@@ -294,7 +362,7 @@ fn candidates(
         out.push(Candidate {
             label: v.to_string(),
             variant: Some(v),
-            plan: plan_columns(&table, &key, args.rows, &width_of),
+            plan: plan_columns(&table, &key, rows_of(args), &width_of),
             key,
             table,
         });
@@ -379,19 +447,19 @@ fn run_sim(
 ) -> Result<(RunResult, WorkingSet)> {
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
     let n_idx = 1 + c.table.indexes.len();
-    let window = (args.rows / 10).max(1);
-    let first = args.rows.saturating_sub(2 * window);
+    let window = (rows_of(args) / 10).max(1);
+    let first = rows_of(args).saturating_sub(2 * window);
     let mut before: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
     let mut last: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
     let sim = engine.sim_table_mut()?;
     let rows = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
-    for (n, row) in rows.take(args.rows as usize).enumerate() {
+    for (n, row) in rows.take(rows_of(args) as usize).enumerate() {
         sim.insert(&row)
             .map_err(|e| EngineError::Rejected(e.to_string()))
             .with_context(|| format!("row {} of candidate {}", n + 1, c.label))?;
         let n = n as u64;
         if n >= first {
-            let sets = if n < args.rows - window { &mut before } else { &mut last };
+            let sets = if n < rows_of(args) - window { &mut before } else { &mut last };
             for (s, &p) in sets.iter_mut().zip(sim.last_insert_leaves()) {
                 s.insert(p);
             }
@@ -404,7 +472,10 @@ fn run_sim(
     let m = engine.measure(&c.table)?;
     let plan =
         LoadPlan { method: keylab_core::LoadMethod::Row, batch: 1, writers: 1, batch_max: None };
-    Ok((run_result(c, args.rows, m, load_result(&plan)), WorkingSet { pages: Some(pages), window }))
+    Ok((
+        run_result(c, rows_of(args), m, load_result(&plan)),
+        WorkingSet { pages: Some(pages), window },
+    ))
 }
 
 /// One candidate on a server: create, load, measure, drop (dropped on failure too).
@@ -417,7 +488,7 @@ fn run_server(
     engine.create_table(&c.table)?;
     let outcome = (|| {
         let mut rows =
-            AdviseRows::new(&c.table, &c.plan, c.variant, args.seed).take(args.rows as usize);
+            AdviseRows::new(&c.table, &c.plan, c.variant, args.seed).take(rows_of(args) as usize);
         let load = engine.load(&c.table, &plan, &mut rows, &mut |_| {})?;
         let m = engine.measure(&c.table)?;
         Ok::<_, EngineError>((load, m))
@@ -429,6 +500,6 @@ fn run_server(
     lr.wall_s = load.wall_s;
     lr.rows_per_s = load.wall_s.filter(|&s| s > 0.0).map(|s| load.rows as f64 / s);
     lr.verification = load.verification;
-    let window = (args.rows / 10).max(1);
+    let window = (rows_of(args) / 10).max(1);
     Ok((run_result(c, load.rows, m, lr), WorkingSet { pages: None, window }))
 }

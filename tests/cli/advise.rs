@@ -75,10 +75,14 @@ fn table_and_width_flags_name_the_valid_choices() {
 }
 
 #[test]
-fn help_says_only_the_file_is_read() {
+fn help_says_nothing_of_the_users_is_changed() {
     let run = Dir::new().keylab(&["advise", "--help"]).expect_code(0);
     let text = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-    for want in ["no server of yours is contacted", "nothing is created, changed or locked"] {
+    for want in [
+        "From a file, no server of yours is contacted",
+        "your server is only read",
+        "Nothing is created, changed or locked",
+    ] {
         assert!(text.contains(want), "{want}: {}", run.stdout);
     }
 }
@@ -170,4 +174,104 @@ fn simulator_and_private_mariadb_agree_on_a_users_table() {
             m["phases"].as_array().unwrap().iter().find(|p| p["kind"] == "advice").unwrap();
         assert!(advice["insert_working_set_pool_bytes"].is_null());
     }
+}
+
+/// `--url ... --table DB.TABLE` on a private server holding the user's table: the definition,
+/// the row count and the sampled widths are read right, the password never shows, and the
+/// server's general log holds only reads from keylab's connection.
+#[test]
+fn url_reads_a_users_table_read_only() {
+    use mysql::prelude::Queryable;
+    if !keylab_server::private::installed_or_skip("url_reads_a_users_table_read_only") {
+        return;
+    }
+    let settings = keylab_server::ServerSettings::default();
+    let users_server = keylab_server::PrivateServer::start(&settings).expect("user's server");
+    let mut admin = mysql::Conn::new(users_server.socket_opts()).unwrap();
+    admin
+        .query_drop(
+            "CREATE DATABASE app; \
+             CREATE TABLE app.orders (id BIGINT NOT NULL AUTO_INCREMENT, customer_id INT NOT \
+             NULL, email VARCHAR(191) DEFAULT NULL, note TEXT, PRIMARY KEY (id), UNIQUE KEY \
+             uk_email (email), KEY ix_customer (customer_id)) ENGINE=InnoDB; \
+             CREATE USER 'reader'@'127.0.0.1' IDENTIFIED BY 'pw-Rd42-secret'; \
+             GRANT SELECT ON *.* TO 'reader'@'127.0.0.1'",
+        )
+        .unwrap();
+    for i in 0..500 {
+        // email: 22 bytes; note: 7 bytes.
+        admin
+            .exec_drop(
+                "INSERT INTO app.orders (customer_id, email, note) VALUES (?, ?, 'note-xy')",
+                (i % 37, format!("user{i:06}@example.org")),
+            )
+            .unwrap();
+    }
+    admin.query_drop("SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = ON").unwrap();
+    let url = format!("mysql://reader:pw-Rd42-secret@127.0.0.1:{}", users_server.port());
+    let d = Dir::new();
+    let run = d
+        .keylab(&[
+            "advise",
+            "--url",
+            &url,
+            "--table",
+            "app.orders",
+            "--keys",
+            "uuid7:bin",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    admin.query_drop("SET GLOBAL general_log = OFF").unwrap();
+    for text in [&run.stdout, &run.stderr] {
+        assert!(!text.contains("pw-Rd42-secret"), "{text}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["rows"], 500, "the table's row count");
+    let names: Vec<&str> = runs[0]["indexes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["PRIMARY", "uk_email", "ix_customer"]);
+    let notes = json["engine"]["settings"]["notes"].to_string();
+    for want in ["500 rows counted", "email 22 bytes", "note 7 bytes", "auto-inc ids"] {
+        assert!(notes.contains(want), "{want}: {notes}");
+    }
+    let statements: Vec<String> = admin
+        .query(
+            "SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type = \
+             'Query' AND user_host LIKE 'reader%'",
+        )
+        .unwrap();
+    assert!(statements.iter().any(|s| s.starts_with("SHOW CREATE TABLE")), "{statements:?}");
+    for s in &statements {
+        let head = s.trim_start().to_ascii_uppercase();
+        let read = ["SELECT", "SHOW", "START TRANSACTION READ ONLY", "COMMIT", "SET NAMES"]
+            .iter()
+            .any(|r| head.starts_with(r));
+        assert!(read, "a statement that is not a read: {s}");
+    }
+    let count: Vec<u64> = admin.query("SELECT COUNT(*) FROM app.orders").unwrap();
+    assert_eq!(count, vec![500]);
+}
+
+#[test]
+fn a_bad_url_is_a_usage_error_and_never_shows_the_password() {
+    let d = Dir::new();
+    let run = d
+        .keylab(&["advise", "--url", "mysql://me:pw-Bad9-secret@db:notaport", "--table", "a.b"])
+        .expect_code(2);
+    assert!(run.stderr.contains("--url"), "{}", run.stderr);
+    assert!(!run.stderr.contains("pw-Bad9-secret"), "{}", run.stderr);
+    let run = d.keylab(&["advise", "--url", "mysql://me@db"]).expect_code(2);
+    assert!(run.stderr.contains("--table"), "{}", run.stderr);
+    let run =
+        d.keylab(&["advise", "--url", "mysql://me@db:3306", "--table", "orders"]).expect_code(2);
+    assert!(run.stderr.contains("DATABASE.TABLE"), "{}", run.stderr);
+    d.keylab(&["advise"]).expect_code(2);
 }
