@@ -90,7 +90,8 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset) -> Result<Mapped, String
         ),
         D::Uuid => near(
             ColumnType::Binary { bytes: 16 },
-            "a PostgreSQL uuid, modelled as InnoDB's BINARY(16)",
+            "a uuid column (PostgreSQL's, or MariaDB's UUID type), modelled as BINARY(16), \
+             its 16 stored bytes",
         ),
         D::Date => Ok(Mapped::Exact(ColumnType::Date)),
         D::Datetime(None) | D::Datetime(Some(0)) => Ok(Mapped::Exact(ColumnType::DateTime)),
