@@ -40,6 +40,17 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Re-render a saved JSON result in another format.
     Report(ReportArgs),
+    /// Advise how to key your own table: read its CREATE TABLE and compare candidate keys.
+    ///
+    /// Reads your table's definition (CREATE TABLE with its indexes, as SHOW CREATE TABLE or
+    /// pg_dump --schema-only prints it) and loads the same rows under your current key and
+    /// each candidate key, every secondary index kept as yours, then reports bytes and pages
+    /// per index, fill, splits, the insert working set and the buffer pool it needs, and a
+    /// recommendation. From a file, no server of yours is contacted; with --url, your server
+    /// is only read (SHOW CREATE TABLE, information_schema, COUNT(*), a 10,000-row sample).
+    /// Nothing is created, changed or locked anywhere but in keylab's own private server
+    /// (--engine mariadb starts a throwaway instance and removes it).
+    Advise(crate::args_advise::AdviseArgs),
 }
 
 /// How ids are generated (shared by `compare`, `run` and `keys`).
@@ -336,7 +347,7 @@ fn parse_scale(s: &str) -> Result<f64, String> {
 }
 
 /// A parser that lists `tokens` in `--help` and in errors, then parses the token into `T`.
-fn choices<T>(tokens: &[&'static str]) -> impl clap::builder::TypedValueParser<Value = T>
+pub(crate) fn choices<T>(tokens: &[&'static str]) -> impl clap::builder::TypedValueParser<Value = T>
 where
     T: std::str::FromStr + Clone + Send + Sync + 'static,
     T::Err: std::fmt::Display,

@@ -5,6 +5,7 @@
 //! cleaning up.
 
 mod args;
+mod args_advise;
 mod cmd;
 mod engines;
 mod nbtree_engine;

@@ -50,6 +50,12 @@ impl SimEngine {
         self
     }
 
+    /// The table the engine holds, for a caller that inserts itself and watches each insert
+    /// (`keylab advise` counts the insert working set from it).
+    pub fn sim_table_mut(&mut self) -> Result<&mut SimTable, EngineError> {
+        self.table_mut()
+    }
+
     fn table(&self) -> Result<&SimTable, EngineError> {
         self.table.as_ref().ok_or_else(|| EngineError::Failed("no table created".into()))
     }

@@ -1,5 +1,8 @@
 //! One module per command; each takes its parsed arguments and does the work.
 
+mod advise;
+mod advise_figures;
+mod advise_rows;
 mod compare;
 mod inspect;
 mod keys;
@@ -14,6 +17,7 @@ use anyhow::Result;
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Advise(args) => advise::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Keys(args) => keys::run(args),
         Command::Report(args) => report::run(args),

@@ -41,6 +41,9 @@ pub struct SimTable {
     /// Per column, what `validate` accepts, precomputed so that a valid row costs one
     /// compare per column (a failing row is re-checked by the full rules for the message).
     col_checks: Vec<ColCheck>,
+    /// Per index (PRIMARY first), the leaf page the last insert put its record on: what an
+    /// insert working set is counted from.
+    last_leaves: Vec<u32>,
 }
 
 /// One column's value rules: NULL allowed (nullable, or the AUTO_INCREMENT key), for
@@ -197,6 +200,7 @@ impl SimTable {
             del_row: Vec::new(),
             del_map_key: Vec::new(),
             col_checks: Self::col_checks(table),
+            last_leaves: vec![0; 1 + table.indexes.len()],
         })
     }
 
@@ -236,6 +240,13 @@ impl SimTable {
     /// True before the first row.
     pub fn is_empty(&self) -> bool {
         self.rows == 0
+    }
+
+    /// Per index (PRIMARY first, then the secondary indexes in table order), the leaf page
+    /// the last successful insert put its record on (0 before any insert). Counting the
+    /// distinct pages over a stream of inserts gives their working set.
+    pub fn last_insert_leaves(&self) -> &[u32] {
+        &self.last_leaves
     }
 
     /// The settings the table was created with.
@@ -301,9 +312,10 @@ impl SimTable {
             debug_assert!(r.is_ok_and(|r| r.size_bytes == size && r.blob_pages == 0));
         }
         let tree = &mut self.trees[0];
-        if tree.insert_unique(&mut self.space, &key, size).is_none() {
+        let Some(page) = tree.insert_unique(&mut self.space, &key, size) else {
             return Err(SimError::DuplicateKey { index: tree.layout.name.clone() });
-        }
+        };
+        self.last_leaves[0] = page.0;
         tree.records += 1;
         self.rows += 1;
         self.next_auto_inc += 1;
@@ -352,6 +364,7 @@ impl SimTable {
         let Some(page) = inserted else {
             return Err(SimError::DuplicateKey { index: tree.layout.name.clone() });
         };
+        self.last_leaves[0] = page.0;
         tree.records += 1;
         if rec.blob_pages > 0 {
             let mut blob_pages = Vec::new();
@@ -430,6 +443,7 @@ impl SimTable {
             } else {
                 tree.insert(&mut self.space, 0, key, size, 0)
             };
+            self.last_leaves[t] = page.0;
             tree.records += 1;
             if blobs > 0 {
                 tree.alloc_blob_pages(&mut self.space, page, blobs, &mut blob_pages);

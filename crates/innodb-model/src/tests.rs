@@ -137,6 +137,25 @@ fn sequential_ulid_fills_295_records_per_page() {
     assert_eq!(s.counters.page_splits, 339);
 }
 
+/// `last_insert_leaves` names the leaf each insert went to: ascending ids visit every leaf
+/// once, in order, so the distinct pages seen are the leaf level; the last is the rightmost.
+#[test]
+fn last_insert_leaves_follow_ascending_inserts_leaf_by_leaf() {
+    let mut rng = Rng(1);
+    let ids = ulid_like(20_000, &mut rng);
+    let mut sim = SimTable::new(&e1_table(varchar(26), false), settings(PageSize::K16)).unwrap();
+    let mut seen = Vec::new();
+    for id in &ids {
+        sim.insert(&e1_row(id, false)).unwrap();
+        let p = sim.last_insert_leaves()[0];
+        if seen.last() != Some(&p) {
+            assert!(!seen.contains(&p), "page {p} revisited");
+            seen.push(p);
+        }
+    }
+    assert_eq!(seen.len() as u64, sim.stats().indexes[0].pages_per_level[0]);
+}
+
 #[test]
 fn duplicate_primary_key_is_refused_without_change() {
     let mut sim = SimTable::new(&e1_table(varchar(26), false), SimSettings::default()).unwrap();

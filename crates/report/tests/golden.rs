@@ -4,7 +4,9 @@
 //! --scale 0.02`, `keylab run e5-fill-factor-churn --scale 0.005`, with the scenarios' rows
 //! as they were then), with load samples, churn rounds and phases the simulator cannot run.
 //! `e4_pool` is `keylab run e4-change-buffer --scale 0.001`: buffer pool, change buffer and
-//! estimated I/O figures. The load checks (`verification`) and `server_load`'s nested
+//! estimated I/O figures. `advise_sim` is `keylab advise tests/fixtures/advise/orders.sql
+//! --rows 3000`, `advise_server` the same of `accounts.sql` with `--keys uuid7:bin,auto-inc
+//! --engine mariadb` (advice phases, notes at file:line:column, a recommendation). The load checks (`verification`) and `server_load`'s nested
 //! settings were added by hand when those fields appeared.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
 //! review the diff.
@@ -12,7 +14,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 7] = [
+const FIXTURES: [&str; 9] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -20,6 +22,8 @@ const FIXTURES: [&str; 7] = [
     "e1_scenario",
     "e5_scenario",
     "e4_pool",
+    "advise_sim",
+    "advise_server",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -58,6 +62,8 @@ golden! {
     e1_scenario => "e1_scenario",
     e5_scenario => "e5_scenario",
     e4_pool => "e4_pool",
+    advise_sim => "advise_sim",
+    advise_server => "advise_server",
 }
 
 #[test]

@@ -28,6 +28,7 @@ pub mod private;
 pub mod signals;
 pub mod sql;
 pub mod url;
+pub mod user_table;
 
 pub use engine::MariaDbEngine;
 pub use error::ServerError;

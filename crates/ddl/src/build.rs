@@ -1,0 +1,552 @@
+//! From parsed statements to [`DdlTable`]s: columns with their types and character sets, the
+//! primary key, secondary indexes from `CREATE TABLE`, `CREATE INDEX` and `ALTER TABLE ... ADD
+//! CONSTRAINT`, identity columns and table options. Refusals carry their position; skips
+//! become notes.
+
+use crate::types::{charset_named, map_type, Mapped};
+use crate::{DdlFile, DdlTable, Note, Position, SourceDialect};
+use keylab_schema::{Charset, Column, Index, RowFormat, Table};
+use sqlparser::ast::{
+    AlterColumnOperation, AlterTableOperation, ColumnOption, CreateIndex, CreateTable, Expr,
+    FunctionArguments, IndexColumn, IndexType, ObjectName, SqlOption, Statement, TableConstraint,
+};
+use sqlparser::ast::{CreateTableOptions, Spanned};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+
+type Refusal = (Position, String);
+
+struct TableBuilder {
+    table: Table,
+    at: Position,
+    notes: Vec<Note>,
+    fill_factor_pct: Option<u8>,
+    has_pk: bool,
+}
+
+pub(crate) struct FileBuilder {
+    dialect: SourceDialect,
+    tables: Vec<TableBuilder>,
+    pub(crate) skipped: usize,
+    /// Notes for statements that name no table keylab read.
+    loose: Vec<Note>,
+}
+
+fn last_name(name: &ObjectName) -> String {
+    name.0.last().map(|p| p.to_string().trim_matches(['`', '"']).to_string()).unwrap_or_default()
+}
+
+fn pos_of(s: &impl Spanned) -> Position {
+    s.span().start.into()
+}
+
+impl FileBuilder {
+    pub(crate) fn new(dialect: SourceDialect) -> Self {
+        FileBuilder { dialect, tables: Vec::new(), skipped: 0, loose: Vec::new() }
+    }
+
+    pub(crate) fn finish(self) -> DdlFile {
+        let mut tables: Vec<DdlTable> = self
+            .tables
+            .into_iter()
+            .map(|mut b| {
+                if !b.has_pk {
+                    // An identity alone is no primary key: InnoDB would add a hidden row id.
+                    b.table.primary_key.clear();
+                    b.table.auto_increment = false;
+                }
+                b
+            })
+            .map(|b| DdlTable {
+                table: b.table,
+                at: b.at,
+                notes: b.notes,
+                fill_factor_pct: b.fill_factor_pct,
+            })
+            .collect();
+        if let Some(first) = tables.first_mut() {
+            first.notes.extend(self.loose);
+        }
+        DdlFile { dialect: self.dialect, tables, skipped_statements: self.skipped }
+    }
+
+    fn table_mut(&mut self, name: &ObjectName) -> Option<&mut TableBuilder> {
+        let n = last_name(name);
+        self.tables.iter_mut().find(|t| t.table.name.eq_ignore_ascii_case(&n))
+    }
+
+    pub(crate) fn note_unread(&mut self, at: Position) {
+        self.loose.push(Note {
+            at,
+            message: "ALTER TABLE statement not read (keylab reads ADD CONSTRAINT, identity and \
+                      defaults); the table is advised as its CREATE TABLE defines it"
+                .into(),
+        });
+    }
+
+    /// pg_dump's identity `ALTER TABLE ... ALTER COLUMN c ADD GENERATED ...`.
+    pub(crate) fn identity(&mut self, chunk: &[TokenWithSpan], column: String) {
+        let words: Vec<&str> = chunk
+            .iter()
+            .filter_map(|t| match &t.token {
+                Token::Word(w) => Some(w.value.as_str()),
+                _ => None,
+            })
+            .collect();
+        // ALTER TABLE [ONLY] name: the table is the word after TABLE (and ONLY).
+        let mut name = words.get(2).copied().unwrap_or("");
+        if name.eq_ignore_ascii_case("only") {
+            name = words.get(3).copied().unwrap_or("");
+        }
+        // A qualified name comes as several words; the table's is the last before ALTER.
+        let alter = words.iter().rposition(|w| w.eq_ignore_ascii_case("alter")).unwrap_or(0);
+        if alter > 2 {
+            name = words[alter - 1];
+        }
+        let n = name.to_string();
+        if let Some(t) = self.tables.iter_mut().find(|t| t.table.name.eq_ignore_ascii_case(&n)) {
+            t.set_identity(&column);
+        }
+    }
+
+    pub(crate) fn statement(&mut self, s: Statement, at: Position) -> Result<(), Refusal> {
+        match s {
+            Statement::CreateTable(ct) => {
+                let t = self.create_table(&ct, at)?;
+                self.tables.push(t);
+                Ok(())
+            }
+            Statement::CreateIndex(ci) => self.create_index(&ci, at),
+            Statement::AlterTable { name, operations, .. } => {
+                let Some(t) = self.table_mut(&name) else { return Ok(()) };
+                for op in operations {
+                    t.alter(op, at)?;
+                }
+                Ok(())
+            }
+            _ => {
+                self.skipped += 1;
+                Ok(())
+            }
+        }
+    }
+
+    fn create_table(&self, ct: &CreateTable, at: Position) -> Result<TableBuilder, Refusal> {
+        let mut b = TableBuilder {
+            table: Table {
+                name: last_name(&ct.name),
+                columns: Vec::new(),
+                primary_key: Vec::new(),
+                auto_increment: false,
+                indexes: Vec::new(),
+                row_format: RowFormat::Dynamic,
+            },
+            at,
+            notes: Vec::new(),
+            fill_factor_pct: None,
+            has_pk: false,
+        };
+        if ct.query.is_some() || ct.like.is_some() {
+            return Err((at, "CREATE TABLE ... AS/LIKE has no columns to read; give the table's own definition (SHOW CREATE TABLE)".into()));
+        }
+        let default_charset = b.options(&ct.table_options)?;
+        let mut pk_inline = Vec::new();
+        let mut unique_inline = Vec::new();
+        for (i, c) in ct.columns.iter().enumerate() {
+            let cat: Position = c.name.span.start.into();
+            let mut charset = default_charset;
+            let mut nullable = true;
+            let mut auto = false;
+            for o in &c.options {
+                match &o.option {
+                    ColumnOption::NotNull => nullable = false,
+                    ColumnOption::Null => nullable = true,
+                    ColumnOption::Unique { is_primary: true, .. } => pk_inline.push(i),
+                    ColumnOption::Unique { is_primary: false, .. } => unique_inline.push(i),
+                    ColumnOption::CharacterSet(n) | ColumnOption::Collation(n) => {
+                        let name = last_name(n);
+                        charset = charset_named(&name).ok_or_else(|| {
+                            (
+                                pos_of(n),
+                                format!(
+                                    "character set or collation `{name}` is not modelled; \
+                                     valid: utf8mb4, utf8mb3, latin1, ascii and their collations"
+                                ),
+                            )
+                        })?;
+                    }
+                    ColumnOption::DialectSpecific(tokens)
+                        if tokens.iter().any(|t| {
+                            matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("auto_increment"))
+                        }) =>
+                    {
+                        auto = true
+                    }
+                    ColumnOption::Identity(_) => auto = true,
+                    ColumnOption::Generated { generation_expr: Some(_), .. } => {
+                        return Err((
+                            cat,
+                            format!(
+                                "column `{}` is a generated column, which keylab does not \
+                                 model; drop it from the definition (or make it a plain \
+                                 column of its type) to advise",
+                                c.name.value
+                            ),
+                        ))
+                    }
+                    ColumnOption::Generated { .. } => auto = true,
+                    ColumnOption::Default(e) if is_nextval(e) => auto = true,
+                    _ => {}
+                }
+            }
+            let ty = match map_type(&c.data_type, charset) {
+                Ok(Mapped::Exact(t)) => t,
+                Ok(Mapped::Near(t, why)) => {
+                    b.notes.push(Note {
+                        at: cat,
+                        message: format!("column `{}`: {why}", c.name.value),
+                    });
+                    t
+                }
+                Err(why) => return Err((cat, format!("column `{}`: {why}", c.name.value))),
+            };
+            b.table.columns.push(Column::new(c.name.value.clone(), ty, nullable));
+            if auto {
+                b.set_identity(&c.name.value);
+            }
+        }
+        if !pk_inline.is_empty() {
+            b.set_pk(pk_inline);
+        }
+        for i in unique_inline {
+            let name = b.table.columns[i].name.clone();
+            b.table.indexes.push(Index { name, columns: vec![i], unique: true });
+        }
+        for c in &ct.constraints {
+            b.constraint(c, at)?;
+        }
+        Ok(b)
+    }
+
+    fn create_index(&mut self, ci: &CreateIndex, at: Position) -> Result<(), Refusal> {
+        let Some(t) = self.table_mut(&ci.table_name) else { return Ok(()) };
+        let name = ci.name.as_ref().map(last_name).unwrap_or_else(|| format!("idx{}", at.line));
+        let skip = |why: &str| Note { at, message: format!("index `{name}` skipped: {why}") };
+        if let Some(u) = &ci.using {
+            if !matches!(u, IndexType::BTree) {
+                t.notes.push(skip(&format!("a {u} index is not a B-tree")));
+                return Ok(());
+            }
+        }
+        if ci.predicate.is_some() {
+            t.notes.push(skip("a partial index (WHERE) holds only some rows"));
+            return Ok(());
+        }
+        if !ci.include.is_empty() {
+            t.notes.push(skip("INCLUDE columns are not modelled"));
+            return Ok(());
+        }
+        if !ci.with.is_empty() {
+            t.notes.push(Note {
+                at,
+                message: format!(
+                    "index `{name}`: its WITH options (fillfactor) are not modelled: InnoDB \
+                     inserts fill pages by its split rules"
+                ),
+            });
+        }
+        t.add_index(name, &ci.columns, ci.unique, at);
+        Ok(())
+    }
+}
+
+fn is_nextval(e: &Expr) -> bool {
+    e.to_string().to_ascii_lowercase().contains("nextval(")
+}
+
+impl TableBuilder {
+    fn set_identity(&mut self, column: &str) {
+        if let Some(i) = self.table.columns.iter().position(|c| c.name.eq_ignore_ascii_case(column))
+        {
+            if self.table.primary_key.is_empty() || self.table.primary_key == [i] {
+                self.table.auto_increment = true;
+                if self.table.primary_key.is_empty() {
+                    // Decided when the primary key is known (pg_dump adds it later).
+                    self.table.primary_key = vec![i];
+                }
+            }
+        }
+    }
+
+    fn set_pk(&mut self, cols: Vec<usize>) {
+        let auto_col = self.table.auto_increment.then(|| self.table.primary_key.clone());
+        for &c in &cols {
+            // InnoDB makes primary-key columns NOT NULL.
+            self.table.columns[c].nullable = false;
+        }
+        self.table.auto_increment = auto_col.is_some_and(|a| a == cols);
+        self.table.primary_key = cols;
+        self.has_pk = true;
+    }
+
+    /// Table options; returns the default character set.
+    fn options(&mut self, opts: &CreateTableOptions) -> Result<Charset, Refusal> {
+        let list: &[SqlOption] = match opts {
+            CreateTableOptions::None => &[],
+            CreateTableOptions::With(v)
+            | CreateTableOptions::Options(v)
+            | CreateTableOptions::Plain(v)
+            | CreateTableOptions::TableProperties(v) => v,
+        };
+        let mut charset = Charset::Utf8mb4;
+        for o in list {
+            match o {
+                SqlOption::KeyValue { key, value } => {
+                    let k = key.value.to_ascii_uppercase();
+                    let v = value.to_string().trim_matches(['\'', '"', '`']).to_string();
+                    let at: Position = key.span.start.into();
+                    match k.as_str() {
+                        "ROW_FORMAT" => {
+                            self.table.row_format = match v.to_ascii_uppercase().as_str() {
+                                "DYNAMIC" | "DEFAULT" => RowFormat::Dynamic,
+                                "COMPACT" => RowFormat::Compact,
+                                other => {
+                                    return Err((
+                                        at,
+                                        format!(
+                                            "ROW_FORMAT={other} is not modelled; valid: \
+                                             DYNAMIC, COMPACT"
+                                        ),
+                                    ))
+                                }
+                            }
+                        }
+                        "KEY_BLOCK_SIZE" => {
+                            return Err((
+                                at,
+                                "KEY_BLOCK_SIZE (compressed pages) is not modelled; valid: \
+                                 ROW_FORMAT=DYNAMIC or COMPACT without it"
+                                    .into(),
+                            ))
+                        }
+                        "DEFAULT CHARSET"
+                        | "CHARSET"
+                        | "CHARACTER SET"
+                        | "DEFAULT CHARACTER SET"
+                        | "COLLATE"
+                        | "DEFAULT COLLATE" => {
+                            let cs = charset_named(&v).ok_or_else(|| {
+                                (
+                                    at,
+                                    format!(
+                                        "character set or collation `{v}` is not modelled; \
+                                         valid: utf8mb4, utf8mb3, latin1, ascii"
+                                    ),
+                                )
+                            })?;
+                            // COLLATE refines the character set (`utf8mb4_bin`).
+                            if k.contains("COLLATE") || charset == Charset::Utf8mb4 {
+                                charset = cs;
+                            }
+                        }
+                        "FILLFACTOR" => {
+                            let ff: u8 =
+                                v.parse().ok().filter(|f| (10..=100).contains(f)).ok_or_else(
+                                    || {
+                                        (
+                                            at,
+                                            format!(
+                                            "FILLFACTOR {v} is not a percentage; valid: 10..=100"
+                                        ),
+                                        )
+                                    },
+                                )?;
+                            self.fill_factor_pct = Some(ff);
+                            self.notes.push(Note {
+                                at,
+                                message: format!(
+                                    "FILLFACTOR={ff} read; InnoDB's inserts fill pages by its \
+                                     split rules, not a fill factor (innodb_fill_factor applies \
+                                     to sorted index builds only), so the model does not use it"
+                                ),
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+                SqlOption::NamedParenthesizedList(l)
+                    if l.key.value.eq_ignore_ascii_case("engine") =>
+                {
+                    let engine = l.name.as_ref().map(|n| n.value.clone()).unwrap_or_default();
+                    if !engine.eq_ignore_ascii_case("innodb") {
+                        return Err((
+                            l.key.span.start.into(),
+                            format!("ENGINE={engine} is not modelled; valid: InnoDB"),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(charset)
+    }
+
+    fn constraint(&mut self, c: &TableConstraint, at: Position) -> Result<(), Refusal> {
+        match c {
+            TableConstraint::PrimaryKey { columns, .. } => {
+                let (cols, refused) = self.resolve(columns, "PRIMARY")?;
+                if let Some(why) = refused {
+                    return Err((at_of(columns, at), format!("the primary key: {why}")));
+                }
+                self.set_pk(cols);
+            }
+            TableConstraint::Unique { name, index_name, columns, .. } => {
+                let n = index_name.as_ref().or(name.as_ref()).map(|i| i.value.clone());
+                let n = n.unwrap_or_else(|| self.auto_name(columns));
+                self.add_index(n, columns, true, at_of(columns, at));
+            }
+            TableConstraint::Index { name, columns, .. } => {
+                let n = name.as_ref().map(|i| i.value.clone());
+                let n = n.unwrap_or_else(|| self.auto_name(columns));
+                self.add_index(n, columns, false, at_of(columns, at));
+            }
+            TableConstraint::FulltextOrSpatial { fulltext, opt_index_name, columns, .. } => {
+                let kind = if *fulltext { "FULLTEXT" } else { "SPATIAL" };
+                let n = opt_index_name.as_ref().map(|i| i.value.clone()).unwrap_or_default();
+                self.notes.push(Note {
+                    at: at_of(columns, at),
+                    message: format!(
+                        "{kind} index `{n}` skipped: not a B-tree keylab models (its pages are \
+                         not counted)"
+                    ),
+                });
+            }
+            // Foreign keys need an index on their columns, which SHOW CREATE TABLE prints as
+            // a KEY of its own; checks change no layout.
+            TableConstraint::ForeignKey { .. } | TableConstraint::Check { .. } => {}
+        }
+        Ok(())
+    }
+
+    fn alter(&mut self, op: AlterTableOperation, at: Position) -> Result<(), Refusal> {
+        match op {
+            AlterTableOperation::AddConstraint { constraint, .. } => {
+                self.constraint(&constraint, at)
+            }
+            AlterTableOperation::AlterColumn { column_name, op } => {
+                match op {
+                    AlterColumnOperation::SetDefault { value } if is_nextval(&value) => {
+                        self.set_identity(&column_name.value)
+                    }
+                    AlterColumnOperation::AddGenerated { .. } => {
+                        self.set_identity(&column_name.value)
+                    }
+                    _ => {}
+                }
+                Ok(())
+            }
+            AlterTableOperation::OwnerTo { .. } => Ok(()),
+            other => {
+                self.notes.push(Note {
+                    at,
+                    message: format!(
+                        "`{other}` not applied: keylab reads a table's CREATE TABLE, its \
+                         indexes and constraints"
+                    ),
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn auto_name(&self, columns: &[IndexColumn]) -> String {
+        let first = columns.first().map(|c| c.column.expr.to_string()).unwrap_or_default();
+        let base = first.trim_matches(['`', '"']).to_string();
+        let mut name = base.clone();
+        let mut k = 2;
+        while self.table.indexes.iter().any(|i| i.name == name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        name
+    }
+
+    /// Column positions of an index's parts; `Some(why)` when a part is not a plain column
+    /// (a prefix or an expression).
+    fn resolve(
+        &self,
+        columns: &[IndexColumn],
+        index: &str,
+    ) -> Result<(Vec<usize>, Option<String>), Refusal> {
+        let mut out = Vec::new();
+        for c in columns {
+            let at = pos_of(&c.column.expr);
+            let name = match &c.column.expr {
+                Expr::Identifier(i) => i.value.clone(),
+                Expr::CompoundIdentifier(parts) => {
+                    parts.last().map(|i| i.value.clone()).unwrap_or_default()
+                }
+                Expr::Function(f) if prefix_len(f).is_some() => {
+                    let col = last_name(&f.name);
+                    return Ok((
+                        out,
+                        Some(format!(
+                            "`{col}({})` is a prefix key part, which keylab does not model",
+                            prefix_len(f).unwrap_or(0)
+                        )),
+                    ));
+                }
+                other => {
+                    return Ok((out, Some(format!("`{other}` is an expression, not a column"))))
+                }
+            };
+            let pos = self
+                .table
+                .columns
+                .iter()
+                .position(|col| col.name.eq_ignore_ascii_case(&name))
+                .ok_or_else(|| {
+                    (
+                        at,
+                        format!(
+                            "index `{index}` names column `{name}`, which the table does not \
+                             have; valid: {}",
+                            self.table
+                                .columns
+                                .iter()
+                                .map(|c| c.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                })?;
+            out.push(pos);
+        }
+        Ok((out, None))
+    }
+
+    fn add_index(&mut self, name: String, columns: &[IndexColumn], unique: bool, at: Position) {
+        match self.resolve(columns, &name) {
+            Ok((cols, None)) => self.table.indexes.push(Index { name, columns: cols, unique }),
+            Ok((_, Some(why))) => self.notes.push(Note {
+                at,
+                message: format!("index `{name}` skipped: {why} (its pages are not counted)"),
+            }),
+            Err((at, why)) => self.notes.push(Note { at, message: format!("{why}; skipped") }),
+        }
+    }
+}
+
+/// `col(N)`: a MySQL prefix key part, as sqlparser reads it (a call with one number).
+fn prefix_len(f: &sqlparser::ast::Function) -> Option<u64> {
+    let FunctionArguments::List(list) = &f.args else { return None };
+    match list.args.as_slice() {
+        [sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+            Expr::Value(v),
+        ))] => v.to_string().parse().ok(),
+        _ => None,
+    }
+}
+
+fn at_of(columns: &[IndexColumn], fallback: Position) -> Position {
+    columns.first().map(|c| pos_of(&c.column.expr)).unwrap_or(fallback)
+}

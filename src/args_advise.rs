@@ -1,0 +1,65 @@
+//! `keylab advise`'s flags: the DDL file, the table, the candidates, rows, widths and engine.
+//! Only parsing and per-flag checks; the work is in `cmd/advise.rs`.
+
+use crate::args::{choices, OutputArgs, UrlArg};
+use clap::Args;
+use keylab_core::EngineKind;
+use keylab_keys::Variant;
+use std::path::PathBuf;
+
+/// The candidates advised on besides the table's current key.
+pub const DEFAULT_CANDIDATES: &str = "auto-inc,uuid4:bin,uuid7:bin,ulid:bin,snowflake";
+
+/// `keylab advise`.
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    /// The DDL file (MySQL/MariaDB or PostgreSQL dialect).
+    #[arg(value_name = "FILE.sql", required_unless_present = "url", conflicts_with = "url")]
+    pub file: Option<PathBuf>,
+    /// Read the table from a MariaDB/MySQL server instead of a file, read-only:
+    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]. keylab runs only SHOW CREATE TABLE,
+    /// SELECTs on information_schema, COUNT(*) (under 1M estimated rows) and a sample of
+    /// 10,000 rows for column widths, in a read-only transaction: it creates, changes and
+    /// locks nothing there, and the candidates never run on it. Without a PASSWORD in the
+    /// URL, $KEYLAB_PASSWORD is used if set.
+    #[arg(long, value_name = "URL", requires = "table")]
+    pub url: Option<UrlArg>,
+    /// The table to advise on: needed when the file has several (a schema qualifier is
+    /// ignored); with --url, DATABASE.TABLE (or TABLE in the URL's database).
+    #[arg(long, value_name = "NAME")]
+    pub table: Option<String>,
+    /// Candidate keys, each replacing the primary-key column's type (the current key is
+    /// always advised on too).
+    #[arg(long, value_delimiter = ',', default_value = DEFAULT_CANDIDATES)]
+    pub keys: Vec<Variant>,
+    /// Rows to load per candidate [default: the --url table's rows, else 1,000,000].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rows: Option<u64>,
+    /// Average stored width of a variable-length column, in bytes (repeatable):
+    /// `--width email=24`. Default: the --url table's sampled average, else half its declared
+    /// length, at most 64 bytes.
+    #[arg(long, value_name = "COLUMN=BYTES", value_parser = parse_width)]
+    pub width: Vec<(String, u32)>,
+    /// Seed of every random part: same seed, same rows.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Engine: the simulator (predictions), or a private MariaDB/MySQL (measured).
+    #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&["sim", "mariadb", "mysql"]))]
+    pub engine: EngineKind,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn parse_width(s: &str) -> Result<(String, u32), String> {
+    let (col, bytes) =
+        s.split_once('=').ok_or_else(|| format!("`{s}`: expected COLUMN=BYTES, e.g. email=24"))?;
+    let bytes: u32 = bytes
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{bytes}` is not a byte count; valid: 0..=65535"))?;
+    if bytes > 65_535 || col.trim().is_empty() {
+        return Err(format!("`{s}`: valid: COLUMN=0..=65535"));
+    }
+    Ok((col.trim().to_string(), bytes))
+}

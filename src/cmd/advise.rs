@@ -1,0 +1,505 @@
+//! `keylab advise FILE.sql`: the user's table (read by `keylab-ddl`) under its current key
+//! and each candidate key, every other column and every secondary index kept as the user's;
+//! each candidate loaded with the same rows in its own key order, measured, and reported with
+//! the advice figures (`advise_figures.rs`) and a recommendation.
+//!
+//! On the simulator the candidates run in parallel (one model each, `rayon`), and the insert
+//! working set is counted from the leaf page of every insert; on a server they run one after
+//! the other on one private instance, and the working set is `null` (the server does not say
+//! which page an insert went to).
+
+use super::advise_figures::{advice_phase, recommendation, WorkingSet};
+use super::advise_rows::{plan_columns, AdviseRows, ColumnValues};
+use crate::args::{EngineArgs, OutputArgs};
+use crate::args_advise::AdviseArgs;
+use crate::engines::{make_engine, sim_settings};
+use crate::output::{self, Stage};
+use crate::sim_engine::SimEngine;
+use crate::UsageError;
+use anyhow::{Context, Result};
+use keylab_core::{
+    Engine, EngineError, EngineKind, EngineSettings, LoadPlan, LoadResult, Report, RunResult,
+};
+use keylab_ddl::DdlTable;
+use keylab_keys::{Encoding, Strategy, Variant};
+use keylab_schema::{Column, ColumnType, Table};
+use rayon::prelude::*;
+use std::collections::HashSet;
+
+/// Rows per candidate when neither --rows nor a --url table says.
+const DEFAULT_ROWS: u64 = 1_000_000;
+
+fn rows_of(args: &AdviseArgs) -> u64 {
+    args.rows.unwrap_or(DEFAULT_ROWS)
+}
+
+/// `--url` and `--table DB.TABLE`: the definition, rows and widths, read-only; returns where
+/// it was read (no password), the `SHOW CREATE TABLE` text, the table name and what was read.
+fn read_live(
+    url: &crate::args::UrlArg,
+    table: &str,
+) -> Result<(String, String, String, keylab_server::user_table::UserTable)> {
+    let env = std::env::var(keylab_server::url::PASSWORD_ENV).ok();
+    let parsed = keylab_server::ServerUrl::parse_with_env_password(url.expose(), env.as_deref())
+        .map_err(|e| UsageError(format!("--url {url}: {e}")))?;
+    let (schema, name) = match table.split_once('.') {
+        Some((s, t)) => (s.to_string(), t.to_string()),
+        None => match &parsed.database {
+            Some(db) => (db.clone(), table.to_string()),
+            None => {
+                return Err(UsageError(format!(
+                    "--table {table}: name the database too (DATABASE.TABLE), or put it in the \
+                     URL (mysql://USER@HOST/DATABASE)"
+                ))
+                .into())
+            }
+        },
+    };
+    let origin = format!("{}/{schema}.{name}", parsed.address());
+    let user = keylab_server::user_table::read_user_table(&parsed, &schema, &name).map_err(
+        |e| match e {
+            keylab_server::ServerError::Sql(m) if m.starts_with("no table") => {
+                anyhow::Error::from(UsageError(format!("--table {table}: {m} on {origin}")))
+            }
+            other => anyhow::Error::from(other).context(format!("reading {origin}")),
+        },
+    )?;
+    let sql = user.create_sql.clone();
+    Ok((origin, sql, name, user))
+}
+
+/// One candidate: its label, the table as it would be, how its rows are made.
+pub struct Candidate {
+    /// `current` or the variant token.
+    pub label: String,
+    /// The key generator (the current key's nearest variant; `None` for a composite key).
+    pub variant: Option<Variant>,
+    /// The table with this key.
+    pub table: Table,
+    /// Primary-key columns.
+    pub key: Vec<usize>,
+    /// How each column is filled.
+    pub plan: Vec<ColumnValues>,
+}
+
+/// Runs `keylab advise`.
+pub fn run(mut args: AdviseArgs) -> Result<()> {
+    output::check_exports(&args.output)?;
+    let mut notes: Vec<String> = Vec::new();
+    let (origin, source, table_name) = match (&args.url, &args.file) {
+        (Some(url), _) => {
+            let live = read_live(url, args.table.as_deref().unwrap_or(""))?;
+            let (origin, sql, table, user) = live;
+            notes.push(format!(
+                "read from {origin} (read-only): {} rows {}, widths averaged over {} sampled rows",
+                user.rows,
+                if user.rows_counted { "counted" } else { "estimated by the statistics" },
+                user.sampled_rows
+            ));
+            if args.rows.is_none() {
+                args.rows = Some(user.rows.max(1));
+            }
+            for (col, w) in &user.avg_widths {
+                let given = args.width.iter().any(|(c, _)| c.eq_ignore_ascii_case(col));
+                if let (false, Some(w)) = (given, w) {
+                    args.width.push((col.clone(), w.round() as u32));
+                }
+            }
+            (origin, sql, Some(table))
+        }
+        (None, Some(path)) => {
+            let origin = path.display().to_string();
+            let source = std::fs::read_to_string(path)
+                .map_err(|e| UsageError(format!("{origin}: cannot read the DDL file: {e}")))?;
+            (origin, source, args.table.clone())
+        }
+        (None, None) => return Err(UsageError("give FILE.sql or --url".into()).into()),
+    };
+    args.rows = Some(args.rows.unwrap_or(DEFAULT_ROWS));
+    let file = keylab_ddl::parse(&source, &origin).map_err(|e| UsageError(e.to_string()))?;
+    let ddl = file
+        .table(table_name.as_deref())
+        .map_err(|e| UsageError(format!("{origin}: {e} (--table)")))?;
+    notes.extend(
+        ddl.notes.iter().map(|n| format!("{origin}:{}:{}: {}", n.at.line, n.at.column, n.message)),
+    );
+    if file.dialect == keylab_ddl::SourceDialect::Postgres {
+        notes.push(
+            "PostgreSQL input: the table is modelled as InnoDB would store it (the PostgreSQL \
+             model is not in this build)"
+                .into(),
+        );
+    }
+    let candidates = candidates(&args, ddl, &origin, &mut notes)?;
+    let cur = &candidates[0];
+    let widths: Vec<String> = cur
+        .table
+        .columns
+        .iter()
+        .zip(&cur.plan)
+        .filter(|(col, _)| col.ty.fixed_len().is_none())
+        .filter_map(|(col, p)| Some(format!("{} {} bytes", col.name, p.width_bytes(&col.ty)?)))
+        .collect();
+    if !widths.is_empty() {
+        notes.push(format!(
+            "widths of variable-length values (set with --width COLUMN=BYTES): {}",
+            widths.join(", ")
+        ));
+    }
+    let settings = EngineSettings::default();
+    for c in &candidates {
+        if let Err(e) = keylab_schema::limits::check(&c.table, settings.page_size_bytes) {
+            return Err(UsageError(format!("candidate {}: {e}", c.label)).into());
+        }
+    }
+    let nullable = ddl.table.columns.iter().filter(|c| c.nullable).count();
+    if nullable > 0 {
+        notes.push(format!(
+            "{nullable} nullable column(s) are filled in every row (their NULL bits still count); \
+             --width sets the average width of variable-length ones"
+        ));
+    }
+    let page_bytes = u64::from(settings.page_size_bytes);
+    let (results, engine_info) = match args.engine {
+        EngineKind::Sim => {
+            let sim = sim_settings(&settings)?;
+            let info = SimEngine::new(sim).info();
+            let results: Vec<Result<(RunResult, WorkingSet)>> =
+                candidates.par_iter().map(|c| run_sim(c, &args, SimEngine::new(sim))).collect();
+            (results, info)
+        }
+        kind => {
+            let engine_args = EngineArgs { engine: kind, model: None, url: None, database: None };
+            let mut engine = make_engine(&engine_args, &settings, None)?;
+            let info = engine.info();
+            let results = candidates
+                .iter()
+                .map(|c| run_server(c, &args, engine.as_mut()))
+                .collect::<Vec<_>>();
+            (results, info)
+        }
+    };
+    let mut runs = Vec::new();
+    let mut sets = Vec::new();
+    let mut failure = None;
+    for (c, r) in candidates.iter().zip(results) {
+        match r {
+            Ok((run, ws)) => {
+                runs.push(run);
+                sets.push(ws);
+            }
+            Err(e) => {
+                failure.get_or_insert(e.context(format!("candidate {} failed", c.label)));
+            }
+        }
+    }
+    let done: Vec<&Candidate> =
+        candidates.iter().filter(|c| runs.iter().any(|r| r.variant == c.label)).collect();
+    let current = done.first().filter(|c| c.label == "current").map(|c| (*c, &runs[0]));
+    let phases: Vec<_> = (0..runs.len())
+        .map(|i| advice_phase(done[i], &runs[i], &sets[i], current, page_bytes))
+        .collect();
+    for (run, p) in runs.iter_mut().zip(phases) {
+        run.phases.push(p);
+    }
+    let current = runs.first().cloned();
+    let mut report = Report {
+        keylab: env!("CARGO_PKG_VERSION").to_string(),
+        schema_version: keylab_core::REPORT_SCHEMA_VERSION,
+        scenario: format!("advise {}", ddl.table.name),
+        seed: args.seed,
+        engine: engine_info,
+        runs,
+    };
+    if let Some(cur) = &current {
+        if cur.variant == "current" {
+            notes.push(recommendation(&done, &report.runs, &sets, page_bytes));
+        }
+    }
+    let label = if args.engine == EngineKind::Sim {
+        "every figure is a prediction of the InnoDB model, not a measurement"
+    } else {
+        "figures measured on a private server; the insert working set is null (a server does \
+         not say which page an insert went to)"
+    };
+    notes.insert(0, label.to_string());
+    for n in notes {
+        add_note(&mut report, &n);
+    }
+    finish(&report, &args.output, failure)
+}
+
+fn finish(report: &Report, out: &OutputArgs, failure: Option<anyhow::Error>) -> Result<()> {
+    if !report.runs.is_empty() {
+        output::write_exports(report, out, Stage::Final)?;
+        output::print(report, out)?;
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn add_note(report: &mut Report, note: &str) {
+    let notes =
+        report.engine.settings.entry("notes".to_string()).or_insert_with(|| serde_json::json!([]));
+    if let Some(list) = notes.as_array_mut() {
+        list.push(note.into());
+    }
+}
+
+/// The variant whose ids the current key's type most likely holds (only the shape of the
+/// order and the stored length matter to the pages): an integer AUTO_INCREMENT is auto-inc,
+/// other integers snowflake, 16 bytes uuid4:bin, text of 36/32/26 characters uuid4:text /
+/// uuid4:hex / ulid:text.
+fn current_variant(table: &Table) -> Option<Variant> {
+    let [k] = table.primary_key.as_slice() else { return None };
+    let v = |s: Strategy, e: Encoding| Variant::new(s, e).ok();
+    match table.columns[*k].ty {
+        ColumnType::Int | ColumnType::BigInt { .. } if table.auto_increment => {
+            v(Strategy::AutoInc, Encoding::Bigint)
+        }
+        ColumnType::BigInt { .. } => v(Strategy::Snowflake, Encoding::Bigint),
+        ColumnType::Binary { bytes: 16 } => v(Strategy::Uuid4, Encoding::Bin),
+        ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } if chars >= 36 => {
+            v(Strategy::Uuid4, Encoding::Text)
+        }
+        ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } if chars >= 32 => {
+            v(Strategy::Uuid4, Encoding::Hex)
+        }
+        ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } if chars >= 26 => {
+            v(Strategy::Ulid, Encoding::Text)
+        }
+        _ => None,
+    }
+}
+
+fn candidates(
+    args: &AdviseArgs,
+    ddl: &DdlTable,
+    origin: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Candidate>> {
+    let t = &ddl.table;
+    if t.primary_key.is_empty() {
+        return Err(UsageError(format!(
+            "{origin}:{}:{}: table `{}` has no PRIMARY KEY (InnoDB would cluster on a hidden \
+             6-byte row id, which keylab does not model); add the key it should have",
+            ddl.at.line, ddl.at.column, t.name
+        ))
+        .into());
+    }
+    let mut widths = Vec::new();
+    for (name, bytes) in &args.width {
+        let Some(c) = t.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)) else {
+            return Err(UsageError(format!(
+                "--width {name}={bytes}: table `{}` has no column `{name}`; valid: {}",
+                t.name,
+                variable_columns(t).join(", ")
+            ))
+            .into());
+        };
+        if t.columns[c].ty.fixed_len().is_some()
+            && !matches!(t.columns[c].ty, ColumnType::Char { .. })
+        {
+            return Err(UsageError(format!(
+                "--width {name}={bytes}: `{name}` is fixed-length ({} bytes); valid: {}",
+                t.columns[c].ty.max_bytes(),
+                variable_columns(t).join(", ")
+            ))
+            .into());
+        }
+        let max = t.columns[c].ty.max_bytes();
+        if *bytes > max {
+            return Err(UsageError(format!(
+                "--width {name}={bytes}: `{name}` holds at most {max} bytes; valid: 0..={max}"
+            ))
+            .into());
+        }
+        widths.push((c, *bytes));
+    }
+    let width_of = |c: usize| widths.iter().find(|(w, _)| *w == c).map(|(_, b)| *b);
+    let current_v = current_variant(t);
+    let key_name = t.primary_key.iter().map(|&c| t.columns[c].name.clone()).collect::<Vec<_>>();
+    let key_type =
+        t.primary_key.iter().map(|&c| t.columns[c].ty.sql(keylab_schema::Dialect::Mariadb));
+    let key_type = key_type.collect::<Vec<_>>().join(", ");
+    notes.push(match current_v {
+        Some(v) => format!(
+            "current key ({}: {key_type}) is loaded with {v} ids, the strategy its type suggests",
+            key_name.join(", ")
+        ),
+        None => format!(
+            "current key ({}: {key_type}) is loaded with distinct values in row order",
+            key_name.join(", ")
+        ),
+    });
+    let mut out = vec![Candidate {
+        label: "current".into(),
+        variant: current_v,
+        plan: plan_columns(t, &t.primary_key, rows_of(args), &width_of),
+        key: t.primary_key.clone(),
+        table: Table { name: format!("{}_current", t.name), ..t.clone() },
+    }];
+    let mut seen = HashSet::new();
+    for &v in &args.keys {
+        if !seen.insert(v) {
+            continue;
+        }
+        let mut table = t.clone();
+        table.name = format!("{}_{}", t.name, sanitize(&v.to_string()));
+        let key = if let [k] = t.primary_key.as_slice() {
+            table.columns[*k].ty = v.column_type();
+            vec![*k]
+        } else {
+            // A composite key's columns stay as plain columns; the candidate is a new one.
+            table.columns.push(Column::new("keylab_id", v.column_type(), false));
+            let k = table.columns.len() - 1;
+            table.primary_key = vec![k];
+            vec![k]
+        };
+        table.auto_increment = v.strategy.is_engine_assigned();
+        out.push(Candidate {
+            label: v.to_string(),
+            variant: Some(v),
+            plan: plan_columns(&table, &key, rows_of(args), &width_of),
+            key,
+            table,
+        });
+    }
+    if t.primary_key.len() > 1 {
+        notes.push(
+            "composite primary key: each candidate clusters on a new single column keylab_id, \
+             the former key columns kept as plain columns"
+                .into(),
+        );
+    }
+    Ok(out)
+}
+
+fn variable_columns(t: &Table) -> Vec<String> {
+    let v: Vec<String> = t
+        .columns
+        .iter()
+        .filter(|c| c.ty.fixed_len().is_none() || matches!(c.ty, ColumnType::Char { .. }))
+        .map(|c| c.name.clone())
+        .collect();
+    if v.is_empty() {
+        vec!["(the table has no variable-length column)".into()]
+    } else {
+        v
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+fn run_result(
+    c: &Candidate,
+    rows: u64,
+    m: keylab_core::Measurement,
+    load: LoadResult,
+) -> RunResult {
+    let (strategy, encoding) = match c.variant {
+        Some(v) => (v.strategy.token().to_string(), v.encoding.token().to_string()),
+        None => ("composite".into(), "as declared".into()),
+    };
+    RunResult {
+        variant: c.label.clone(),
+        strategy,
+        encoding,
+        placement: "pk".into(),
+        rows,
+        load,
+        counters: m.counters,
+        table: m.table,
+        indexes: m.indexes,
+        phases: Vec::new(),
+        queries: Vec::new(),
+        buffer_pool: m.buffer_pool,
+        postgres: m.postgres,
+    }
+}
+
+fn load_result(plan: &LoadPlan) -> LoadResult {
+    LoadResult {
+        method: plan.method.token().to_string(),
+        batch: plan.batch,
+        writers: plan.writers,
+        batch_max: None,
+        wall_s: None,
+        rows_per_s: None,
+        batch_latency_ms: None,
+        first_batch_ms: None,
+        other_batch_p50_ms: None,
+        verification: None,
+        server_statement_ms: None,
+    }
+}
+
+/// One candidate on its own simulator, counting the insert working set over the last two
+/// windows of a tenth of the rows each.
+fn run_sim(
+    c: &Candidate,
+    args: &AdviseArgs,
+    mut engine: SimEngine,
+) -> Result<(RunResult, WorkingSet)> {
+    engine.create_table(&c.table).map_err(anyhow::Error::from)?;
+    let n_idx = 1 + c.table.indexes.len();
+    let window = (rows_of(args) / 10).max(1);
+    let first = rows_of(args).saturating_sub(2 * window);
+    let mut before: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
+    let mut last: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
+    let sim = engine.sim_table_mut()?;
+    let rows = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
+    for (n, row) in rows.take(rows_of(args) as usize).enumerate() {
+        sim.insert(&row)
+            .map_err(|e| EngineError::Rejected(e.to_string()))
+            .with_context(|| format!("row {} of candidate {}", n + 1, c.label))?;
+        let n = n as u64;
+        if n >= first {
+            let sets = if n < rows_of(args) - window { &mut before } else { &mut last };
+            for (s, &p) in sets.iter_mut().zip(sim.last_insert_leaves()) {
+                s.insert(p);
+            }
+        }
+    }
+    // At least the page being written: an ascending key's right edge moves on, so a window
+    // boundary at a page boundary shares no page with the window before.
+    let pages: Vec<u64> =
+        before.iter().zip(&last).map(|(b, l)| (l.intersection(b).count() as u64).max(1)).collect();
+    let m = engine.measure(&c.table)?;
+    let plan =
+        LoadPlan { method: keylab_core::LoadMethod::Row, batch: 1, writers: 1, batch_max: None };
+    Ok((
+        run_result(c, rows_of(args), m, load_result(&plan)),
+        WorkingSet { pages: Some(pages), window },
+    ))
+}
+
+/// One candidate on a server: create, load, measure, drop (dropped on failure too).
+fn run_server(
+    c: &Candidate,
+    args: &AdviseArgs,
+    engine: &mut dyn Engine,
+) -> Result<(RunResult, WorkingSet)> {
+    let plan = LoadPlan::default();
+    engine.create_table(&c.table)?;
+    let outcome = (|| {
+        let mut rows =
+            AdviseRows::new(&c.table, &c.plan, c.variant, args.seed).take(rows_of(args) as usize);
+        let load = engine.load(&c.table, &plan, &mut rows, &mut |_| {})?;
+        let m = engine.measure(&c.table)?;
+        Ok::<_, EngineError>((load, m))
+    })();
+    let dropped = engine.drop_table(&c.table);
+    let (load, m) = outcome?;
+    dropped?;
+    let mut lr = load_result(&plan);
+    lr.wall_s = load.wall_s;
+    lr.rows_per_s = load.wall_s.filter(|&s| s > 0.0).map(|s| load.rows as f64 / s);
+    lr.verification = load.verification;
+    let window = (rows_of(args) / 10).max(1);
+    Ok((run_result(c, load.rows, m, lr), WorkingSet { pages: None, window }))
+}

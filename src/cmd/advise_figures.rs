@@ -1,0 +1,199 @@
+//! The advice figures of one candidate (an `advice` phase of its run, so every report format
+//! renders them): bytes per index and in total, bytes per row, splits per 1,000 inserts, the
+//! insert working set and the buffer pool it needs, the change against the current key; and
+//! the plain-language recommendation over all candidates.
+//!
+//! Nothing here runs an engine; every figure is arithmetic on what the engine reported.
+
+use super::advise::Candidate;
+use super::advise_rows::AdviseRows;
+use keylab_core::{PhaseResult, RunResult};
+use keylab_schema::Value;
+use serde_json::{json, Map, Value as Json};
+use std::collections::BTreeMap;
+
+/// Distinct leaf pages per index (PRIMARY first) that inserts touched in the last window of
+/// `window` rows and in the window before it too: the pages a stream of inserts keeps
+/// coming back to. `None` where the engine cannot say (a server).
+#[derive(Debug, Clone)]
+pub struct WorkingSet {
+    /// Pages per index.
+    pub pages: Option<Vec<u64>>,
+    /// Rows per window.
+    pub window: u64,
+}
+
+/// Stored bytes of a key in one secondary-index entry (the primary-key columns every
+/// secondary record carries, with their length bytes), from the candidate's first row.
+pub fn key_entry_bytes(c: &Candidate) -> u32 {
+    let row = AdviseRows::new(&c.table, &c.plan, c.variant, 1).next().unwrap_or_default();
+    c.key
+        .iter()
+        .map(|&k| {
+            let ty = &c.table.columns[k].ty;
+            let v = row.get(k).cloned().unwrap_or(Value::Null);
+            let v = if v.is_null() { Value::Int(1) } else { v };
+            let len_bytes = match ty.fixed_len() {
+                Some(_) => 0,
+                None if ty.is_big() && v.stored_len(ty) > 127 => 2,
+                None => 1,
+            };
+            v.stored_len(ty) + len_bytes
+        })
+        .sum()
+}
+
+fn total_bytes(run: &RunResult) -> Option<u64> {
+    Some(run.table.data_length? + run.table.index_length?)
+}
+
+fn pct(new: u64, old: u64) -> Option<f64> {
+    (old > 0).then(|| ((new as f64 / old as f64) - 1.0) * 100.0)
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+/// Bytes of buffer pool the insert working set needs: its leaves plus every non-leaf page
+/// (each insert descends through them).
+fn pool_bytes(run: &RunResult, ws: &WorkingSet, page_bytes: u64) -> Option<u64> {
+    let pages = ws.pages.as_ref()?;
+    let nonleaf: u64 = run.indexes.iter().map(|i| i.nonleaf_pages.unwrap_or(0)).sum();
+    Some((pages.iter().sum::<u64>() + nonleaf) * page_bytes)
+}
+
+/// The `advice` phase of `run` (candidate `c`), against `current` when it ran.
+pub fn advice_phase(
+    c: &Candidate,
+    run: &RunResult,
+    ws: &WorkingSet,
+    current: Option<(&Candidate, &RunResult)>,
+    page_bytes: u64,
+) -> PhaseResult {
+    let mut f: BTreeMap<String, Json> = BTreeMap::new();
+    let key_sql: Vec<String> =
+        c.key.iter().map(|&k| c.table.columns[k].ty.sql(keylab_schema::Dialect::Mariadb)).collect();
+    f.insert("key_type".into(), json!(key_sql.join(", ")));
+    let ids_from =
+        if c.table.auto_increment { "the database (AUTO_INCREMENT)" } else { "the application" };
+    f.insert("ids_from".into(), json!(ids_from));
+    let total = total_bytes(run);
+    f.insert("total_bytes".into(), json!(total));
+    f.insert(
+        "bytes_per_row".into(),
+        json!(total.filter(|_| run.rows > 0).map(|t| round1(t as f64 / run.rows as f64))),
+    );
+    let mut per_index = Map::new();
+    for ix in &run.indexes {
+        per_index.insert(ix.name.clone(), json!(ix.size_pages.map(|p| p * page_bytes)));
+    }
+    f.insert("index_bytes".into(), Json::Object(per_index));
+    let splits = run.counters.page_splits.filter(|_| run.rows > 0);
+    f.insert(
+        "splits_per_1000_inserts".into(),
+        json!(splits.map(|s| round1(s as f64 * 1000.0 / run.rows as f64))),
+    );
+    let mut ws_pages = Map::new();
+    for (i, ix) in run.indexes.iter().enumerate() {
+        let p = ws.pages.as_ref().and_then(|p| p.get(i).copied());
+        ws_pages.insert(ix.name.clone(), json!(p));
+    }
+    f.insert("insert_working_set_pages".into(), Json::Object(ws_pages));
+    f.insert("insert_working_set_pool_bytes".into(), json!(pool_bytes(run, ws, page_bytes)));
+    f.insert("working_set_window_rows".into(), json!(ws.window));
+    f.insert("key_entry_bytes".into(), json!(key_entry_bytes(c)));
+    if let Some((cc, cr)) = current {
+        let change = match (total, total_bytes(cr)) {
+            (Some(t), Some(o)) => pct(t, o).map(round1),
+            _ => None,
+        };
+        f.insert("total_bytes_change_pct".into(), json!(change));
+        let d = i64::from(key_entry_bytes(c)) - i64::from(key_entry_bytes(cc));
+        f.insert("secondary_entry_bytes_change".into(), json!(d));
+    }
+    PhaseResult { kind: "advice".into(), figures: f }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
+}
+
+/// The plain-language recommendation: the candidate to choose and what it trades.
+pub fn recommendation(
+    cands: &[&Candidate],
+    runs: &[RunResult],
+    sets: &[WorkingSet],
+    page_bytes: u64,
+) -> String {
+    let Some(cur) = runs.first() else { return String::new() };
+    let cur_total = total_bytes(cur).unwrap_or(0);
+    let ws_of = |i: usize| pool_bytes(&runs[i], &sets[i], page_bytes);
+    // Candidates whose inserts stay local (working set within twice the smallest), then
+    // the smallest of those.
+    let min_ws = (1..runs.len()).filter_map(ws_of).min();
+    let local = |i: usize| match (ws_of(i), min_ws) {
+        (Some(w), Some(m)) => w <= m.saturating_mul(2).max(m + 16 * page_bytes),
+        _ => true,
+    };
+    let best = (1..runs.len())
+        .filter(|&i| local(i))
+        .min_by_key(|&i| total_bytes(&runs[i]).unwrap_or(u64::MAX));
+    let Some(b) = best else {
+        return "no candidate ran besides the current key".into();
+    };
+    let bt = total_bytes(&runs[b]).unwrap_or(0);
+    let mut s = format!("Recommendation: {}", runs[b].variant);
+    match pct(bt, cur_total) {
+        Some(p) if p.abs() >= 0.05 => s.push_str(&format!(
+            " ({:+.1}% total bytes against the current key, {} against {}",
+            p,
+            mib(bt),
+            mib(cur_total)
+        )),
+        _ => s.push_str(" (the same total bytes as the current key"),
+    }
+    let d = i64::from(key_entry_bytes(cands[b])) - i64::from(key_entry_bytes(cands[0]));
+    if !cands[b].table.indexes.is_empty() && d != 0 {
+        let word = if d < 0 { "smaller" } else { "larger" };
+        s.push_str(&format!("; every secondary index {} bytes per entry {word}", d.abs()));
+    }
+    s.push(')');
+    if let (Some(w), Some(cw)) = (ws_of(b), ws_of(0)) {
+        s.push_str(&format!(
+            ". Its inserts keep {} of buffer pool busy (the current key: {})",
+            mib(w),
+            mib(cw)
+        ));
+    }
+    s.push_str(". Trade-offs: ");
+    let mut t = Vec::new();
+    for r in runs.iter().skip(1) {
+        let what = match r.strategy.as_str() {
+            "auto-inc" => {
+                "auto-inc is the densest, but the database assigns ids (known only \
+                           after the insert, one counter per table, guessable)"
+            }
+            "uuid4" => {
+                "uuid4 is made anywhere and reveals nothing, but scatters inserts over \
+                        every leaf, so its working set is the whole index"
+            }
+            "uuid7" => {
+                "uuid7 is made by the application and time-ordered (its creation time \
+                        is readable from the id)"
+            }
+            "ulid" => "ulid is made by the application and time-ordered, like uuid7",
+            "snowflake" => {
+                "snowflake is 8 bytes and time-ordered, but every generator needs \
+                            its own node id"
+            }
+            _ => continue,
+        };
+        if !t.contains(&what) {
+            t.push(what);
+        }
+    }
+    s.push_str(&t.join("; "));
+    s.push('.');
+    s
+}

@@ -1,0 +1,304 @@
+//! Rows for `keylab advise`: the key column from the candidate's generator (so inserts come
+//! in the candidate's key order), every other column from its type and width. Columns of a
+//! UNIQUE index get distinct values (a bijection of the row number), times rise with the
+//! insert order (as a `created_at` does), integers and text are uniform at random.
+//! Deterministic: one seeded ChaCha stream per column, so the same seed gives the same rows
+//! on every engine and for every candidate (only the key column differs between candidates).
+
+use keylab_core::Row;
+use keylab_keys::{GenConfig, KeyGen, Variant};
+use keylab_schema::{ColumnType, Table, Value, DAY_S};
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// ChaCha stream numbers of advise's columns (the key generators use 0..=10, scenario
+/// payloads 1,000 and up).
+const STREAM_BASE: u64 = 2_000;
+
+/// 2024-01-01T00:00:00Z: where rising times start.
+const TIME_START_UNIX_S: i64 = 1_704_067_200;
+
+/// Letters of random text: one letter case and digits, whose byte order is the order of the
+/// servers' case-insensitive collations too (`utf8mb4_general_ci` sorts `a` and `A` alike, so
+/// mixed-case text would sort on the server otherwise than in the model, which compares
+/// bytes: a secondary index on such a column split differently, 8% more leaves at 20,000 rows).
+const ALPHANUMERIC: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+
+/// How one column's values are made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnValues {
+    /// The candidate's id.
+    Key,
+    /// Uniform integers in `[lo, hi]`.
+    Int { lo: i64, hi: i64 },
+    /// Distinct integers: a bijection of the row number onto `bits` bits.
+    UniqueInt { bits: u32, unsigned: bool },
+    /// Random letters and digits, `len` characters.
+    Text { len: u32 },
+    /// Distinct text of `len` characters (hex of a bijection of the row number).
+    UniqueText { len: u32 },
+    /// Random bytes.
+    Bytes { len: u32 },
+    /// Distinct bytes.
+    UniqueBytes { len: u32 },
+    /// Start + row number seconds (rising); a DATE keeps the day.
+    Time { date: bool, step_s: i64 },
+}
+
+impl ColumnValues {
+    /// Average stored bytes of a value (for the report's "widths used").
+    pub fn width_bytes(&self, ty: &ColumnType) -> Option<u32> {
+        match self {
+            ColumnValues::Text { len } | ColumnValues::UniqueText { len } => Some(*len),
+            ColumnValues::Bytes { len } | ColumnValues::UniqueBytes { len } => Some(*len),
+            _ => ty.fixed_len(),
+        }
+    }
+}
+
+/// How each column of `table` is filled. `key` is the column that takes the candidate's ids;
+/// `width_of(c)` the given average width of column `c`.
+pub fn plan_columns(
+    table: &Table,
+    key: &[usize],
+    rows: u64,
+    width_of: &dyn Fn(usize) -> Option<u32>,
+) -> Vec<ColumnValues> {
+    let in_unique = |c: usize| table.indexes.iter().any(|ix| ix.unique && ix.columns.contains(&c));
+    table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, col)| {
+            if key.contains(&c) && key.len() == 1 {
+                return ColumnValues::Key;
+            }
+            // A composite primary key's parts are unique together; each part is made
+            // unique on its own, which is unique together too.
+            let unique = in_unique(c) || key.contains(&c);
+            let width = |max_bytes: u32| {
+                width_of(c).unwrap_or((max_bytes / 2).clamp(1, 64)).min(max_bytes).max(1)
+            };
+            match col.ty {
+                ColumnType::Int if unique => ColumnValues::UniqueInt { bits: 32, unsigned: false },
+                ColumnType::BigInt { unsigned } if unique => {
+                    ColumnValues::UniqueInt { bits: 64, unsigned }
+                }
+                ColumnType::Int | ColumnType::BigInt { .. } => {
+                    ColumnValues::Int { lo: 1, hi: rows.clamp(1, i32::MAX as u64) as i64 }
+                }
+                ColumnType::Decimal { precision, scale } => {
+                    let digits = precision.saturating_sub(scale).min(9);
+                    let hi = 10i64.pow(digits) - 1;
+                    if unique && hi as u64 >= rows {
+                        ColumnValues::Int { lo: 0, hi: -1 } // marks: row number
+                    } else {
+                        ColumnValues::Int { lo: 0, hi: hi.max(0) }
+                    }
+                }
+                ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } => {
+                    let len = match col.ty {
+                        ColumnType::Char { .. } => width_of(c).unwrap_or(chars).min(chars),
+                        _ => width(chars),
+                    };
+                    if unique {
+                        ColumnValues::UniqueText { len: len.max(16).min(chars) }
+                    } else {
+                        ColumnValues::Text { len }
+                    }
+                }
+                ColumnType::Text { .. } => {
+                    let len = width_of(c).unwrap_or(64);
+                    if unique {
+                        ColumnValues::UniqueText { len: len.max(16) }
+                    } else {
+                        ColumnValues::Text { len }
+                    }
+                }
+                ColumnType::Binary { bytes } if unique => ColumnValues::UniqueBytes { len: bytes },
+                ColumnType::Binary { bytes } => ColumnValues::Bytes { len: bytes },
+                ColumnType::Date => ColumnValues::Time { date: true, step_s: 1 },
+                ColumnType::Timestamp | ColumnType::DateTime => {
+                    ColumnValues::Time { date: false, step_s: 1 }
+                }
+            }
+        })
+        .collect()
+}
+
+/// An odd-multiplier and xor-shift mix: a bijection of u64 (so distinct row numbers give
+/// distinct values) that scatters neighbours.
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The same on u32.
+fn mix32(mut z: u32) -> u32 {
+    z = (z ^ (z >> 16)).wrapping_mul(0x7feb_352d);
+    z = (z ^ (z >> 15)).wrapping_mul(0x846c_a68b);
+    z ^ (z >> 16)
+}
+
+/// The rows of one candidate: endless, deterministic.
+pub struct AdviseRows {
+    keys: Option<KeyGen>,
+    columns: Vec<(ColumnValues, ChaCha8Rng, ColumnType)>,
+    made: u64,
+}
+
+impl AdviseRows {
+    /// Rows of `table` filled as `plan` says, ids from `variant` (none for a composite
+    /// current key).
+    pub fn new(table: &Table, plan: &[ColumnValues], variant: Option<Variant>, seed: u64) -> Self {
+        let keys = variant.map(|v| KeyGen::new(v, &GenConfig { seed, ..GenConfig::default() }));
+        let columns = plan
+            .iter()
+            .zip(&table.columns)
+            .enumerate()
+            .map(|(i, (p, col))| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                rng.set_stream(STREAM_BASE + i as u64);
+                (p.clone(), rng, col.ty)
+            })
+            .collect();
+        AdviseRows { keys, columns, made: 0 }
+    }
+
+    fn next_row(&mut self) -> Row {
+        let n = self.made;
+        self.made += 1;
+        let mut row = Vec::with_capacity(self.columns.len());
+        for (p, rng, _ty) in &mut self.columns {
+            row.push(match p {
+                ColumnValues::Key => match &mut self.keys {
+                    Some(k) => k.next_key().to_value(),
+                    None => Value::Int(n as i64 + 1),
+                },
+                ColumnValues::Int { lo: 0, hi: -1 } => Value::Int(n as i64),
+                ColumnValues::Int { lo, hi } => Value::Int(rng.random_range(*lo..=*hi)),
+                ColumnValues::UniqueInt { bits: 32, .. } => {
+                    Value::Int(mix32(n as u32) as i32 as i64)
+                }
+                ColumnValues::UniqueInt { unsigned: true, .. } => Value::UInt(mix64(n)),
+                ColumnValues::UniqueInt { .. } => Value::Int(mix64(n) as i64),
+                ColumnValues::Text { len } => Value::Bytes(alnum(rng, *len as usize)),
+                ColumnValues::UniqueText { len } => {
+                    let len = *len as usize;
+                    let mut s = if len >= 16 {
+                        format!("{:016x}", mix64(n)).into_bytes()
+                    } else {
+                        format!("{n:0len$}").into_bytes()
+                    };
+                    if s.len() < len {
+                        s.extend(alnum(rng, len - s.len()));
+                    }
+                    Value::Bytes(s)
+                }
+                ColumnValues::Bytes { len } => {
+                    let mut b = vec![0u8; *len as usize];
+                    rng.fill_bytes(&mut b);
+                    Value::Bytes(b)
+                }
+                ColumnValues::UniqueBytes { len } => {
+                    let len = *len as usize;
+                    let mut b = if len >= 8 {
+                        mix64(n).to_be_bytes().to_vec()
+                    } else {
+                        n.to_be_bytes()[8 - len..].to_vec()
+                    };
+                    if b.len() < len {
+                        let mut pad = vec![0u8; len - b.len()];
+                        rng.fill_bytes(&mut pad);
+                        b.extend(pad);
+                    }
+                    Value::Bytes(b)
+                }
+                ColumnValues::Time { date, step_s } => {
+                    let s = TIME_START_UNIX_S + n as i64 * *step_s;
+                    Value::Time(if *date { s.div_euclid(DAY_S) * DAY_S } else { s })
+                }
+            });
+        }
+        row
+    }
+}
+
+impl Iterator for AdviseRows {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        Some(self.next_row())
+    }
+}
+
+/// `len` random letters and digits: one ChaCha draw per 8 characters.
+fn alnum(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        let mut word = rng.next_u64();
+        for _ in 0..8.min(len - out.len()) {
+            out.push(ALPHANUMERIC[(word % ALPHANUMERIC.len() as u64) as usize]);
+            word /= ALPHANUMERIC.len() as u64;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keylab_schema::{Charset, Column, Index, RowFormat};
+    use std::collections::HashSet;
+
+    fn table() -> Table {
+        Table {
+            name: "t".into(),
+            columns: vec![
+                Column::new("id", ColumnType::BigInt { unsigned: false }, false),
+                Column::new(
+                    "email",
+                    ColumnType::VarChar { chars: 40, charset: Charset::Utf8mb4 },
+                    true,
+                ),
+                Column::new("n", ColumnType::Int, false),
+                Column::new("at", ColumnType::DateTime, false),
+            ],
+            primary_key: vec![0],
+            auto_increment: true,
+            indexes: vec![
+                Index { name: "u".into(), columns: vec![1], unique: true },
+                Index { name: "k".into(), columns: vec![2, 3], unique: false },
+            ],
+            row_format: RowFormat::Dynamic,
+        }
+    }
+
+    #[test]
+    fn unique_columns_are_distinct_and_times_rise() {
+        let t = table();
+        let plan = plan_columns(&t, &[0], 10_000, &|_| None);
+        assert_eq!(plan[0], ColumnValues::Key);
+        assert_eq!(plan[1], ColumnValues::UniqueText { len: 20 });
+        let rows: Vec<Row> =
+            AdviseRows::new(&t, &plan, Some("auto-inc".parse().unwrap()), 3).take(10_000).collect();
+        let emails: HashSet<&Value> = rows.iter().map(|r| &r[1]).collect();
+        assert_eq!(emails.len(), 10_000);
+        assert!(rows.windows(2).all(|w| w[0][3] < w[1][3]));
+        let again: Vec<Row> =
+            AdviseRows::new(&t, &plan, Some("auto-inc".parse().unwrap()), 3).take(100).collect();
+        assert_eq!(&rows[..100], &again[..]);
+    }
+
+    #[test]
+    fn widths_are_taken_and_capped() {
+        let t = table();
+        let plan = plan_columns(&t, &[0], 10, &|c| (c == 1).then_some(30));
+        assert_eq!(plan[1], ColumnValues::UniqueText { len: 30 });
+        let mut t2 = t.clone();
+        t2.indexes.clear();
+        let plan = plan_columns(&t2, &[0], 10, &|c| (c == 1).then_some(300));
+        assert_eq!(plan[1], ColumnValues::Text { len: 40 });
+    }
+}

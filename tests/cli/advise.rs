@@ -1,0 +1,277 @@
+//! `keylab advise FILE.sql`: a user's table under candidate keys. Bad input exits 2 naming
+//! file:line:column or the flag with the valid choices; a run gives every candidate's advice
+//! figures, labelled predictions on the simulator.
+
+use crate::util::{Dir, Run};
+
+const ORDERS: &str = include_str!("../fixtures/advise/orders.sql");
+
+fn advise(d: &Dir, sql: &str, extra: &[&str]) -> Run {
+    std::fs::write(d.path("t.sql"), sql).unwrap();
+    let mut args = vec!["advise", "t.sql"];
+    args.extend_from_slice(extra);
+    d.keylab(&args)
+}
+
+#[track_caller]
+fn refused(sql: &str, extra: &[&str], parts: &[&str]) {
+    let d = Dir::new();
+    let run = advise(&d, sql, extra).expect_code(2);
+    for p in parts {
+        assert!(run.stderr.contains(p), "stderr lacks {p:?}:\n{}", run.stderr);
+    }
+}
+
+#[test]
+fn what_cannot_be_modelled_is_refused_at_its_place() {
+    refused(
+        "CREATE TABLE t (\n  id INT PRIMARY KEY,\n  v INT AS (id + 1) VIRTUAL\n);",
+        &[],
+        &["t.sql:3:3: column `v` is a generated column"],
+    );
+    refused(
+        "CREATE TABLE t (id INT PRIMARY KEY)\nPARTITION BY HASH (id) PARTITIONS 4;",
+        &[],
+        &["t.sql:2:1: partitioning is not modelled"],
+    );
+    refused(
+        "CREATE TABLE t (\n  id INT PRIMARY KEY,\n  g GEOMETRY\n);",
+        &[],
+        &["t.sql:3:3: column `g`", "not modelled; valid:"],
+    );
+    refused(
+        "CREATE TABLE t (id INT PRIMARY KEY) ROW_FORMAT=COMPRESSED;",
+        &[],
+        &["t.sql:1:", "valid: DYNAMIC, COMPACT"],
+    );
+    refused("CREATE TABLE t (id INT,, x INT);", &[], &["t.sql:1:"]);
+}
+
+#[test]
+fn a_table_without_a_primary_key_is_refused_at_its_create_table() {
+    refused(
+        "\n\nCREATE TABLE t (a INT, b INT);",
+        &[],
+        &["t.sql:3:1: table `t` has no PRIMARY KEY"],
+    );
+}
+
+#[test]
+fn table_and_width_flags_name_the_valid_choices() {
+    refused(
+        "CREATE TABLE a (x INT PRIMARY KEY); CREATE TABLE b (y INT PRIMARY KEY);",
+        &[],
+        &["2 tables", "--table", "valid: a, b"],
+    );
+    refused(ORDERS, &["--table", "nope"], &["no table `nope`", "valid: orders"]);
+    refused(ORDERS, &["--width", "nope=3"], &["--width nope=3", "valid: id, status, email"]);
+    refused(ORDERS, &["--width", "total=3"], &["fixed-length", "valid: id, status, email"]);
+    refused(ORDERS, &["--width", "status=300"], &["at most 80 bytes", "valid: 0..=80"]);
+    refused(ORDERS, &["--width", "status"], &["COLUMN=BYTES"]);
+    refused(ORDERS, &["--keys", "uuid9"], &["uuid9"]);
+    let d = Dir::new();
+    let run = d.keylab(&["advise", "missing.sql"]).expect_code(2);
+    assert!(run.stderr.contains("missing.sql: cannot read the DDL file"), "{}", run.stderr);
+}
+
+#[test]
+fn help_says_nothing_of_the_users_is_changed() {
+    let run = Dir::new().keylab(&["advise", "--help"]).expect_code(0);
+    let text = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    for want in [
+        "From a file, no server of yours is contacted",
+        "your server is only read",
+        "Nothing is created, changed or locked",
+    ] {
+        assert!(text.contains(want), "{want}: {}", run.stdout);
+    }
+}
+
+#[test]
+fn every_candidate_is_advised_on_as_a_prediction() {
+    let d = Dir::new();
+    let sql = format!("{ORDERS}\n");
+    let sql = sql.replace(
+        "KEY `ix_created` (`created_at`)",
+        "KEY `ix_created` (`created_at`),\n  FULLTEXT KEY `ft` (`email`)",
+    );
+    let run = advise(&d, &sql, &["--rows", "3000", "--format", "json"]).expect_code(0);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let runs = json["runs"].as_array().unwrap();
+    let labels: Vec<&str> = runs.iter().map(|r| r["variant"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["current", "auto-inc", "uuid4:bin", "uuid7:bin", "ulid:bin", "snowflake"]);
+    for r in runs {
+        assert_eq!(r["indexes"].as_array().unwrap().len(), 5, "PRIMARY and 4 secondaries");
+        let advice =
+            r["phases"].as_array().unwrap().iter().find(|p| p["kind"] == "advice").unwrap();
+        assert!(advice["total_bytes"].as_u64().unwrap() > 0);
+        assert!(advice["insert_working_set_pages"]["PRIMARY"].as_u64().unwrap() >= 1);
+    }
+    let adv = |i: usize, k: &str| runs[i]["phases"][0][k].clone();
+    // uuid4 scatters PRIMARY inserts; uuid7 appends.
+    assert!(adv(2, "insert_working_set_pages")["PRIMARY"].as_u64() > Some(20));
+    assert_eq!(adv(3, "insert_working_set_pages")["PRIMARY"].as_u64(), Some(1));
+    // CHAR(36) ascii to BINARY(16): 20 bytes less in every secondary entry.
+    assert_eq!(adv(3, "secondary_entry_bytes_change").as_i64(), Some(-20));
+    assert!(adv(3, "total_bytes_change_pct").as_f64().unwrap() < 0.0);
+    let notes = json["engine"]["settings"]["notes"].to_string();
+    for want in ["prediction", "t.sql:13:", "FULLTEXT index `ft` skipped", "Recommendation:"] {
+        assert!(notes.contains(want), "{want}: {notes}");
+    }
+    assert_eq!(json["engine"]["settings"]["figures"], "simulated");
+}
+
+#[test]
+fn the_same_seed_gives_the_same_advice() {
+    let d = Dir::new();
+    let a = advise(&d, ORDERS, &["--rows", "2000", "--keys", "uuid7:bin", "--format", "csv"])
+        .expect_code(0);
+    let b = advise(&d, ORDERS, &["--rows", "2000", "--keys", "uuid7:bin", "--format", "csv"])
+        .expect_code(0);
+    assert_eq!(a.stdout, b.stdout);
+}
+
+/// The model holds for a user's table, not only the built-in ones: a VARCHAR key, nullable
+/// columns, a composite unique key, a unique key, a composite key and a key on a nullable
+/// column give the same pages per index on the simulator and on a private MariaDB, for
+/// every candidate (within 0.5%; at this size they agree exactly).
+#[test]
+fn simulator_and_private_mariadb_agree_on_a_users_table() {
+    if !keylab_server::private::installed_or_skip(
+        "simulator_and_private_mariadb_agree_on_a_users_table",
+    ) {
+        return;
+    }
+    let d = Dir::new();
+    let sql = include_str!("../fixtures/advise/accounts.sql");
+    let run = |engine: &str| {
+        let out = advise(&d, sql, &["--rows", "20000", "--engine", engine, "--format", "json"])
+            .expect_code(0);
+        serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (sim, server) = (run("sim"), run("mariadb"));
+    assert_eq!(server["engine"]["kind"], "mariadb");
+    let (sim, server) = (sim["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
+    assert_eq!(sim.len(), 6);
+    assert_eq!(server.len(), 6);
+    for (s, m) in sim.iter().zip(server) {
+        assert_eq!(s["variant"], m["variant"]);
+        let (si, mi) = (s["indexes"].as_array().unwrap(), m["indexes"].as_array().unwrap());
+        assert_eq!(si.len(), 5, "PRIMARY and 4 secondaries");
+        for (a, b) in si.iter().zip(mi) {
+            for k in ["size_pages", "leaf_pages"] {
+                let (x, y) = (a[k].as_f64().unwrap(), b[k].as_f64().unwrap());
+                assert!(
+                    (x - y).abs() <= y * 0.005,
+                    "{} {} {k}: sim {x}, server {y}",
+                    s["variant"],
+                    a["name"]
+                );
+            }
+        }
+        // Measured, so no working set (a server does not say which page an insert went to).
+        let advice =
+            m["phases"].as_array().unwrap().iter().find(|p| p["kind"] == "advice").unwrap();
+        assert!(advice["insert_working_set_pool_bytes"].is_null());
+    }
+}
+
+/// `--url ... --table DB.TABLE` on a private server holding the user's table: the definition,
+/// the row count and the sampled widths are read right, the password never shows, and the
+/// server's general log holds only reads from keylab's connection.
+#[test]
+fn url_reads_a_users_table_read_only() {
+    use mysql::prelude::Queryable;
+    if !keylab_server::private::installed_or_skip("url_reads_a_users_table_read_only") {
+        return;
+    }
+    let settings = keylab_server::ServerSettings::default();
+    let users_server = keylab_server::PrivateServer::start(&settings).expect("user's server");
+    let mut admin = mysql::Conn::new(users_server.socket_opts()).unwrap();
+    admin
+        .query_drop(
+            "CREATE DATABASE app; \
+             CREATE TABLE app.orders (id BIGINT NOT NULL AUTO_INCREMENT, customer_id INT NOT \
+             NULL, email VARCHAR(191) DEFAULT NULL, note TEXT, PRIMARY KEY (id), UNIQUE KEY \
+             uk_email (email), KEY ix_customer (customer_id)) ENGINE=InnoDB; \
+             CREATE USER 'reader'@'127.0.0.1' IDENTIFIED BY 'pw-Rd42-secret'; \
+             GRANT SELECT ON *.* TO 'reader'@'127.0.0.1'",
+        )
+        .unwrap();
+    for i in 0..500 {
+        // email: 22 bytes; note: 7 bytes.
+        admin
+            .exec_drop(
+                "INSERT INTO app.orders (customer_id, email, note) VALUES (?, ?, 'note-xy')",
+                (i % 37, format!("user{i:06}@example.org")),
+            )
+            .unwrap();
+    }
+    admin.query_drop("SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = ON").unwrap();
+    let url = format!("mysql://reader:pw-Rd42-secret@127.0.0.1:{}", users_server.port());
+    let d = Dir::new();
+    let run = d
+        .keylab(&[
+            "advise",
+            "--url",
+            &url,
+            "--table",
+            "app.orders",
+            "--keys",
+            "uuid7:bin",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    admin.query_drop("SET GLOBAL general_log = OFF").unwrap();
+    for text in [&run.stdout, &run.stderr] {
+        assert!(!text.contains("pw-Rd42-secret"), "{text}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["rows"], 500, "the table's row count");
+    let names: Vec<&str> = runs[0]["indexes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["PRIMARY", "uk_email", "ix_customer"]);
+    let notes = json["engine"]["settings"]["notes"].to_string();
+    for want in ["500 rows counted", "email 22 bytes", "note 7 bytes", "auto-inc ids"] {
+        assert!(notes.contains(want), "{want}: {notes}");
+    }
+    let statements: Vec<String> = admin
+        .query(
+            "SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type = \
+             'Query' AND user_host LIKE 'reader%'",
+        )
+        .unwrap();
+    assert!(statements.iter().any(|s| s.starts_with("SHOW CREATE TABLE")), "{statements:?}");
+    for s in &statements {
+        let head = s.trim_start().to_ascii_uppercase();
+        let read = ["SELECT", "SHOW", "START TRANSACTION READ ONLY", "COMMIT", "SET NAMES"]
+            .iter()
+            .any(|r| head.starts_with(r));
+        assert!(read, "a statement that is not a read: {s}");
+    }
+    let count: Vec<u64> = admin.query("SELECT COUNT(*) FROM app.orders").unwrap();
+    assert_eq!(count, vec![500]);
+}
+
+#[test]
+fn a_bad_url_is_a_usage_error_and_never_shows_the_password() {
+    let d = Dir::new();
+    let run = d
+        .keylab(&["advise", "--url", "mysql://me:pw-Bad9-secret@db:notaport", "--table", "a.b"])
+        .expect_code(2);
+    assert!(run.stderr.contains("--url"), "{}", run.stderr);
+    assert!(!run.stderr.contains("pw-Bad9-secret"), "{}", run.stderr);
+    let run = d.keylab(&["advise", "--url", "mysql://me@db"]).expect_code(2);
+    assert!(run.stderr.contains("--table"), "{}", run.stderr);
+    let run =
+        d.keylab(&["advise", "--url", "mysql://me@db:3306", "--table", "orders"]).expect_code(2);
+    assert!(run.stderr.contains("DATABASE.TABLE"), "{}", run.stderr);
+    d.keylab(&["advise"]).expect_code(2);
+}
