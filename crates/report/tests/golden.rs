@@ -4,7 +4,8 @@
 //! --scale 0.02`, `keylab run e5-fill-factor-churn --scale 0.005`, with the scenarios' rows
 //! as they were then), with load samples, churn rounds and phases the simulator cannot run.
 //! `e4_pool` is `keylab run e4-change-buffer --scale 0.001`: buffer pool, change buffer and
-//! estimated I/O figures. The load checks (`verification`) and `server_load`'s nested
+//! estimated I/O figures. `sim_pool_curve` is `keylab compare --keys uuid4:text,uuid7:text
+//! --rows 200000 --buffer-pool 6M`: the buffer pool curve and its reading. The load checks (`verification`) and `server_load`'s nested
 //! settings were added by hand when those fields appeared.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
 //! review the diff.
@@ -12,7 +13,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 7] = [
+const FIXTURES: [&str; 8] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -20,6 +21,7 @@ const FIXTURES: [&str; 7] = [
     "e1_scenario",
     "e5_scenario",
     "e4_pool",
+    "sim_pool_curve",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -58,6 +60,7 @@ golden! {
     e1_scenario => "e1_scenario",
     e5_scenario => "e5_scenario",
     e4_pool => "e4_pool",
+    sim_pool_curve => "sim_pool_curve",
 }
 
 #[test]
