@@ -331,7 +331,7 @@ impl MariaDbEngine {
     }
 
     fn read_settings(&mut self) -> Result<(), ServerError> {
-        const VARS: [&str; 16] = [
+        const VARS: [&str; 19] = [
             "innodb_page_size",
             "innodb_buffer_pool_size",
             "innodb_fill_factor",
@@ -348,6 +348,11 @@ impl MariaDbEngine {
             "local_infile",
             "performance_schema",
             "max_allowed_packet",
+            // What the buffer pool's page reads count (read-ahead apart, or none) and the
+            // page cleaner's free-page target, which bounds a small pool's LRU.
+            "innodb_read_ahead_threshold",
+            "innodb_random_read_ahead",
+            "innodb_lru_scan_depth",
         ];
         let list = VARS.map(|v| format!("'{v}'")).join(",");
         let rows: Vec<(String, String)> = self
