@@ -102,4 +102,23 @@ mod tests {
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(12), "12");
     }
+
+    #[test]
+    fn the_table_shows_both_engines_and_the_errors() {
+        let check = PoolCheck {
+            variant: "uuid4:text".into(),
+            rows: ROWS,
+            pool_bytes: Some(16 << 20),
+            sim_pages_read: Some(439_855),
+            server_pages_read: Some(531_192),
+            reads_error_pct: error_pct(Some(439_855), Some(531_192)),
+            sim_pages_written: Some(445_298),
+            server_pages_written: None,
+            writes_error_pct: None,
+        };
+        let table = render(&[check]);
+        assert!(table.starts_with("Buffer pool (16 MiB, 600,000 rows per load"), "{table}");
+        assert!(table.contains("439,855") && table.contains("531,192"), "{table}");
+        assert!(table.contains("-17.2%") && table.contains("null") && table.contains("n/a"));
+    }
 }
