@@ -232,6 +232,12 @@ pub struct CompareArgs {
     /// server is read as it is; on the simulator this is noted as not applicable.
     #[arg(long)]
     pub perf_schema: bool,
+    /// Bound the buffer pool (`innodb_buffer_pool_size`): bytes or `64M`, `1G`, `16MiB`,
+    /// `512K`. The simulator then models page reads and writes; a private server starts with
+    /// it and reports the size it really uses (rounded to its chunk size) [default: the
+    /// simulator caches every page; a private server gets 256M].
+    #[arg(long, value_name = "SIZE", value_parser = parse_byte_size)]
+    pub buffer_pool: Option<u64>,
     #[command(flatten)]
     pub gen: GenArgs,
     #[command(flatten)]
@@ -305,6 +311,10 @@ pub struct ValidateArgs {
     /// Output: a table, or JSON with every compared figure.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub format: String,
+    /// Leave out the buffer pool check (two 600,000-row loads on each engine under a 16 MiB
+    /// pool: page reads and writes of a random and an ordered key).
+    #[arg(long)]
+    pub skip_pool: bool,
 }
 
 /// `keylab inspect`.
@@ -336,6 +346,25 @@ pub const MAX_PAYLOAD_BYTES: u32 = 16_383;
 /// The largest `--scale`: E1's million rows become ten billion, past any run that finishes,
 /// while every scaled count still fits exactly in a float.
 pub const MAX_SCALE: f64 = 10_000.0;
+
+/// A size in bytes: an integer, or one with a binary suffix `K`, `M`, `G`, `T` (also
+/// `KiB`, `MiB`..., and `KB`, `MB`... read as powers of 1024, as the servers read them).
+pub fn parse_byte_size(s: &str) -> Result<u64, String> {
+    let bad = || format!("`{s}` is not a size; write bytes (67108864) or 64M, 1G, 16MiB, 512K");
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return Err(bad()),
+    };
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    n.checked_mul(1 << shift).filter(|b| *b > 0).ok_or_else(bad)
+}
 
 fn parse_scale(s: &str) -> Result<f64, String> {
     let scale: f64 = s.parse().map_err(|e| format!("`{s}` is not a number: {e}"))?;
@@ -413,5 +442,28 @@ mod tests {
         assert_eq!(err.exit_code(), 2);
         let msg = err.to_string();
         assert!(msg.contains("--database") && msg.contains("letters, digits"), "{msg}");
+    }
+
+    #[test]
+    fn buffer_pool_sizes_parse_with_binary_suffixes() {
+        for (text, bytes) in [
+            ("67108864", 64u64 << 20),
+            ("64M", 64 << 20),
+            ("64m", 64 << 20),
+            ("16MiB", 16 << 20),
+            ("1G", 1 << 30),
+            ("512K", 512 << 10),
+            ("2gb", 2 << 30),
+        ] {
+            assert_eq!(parse_byte_size(text), Ok(bytes), "{text}");
+        }
+        for bad in ["", "M", "64X", "-1M", "0", "1.5G", "99999999999999T"] {
+            assert!(parse_byte_size(bad).is_err(), "{bad}");
+        }
+        let err = Cli::try_parse_from(["keylab", "compare", "--buffer-pool", "lots"])
+            .expect_err("refused");
+        assert_eq!(err.exit_code(), 2);
+        let msg = err.to_string();
+        assert!(msg.contains("--buffer-pool") && msg.contains("64M, 1G"), "{msg}");
     }
 }

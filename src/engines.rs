@@ -152,6 +152,7 @@ fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn
             .map(|on| if on { "all" } else { "none" }.into()),
         performance_schema: settings.performance_schema.unwrap_or(defaults.performance_schema),
         autoinc_lock_mode: settings.autoinc_lock_mode,
+        extra: read_ahead_off(settings.buffer_pool_bytes),
         ..defaults
     };
     let engine = match &args.url {
@@ -184,6 +185,21 @@ fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn
         .into());
     }
     Ok(Box::new(engine))
+}
+
+/// With a buffer pool size asked for, a private server starts with read-ahead off, so that
+/// every page it reads is a miss counted in `Innodb_buffer_pool_reads`, as the simulator (which
+/// models no read-ahead) counts them: `innodb_read_ahead_threshold=0` turns linear read-ahead
+/// off (`buf_read_ahead_linear` returns at once) and random read-ahead is off already (said
+/// explicitly). `Innodb_buffer_pool_read_ahead` then stays 0.
+fn read_ahead_off(buffer_pool_bytes: Option<u64>) -> Vec<(String, String)> {
+    match buffer_pool_bytes {
+        Some(_) => vec![
+            ("innodb_read_ahead_threshold".into(), "0".into()),
+            ("innodb_random_read_ahead".into(), "OFF".into()),
+        ],
+        None => Vec::new(),
+    }
 }
 
 /// A bad `--url` or a database keylab must not touch is the user's to fix: exit 2.

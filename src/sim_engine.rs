@@ -10,9 +10,9 @@
 //! from the simulator's device model (estimates, never measurements).
 
 use keylab_core::{
-    io_share_pct, BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError, EngineInfo,
-    IndexResult, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, Row, SimModel,
-    TableSizes,
+    io_share_pct, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError,
+    EngineInfo, IndexResult, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op,
+    PoolCurvePoint, PoolCurveSampler, Row, SimModel, TableSizes,
 };
 use keylab_innodb_model::{Flavour, SimSettings, SimTable};
 use keylab_schema::Table;
@@ -29,6 +29,8 @@ pub struct SimEngine {
     table: Option<SimTable>,
     /// Notes for [`EngineInfo::settings`] (prefix indexes modelled).
     notes: Vec<String>,
+    /// The buffer pool's curve during the last load (with a pool only).
+    curve: Option<Vec<PoolCurvePoint>>,
 }
 
 impl SimEngine {
@@ -38,7 +40,7 @@ impl SimEngine {
             Flavour::MariaDb1011 => 1,
             Flavour::Mysql80 => 2,
         };
-        SimEngine { settings, autoinc_lock_mode, table: None, notes: Vec::new() }
+        SimEngine { settings, autoinc_lock_mode, table: None, notes: Vec::new(), curve: None }
     }
 
     /// The same, modelling parallel writers under `innodb_autoinc_lock_mode` = `mode`
@@ -126,15 +128,34 @@ impl Engine for SimEngine {
         let sim = self.table_mut()?;
         let held = sim.len();
         let mut done = 0u64;
+        // The curve counts from this load's start (a table may hold rows already).
+        let base = sim.pool_counters();
+        let mut sampler = base.map(|_| PoolCurveSampler::new());
+        let mut due = sampler.as_ref().map_or(u64::MAX, PoolCurveSampler::next_due);
+        let since = |sim: &SimTable| {
+            let (now, base) = (sim.pool_counters().unwrap_or_default(), base.unwrap_or_default());
+            (now.pages_read - base.pages_read, now.pages_written - base.pages_written)
+        };
         let loaded = crate::sim_writers::interleave(table, plan, mode, rows, |row| {
             sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;
             done += 1;
             if done % PROGRESS_EVERY == 0 {
                 on_rows(PROGRESS_EVERY);
             }
+            if done == due {
+                if let Some(s) = sampler.as_mut() {
+                    let (read, written) = since(sim);
+                    s.offer(done, read, Some(written));
+                    due = s.next_due();
+                }
+            }
             Ok::<(), EngineError>(())
         })?;
         on_rows(loaded % PROGRESS_EVERY);
+        let curve = sampler.map(|s| {
+            let (read, written) = since(sim);
+            s.finish(loaded, read, Some(written))
+        });
         // The model stores keys and record sizes, not column values: no checksum to compare.
         let verification = LoadVerification {
             rows_expected: held + loaded,
@@ -144,6 +165,7 @@ impl Engine for SimEngine {
                       and record sizes, not values)"
                 .into(),
         };
+        self.curve = curve;
         Ok(LoadOutcome { rows: loaded, verification: Some(verification), ..LoadOutcome::default() })
     }
 
@@ -206,6 +228,9 @@ impl Engine for SimEngine {
                     hit_ratio: Some(p.hit_ratio),
                     misses_per_op: Some(p.misses_per_op),
                     evictions: Some(c.evictions),
+                    reads_per_1k_rows: per_1k_rows(Some(c.pages_read), Some(c.ops)),
+                    writes_per_1k_rows: per_1k_rows(Some(c.pages_written), Some(c.ops)),
+                    curve: self.curve.clone(),
                     // The model keeps the bookkeeping with buffering off too (all zero then).
                     // The model's change-buffer pages stay in the pool: their I/O is writes.
                     change_buffer: Some(ChangeBufferResult {
@@ -268,6 +293,7 @@ impl Engine for SimEngine {
 
     fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {
         self.table = None;
+        self.curve = None;
         Ok(())
     }
 }

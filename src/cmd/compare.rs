@@ -27,8 +27,23 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let settings = EngineSettings {
         page_size_bytes: args.page_size.bytes(),
         performance_schema: args.perf_schema.then_some(true),
+        buffer_pool_bytes: args.buffer_pool,
         ..EngineSettings::default()
     };
+    if let Some(bytes) = args.buffer_pool {
+        // The same floor on every engine, so a command that runs on the simulator runs on a
+        // server unchanged.
+        let min = keylab_scenario::min_buffer_pool_bytes(settings.page_size_bytes);
+        if bytes < min {
+            return Err(UsageError(format!(
+                "--buffer-pool {bytes} bytes is below the smallest pool MariaDB starts with at \
+                 --page-size {}: {} MiB (write it as 64M, 1G, 16MiB, ...)",
+                args.page_size,
+                min.div_ceil(1 << 20)
+            ))
+            .into());
+        }
+    }
     let (batch, batch_max) = args.batch;
     if batch_max.is_some()
         && !matches!(

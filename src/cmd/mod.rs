@@ -10,6 +10,7 @@ mod report;
 mod run;
 mod scenarios;
 mod validate;
+mod validate_pool;
 
 use crate::args::{Cli, Command};
 use anyhow::Result;

@@ -35,6 +35,11 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let (sim_info, sim_runs) = run_all(&sim, &plans).context("simulator runs")?;
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let v = validate::compare(&labels, &sim_runs, &server_runs);
+    let pool = if args.skip_pool {
+        Vec::new()
+    } else {
+        super::validate_pool::run(&server, &sim).context("buffer pool check")?
+    };
     let mut out = std::io::stdout().lock();
     if args.format == "json" {
         let json = serde_json::json!({
@@ -42,6 +47,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
             "server": server_info,
             "model_note": model_note,
             "validation": v,
+            "buffer_pool": pool,
         });
         serde_json::to_writer_pretty(&mut out, &json)?;
         writeln!(out)?;
@@ -57,6 +63,10 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     }
     writeln!(out)?;
     out.write_all(validate::render_table(&v).as_bytes())?;
+    if !pool.is_empty() {
+        writeln!(out)?;
+        out.write_all(keylab_scenario::validate_pool::render(&pool).as_bytes())?;
+    }
     out.flush()?;
     Ok(())
 }

@@ -68,3 +68,56 @@ fn e4_table_labels_estimates() {
     assert!(run.stdout.contains("est. I/O time, HDD model (s)"), "{}", run.stdout);
     assert!(run.stdout.contains("never measured"), "{}", run.stdout);
 }
+
+#[test]
+fn compare_buffer_pool_reports_io_and_a_curve_where_random_keys_turn() {
+    let v = run_json(&[
+        "compare",
+        "--keys",
+        "uuid4:text,uuid7:text",
+        "--rows",
+        "200000",
+        "--buffer-pool",
+        "6M",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["engine"]["settings"]["innodb_buffer_pool_size"], 6u64 << 20);
+    let runs = v["runs"].as_array().unwrap();
+    let curve = |r: &Value| r["buffer_pool"]["curve"].as_array().unwrap().clone();
+    for r in runs {
+        let bp = &r["buffer_pool"];
+        let (reads, ops) = (bp["pages_read"].as_u64().unwrap(), bp["row_ops"].as_u64().unwrap());
+        let per_1k = bp["reads_per_1k_rows"].as_f64().unwrap();
+        assert!((per_1k - reads as f64 * 1000.0 / ops as f64).abs() < 1e-9, "{bp}");
+        assert!(bp["writes_per_1k_rows"].as_f64().is_some(), "{bp}");
+        let c = curve(r);
+        assert!((50..=101).contains(&c.len()), "{} points", c.len());
+        assert_eq!(c.last().unwrap()["rows"], 200_000);
+        assert_eq!(c.last().unwrap()["pages_read"], reads);
+    }
+    // Random keys read once their leaf level outgrows the pool; ordered keys do not.
+    let late = |r: &Value| curve(r).last().unwrap()["reads_per_1k_rows"].as_f64().unwrap();
+    assert!(late(&runs[0]) > 100.0, "uuid4:text {}", late(&runs[0]));
+    assert!(late(&runs[1]) < 1.0, "uuid7:text {}", late(&runs[1]));
+    assert_eq!(curve(&runs[0])[0]["reads_per_1k_rows"], 0.0);
+}
+
+#[test]
+fn compare_without_buffer_pool_has_no_io_figures() {
+    let v = run_json(&["compare", "--keys", "uuid4:text", "--rows", "2000", "--format", "json"]);
+    assert_eq!(v["runs"][0]["buffer_pool"], Value::Null);
+    assert_eq!(v["runs"][0]["counters"]["pages_read"], Value::Null);
+}
+
+#[test]
+fn a_bad_buffer_pool_size_exits_2_naming_the_flag_and_the_forms() {
+    for (size, says) in [("lots", "64M, 1G, 16MiB"), ("1M", "smallest pool MariaDB starts with")] {
+        let run = Dir::new().keylab(&["compare", "--buffer-pool", size]).expect_code(2);
+        assert!(
+            run.stderr.contains("--buffer-pool") && run.stderr.contains(says),
+            "{}",
+            run.stderr
+        );
+    }
+}

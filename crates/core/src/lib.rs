@@ -16,6 +16,7 @@
 mod engine;
 mod model;
 mod phase;
+mod pool_curve;
 mod result;
 mod runner;
 mod workload;
@@ -29,10 +30,11 @@ pub use model::SimModel;
 pub use phase::{
     DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QueryPlan, QuerySpec,
 };
+pub use pool_curve::{PoolCurvePoint, PoolCurveSampler, MAX_POINTS as POOL_CURVE_MAX_POINTS};
 pub use result::{
-    hit_ratio, io_share_pct, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters,
-    EngineInfo, IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, PostgresFigures,
-    QueryResult, Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
+    hit_ratio, io_share_pct, misses_per_op, per_1k_rows, BufferPoolResult, ChangeBufferResult,
+    Counters, EngineInfo, IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult,
+    PostgresFigures, QueryResult, Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, Progress};
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

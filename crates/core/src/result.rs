@@ -234,6 +234,16 @@ pub struct BufferPoolResult {
     pub misses_per_op: Option<f64>,
     /// Pages evicted from the pool.
     pub evictions: Option<u64>,
+    /// `pages_read` per 1,000 row operations (absent where either is unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads_per_1k_rows: Option<f64>,
+    /// `pages_written` per 1,000 row operations (absent where either is unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writes_per_1k_rows: Option<f64>,
+    /// Misses (and writes) per 1,000 inserts against rows loaded, sampled during the load
+    /// (50 to 100 points; absent where the load was not sampled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<Vec<crate::PoolCurvePoint>>,
     /// Change buffer activity; absent where the engine has no change buffer or gives no
     /// figures for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -343,6 +353,12 @@ pub fn hit_ratio(page_requests: Option<u64>, pages_read: Option<u64>) -> Option<
     (req > 0).then(|| 1.0 - read.min(req) as f64 / req as f64)
 }
 
+/// `count` per 1,000 row operations; `None` without operations.
+pub fn per_1k_rows(count: Option<u64>, row_ops: Option<u64>) -> Option<f64> {
+    let (n, ops) = (count?, row_ops?);
+    (ops > 0).then(|| n as f64 * 1000.0 / ops as f64)
+}
+
 /// Misses per row operation; `None` without operations.
 pub fn misses_per_op(pages_read: Option<u64>, row_ops: Option<u64>) -> Option<f64> {
     let (read, ops) = (pages_read?, row_ops?);
@@ -376,15 +392,20 @@ impl BufferPoolResult {
                 cap_pages: a.cap_pages,
             }
         });
+        let pages_written = count_delta(before.pages_written, self.pages_written);
         BufferPoolResult {
             pool_bytes: self.pool_bytes,
             page_requests,
             pages_read,
-            pages_written: count_delta(before.pages_written, self.pages_written),
+            pages_written,
             row_ops,
             hit_ratio: hit_ratio(page_requests, pages_read),
             misses_per_op: misses_per_op(pages_read, row_ops),
             evictions: count_delta(before.evictions, self.evictions),
+            reads_per_1k_rows: per_1k_rows(pages_read, row_ops),
+            writes_per_1k_rows: per_1k_rows(pages_written, row_ops),
+            // The load's curve belongs to the load, not to a later interval.
+            curve: None,
             change_buffer,
             est_io_s_hdd: est(before.est_io_s_hdd, self.est_io_s_hdd),
             est_io_s_ssd: est(before.est_io_s_ssd, self.est_io_s_ssd),
@@ -551,6 +572,7 @@ mod tests {
             }),
             est_io_s_hdd: Some(est_hdd),
             est_io_s_ssd: None,
+            ..BufferPoolResult::default()
         }
     }
 

@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 
 /// `BUF_LRU_OLD_MIN_LEN`: no old sublist below this many pages.
 const OLD_MIN_LEN: usize = 512;
+/// `BUF_LRU_MIN_LEN`: the page cleaner's LRU batch leaves at least this many pages.
+const LRU_MIN_LEN: usize = 256;
 /// `BUF_LRU_OLD_TOLERANCE`.
 const OLD_TOLERANCE: usize = 20;
 const NIL: u32 = u32::MAX;
@@ -32,6 +34,14 @@ pub struct PoolSettings {
     pub checkpoint_every_ops: Option<u64>,
     /// `innodb_change_buffer_max_size`: the change buffer's cap, percent of the pool.
     pub change_buffer_max_pct: u8,
+    /// `innodb_lru_scan_depth`: the free pages the page cleaner keeps (see [`Pool::insert`]);
+    /// 0 turns that rule off (pages are evicted only when the pool is full).
+    #[serde(default = "default_lru_scan_depth")]
+    pub lru_scan_depth: usize,
+}
+
+fn default_lru_scan_depth() -> usize {
+    1536
 }
 
 impl Default for PoolSettings {
@@ -41,6 +51,7 @@ impl Default for PoolSettings {
             old_blocks_ops: 1000,
             checkpoint_every_ops: Some(10_000),
             change_buffer_max_pct: 25,
+            lru_scan_depth: default_lru_scan_depth(),
         }
     }
 }
@@ -302,11 +313,28 @@ impl Pool {
     }
 
     /// `buf_LRU_add_block`: `old` pages go right after the first old page once the list has an
-    /// old sublist; others to the head. Evicts from the tail when the pool is full.
+    /// old sublist; others to the head. Evicts from the tail when the pool is full, and runs
+    /// the page cleaner's LRU batch when free pages run low.
     fn insert(&mut self, p: u32, old: bool) {
         let room = self.capacity.saturating_sub(self.ibuf.pool_pages(self.capacity));
         while self.len >= room.max(1) {
             self.evict();
+        }
+        // The page cleaner keeps free pages: once fewer than half of `innodb_lru_scan_depth`
+        // are free (`buf_pool_t::need_LRU_eviction`, woken from `buf_LRU_get_free_block`),
+        // `buf_flush_LRU_list_batch` evicts from the LRU tail, writing dirty pages, until
+        // `innodb_lru_scan_depth` pages are free or the LRU is down to `BUF_LRU_MIN_LEN`. In a
+        // pool of fewer than about 1.5 x scan-depth pages (16 MiB at 16k pages: 1,014 pages
+        // against 1,536) this leaves the LRU only 256 pages, as MariaDB 10.11 shows
+        // (`Innodb_buffer_pool_pages_data` stays near 250 during a load, 780 pages free).
+        // It runs before `p` joins the list, counting `p` in (the server's batch skips the
+        // page being read, which is buffer-fixed).
+        let depth = self.settings.lru_scan_depth;
+        let free = |len: usize| room.saturating_sub(len + 1);
+        if depth > 0 && self.len + 1 > LRU_MIN_LEN && free(self.len) < depth / 2 {
+            while self.len + 1 > LRU_MIN_LEN && free(self.len) < depth {
+                self.evict();
+            }
         }
         let clock = self.freed_clock;
         let (head, old_first) = (self.head, self.old_first);
@@ -465,7 +493,12 @@ mod tests {
         let mut p = Pool::new(
             600,
             16384,
-            PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() },
+            // The LRU alone: no page cleaner keeping pages free.
+            PoolSettings {
+                checkpoint_every_ops: None,
+                lru_scan_depth: 0,
+                ..PoolSettings::default()
+            },
             false,
         );
         for i in 0..600 {
@@ -504,7 +537,11 @@ mod tests {
 
     #[test]
     fn scan_does_not_flush_hot_pages() {
-        let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+        let s = PoolSettings {
+            checkpoint_every_ops: None,
+            lru_scan_depth: 0,
+            ..PoolSettings::default()
+        };
         let mut p = Pool::new(1000, 16384, s, false);
         // Start evictions, then a hot set read, touched again after the promotion delay.
         for i in 0..2000 {
@@ -529,5 +566,28 @@ mod tests {
         }
         let hot_cached = (0..300).filter(|&i| p.contains(i)).count();
         assert!(hot_cached > 250, "{hot_cached}");
+    }
+
+    #[test]
+    fn the_page_cleaner_keeps_scan_depth_pages_free() {
+        let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+        // 16 MiB of 16k pages: fewer than 1.5 x 1,536, so the LRU is held at 256 pages.
+        let mut p = Pool::new(1024, 16384, s, false);
+        for i in 0..5000 {
+            p.access(i, true);
+            assert!(p.len() <= LRU_MIN_LEN, "{}", p.len());
+        }
+        assert_eq!(p.len(), LRU_MIN_LEN);
+        assert_eq!(p.counters.pages_written, 5000 - LRU_MIN_LEN as u64);
+        // 32 MiB: a batch runs when fewer than 768 pages are free and frees 1,536, so the LRU
+        // saws between 2,048 - 1,536 and 2,048 - 768 pages.
+        let mut p = Pool::new(2048, 16384, s, false);
+        let mut sizes = Vec::new();
+        for i in 0..10_000 {
+            p.access(i, false);
+            sizes.push(p.len());
+        }
+        assert_eq!(sizes[5_000..].iter().max(), Some(&(2048 - 768)));
+        assert_eq!(sizes[5_000..].iter().min(), Some(&(2048 - 1536)));
     }
 }

@@ -263,6 +263,10 @@ fn charts(report: &Report, model: &MetricTable) -> String {
         heading: "Growth during the load".into(),
         charts: chart_data::growth(report, labels),
     });
+    sections.push(Section {
+        heading: "Buffer pool during the load".into(),
+        charts: crate::chart_pool::pool_curves(report, labels),
+    });
 
     let mut load = Vec::new();
     if let Some(values) = series("load.rows_per_s") {

@@ -23,6 +23,7 @@
 
 mod chart;
 mod chart_data;
+mod chart_pool;
 mod csv_export;
 mod format;
 mod html;
@@ -36,6 +37,7 @@ mod reading_e5;
 mod reading_keys;
 mod reading_load;
 mod reading_phases;
+mod reading_pool;
 mod reading_settings;
 mod settings;
 mod table;

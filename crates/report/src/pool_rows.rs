@@ -83,6 +83,20 @@ pub(crate) fn add_buffer_pool_section(b: &mut Builder, runs: &[RunResult]) {
         Some(Better::Lower),
         field(|p| p.pages_written),
     );
+    if runs.iter().any(|r| r.buffer_pool.as_ref().is_some_and(|p| p.reads_per_1k_rows.is_some())) {
+        b.row(
+            "buffer_pool.reads_per_1k_rows",
+            "pages read per 1k rows",
+            Some(Better::Lower),
+            |r| dec(bp(r).reads_per_1k_rows, 1),
+        );
+        b.row(
+            "buffer_pool.writes_per_1k_rows",
+            "pages written per 1k rows",
+            Some(Better::Lower),
+            |r| dec(bp(r).writes_per_1k_rows, 1),
+        );
+    }
     b.row("buffer_pool.evictions", "evictions", None, field(|p| p.evictions));
     if runs.iter().any(|r| r.buffer_pool.as_ref().is_some_and(|p| p.change_buffer.is_some())) {
         let cb_field =

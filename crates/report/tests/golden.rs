@@ -6,7 +6,9 @@
 //! `e4_pool` is `keylab run e4-change-buffer --scale 0.001`: buffer pool, change buffer and
 //! estimated I/O figures. `advise_sim` is `keylab advise tests/fixtures/advise/orders.sql
 //! --rows 3000`, `advise_server` the same of `accounts.sql` with `--keys uuid7:bin,auto-inc
-//! --engine mariadb` (advice phases, notes at file:line:column, a recommendation). The load checks (`verification`) and `server_load`'s nested
+//! --engine mariadb` (advice phases, notes at file:line:column, a recommendation).
+//! `sim_pool_curve` is `keylab compare --keys uuid4:text,uuid7:text
+//! --rows 200000 --buffer-pool 6M`: the buffer pool curve and its reading. The load checks (`verification`) and `server_load`'s nested
 //! settings were added by hand when those fields appeared.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
 //! review the diff.
@@ -14,7 +16,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 9] = [
+const FIXTURES: [&str; 10] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -24,6 +26,7 @@ const FIXTURES: [&str; 9] = [
     "e4_pool",
     "advise_sim",
     "advise_server",
+    "sim_pool_curve",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -64,6 +67,7 @@ golden! {
     e4_pool => "e4_pool",
     advise_sim => "advise_sim",
     advise_server => "advise_server",
+    sim_pool_curve => "sim_pool_curve",
 }
 
 #[test]

@@ -117,6 +117,7 @@ mod rows;
 mod spec;
 mod table;
 pub mod validate;
+pub mod validate_pool;
 
 pub use builtin::{
     builtin, builtin_names, load, validate_scenario, Builtin, BUILTINS, VALIDATE_TOML,

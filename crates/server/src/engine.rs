@@ -110,6 +110,8 @@ pub struct MariaDbEngine {
     /// creation and loads; churn and DDL forget it, and the next load reads it back).
     contents: BTreeMap<String, (u64, u64)>,
     last_load: Option<LoadDetails>,
+    /// Per table: the buffer pool curve sampled during its last load.
+    pool_curves: BTreeMap<String, Vec<keylab_core::PoolCurvePoint>>,
     /// The block id generator of the tables created next (`sequence`, `table` strategies).
     id_blocks: Option<keylab_core::IdBlocks>,
     /// Server-wide counters at the restarts so far, added to every reading: a restart sets
@@ -271,6 +273,7 @@ impl MariaDbEngine {
             file_writes: BTreeMap::new(),
             contents: BTreeMap::new(),
             last_load: None,
+            pool_curves: BTreeMap::new(),
             id_blocks: None,
             carried: CounterSnapshot::default(),
             server: None,
@@ -328,7 +331,7 @@ impl MariaDbEngine {
     }
 
     fn read_settings(&mut self) -> Result<(), ServerError> {
-        const VARS: [&str; 16] = [
+        const VARS: [&str; 19] = [
             "innodb_page_size",
             "innodb_buffer_pool_size",
             "innodb_fill_factor",
@@ -345,6 +348,11 @@ impl MariaDbEngine {
             "local_infile",
             "performance_schema",
             "max_allowed_packet",
+            // What the buffer pool's page reads count (read-ahead apart, or none) and the
+            // page cleaner's free-page target, which bounds a small pool's LRU.
+            "innodb_read_ahead_threshold",
+            "innodb_random_read_ahead",
+            "innodb_lru_scan_depth",
         ];
         let list = VARS.map(|v| format!("'{v}'")).join(",");
         let rows: Vec<(String, String)> = self
@@ -550,7 +558,33 @@ impl MariaDbEngine {
         // Unknown until checked, also when the load fails half-way.
         self.contents.remove(&name);
         let fetch = self.id_fetch(&name);
-        let stats = load::run_load_with_ids(table, plan, conns, rows, on_rows, fetch.as_ref());
+        // The buffer pool curve: server-wide reads and writes, read on this engine's own
+        // connection (idle while the writers load) whenever the rows sent pass a sample point.
+        let conn = &mut self.conn;
+        let base = metrics::read_pool_io(conn);
+        let mut sampler = base.map(|_| keylab_core::PoolCurveSampler::new());
+        let mut sent_rows = 0u64;
+        let since = |conn: &mut Conn| {
+            let (b, now) = (base?, metrics::read_pool_io(conn)?);
+            Some((now.0.saturating_sub(b.0), now.1.saturating_sub(b.1)))
+        };
+        let mut sampled = |n: u64| {
+            on_rows(n);
+            sent_rows += n;
+            if let Some(s) = sampler.as_mut().filter(|s| sent_rows >= s.next_due()) {
+                if let Some((read, written)) = since(conn) {
+                    s.offer(sent_rows, read, Some(written));
+                }
+            }
+        };
+        let stats = load::run_load_with_ids(table, plan, conns, rows, &mut sampled, fetch.as_ref());
+        let curve = sampler
+            .zip(since(&mut self.conn))
+            .map(|(s, (read, written))| s.finish(sent_rows, read, Some(written)));
+        match curve {
+            Some(c) if stats.is_ok() => self.pool_curves.insert(name.clone(), c),
+            _ => self.pool_curves.remove(&name),
+        };
         self.track(&name, &[]);
         let stats: LoadStats = stats?;
         let server_statement_ms = statements_before

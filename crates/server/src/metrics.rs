@@ -8,7 +8,9 @@
 
 use crate::private::Flavour;
 use crate::sql::quote_ident;
-use keylab_core::{hit_ratio, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters};
+use keylab_core::{
+    hit_ratio, misses_per_op, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters,
+};
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::collections::BTreeMap;
@@ -149,6 +151,21 @@ pub fn read_counters(conn: &mut Conn) -> CounterSnapshot {
     snap
 }
 
+/// `Innodb_buffer_pool_reads` and `Innodb_pages_written` now: the two counters of the
+/// buffer pool curve, read from a connection that is not loading.
+pub fn read_pool_io(conn: &mut Conn) -> Option<(u64, u64)> {
+    let status: Vec<(String, String)> = conn
+        .query(
+            "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_reads', \
+             'Innodb_pages_written')",
+        )
+        .ok()?;
+    let get = |name: &str| {
+        status.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).and_then(|(_, v)| v.parse().ok())
+    };
+    Some((get("Innodb_buffer_pool_reads")?, get("Innodb_pages_written")?))
+}
+
 fn delta(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     Some(b?.saturating_sub(a?))
 }
@@ -223,11 +240,16 @@ pub fn buffer_pool_delta(
         s,
     )
     .or_else(|| sum_deltas(&IBUF_COUNTERS, m));
+    let pages_written = delta(before.pages_written, after.pages_written);
     Some(BufferPoolResult {
         pool_bytes,
         page_requests,
         pages_read,
-        pages_written: delta(before.pages_written, after.pages_written),
+        pages_written,
+        reads_per_1k_rows: per_1k_rows(pages_read, row_ops),
+        writes_per_1k_rows: per_1k_rows(pages_written, row_ops),
+        // The engine adds the curve it sampled during the load.
+        curve: None,
         row_ops,
         hit_ratio: hit_ratio(page_requests, pages_read),
         misses_per_op: misses_per_op(pages_read, row_ops),

@@ -79,7 +79,10 @@ impl MariaDbEngine {
         counters.io_read_requests = io.map(|io| io.read_requests);
         counters.io_read_bytes = io.map(|io| io.read_bytes);
         let pool_bytes = self.setting_u64("innodb_buffer_pool_size");
-        let pool = metrics::buffer_pool_delta(&base.counters, &now, pool_bytes);
+        let mut pool = metrics::buffer_pool_delta(&base.counters, &now, pool_bytes);
+        if let Some(p) = pool.as_mut() {
+            p.curve = self.pool_curves.get(name).cloned();
+        }
         (counters, pool)
     }
 
