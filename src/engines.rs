@@ -5,10 +5,10 @@ use crate::args::EngineArgs;
 use crate::sim_engine::{flavour, SimEngine};
 use crate::UsageError;
 use anyhow::Result;
-use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings};
+use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, Sharding};
 use keylab_innodb_model::{PageSize, SimSettings};
 use keylab_server::url::PASSWORD_ENV;
-use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl};
+use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl, SpiderEngine};
 
 /// The engine `args` name, configured with `settings`. `check_every` turns on the
 /// simulator's invariant checker.
@@ -24,6 +24,9 @@ pub fn make_engine(
             args.engine
         ))
         .into());
+    }
+    if let Some(shards) = args.shards {
+        return sharded_engine(args, settings, shards);
     }
     match args.engine {
         EngineKind::Sim => {
@@ -125,10 +128,41 @@ impl<'a> EngineSeries<'a> {
     }
 }
 
-/// A MariaDB/MySQL engine: a private instance started with `settings`, or the `--url` server.
-fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn Engine>> {
+/// `--shards N`: a Spider head over N private MariaDB backends. Refused (exit 2) with
+/// `--url` (keylab starts every shard itself) and on engines without Spider.
+fn sharded_engine(
+    args: &EngineArgs,
+    settings: &EngineSettings,
+    shards: u32,
+) -> Result<Box<dyn Engine>> {
+    if args.url.is_some() {
+        return Err(UsageError(
+            "--shards starts N private backends and a Spider head itself, so it cannot be used \
+             with --url (one server); drop --url, or drop --shards"
+                .into(),
+        )
+        .into());
+    }
+    if args.engine != EngineKind::Mariadb {
+        return Err(UsageError(format!(
+            "--shards needs --engine mariadb (MariaDB's Spider engine shards the table); \
+             --engine {} has no sharding here",
+            args.engine
+        ))
+        .into());
+    }
+    let server_settings = server_settings(settings);
+    let sharding = args.sharding.unwrap_or(Sharding::Range);
+    let engine =
+        SpiderEngine::private(&server_settings, args.database.as_deref(), shards, sharding)
+            .map_err(usage_if_refused)?;
+    Ok(Box::new(engine))
+}
+
+/// The start settings of a private server for `settings`.
+fn server_settings(settings: &EngineSettings) -> ServerSettings {
     let defaults = ServerSettings::default();
-    let server_settings = ServerSettings {
+    ServerSettings {
         page_size_bytes: settings.page_size_bytes,
         buffer_pool_bytes: settings.buffer_pool_bytes.unwrap_or(defaults.buffer_pool_bytes),
         fill_factor_pct: u32::from(settings.fill_factor_pct),
@@ -138,7 +172,12 @@ fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn
         performance_schema: settings.performance_schema.unwrap_or(defaults.performance_schema),
         autoinc_lock_mode: settings.autoinc_lock_mode,
         ..defaults
-    };
+    }
+}
+
+/// A MariaDB/MySQL engine: a private instance started with `settings`, or the `--url` server.
+fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn Engine>> {
+    let server_settings = server_settings(settings);
     let engine = match &args.url {
         Some(url) => {
             // KEYLAB_PASSWORD keeps the password out of the command line (and `ps`).

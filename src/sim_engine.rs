@@ -221,6 +221,7 @@ impl Engine for SimEngine {
                 }
             }),
             postgres: None,
+            shards: None,
         })
     }
 

@@ -323,6 +323,10 @@ pub struct Measurement {
     /// PostgreSQL-only figures (WAL, full-page images, split records); `None` elsewhere.
     #[serde(default)]
     pub postgres: Option<PostgresFigures>,
+    /// Per-shard figures of a sharded engine (`--shards`); `None` elsewhere. The figures
+    /// above are then the totals over the shards.
+    #[serde(default)]
+    pub shards: Option<crate::shard::ShardsResult>,
 }
 
 /// An engine failure, with what the engine said.

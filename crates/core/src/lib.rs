@@ -18,6 +18,7 @@ mod model;
 mod phase;
 mod result;
 mod runner;
+mod shard;
 mod workload;
 
 pub use engine::{
@@ -35,4 +36,7 @@ pub use result::{
     Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, Progress};
+pub use shard::{
+    range_bounds, range_shard, total_of, ShardResult, ShardWindow, Sharding, ShardsResult,
+};
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

@@ -185,6 +185,7 @@ fn run_phases(
         queries,
         buffer_pool: st.last.buffer_pool,
         postgres: st.last.postgres,
+        shards: st.last.shards,
     })
 }
 
