@@ -3,6 +3,7 @@
 
 use crate::args::EngineArgs;
 use crate::sim_engine::{flavour, SimEngine};
+use crate::sim_shards::ShardedSim;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, Sharding};
@@ -128,8 +129,9 @@ impl<'a> EngineSeries<'a> {
     }
 }
 
-/// `--shards N`: a Spider head over N private MariaDB backends. Refused (exit 2) with
-/// `--url` (keylab starts every shard itself) and on engines without Spider.
+/// `--shards N`: a Spider head over N private MariaDB backends, or the simulator's N model
+/// tables routed the same way. Refused (exit 2) with `--url` (keylab starts every shard
+/// itself) and on engines without Spider.
 fn sharded_engine(
     args: &EngineArgs,
     settings: &EngineSettings,
@@ -143,16 +145,30 @@ fn sharded_engine(
         )
         .into());
     }
-    if args.engine != EngineKind::Mariadb {
-        return Err(UsageError(format!(
-            "--shards needs --engine mariadb (MariaDB's Spider engine shards the table); \
-             --engine {} has no sharding here",
-            args.engine
-        ))
-        .into());
+    let sharding = args.sharding.unwrap_or(Sharding::Range);
+    match args.engine {
+        EngineKind::Mariadb => {}
+        EngineKind::Sim => {
+            let sim = SimSettings {
+                flavour: flavour(args.model.or(settings.model).unwrap_or_default()),
+                ..sim_settings(settings)?
+            };
+            return Ok(Box::new(ShardedSim::new(
+                sim,
+                settings.autoinc_lock_mode,
+                shards,
+                sharding,
+            )));
+        }
+        other => {
+            return Err(UsageError(format!(
+                "--shards needs --engine mariadb (MariaDB's Spider engine shards the table) or \
+                 --engine sim (its model of the same routing); --engine {other} has no sharding"
+            ))
+            .into())
+        }
     }
     let server_settings = server_settings(settings);
-    let sharding = args.sharding.unwrap_or(Sharding::Range);
     let engine =
         SpiderEngine::private(&server_settings, args.database.as_deref(), shards, sharding)
             .map_err(usage_if_refused)?;

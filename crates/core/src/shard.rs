@@ -8,7 +8,7 @@
 //! does no I/O and knows no engine.
 
 use crate::result::{Counters, IndexResult, TableSizes};
-use keylab_schema::Value;
+use keylab_schema::{ColumnType, Value};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -72,6 +72,77 @@ pub fn range_bounds(keys: &[Value], shards: usize) -> Vec<Value> {
 /// The shard of `key` under range `bounds` (the number of bounds at or below it).
 pub fn range_shard(key: &Value, bounds: &[Value]) -> usize {
     bounds.partition_point(|b| b <= key)
+}
+
+/// The bytes MariaDB stores for `key` in a column of type `ty` (the record image its partition
+/// hash reads): integers little-endian at their width, `BINARY(n)` right-padded with zero
+/// bytes. `None` for types whose hash follows a collation (text), which keylab does not model.
+fn stored_image(key: &Value, ty: &ColumnType) -> Option<Vec<u8>> {
+    let int = |v: &Value| match *v {
+        Value::Int(n) => Some(n),
+        Value::UInt(n) => Some(n as i64),
+        _ => None,
+    };
+    match ty {
+        ColumnType::Int => Some((int(key)? as i32).to_le_bytes().to_vec()),
+        ColumnType::BigInt { .. } => Some(int(key)?.to_le_bytes().to_vec()),
+        ColumnType::Binary { bytes: len } => match key {
+            Value::Bytes(b) => {
+                let mut v = b.clone();
+                v.resize(*len as usize, 0);
+                Some(v)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `latin1_swedish_ci` weight of each byte, read from MariaDB 10.11 with `WEIGHT_STRING(..
+/// COLLATE latin1_swedish_ci)` for every byte: integer fields hash under this collation
+/// (`my_charset_numeric` is latin1).
+const LATIN1_WEIGHTS: [u8; 256] = [
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F,
+    0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1A, 0x1B, 0x1C, 0x1D, 0x1E, 0x1F,
+    0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F,
+    0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3A, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F,
+    0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0x4C, 0x4D, 0x4E, 0x4F,
+    0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x5B, 0x5C, 0x5D, 0x5E, 0x5F,
+    0x60, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0x4C, 0x4D, 0x4E, 0x4F,
+    0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x7B, 0x7C, 0x7D, 0x7E, 0x7F,
+    0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8A, 0x8B, 0x8C, 0x8D, 0x8E, 0x8F,
+    0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9A, 0x9B, 0x9C, 0x9D, 0x9E, 0x9F,
+    0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8, 0xA9, 0xAA, 0xAB, 0xAC, 0xAD, 0xAE, 0xAF,
+    0xB0, 0xB1, 0xB2, 0xB3, 0xB4, 0xB5, 0xB6, 0xB7, 0xB8, 0xB9, 0xBA, 0xBB, 0xBC, 0xBD, 0xBE, 0xBF,
+    0x41, 0x41, 0x41, 0x41, 0x5C, 0x5B, 0x5C, 0x43, 0x45, 0x45, 0x45, 0x45, 0x49, 0x49, 0x49, 0x49,
+    0x44, 0x4E, 0x4F, 0x4F, 0x4F, 0x4F, 0x5D, 0xD7, 0xD8, 0x55, 0x55, 0x55, 0x59, 0x59, 0xDE, 0xDF,
+    0x41, 0x41, 0x41, 0x41, 0x5C, 0x5B, 0x5C, 0x43, 0x45, 0x45, 0x45, 0x45, 0x49, 0x49, 0x49, 0x49,
+    0x44, 0x4E, 0x4F, 0x4F, 0x4F, 0x4F, 0x5D, 0xF7, 0xD8, 0x55, 0x55, 0x55, 0x59, 0x59, 0xDE, 0xFF,
+];
+
+/// The partition `PARTITION BY KEY(col) PARTITIONS shards` gives `key`, for integer and
+/// `BINARY` columns (`None` for others). It mirrors MariaDB 10.11's
+/// `ha_partition::calculate_key_hash_value` and `get_part_id_key`: two accumulators start at
+/// 1 and 4; `Field::hash` feeds the field's stored bytes through its collation's `hash_sort`
+/// (`BINARY`: `my_hash_sort_bin`, every byte as is; integers: `my_hash_sort_simple` under
+/// latin1, each byte's weight, trailing bytes weighing as a space dropped); the first
+/// accumulator, cut to 32 bits, modulo the partitions is the partition. Checked against
+/// placements read from the server (tests below) and against Spider's in the live tests.
+pub fn key_shard(key: &Value, ty: &ColumnType, shards: usize) -> Option<usize> {
+    let mut bytes = stored_image(key, ty)?;
+    if !matches!(ty, ColumnType::Binary { .. }) {
+        let space = LATIN1_WEIGHTS[usize::from(b' ')];
+        while bytes.last().is_some_and(|&b| LATIN1_WEIGHTS[usize::from(b)] == space) {
+            bytes.pop();
+        }
+        bytes.iter_mut().for_each(|b| *b = LATIN1_WEIGHTS[usize::from(*b)]);
+    }
+    let (mut nr1, mut nr2): (u64, u64) = (1, 4);
+    for b in bytes {
+        nr1 ^= ((nr1 & 63).wrapping_add(nr2)).wrapping_mul(u64::from(b)).wrapping_add(nr1 << 8);
+        nr2 = nr2.wrapping_add(3);
+    }
+    Some((nr1 as u32) as usize % shards.max(1))
 }
 
 /// The whole run's per-shard figures (an extension of the result contract, absent on runs
@@ -208,6 +279,36 @@ mod tests {
             per[range_shard(k, &bounds)] += 1;
         }
         assert_eq!(per, [100, 100, 100]);
+    }
+
+    /// Placements MariaDB 10.11 gave in `PARTITION BY KEY(id)` tables (InnoDB, no Spider).
+    #[test]
+    fn key_hash_places_as_the_server_did() {
+        let big = ColumnType::BigInt { unsigned: false };
+        let parts = [
+            vec![-1, 4, 5, 10, 11, 16, 17, 22, 23, 28, 29, 34, 35, 40],
+            vec![1, 6, 7, 12, 13, 18, 19, 24, 25, 30, 31, 36, 37, 8224, 2314885530818453536],
+            vec![2, 3, 8, 9, 14, 15, 20, 21, 26, 27, 32, 33, 38, 39, 2105376, 9007199254740993],
+        ];
+        for (p, ids) in parts.iter().enumerate() {
+            for &id in ids {
+                assert_eq!(key_shard(&Value::Int(id), &big, 3), Some(p), "bigint {id}");
+            }
+        }
+        let int = ColumnType::Int;
+        let parts = [
+            vec![1, 5, 9, 13, 17],
+            vec![4, 8, 12, 16, 20, 538976288],
+            vec![3, 7, 11, 15, 19],
+            vec![-5, 2, 6, 10, 14, 18],
+        ];
+        for (p, ids) in parts.iter().enumerate() {
+            for &id in ids {
+                assert_eq!(key_shard(&Value::Int(id), &int, 4), Some(p), "int {id}");
+            }
+        }
+        let text = ColumnType::Text { charset: keylab_schema::Charset::Utf8mb4 };
+        assert_eq!(key_shard(&Value::Bytes(b"a".to_vec()), &text, 3), None);
     }
 
     #[test]
