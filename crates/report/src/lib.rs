@@ -38,6 +38,7 @@ mod reading_load;
 mod reading_phases;
 mod reading_settings;
 mod settings;
+mod shard_rows;
 mod table;
 mod terminal;
 mod text;

@@ -12,7 +12,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 7] = [
+const FIXTURES: [&str; 8] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -20,6 +20,7 @@ const FIXTURES: [&str; 7] = [
     "e1_scenario",
     "e5_scenario",
     "e4_pool",
+    "sharded",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -58,6 +59,7 @@ golden! {
     e1_scenario => "e1_scenario",
     e5_scenario => "e5_scenario",
     e4_pool => "e4_pool",
+    sharded => "sharded",
 }
 
 #[test]

@@ -103,7 +103,12 @@ impl SpiderEngine {
         }
         head.set_setting("shards", Json::from(shards));
         head.set_setting("sharding", Json::from(sharding.token()));
-        head.set_setting("spider", Json::from(format!("Spider {spider} (head); private backends")));
+        head.set_setting(
+            "spider",
+            Json::from(format!(
+                "Spider plugin {spider} on the head; {shards} private InnoDB backends"
+            )),
+        );
         Ok(SpiderEngine {
             head,
             backends,
