@@ -68,6 +68,11 @@ impl SpiderEngine {
             .collect::<Result<Vec<_>, _>>()?;
         let mut head_settings = settings.clone();
         head_settings.extra.push(("plugin-load-add".into(), "ha_spider.so".into()));
+        // The head's own AUTO_INCREMENT counter: in the default mode (0) Spider reads the
+        // next value from a backend under a lock, and two writers of an auto-inc key then
+        // wait on each other across backends until a lock wait timeout (measured: row,
+        // prepared and load-data with --writers 2 all failed with 1205/1213).
+        head_settings.extra.push(("spider_auto_increment_mode".into(), "1".into()));
         let mut head = MariaDbEngine::private_in(&head_settings, database).map_err(|e| {
             ServerError::Start(format!(
                 "the Spider head did not start (is mariadb-plugin-spider installed, \
@@ -102,6 +107,13 @@ impl SpiderEngine {
             .map_err(|e| ServerError::Sql(format!("CREATE SERVER for shard {k} failed: {e}")))?;
         }
         head.set_setting("shards", Json::from(shards));
+        head.set_setting(
+            "spider_auto_increment_mode",
+            Json::from(
+                "1: the head's counter assigns AUTO_INCREMENT keys (mode 0 deadlocks \
+                        two writers across backends)",
+            ),
+        );
         head.set_setting("sharding", Json::from(sharding.token()));
         head.set_setting(
             "spider",
