@@ -230,13 +230,18 @@ impl Engine for SpiderEngine {
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
         // The rows are held so that range bounds can be the quantiles of their keys.
-        let all: Vec<Row> = rows.collect();
-        if !self.partitioning.contains_key(&table.name) {
+        // Range bounds over generated keys need every key before the table exists, so those
+        // rows are held; hash partitioning and a server-assigned key (bounds 1..=rows) need
+        // only the row count, which a generated stream knows, and the rows stream through.
+        let create = !self.partitioning.contains_key(&table.name);
+        let needs_keys = create && self.sharding == Sharding::Range && !table.auto_increment;
+        let held: Option<Vec<Row>> = needs_keys.then(|| rows.collect());
+        let total = held.as_ref().map_or_else(|| rows.size_hint().1.unwrap_or(0), Vec::len);
+        if create {
             let col = Self::key_column(table);
-            let keys: Vec<Value> = if table.auto_increment {
-                vec![Value::Null; all.len()]
-            } else {
-                all.iter().map(|r| r[col].clone()).collect()
+            let keys: Vec<Value> = match &held {
+                Some(all) if !table.auto_increment => all.iter().map(|r| r[col].clone()).collect(),
+                _ => vec![Value::Null; total],
             };
             let (ddl, clause, bounds) = self.head_ddl(table, &keys);
             self.head.create_with(table, Some(ddl))?;
@@ -245,7 +250,7 @@ impl Engine for SpiderEngine {
         let mut monitors =
             self.backends.iter().map(|b| b.new_connection()).collect::<Result<Vec<_>, _>>()?;
         let start = Self::rows_inserted(&mut monitors);
-        let window = (all.len() as u64).div_ceil(WINDOWS).max(1);
+        let window = (total as u64).div_ceil(WINDOWS).max(1);
         let mut windows = Vec::new();
         let mut last = start.clone();
         let mut done = 0u64;
@@ -267,7 +272,10 @@ impl Engine for SpiderEngine {
                 }
                 on_rows(n);
             };
-            self.head.load(table, plan, &mut all.into_iter(), &mut on)?
+            match held {
+                Some(all) => self.head.load(table, plan, &mut all.into_iter(), &mut on)?,
+                None => self.head.load(table, plan, rows, &mut on)?,
+            }
         };
         sample(&mut monitors, &mut windows);
         windows.retain(|w| w.inserts.iter().any(|&i| i > 0));
