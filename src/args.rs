@@ -118,7 +118,7 @@ pub struct EngineArgs {
     pub shards: Option<u32>,
     /// How --shards routes rows: range (bounds at the quantiles of the keys loaded, an equal
     /// share each) or hash (PARTITION BY KEY) [default: range].
-    #[arg(long, value_name = "RULE", requires = "shards", value_parser = choices::<Sharding>(&Sharding::ALL.map(|k| k.token())))]
+    #[arg(long, value_name = "RULE", value_parser = choices::<Sharding>(&Sharding::ALL.map(|k| k.token())))]
     pub sharding: Option<Sharding>,
 }
 

@@ -26,7 +26,14 @@ pub fn make_engine(
         ))
         .into());
     }
-    if let Some(shards) = args.shards {
+    if args.sharding.is_some() && args.shards.or(settings.shards).is_none() {
+        return Err(UsageError(
+            "--sharding routes rows over shards: add --shards N (2 to 16)".into(),
+        )
+        .into());
+    }
+    // The command line's --shards and --sharding win over the scenario's.
+    if let Some(shards) = args.shards.or(settings.shards) {
         return sharded_engine(args, settings, shards);
     }
     match args.engine {
@@ -145,7 +152,14 @@ fn sharded_engine(
         )
         .into());
     }
-    let sharding = args.sharding.unwrap_or(Sharding::Range);
+    if !(2..=keylab_server::spider::MAX_SHARDS).contains(&shards) {
+        return Err(UsageError(format!(
+            "shards = {shards}: valid: 2 to {} (each shard is a private server or a model table)",
+            keylab_server::spider::MAX_SHARDS
+        ))
+        .into());
+    }
+    let sharding = args.sharding.or(settings.sharding).unwrap_or(Sharding::Range);
     match args.engine {
         EngineKind::Mariadb => {}
         EngineKind::Sim => {

@@ -265,6 +265,11 @@ pub struct EngineSettings {
     /// `innodb_autoinc_lock_mode` (0 traditional, 1 consecutive, 2 interleaved); `None` =
     /// the engine's default (MariaDB 1, MySQL 8.0 2).
     pub autoinc_lock_mode: Option<u8>,
+    /// Shards the table is spread over (`--shards`, scenario `[engine] shards`); `None` = one
+    /// table on one server.
+    pub shards: Option<u32>,
+    /// How rows are routed to the shards; `None` = range.
+    pub sharding: Option<crate::shard::Sharding>,
 }
 
 impl Default for EngineSettings {
@@ -278,6 +283,8 @@ impl Default for EngineSettings {
             performance_schema: None,
             model: None,
             autoinc_lock_mode: None,
+            shards: None,
+            sharding: None,
         }
     }
 }

@@ -14,8 +14,8 @@ pub struct Builtin {
     pub toml: &'static str,
 }
 
-/// The five experiments, in order.
-pub const BUILTINS: [Builtin; 5] = [
+/// The five experiments, in order, then the sharding scenario.
+pub const BUILTINS: [Builtin; 6] = [
     Builtin { name: "e1-uuid-vs-ulid", toml: include_str!("../builtin/e1-uuid-vs-ulid.toml") },
     Builtin { name: "e2-bulk-load", toml: include_str!("../builtin/e2-bulk-load.toml") },
     Builtin { name: "e3-id-storage", toml: include_str!("../builtin/e3-id-storage.toml") },
@@ -24,6 +24,7 @@ pub const BUILTINS: [Builtin; 5] = [
         name: "e5-fill-factor-churn",
         toml: include_str!("../builtin/e5-fill-factor-churn.toml"),
     },
+    Builtin { name: "shards-hotspot", toml: include_str!("../builtin/shards-hotspot.toml") },
 ];
 
 /// The matrix of `keylab validate`.

@@ -36,6 +36,8 @@
 //! change_buffering = true                # all (true) / none (false)
 //! model = "mariadb-10.11"                # the simulator's model, or "mysql-8.0"
 //! autoinc_lock_mode = 1                  # 0 traditional, 1 consecutive, 2 interleaved
+//! shards = 4                             # 2..16: Spider head + backends, or N model tables
+//! sharding = "range"                     # or "hash" (PARTITION BY KEY)
 //!
 //! [generator]
 //! ids_per_ms = 1                         # virtual clock rate
@@ -51,7 +53,7 @@
 //!                                        #   writers page_size buffer_pool fill_factor
 //!                                        #   merge_threshold change_buffering
 //!                                        #   ids_per_ms within_ms (replace [generator]'s)
-//!                                        #   autoinc_lock_mode
+//!                                        #   autoinc_lock_mode sharding
 //!
 //! [[phases]]                             # in order; the first is a load
 //! load = { rows = 100_000, method = "multi", batch = 1000, writers = 1, sample_every = 10_000 }
