@@ -123,8 +123,8 @@ impl Engine for ShardedSim {
         let all: Vec<Row> = rows.collect();
         let route = self.route(table, &all)?;
         let n = self.shards.len();
-        // The windows as the server's are cut: every ceil(rows / WINDOWS) rows.
-        let window = (all.len() as u64).div_ceil(WINDOWS).max(1) as usize;
+        // The windows as the server's are cut.
+        let window = keylab_core::window_rows(all.len() as u64, WINDOWS, plan.batch) as usize;
         self.windows = route
             .chunks(window)
             .scan(0u64, |end, chunk| {
@@ -178,8 +178,8 @@ impl Engine for ShardedSim {
             shards,
             windows: self.windows.clone(),
             windows_from: format!(
-                "simulated: each row routed by the partitioning rule, counted in {WINDOWS} \
-                 windows of the row stream"
+                "simulated: each row routed by the partitioning rule, counted in about {WINDOWS} \
+                 windows of the row stream, whole statements each"
             ),
             ..ShardsResult::default()
         };

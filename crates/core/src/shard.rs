@@ -69,6 +69,13 @@ pub fn range_bounds(keys: &[Value], shards: usize) -> Vec<Value> {
         .collect()
 }
 
+/// Rows per window of the hotspot curve: a `windows`-th of the load, rounded up to whole
+/// statements of `batch` rows, so that a window's edge falls between two statements.
+pub fn window_rows(total_rows: u64, windows: u64, batch: u32) -> u64 {
+    let batch = u64::from(batch.max(1));
+    total_rows.div_ceil(windows.max(1)).div_ceil(batch).max(1) * batch
+}
+
 /// The shard of `key` under range `bounds` (the number of bounds at or below it).
 pub fn range_shard(key: &Value, bounds: &[Value]) -> usize {
     bounds.partition_point(|b| b <= key)

@@ -232,9 +232,12 @@ impl Engine for SpiderEngine {
         // The rows are held so that range bounds can be the quantiles of their keys.
         // Range bounds over generated keys need every key before the table exists, so those
         // rows are held; hash partitioning and a server-assigned key (bounds 1..=rows) need
-        // only the row count, which a generated stream knows, and the rows stream through.
+        // only the row count (for the windows and the bounds), and when the stream knows it
+        // the rows stream through.
         let create = !self.partitioning.contains_key(&table.name);
-        let needs_keys = create && self.sharding == Sharding::Range && !table.auto_increment;
+        let counted = rows.size_hint().1.is_some();
+        let needs_keys =
+            !counted || (create && self.sharding == Sharding::Range && !table.auto_increment);
         let held: Option<Vec<Row>> = needs_keys.then(|| rows.collect());
         let total = held.as_ref().map_or_else(|| rows.size_hint().1.unwrap_or(0), Vec::len);
         if create {
@@ -250,7 +253,7 @@ impl Engine for SpiderEngine {
         let mut monitors =
             self.backends.iter().map(|b| b.new_connection()).collect::<Result<Vec<_>, _>>()?;
         let start = Self::rows_inserted(&mut monitors);
-        let window = (total as u64).div_ceil(WINDOWS).max(1);
+        let window = keylab_core::window_rows(total as u64, WINDOWS, plan.batch);
         let mut windows = Vec::new();
         let mut last = start.clone();
         let mut done = 0u64;
@@ -309,7 +312,7 @@ impl Engine for SpiderEngine {
             windows: self.windows.clone(),
             windows_from: format!(
                 "measured: each backend's Handler_write (rows written through the handler; keylab writes nothing else there during a load), sampled as the client's load \
-                 passed each of {WINDOWS} row windows (a statement in flight at a sample \
+                 passed each of about {WINDOWS} row windows, whole statements each (a statement in flight at a sample \
                  counts in the window it ran in)"
             ),
             ..ShardsResult::default()
