@@ -229,7 +229,6 @@ impl Engine for SpiderEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
-        // The rows are held so that range bounds can be the quantiles of their keys.
         // Range bounds over generated keys need every key before the table exists, so those
         // rows are held; hash partitioning and a server-assigned key (bounds 1..=rows) need
         // only the row count (for the windows and the bounds), and when the stream knows it
