@@ -2,7 +2,7 @@
 //! values exit 2 with the valid choices); building engines and workloads is in `cmd/`.
 
 use clap::{Args, Parser, Subcommand};
-use keylab_core::{EngineKind, LoadMethod, Placement, SimModel};
+use keylab_core::{EngineKind, LoadMethod, Placement, Sharding, SimModel};
 use keylab_innodb_model::PageSize;
 use keylab_keys::{ClockKind, Variant, WithinMs};
 use keylab_report::Format;
@@ -123,6 +123,14 @@ pub struct EngineArgs {
     /// [default: the URL's database, else keylab].
     #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
+    /// Shards (2 to 16): with --engine mariadb, N private backend servers behind a private
+    /// head whose table uses MariaDB's Spider engine, partitioned by the key column.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=16))]
+    pub shards: Option<u32>,
+    /// How --shards routes rows: range (bounds at the quantiles of the keys loaded, an equal
+    /// share each) or hash (PARTITION BY KEY) [default: range].
+    #[arg(long, value_name = "RULE", value_parser = choices::<Sharding>(&Sharding::ALL.map(|k| k.token())))]
+    pub sharding: Option<Sharding>,
 }
 
 /// The text of `--url`, kept as given (it is parsed when the engine is built, so a bad one

@@ -4,12 +4,13 @@
 use crate::args::EngineArgs;
 use crate::nbtree_engine::NbtreeEngine;
 use crate::sim_engine::{flavour, SimEngine};
+use crate::sim_shards::ShardedSim;
 use crate::UsageError;
 use anyhow::Result;
-use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings};
+use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, Sharding, SimModel};
 use keylab_innodb_model::{PageSize, SimSettings};
 use keylab_server::url::PASSWORD_ENV;
-use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl};
+use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl, SpiderEngine};
 
 /// The engine `args` name, configured with `settings`. `check_every` turns on the
 /// simulator's invariant checker.
@@ -25,6 +26,16 @@ pub fn make_engine(
             args.engine
         ))
         .into());
+    }
+    if args.sharding.is_some() && args.shards.or(settings.shards).is_none() {
+        return Err(UsageError(
+            "--sharding routes rows over shards: add --shards N (2 to 16)".into(),
+        )
+        .into());
+    }
+    // The command line's --shards and --sharding win over the scenario's.
+    if let Some(shards) = args.shards.or(settings.shards) {
+        return sharded_engine(args, settings, shards);
     }
     match args.engine {
         EngineKind::Sim => {
@@ -140,10 +151,69 @@ impl<'a> EngineSeries<'a> {
     }
 }
 
-/// A MariaDB/MySQL engine: a private instance started with `settings`, or the `--url` server.
-fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn Engine>> {
+/// `--shards N`: a Spider head over N private MariaDB backends, or the simulator's N model
+/// tables routed the same way. Refused (exit 2) with `--url` (keylab starts every shard
+/// itself) and on engines without Spider.
+fn sharded_engine(
+    args: &EngineArgs,
+    settings: &EngineSettings,
+    shards: u32,
+) -> Result<Box<dyn Engine>> {
+    if args.url.is_some() {
+        return Err(UsageError(
+            "--shards starts N private backends and a Spider head itself, so it cannot be used \
+             with --url (one server); drop --url, or drop --shards"
+                .into(),
+        )
+        .into());
+    }
+    if !(2..=keylab_server::spider::MAX_SHARDS).contains(&shards) {
+        return Err(UsageError(format!(
+            "shards = {shards}: valid: 2 to {} (each shard is a private server or a model table)",
+            keylab_server::spider::MAX_SHARDS
+        ))
+        .into());
+    }
+    let sharding = args.sharding.or(settings.sharding).unwrap_or(Sharding::Range);
+    match args.engine {
+        EngineKind::Mariadb => {}
+        EngineKind::Sim => {
+            let model = args.model.or(settings.model).unwrap_or_default();
+            let Some(flavour) = flavour(model) else {
+                return Err(UsageError(format!(
+                    "--shards runs InnoDB model tables; --model {} has no sharded form (valid: {})",
+                    model.token(),
+                    [SimModel::Mariadb1011, SimModel::Mysql80].map(SimModel::token).join(", ")
+                ))
+                .into());
+            };
+            let sim = SimSettings { flavour, ..sim_settings(settings)? };
+            return Ok(Box::new(ShardedSim::new(
+                sim,
+                settings.autoinc_lock_mode,
+                shards,
+                sharding,
+            )));
+        }
+        other => {
+            return Err(UsageError(format!(
+                "--shards needs --engine mariadb (MariaDB's Spider engine shards the table) or \
+                 --engine sim (its model of the same routing); --engine {other} has no sharding"
+            ))
+            .into())
+        }
+    }
+    let server_settings = server_settings(settings);
+    let engine =
+        SpiderEngine::private(&server_settings, args.database.as_deref(), shards, sharding)
+            .map_err(usage_if_refused)?;
+    Ok(Box::new(engine))
+}
+
+/// The start settings of a private server for `settings`.
+fn server_settings(settings: &EngineSettings) -> ServerSettings {
     let defaults = ServerSettings::default();
-    let server_settings = ServerSettings {
+    ServerSettings {
         page_size_bytes: settings.page_size_bytes,
         buffer_pool_bytes: settings.buffer_pool_bytes.unwrap_or(defaults.buffer_pool_bytes),
         fill_factor_pct: u32::from(settings.fill_factor_pct),
@@ -154,7 +224,12 @@ fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn
         autoinc_lock_mode: settings.autoinc_lock_mode,
         extra: read_ahead_off(settings.buffer_pool_bytes),
         ..defaults
-    };
+    }
+}
+
+/// A MariaDB/MySQL engine: a private instance started with `settings`, or the `--url` server.
+fn server_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn Engine>> {
+    let server_settings = server_settings(settings);
     let engine = match &args.url {
         Some(url) => {
             // KEYLAB_PASSWORD keeps the password out of the command line (and `ps`).

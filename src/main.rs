@@ -13,6 +13,7 @@ mod output;
 mod preflight;
 mod progress;
 mod sim_engine;
+mod sim_shards;
 mod sim_writers;
 
 use clap::Parser;

@@ -167,6 +167,7 @@ impl Engine for NbtreeEngine {
                 heap_pages: Some(s.heap_pages),
                 collation: s.collation.map(str::to_string),
             }),
+            shards: None,
         })
     }
 

@@ -252,6 +252,7 @@ impl Engine for SimEngine {
                 }
             }),
             postgres: None,
+            shards: None,
         })
     }
 

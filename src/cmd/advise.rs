@@ -169,7 +169,14 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             (results, info)
         }
         kind => {
-            let engine_args = EngineArgs { engine: kind, model: None, url: None, database: None };
+            let engine_args = EngineArgs {
+                engine: kind,
+                model: None,
+                url: None,
+                database: None,
+                shards: None,
+                sharding: None,
+            };
             let mut engine = make_engine(&engine_args, &settings, None)?;
             let info = engine.info();
             let results = candidates
@@ -419,6 +426,7 @@ fn run_result(
         queries: Vec::new(),
         buffer_pool: m.buffer_pool,
         postgres: m.postgres,
+        shards: m.shards,
     }
 }
 

@@ -128,3 +128,40 @@ fn varying_batch_shapes_are_reported_and_limited_to_statement_methods() {
     let e = d.keylab(&["compare", "--batch", "10..5"]).expect_code(2).stderr;
     assert!(e.contains("valid: a row count (1000) or a range"), "{e}");
 }
+
+/// `--shards` refuses what it cannot do before anything starts (exit 2, naming the flag), and
+/// on the simulator routes rows to N model tables: per-shard rows add up, an ordered key under
+/// range sharding writes one shard at a time, and the report has a Shards section.
+#[test]
+fn shards_are_checked_and_simulated() {
+    let d = Dir::new();
+    let url = ["--engine", "mariadb", "--shards", "2", "--url", "mysql://root:secret@localhost/x"];
+    let run = d.keylab(&[&["compare"][..], &url].concat()).expect_code(2);
+    assert!(run.stderr.contains("--url"), "{}", run.stderr);
+    assert!(!run.stderr.contains("secret"), "password leaked: {}", run.stderr);
+    let run = d.keylab(&["compare", "--shards", "1"]).expect_code(2);
+    assert!(run.stderr.contains("2..=16"), "{}", run.stderr);
+    d.keylab(&["compare", "--sharding", "hash"]).expect_code(2);
+    let run = d.keylab(&["compare", "--sharding", "diagonal", "--shards", "2"]).expect_code(2);
+    assert!(run.stderr.contains("range") && run.stderr.contains("hash"), "{}", run.stderr);
+    let run = d.keylab(&["compare", "--engine", "mysql", "--shards", "2"]).expect_code(2);
+    assert!(run.stderr.contains("--engine mariadb"), "{}", run.stderr);
+
+    let args = ["compare", "--shards", "3", "--keys", "seq,uuid4:bin", "--rows", "30000"];
+    let out = d.keylab(&[&args[..], &["--format", "json"]].concat()).expect_code(0);
+    let v = json(&out.stdout);
+    for run in v["runs"].as_array().unwrap() {
+        let shards = &run["shards"];
+        let rows: u64 =
+            shards["shards"].as_array().unwrap().iter().map(|s| s["rows"].as_u64().unwrap()).sum();
+        assert_eq!(rows, 30000);
+        let mean = shards["mean_hottest_share_pct"].as_f64().unwrap();
+        match run["variant"].as_str().unwrap() {
+            "seq" => assert!(mean > 90.0, "seq: {mean}"),
+            _ => assert!(mean < 40.0, "uuid4:bin: {mean}"),
+        }
+    }
+    let out = d.keylab(&[&args[..], &["--sharding", "hash"]].concat()).expect_code(0);
+    assert!(out.stdout.contains("busiest shard's share"), "{}", out.stdout);
+    assert!(out.stdout.contains("Sharded over 3 (hash)"), "{}", out.stdout);
+}

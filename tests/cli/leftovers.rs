@@ -315,3 +315,76 @@ fn a_signal_ignored_at_start_stays_ignored() {
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     nothing_left(&tmp, "SIGTERM after an ignored SIGHUP");
 }
+
+/// A slow load on two Spider shards (three private servers) that a test interrupts.
+const SLOW_SHARDED_LOAD: [&str; 15] = [
+    "compare",
+    "--engine",
+    "mariadb",
+    "--shards",
+    "2",
+    "--sharding",
+    "hash",
+    "--keys",
+    "uuid4:bin",
+    "--rows",
+    "50000000",
+    "--method",
+    "row",
+    "--batch",
+    "1",
+];
+
+/// Private servers under `tmp` that answer on their sockets.
+fn servers_up(tmp: &Path) -> usize {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("mysqld.sock").exists())
+        .count()
+}
+
+/// `--shards`: SIGTERM while the backends start and in the middle of the load stops every
+/// server of the topology and removes every directory; SIGKILL mid-load leaves them to the
+/// next start, which removes all three, one line each.
+#[test]
+fn a_sharded_run_leaves_nothing() {
+    use nix::sys::signal::Signal;
+    let test = "a_sharded_run_leaves_nothing";
+    if !server_installed(test) {
+        return;
+    }
+    for during_startup in [true, false] {
+        let (d, tmp) = dir_with_tmp();
+        let child = spawn_keylab(&d, &tmp, &SLOW_SHARDED_LOAD);
+        if during_startup {
+            // The first backend is up, the second is being created.
+            wait_for("the second backend", || servers_up(&tmp) >= 1 && initialising(&tmp));
+        } else {
+            wait_for("the head", || servers_up(&tmp) == 3);
+            std::thread::sleep(Duration::from_millis(2000));
+        }
+        signal(&child, Signal::SIGTERM);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(128 + Signal::SIGTERM as i32), "{stderr}");
+        nothing_left(&tmp, &format!("SIGTERM, shards, start-up {during_startup}"));
+    }
+    let (d, tmp) = dir_with_tmp();
+    let child = spawn_keylab(&d, &tmp, &SLOW_SHARDED_LOAD);
+    wait_for("the head", || servers_up(&tmp) == 3);
+    std::thread::sleep(Duration::from_millis(2000));
+    signal(&child, Signal::SIGKILL);
+    child.wait_with_output().unwrap();
+    let next = Command::new(env!("CARGO_BIN_EXE_keylab"))
+        .args(["keys", "uuid4", "--count", "1"])
+        .env("TMPDIR", &tmp)
+        .current_dir(d.root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert_eq!(next.status.code(), Some(0), "{stderr}");
+    let lines = stderr.lines().filter(|l| l.contains("left behind")).count();
+    assert_eq!(lines, 3, "one line per removed instance (2 backends, 1 head):\n{stderr}");
+    nothing_left(&tmp, "kill -9 of a sharded run, after the next start");
+}

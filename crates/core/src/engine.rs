@@ -268,6 +268,11 @@ pub struct EngineSettings {
     /// PostgreSQL: a checkpoint after every this many rows inserted (the nbtree model's
     /// checkpoint clock, for full-page images); `None` = no checkpoint during the run.
     pub checkpoint_every_rows: Option<u64>,
+    /// Shards the table is spread over (`--shards`, scenario `[engine] shards`); `None` = one
+    /// table on one server.
+    pub shards: Option<u32>,
+    /// How rows are routed to the shards; `None` = range.
+    pub sharding: Option<crate::shard::Sharding>,
 }
 
 impl Default for EngineSettings {
@@ -282,6 +287,8 @@ impl Default for EngineSettings {
             model: None,
             autoinc_lock_mode: None,
             checkpoint_every_rows: None,
+            shards: None,
+            sharding: None,
         }
     }
 }
@@ -327,6 +334,10 @@ pub struct Measurement {
     /// PostgreSQL-only figures (WAL, full-page images, split records); `None` elsewhere.
     #[serde(default)]
     pub postgres: Option<PostgresFigures>,
+    /// Per-shard figures of a sharded engine (`--shards`); `None` elsewhere. The figures
+    /// above are then the totals over the shards.
+    #[serde(default)]
+    pub shards: Option<crate::shard::ShardsResult>,
 }
 
 /// An engine failure, with what the engine said.

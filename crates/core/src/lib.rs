@@ -19,6 +19,7 @@ mod phase;
 mod pool_curve;
 mod result;
 mod runner;
+mod shard;
 mod workload;
 
 pub use engine::{
@@ -37,4 +38,8 @@ pub use result::{
     PostgresFigures, QueryResult, Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, Progress};
+pub use shard::{
+    key_shard, range_bounds, range_shard, total_of, window_rows, ShardResult, ShardWindow,
+    Sharding, ShardsResult,
+};
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

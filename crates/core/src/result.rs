@@ -80,6 +80,10 @@ pub struct RunResult {
     /// Figures only PostgreSQL has (an extension of the contract; absent on InnoDB engines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub postgres: Option<PostgresFigures>,
+    /// Per-shard figures and the hotspot curve of a sharded run (`--shards`; an extension of
+    /// the contract, absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<crate::shard::ShardsResult>,
 }
 
 /// PostgreSQL-only figures of a run's load (or of a phase, in its `figures`), measured by the

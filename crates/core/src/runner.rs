@@ -72,5 +72,6 @@ pub fn run_variant(
         queries: Vec::new(),
         buffer_pool: measured.buffer_pool,
         postgres: measured.postgres,
+        shards: measured.shards,
     })
 }

@@ -287,6 +287,10 @@ fn charts(report: &Report, model: &MetricTable) -> String {
     load.extend(chart_data::load_dimensions(report));
     sections.push(Section { heading: "Load".into(), charts: load });
     sections.push(Section { heading: "Churn".into(), charts: chart_data::churn(report, labels) });
+    sections.push(Section {
+        heading: "Shards".into(),
+        charts: crate::shard_rows::charts(report, labels),
+    });
 
     let mut queries = Vec::new();
     for row in

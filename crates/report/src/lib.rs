@@ -40,6 +40,7 @@ mod reading_phases;
 mod reading_pool;
 mod reading_settings;
 mod settings;
+mod shard_rows;
 mod table;
 mod terminal;
 mod text;

@@ -90,6 +90,7 @@ pub fn reading(report: &Report) -> Vec<String> {
     out.extend(crate::reading_keys::v1_swap(&report.runs, key_pages));
     out.extend(crate::reading_e5::published_comparison(&report.scenario, &report.runs));
     out.extend(crate::reading_pool::curve_turns(&pairs, key_index, page_size(report)));
+    out.extend(crate::shard_rows::reading(report, &labels));
     out.extend(throughput(&runs));
     out.extend(crate::reading_load::writers_over_cores(report));
     out.extend(queries(&runs));

@@ -297,6 +297,7 @@ impl MetricTable {
         }
         crate::pool_rows::add_counter_extensions(&mut b, runs);
         crate::pool_rows::add_buffer_pool_section(&mut b, runs);
+        crate::shard_rows::add_shards_section(&mut b, runs);
 
         // DATA_FREE has no direction: free space inside the tablespace is reused by later
         // inserts, so more of it is neither good nor bad on its own.

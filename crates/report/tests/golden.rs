@@ -16,7 +16,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 10] = [
+const FIXTURES: [&str; 11] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -27,6 +27,7 @@ const FIXTURES: [&str; 10] = [
     "advise_sim",
     "advise_server",
     "sim_pool_curve",
+    "sharded",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -68,6 +69,7 @@ golden! {
     advise_sim => "advise_sim",
     advise_server => "advise_server",
     sim_pool_curve => "sim_pool_curve",
+    sharded => "sharded",
 }
 
 #[test]

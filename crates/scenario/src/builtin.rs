@@ -14,8 +14,8 @@ pub struct Builtin {
     pub toml: &'static str,
 }
 
-/// The five experiments, in order, then PostgreSQL's own (`pg-wal-fpi`).
-pub const BUILTINS: [Builtin; 6] = [
+/// The five experiments, in order, then PostgreSQL's own (`pg-wal-fpi`) and the sharding scenario.
+pub const BUILTINS: [Builtin; 7] = [
     Builtin { name: "e1-uuid-vs-ulid", toml: include_str!("../builtin/e1-uuid-vs-ulid.toml") },
     Builtin { name: "e2-bulk-load", toml: include_str!("../builtin/e2-bulk-load.toml") },
     Builtin { name: "e3-id-storage", toml: include_str!("../builtin/e3-id-storage.toml") },
@@ -25,6 +25,7 @@ pub const BUILTINS: [Builtin; 6] = [
         toml: include_str!("../builtin/e5-fill-factor-churn.toml"),
     },
     Builtin { name: "pg-wal-fpi", toml: include_str!("../builtin/pg-wal-fpi.toml") },
+    Builtin { name: "shards-hotspot", toml: include_str!("../builtin/shards-hotspot.toml") },
 ];
 
 /// The matrix of `keylab validate`.

@@ -185,6 +185,7 @@ fn run_phases(
         queries,
         buffer_pool: st.last.buffer_pool,
         postgres: st.last.postgres,
+        shards: st.last.shards,
     })
 }
 
@@ -261,6 +262,11 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
     }
     if let Some(mode) = s.autoinc_lock_mode {
         f.insert("autoinc_lock_mode".into(), mode.into());
+    }
+    if let Some(n) = s.shards {
+        f.insert("shards".into(), n.into());
+        let rule = s.sharding.unwrap_or(keylab_core::Sharding::Range);
+        f.insert("sharding".into(), rule.token().into());
     }
     let missing: Vec<String> = run
         .requested

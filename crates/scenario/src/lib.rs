@@ -38,6 +38,8 @@
 //! autoinc_lock_mode = 1                  # 0 traditional, 1 consecutive, 2 interleaved
 //! checkpoint_every_rows = 50_000         # PostgreSQL: a checkpoint every N rows inserted
 //!                                        #   (scaled with --scale; model: postgres-15)
+//! shards = 4                             # 2..16: Spider head + backends, or N model tables
+//! sharding = "range"                     # or "hash" (PARTITION BY KEY)
 //!
 //! [generator]
 //! ids_per_ms = 1                         # virtual clock rate
@@ -53,7 +55,7 @@
 //!                                        #   writers page_size buffer_pool fill_factor
 //!                                        #   merge_threshold change_buffering
 //!                                        #   ids_per_ms within_ms (replace [generator]'s)
-//!                                        #   autoinc_lock_mode
+//!                                        #   autoinc_lock_mode sharding
 //!
 //! [[phases]]                             # in order; the first is a load
 //! load = { rows = 100_000, method = "multi", batch = 1000, writers = 1, sample_every = 10_000 }

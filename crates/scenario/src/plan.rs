@@ -186,6 +186,7 @@ struct Cell {
     ids_per_ms: Option<u32>,
     within_ms: Option<WithinMs>,
     autoinc_lock_mode: Option<u8>,
+    sharding: Option<keylab_core::Sharding>,
 }
 
 type Setter = Box<dyn Fn(&mut Cell)>;
@@ -242,6 +243,7 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
             empty_check!(m.ids_per_ms);
             empty_check!(m.within_ms);
             empty_check!(m.autoinc_lock_mode);
+            empty_check!(m.sharding);
             if let Some(names) = &m.table {
                 let tables = spec.tables.get_ref();
                 let mut idx = Vec::new();
@@ -356,6 +358,10 @@ fn expand(cx: &Ctx, spec: &ScenarioSpec, scale: f64) -> Result<Vec<Cell>, Scenar
                     |m| m.0.to_string(),
                     |c, m| c.autoinc_lock_mode = Some(m.0),
                 );
+            }
+            if let Some(v) = &m.sharding {
+                let set = |c: &mut Cell, s| c.sharding = Some(s);
+                dim(&mut dims, "sharding", v.get_ref(), |s| s.to_string(), set);
             }
         }
         let base = Cell {
@@ -638,6 +644,8 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
         model: e.model,
         autoinc_lock_mode,
         checkpoint_every_rows: e.checkpoint_every_rows.map(|n| scale_count(n.get(), scale).max(1)),
+        shards: e.shards,
+        sharding: cell.sharding.or(e.sharding),
     };
     (settings, requested)
 }

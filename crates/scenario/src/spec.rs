@@ -272,6 +272,13 @@ pub struct EngineSpec {
     /// so a half-way checkpoint stays half-way).
     #[serde(default)]
     pub checkpoint_every_rows: Option<std::num::NonZeroU64>,
+    /// Shards (2 to 16): a Spider head over private backends on `--engine mariadb`, N model
+    /// tables on the simulator; `--shards` overrides it.
+    #[serde(default)]
+    pub shards: Option<u32>,
+    /// How rows are routed to the shards (`range`, `hash`); `--sharding` overrides it.
+    #[serde(default)]
+    pub sharding: Option<keylab_core::Sharding>,
 }
 
 /// Id generator settings.
@@ -373,6 +380,9 @@ pub struct MatrixSpec {
     /// `innodb_autoinc_lock_mode`.
     #[serde(default)]
     pub autoinc_lock_mode: Option<Spanned<Vec<AutoincLockMode>>>,
+    /// How rows are routed to the shards (with `[engine] shards`).
+    #[serde(default)]
+    pub sharding: Option<Spanned<Vec<keylab_core::Sharding>>>,
 }
 
 /// A phase, written `[[phases]]` then `load = { ... }` (or `[phases.load]`).

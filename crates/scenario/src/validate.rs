@@ -319,6 +319,7 @@ mod tests {
             queries: Vec::new(),
             buffer_pool: None,
             postgres: None,
+            shards: None,
         }
     }
 

@@ -314,6 +314,11 @@ impl MariaDbEngine {
         self.target.to_string()
     }
 
+    /// Adds a setting to [`EngineInfo::settings`] (a sharded engine's topology).
+    pub(crate) fn set_setting(&mut self, name: &str, value: Json) {
+        self.settings.insert(name.into(), value);
+    }
+
     /// The private instance, when keylab started one.
     pub fn private_server(&self) -> Option<&PrivateServer> {
         self.server.as_ref()
@@ -434,6 +439,16 @@ impl MariaDbEngine {
     }
 
     fn create(&mut self, table: &Table) -> Result<(), ServerError> {
+        self.create_with(table, None)
+    }
+
+    /// Creates `table` with `ddl` in place of its own `CREATE TABLE` when given (a Spider
+    /// head's partitioned table), with the same ownership bookkeeping.
+    pub(crate) fn create_with(
+        &mut self,
+        table: &Table,
+        ddl: Option<String>,
+    ) -> Result<(), ServerError> {
         let name = self.table_name(table)?.to_string();
         let existing = list_tables(&mut self.conn, &self.database)?;
         if existing.contains(&name) && !self.owned_tables.contains(&name) {
@@ -459,7 +474,7 @@ impl MariaDbEngine {
             .query_drop(format!("DROP TABLE IF EXISTS {}", quote_ident(&name)))
             .map_err(|e| sql_err("dropping keylab's earlier table failed", e))?;
         self.conn
-            .query_drop(table.create_sql(self.dialect()))
+            .query_drop(ddl.unwrap_or_else(|| table.create_sql(self.dialect())))
             .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
         self.create_id_source(&name)?;
         self.track(&name, &[]);

@@ -10,6 +10,8 @@
 //! - [`private`]: throwaway private instances started from the installed binaries, stopped
 //!   and removed on drop, on error, on panic, (with [`install_signal_cleanup`]) on Ctrl-C
 //!   and other signals, and (with [`private::sweep_orphans`]) at the next start after a kill.
+//! - [`spider`]: [`SpiderEngine`], N private backends behind a private head with MariaDB's
+//!   Spider engine (`--shards`), with per-shard figures and the hotspot curve.
 //! - [`signals`]: the handler for the signals that would end keylab.
 //! - [`url`]: `--url` parsing that never shows a password.
 //! - [`sql`]: INSERT / LOAD DATA text for rows.
@@ -26,6 +28,7 @@ pub mod metrics;
 pub mod owner;
 pub mod private;
 pub mod signals;
+pub mod spider;
 pub mod sql;
 pub mod url;
 pub mod user_table;
@@ -33,4 +36,5 @@ pub mod user_table;
 pub use engine::MariaDbEngine;
 pub use error::ServerError;
 pub use private::{install_signal_cleanup, PrivateServer, ServerSettings};
+pub use spider::SpiderEngine;
 pub use url::ServerUrl;

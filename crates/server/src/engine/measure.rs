@@ -50,7 +50,14 @@ impl MariaDbEngine {
             self.fill_from_buffer_pool(&name, &mut indexes, blobs);
         }
         let (counters, buffer_pool) = self.counters_since_create(&name);
-        Ok(Measurement { counters, table: sizes, indexes, buffer_pool, postgres: None })
+        Ok(Measurement {
+            counters,
+            table: sizes,
+            indexes,
+            buffer_pool,
+            postgres: None,
+            shards: None,
+        })
     }
 
     /// Counters and buffer pool figures since `create_table` (all `None` for a table keylab

@@ -1,0 +1,342 @@
+//! [`SpiderEngine`]: keylab's [`Engine`] on a sharded MariaDB: N private backend instances,
+//! each holding an ordinary InnoDB table, behind one private head whose table uses MariaDB's
+//! Spider engine, partitioned by the key column (`RANGE COLUMNS` or `KEY`) with one partition
+//! per backend (`COMMENT 'srv "keylab_shard<k>"'`, a `CREATE SERVER` over the backend's unix
+//! socket).
+//!
+//! The workload goes through the head with keylab's own load pipeline (every method and
+//! writer count); the figures are read on each backend with the one-server measurement and
+//! summed. During the load the backends' `Handler_write` (MariaDB 10.11 has no `Innodb_rows_inserted`) is sampled each time the load
+//! passes a window edge, which gives the share of inserts each shard received per window (the
+//! hotspot curve). Every instance is a [`crate::PrivateServer`], stopped and removed like one.
+//!
+//! This module does not generate rows, render reports or talk to a `--url` server.
+
+use crate::engine::MariaDbEngine;
+use crate::error::ServerError;
+use crate::private::ServerSettings;
+use crate::sql::{quote_ident, write_literal};
+use keylab_core::{
+    range_bounds, total_of, Engine, EngineError, EngineInfo, LoadOutcome, LoadPlan, Measurement,
+    Row, ShardResult, ShardWindow, Sharding, ShardsResult,
+};
+use keylab_schema::{Table, Value};
+use mysql::prelude::Queryable;
+use mysql::Conn;
+use serde_json::Value as Json;
+
+/// Windows the load is divided into for the hotspot curve.
+pub const WINDOWS: u64 = 20;
+/// The most shards keylab starts (each is a private server on this machine).
+pub const MAX_SHARDS: u32 = 16;
+
+/// A Spider head over `N` private backends, as one keylab engine.
+pub struct SpiderEngine {
+    // Field order matters: the head (and its connections to the backends) stops first.
+    head: MariaDbEngine,
+    backends: Vec<MariaDbEngine>,
+    sharding: Sharding,
+    /// The head table's partitioning clause, per table.
+    partitioning: std::collections::BTreeMap<String, (String, Vec<Option<String>>)>,
+    /// The hotspot windows of the last load.
+    windows: Vec<ShardWindow>,
+}
+
+/// The server name of backend `k` on the head.
+fn server_name(k: usize) -> String {
+    format!("keylab_shard{k}")
+}
+
+impl SpiderEngine {
+    /// Starts `shards` private backends and a private head with Spider, all with `settings`,
+    /// working in `database` (default `keylab`) on each.
+    pub fn private(
+        settings: &ServerSettings,
+        database: Option<&str>,
+        shards: u32,
+        sharding: Sharding,
+    ) -> Result<SpiderEngine, ServerError> {
+        if !(2..=MAX_SHARDS).contains(&shards) {
+            return Err(ServerError::Refused(format!(
+                "--shards {shards}: valid: 2 to {MAX_SHARDS} (each shard is a private server)"
+            )));
+        }
+        // The backends start one after another: on a small machine parallel initialisation
+        // gains little and doubles the memory peak.
+        let backends = (0..shards)
+            .map(|_| MariaDbEngine::private_in(settings, database))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut head_settings = settings.clone();
+        head_settings.extra.push(("plugin-load-add".into(), "ha_spider.so".into()));
+        // The head's own AUTO_INCREMENT counter: in the default mode (0) Spider reads the
+        // next value from a backend under a lock, and two writers of an auto-inc key then
+        // wait on each other across backends until a lock wait timeout (measured: row,
+        // prepared and load-data with --writers 2 all failed with 1205/1213).
+        head_settings.extra.push(("spider_auto_increment_mode".into(), "1".into()));
+        let mut head = MariaDbEngine::private_in(&head_settings, database).map_err(|e| {
+            ServerError::Start(format!(
+                "the Spider head did not start (is mariadb-plugin-spider installed, \
+                 ha_spider.so in the plugin directory?): {e}"
+            ))
+        })?;
+        let mut conn = head.new_connection()?;
+        let spider: Option<String> = conn
+            .query_first(
+                "SELECT PLUGIN_VERSION FROM information_schema.PLUGINS \
+                 WHERE PLUGIN_NAME = 'SPIDER' AND PLUGIN_STATUS = 'ACTIVE'",
+            )
+            .map_err(|e| ServerError::Sql(format!("reading the Spider plugin failed: {e}")))?;
+        let Some(spider) = spider else {
+            return Err(ServerError::Unsupported(
+                "the head server has no active SPIDER plugin (install mariadb-plugin-spider)"
+                    .into(),
+            ));
+        };
+        for (k, b) in backends.iter().enumerate() {
+            let socket = b
+                .private_server()
+                .map(|s| s.socket().to_string_lossy().into_owned())
+                .expect("a private backend");
+            conn.query_drop(format!(
+                "CREATE OR REPLACE SERVER {} FOREIGN DATA WRAPPER mysql OPTIONS (SOCKET '{}', \
+                 USER 'root', DATABASE '{}', HOST 'localhost')",
+                server_name(k),
+                socket.replace('\'', "''"),
+                b.database()
+            ))
+            .map_err(|e| ServerError::Sql(format!("CREATE SERVER for shard {k} failed: {e}")))?;
+        }
+        head.set_setting("shards", Json::from(shards));
+        head.set_setting(
+            "spider_auto_increment_mode",
+            Json::from(
+                "1: the head's counter assigns AUTO_INCREMENT keys (mode 0 deadlocks \
+                        two writers across backends)",
+            ),
+        );
+        head.set_setting("sharding", Json::from(sharding.token()));
+        head.set_setting(
+            "spider",
+            Json::from(format!(
+                "Spider plugin {spider} on the head; {shards} private InnoDB backends"
+            )),
+        );
+        Ok(SpiderEngine {
+            head,
+            backends,
+            sharding,
+            partitioning: Default::default(),
+            windows: Vec::new(),
+        })
+    }
+
+    /// The private backends, in shard order (for tests).
+    pub fn backends(&self) -> &[MariaDbEngine] {
+        &self.backends
+    }
+
+    /// The head (for tests).
+    pub fn head(&self) -> &MariaDbEngine {
+        &self.head
+    }
+
+    /// The key column the table is partitioned by: the first primary-key column.
+    fn key_column(table: &Table) -> usize {
+        table.primary_key[0]
+    }
+
+    /// The head's `CREATE TABLE ... ENGINE=SPIDER PARTITION BY ...` for `table`, and each
+    /// shard's bound as text. Range bounds come from `keys` (see [`range_bounds`]).
+    fn head_ddl(&self, table: &Table, keys: &[Value]) -> (String, String, Vec<Option<String>>) {
+        let col = Self::key_column(table);
+        let ty = &table.columns[col].ty;
+        let n = self.backends.len();
+        let key = quote_ident(&table.columns[col].name);
+        let srv = |k: usize| format!("COMMENT = 'srv \"{}\"'", server_name(k));
+        let (clause, bounds) = match self.sharding {
+            Sharding::Hash => {
+                let parts: Vec<String> =
+                    (0..n).map(|k| format!("PARTITION p{k} {}", srv(k))).collect();
+                (format!("PARTITION BY KEY({key}) ({})", parts.join(", ")), vec![None; n])
+            }
+            Sharding::Range => {
+                let bounds = range_bounds(keys, n);
+                let mut texts: Vec<Option<String>> = bounds
+                    .iter()
+                    .map(|b| {
+                        let mut s = String::new();
+                        write_literal(&mut s, b, ty);
+                        Some(s)
+                    })
+                    .collect();
+                texts.push(None);
+                let parts: Vec<String> = texts
+                    .iter()
+                    .enumerate()
+                    .map(|(k, b)| {
+                        let less = b.as_deref().unwrap_or("MAXVALUE");
+                        format!("PARTITION p{k} VALUES LESS THAN ({less}) {}", srv(k))
+                    })
+                    .collect();
+                (format!("PARTITION BY RANGE COLUMNS({key}) ({})", parts.join(", ")), texts)
+            }
+        };
+        let own = table.create_sql(keylab_schema::Dialect::Mariadb);
+        let body = own.split(" ENGINE=").next().unwrap_or(&own);
+        let ddl = format!(
+            "{body} ENGINE=SPIDER COMMENT = 'wrapper \"mysql\", table \"{}\"' {clause}",
+            table.name
+        );
+        (ddl, clause, bounds)
+    }
+
+    /// Each backend's `Handler_write`: rows inserted through its handler.
+    fn rows_inserted(monitors: &mut [Conn]) -> Vec<u64> {
+        monitors
+            .iter_mut()
+            .map(|c| {
+                c.query_first::<(String, u64), _>("SHOW GLOBAL STATUS LIKE 'Handler_write'")
+                    .ok()
+                    .flatten()
+                    .map_or(0, |(_, v)| v)
+            })
+            .collect()
+    }
+}
+
+impl Engine for SpiderEngine {
+    fn info(&self) -> EngineInfo {
+        self.head.info()
+    }
+
+    fn set_id_blocks(&mut self, blocks: Option<keylab_core::IdBlocks>) {
+        self.head.set_id_blocks(blocks);
+    }
+
+    fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
+        for b in &mut self.backends {
+            b.create_table(table)?;
+        }
+        // The head's table is created at the load, when the keys (range bounds) are known.
+        self.partitioning.remove(&table.name);
+        Ok(())
+    }
+
+    fn load(
+        &mut self,
+        table: &Table,
+        plan: &LoadPlan,
+        rows: &mut dyn Iterator<Item = Row>,
+        on_rows: &mut dyn FnMut(u64),
+    ) -> Result<LoadOutcome, EngineError> {
+        // Range bounds over generated keys need every key before the table exists, so those
+        // rows are held; hash partitioning and a server-assigned key (bounds 1..=rows) need
+        // only the row count (for the windows and the bounds), and when the stream knows it
+        // the rows stream through.
+        let create = !self.partitioning.contains_key(&table.name);
+        let counted = rows.size_hint().1.is_some();
+        let needs_keys =
+            !counted || (create && self.sharding == Sharding::Range && !table.auto_increment);
+        let held: Option<Vec<Row>> = needs_keys.then(|| rows.collect());
+        let total = held.as_ref().map_or_else(|| rows.size_hint().1.unwrap_or(0), Vec::len);
+        if create {
+            let col = Self::key_column(table);
+            let keys: Vec<Value> = match &held {
+                Some(all) if !table.auto_increment => all.iter().map(|r| r[col].clone()).collect(),
+                _ => vec![Value::Null; total],
+            };
+            let (ddl, clause, bounds) = self.head_ddl(table, &keys);
+            self.head.create_with(table, Some(ddl))?;
+            self.partitioning.insert(table.name.clone(), (clause, bounds));
+        }
+        let mut monitors =
+            self.backends.iter().map(|b| b.new_connection()).collect::<Result<Vec<_>, _>>()?;
+        let start = Self::rows_inserted(&mut monitors);
+        let window = keylab_core::window_rows(total as u64, WINDOWS, plan.batch);
+        let mut windows = Vec::new();
+        let mut last = start.clone();
+        let mut done = 0u64;
+        let mut next_edge = window;
+        let mut sample = |monitors: &mut [Conn], windows: &mut Vec<ShardWindow>| {
+            let now = Self::rows_inserted(monitors);
+            let inserts: Vec<u64> =
+                now.iter().zip(&last).map(|(a, b)| a.saturating_sub(*b)).collect();
+            let rows_end = now.iter().zip(&start).map(|(a, b)| a.saturating_sub(*b)).sum();
+            last = now;
+            windows.push(ShardWindow { rows_end, inserts });
+        };
+        let outcome = {
+            let mut on = |n: u64| {
+                done += n;
+                if done >= next_edge {
+                    sample(&mut monitors, &mut windows);
+                    next_edge = (done / window + 1) * window;
+                }
+                on_rows(n);
+            };
+            match held {
+                Some(all) => self.head.load(table, plan, &mut all.into_iter(), &mut on)?,
+                None => self.head.load(table, plan, rows, &mut on)?,
+            }
+        };
+        sample(&mut monitors, &mut windows);
+        windows.retain(|w| w.inserts.iter().any(|&i| i > 0));
+        self.windows = windows;
+        Ok(outcome)
+    }
+
+    fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
+        let (clause, bounds) = self.partitioning.get(&table.name).cloned().unwrap_or_default();
+        let mut shards = Vec::new();
+        for (k, b) in self.backends.iter_mut().enumerate() {
+            let m = b.measure(table)?;
+            let mut conn = b.new_connection()?;
+            let rows: Option<u64> = conn
+                .query_first(format!("SELECT COUNT(*) FROM {}", quote_ident(&table.name)))
+                .map_err(|e| EngineError::Failed(format!("counting shard {k}'s rows: {e}")))?;
+            shards.push(ShardResult {
+                shard: k as u32,
+                bound: bounds.get(k).cloned().flatten(),
+                rows,
+                counters: m.counters,
+                table: m.table,
+                indexes: m.indexes,
+            });
+        }
+        let (counters, sizes, indexes) = total_of(&shards);
+        let mut result = ShardsResult {
+            sharding: self.sharding.token().into(),
+            partitioning: clause,
+            shards,
+            windows: self.windows.clone(),
+            windows_from: format!(
+                "measured: each backend's Handler_write (rows written through the handler; keylab writes nothing else there during a load), sampled as the client's load \
+                 passed each of about {WINDOWS} row windows, whole statements each (a statement in flight at a sample \
+                 counts in the window it ran in)"
+            ),
+            ..ShardsResult::default()
+        };
+        result.summarise();
+        Ok(Measurement {
+            counters,
+            table: sizes,
+            indexes,
+            // Pool figures are per server; a sum over shards has no meaning of its own.
+            buffer_pool: None,
+            postgres: None,
+            shards: Some(result),
+        })
+    }
+
+    fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {
+        let head = if self.partitioning.remove(&table.name).is_some() {
+            self.head.drop_table(table)
+        } else {
+            Ok(())
+        };
+        for b in &mut self.backends {
+            b.drop_table(table)?;
+        }
+        head
+    }
+}

@@ -1,0 +1,200 @@
+//! The simulator's sharded topology (`--engine sim --shards N`): N model tables, each row
+//! routed to one by the rule the Spider head uses (range bounds at the quantiles of the keys
+//! loaded, or MariaDB's `PARTITION BY KEY` hash, see `keylab_core::key_shard`), so that the
+//! per-shard trees and the per-window shares of the hotspot curve are predictions of the
+//! Spider run's. Each shard model receives its rows in stream order, as a backend does from
+//! one head connection. Every figure is simulated; nothing is timed.
+//!
+//! This module does not model Spider's own costs (its connections, bulk-insert buffering).
+
+use crate::sim_engine::SimEngine;
+use keylab_core::{
+    key_shard, range_bounds, range_shard, total_of, Engine, EngineError, EngineInfo, LoadOutcome,
+    LoadPlan, LoadVerification, Measurement, Row, ShardResult, ShardWindow, Sharding, ShardsResult,
+};
+use keylab_innodb_model::SimSettings;
+use keylab_schema::{Table, Value};
+
+/// Windows of the hotspot curve (the same count as the server engine's).
+const WINDOWS: u64 = keylab_server::spider::WINDOWS;
+
+/// N simulator tables behind one routing rule.
+pub struct ShardedSim {
+    shards: Vec<SimEngine>,
+    sharding: Sharding,
+    /// The routing as a partitioning clause, and each shard's bound, for the result.
+    routing: Option<(String, Vec<Option<String>>)>,
+    windows: Vec<ShardWindow>,
+}
+
+impl ShardedSim {
+    /// `shards` model tables with `settings`.
+    pub fn new(
+        settings: SimSettings,
+        autoinc_lock_mode: Option<u8>,
+        shards: u32,
+        sharding: Sharding,
+    ) -> Self {
+        let shards = (0..shards)
+            .map(|_| SimEngine::new(settings).with_autoinc_lock_mode(autoinc_lock_mode))
+            .collect();
+        ShardedSim { shards, sharding, routing: None, windows: Vec::new() }
+    }
+
+    /// The shard of every row, in stream order.
+    fn route(&mut self, table: &Table, rows: &[Row]) -> Result<Vec<usize>, EngineError> {
+        let n = self.shards.len();
+        let col = table.primary_key[0];
+        let ty = &table.columns[col].ty;
+        // A server-assigned key: the head's counter hands out 1, 2, 3... in stream order.
+        let key = |i: usize, r: &Row| {
+            if table.auto_increment {
+                Value::Int(i as i64 + 1)
+            } else {
+                r[col].clone()
+            }
+        };
+        let name = &table.columns[col].name;
+        match self.sharding {
+            Sharding::Range => {
+                let keys: Vec<Value> = if table.auto_increment {
+                    vec![Value::Null; rows.len()]
+                } else {
+                    rows.iter().map(|r| r[col].clone()).collect()
+                };
+                let bounds = range_bounds(&keys, n);
+                let mut texts: Vec<Option<String>> = bounds
+                    .iter()
+                    .map(|b| {
+                        let mut s = String::new();
+                        keylab_server::sql::write_literal(&mut s, b, ty);
+                        Some(s)
+                    })
+                    .collect();
+                texts.push(None);
+                self.routing = Some((
+                    format!("RANGE COLUMNS(`{name}`) at the quantiles of the keys loaded"),
+                    texts,
+                ));
+                Ok(rows.iter().enumerate().map(|(i, r)| range_shard(&key(i, r), &bounds)).collect())
+            }
+            Sharding::Hash => {
+                self.routing = Some((
+                    format!("KEY(`{name}`) PARTITIONS {n} (MariaDB's key hash)"),
+                    vec![None; n],
+                ));
+                rows.iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        key_shard(&key(i, r), ty, n).ok_or_else(|| {
+                            EngineError::Unsupported(format!(
+                                "the simulator routes --sharding hash for integer and BINARY \
+                                 keys only; `{name}` is {ty:?}, whose partition hash follows \
+                                 its collation (not modelled)"
+                            ))
+                        })
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+impl Engine for ShardedSim {
+    fn info(&self) -> EngineInfo {
+        let mut info = self.shards[0].info();
+        info.settings.insert("shards".into(), self.shards.len().into());
+        info.settings.insert("sharding".into(), self.sharding.token().into());
+        info
+    }
+
+    fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
+        self.routing = None;
+        self.shards.iter_mut().try_for_each(|s| s.create_table(table))
+    }
+
+    fn load(
+        &mut self,
+        table: &Table,
+        plan: &LoadPlan,
+        rows: &mut dyn Iterator<Item = Row>,
+        on_rows: &mut dyn FnMut(u64),
+    ) -> Result<LoadOutcome, EngineError> {
+        let all: Vec<Row> = rows.collect();
+        let route = self.route(table, &all)?;
+        let n = self.shards.len();
+        // The windows as the server's are cut.
+        let window = keylab_core::window_rows(all.len() as u64, WINDOWS, plan.batch) as usize;
+        self.windows = route
+            .chunks(window)
+            .scan(0u64, |end, chunk| {
+                let mut inserts = vec![0u64; n];
+                chunk.iter().for_each(|&s| inserts[s] += 1);
+                *end += chunk.len() as u64;
+                Some(ShardWindow { rows_end: *end, inserts })
+            })
+            .collect();
+        let mut per: Vec<Vec<Row>> = vec![Vec::new(); n];
+        for (row, s) in all.into_iter().zip(&route) {
+            per[*s].push(row);
+        }
+        let (mut loaded, mut expected, mut found) = (0, 0, Some(0u64));
+        for (shard, rows) in self.shards.iter_mut().zip(per) {
+            let out = shard.load(table, plan, &mut rows.into_iter(), on_rows)?;
+            loaded += out.rows;
+            if let Some(v) = out.verification {
+                expected += v.rows_expected;
+                found = found.zip(v.rows_found).map(|(a, b)| a + b);
+            }
+        }
+        let verification = LoadVerification {
+            rows_expected: expected,
+            rows_found: found,
+            checksum_equal: None,
+            checked: "rows: the shard models' PRIMARY record counts, summed; no checksum".into(),
+        };
+        Ok(LoadOutcome { rows: loaded, verification: Some(verification), ..LoadOutcome::default() })
+    }
+
+    fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
+        let (clause, bounds) = self.routing.clone().unwrap_or_default();
+        let mut shards = Vec::new();
+        for (k, s) in self.shards.iter_mut().enumerate() {
+            let m = s.measure(table)?;
+            let rows = self.windows.iter().map(|w| w.inserts[k]).sum();
+            shards.push(ShardResult {
+                shard: k as u32,
+                bound: bounds.get(k).cloned().flatten(),
+                rows: Some(rows),
+                counters: m.counters,
+                table: m.table,
+                indexes: m.indexes,
+            });
+        }
+        let (counters, sizes, indexes) = total_of(&shards);
+        let mut result = ShardsResult {
+            sharding: self.sharding.token().into(),
+            partitioning: clause,
+            shards,
+            windows: self.windows.clone(),
+            windows_from: format!(
+                "simulated: each row routed by the partitioning rule, counted in about {WINDOWS} \
+                 windows of the row stream, whole statements each"
+            ),
+            ..ShardsResult::default()
+        };
+        result.summarise();
+        Ok(Measurement {
+            counters,
+            table: sizes,
+            indexes,
+            buffer_pool: None,
+            postgres: None,
+            shards: Some(result),
+        })
+    }
+
+    fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {
+        self.shards.iter_mut().try_for_each(|s| s.drop_table(table))
+    }
+}
