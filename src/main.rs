@@ -8,6 +8,7 @@ mod args;
 mod cmd;
 mod engines;
 mod output;
+mod parallel;
 mod preflight;
 mod progress;
 mod sim_engine;
