@@ -232,6 +232,12 @@ pub struct CompareArgs {
     /// Parallel writer connections.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_WRITERS as i64))]
     pub writers: u32,
+    /// Simulator runs at once, each on its own thread with its own table (at most this many
+    /// simulated tables in memory; only results are kept after a run) [default: the number of
+    /// cores]. Output and figures are the same for every value. A server engine runs one job
+    /// at a time whatever this says (one server).
+    #[arg(long, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<usize>,
     /// Simulator: check every invariant of the tree every N inserts (slow; for debugging).
     #[arg(long, value_name = "N")]
     pub check_every: Option<u64>,
@@ -265,6 +271,12 @@ pub struct RunArgs {
     /// Seed of every random part.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Simulator runs at once, each on its own thread with its own table (at most this many
+    /// simulated tables in memory; only results are kept after a run) [default: the number of
+    /// cores]. Output and figures are the same for every value. A server engine runs one job
+    /// at a time whatever this says (one server).
+    #[arg(long, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<usize>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -316,6 +328,11 @@ pub struct ValidateArgs {
     /// [default: the URL's database, else keylab].
     #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
+    /// Simulator runs at once on the simulator side, each on its own thread with its own
+    /// table [default: the number of cores]. The server side runs one run at a time (one
+    /// server). Figures are the same for every value.
+    #[arg(long, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<usize>,
     /// Output: a table, or JSON with every compared figure.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub format: String,
@@ -392,6 +409,17 @@ where
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(tokens.to_vec())
         .try_map(|s: String| s.parse::<T>().map_err(|e| e.to_string()))
+}
+
+/// `--jobs`: a whole number of at least 1.
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not a number of jobs; valid: a whole number from 1 (leave --jobs out for \
+             one job per core)"
+        )),
+    }
 }
 
 fn parse_server_engine(s: &str) -> Result<EngineKind, String> {

@@ -1,28 +1,48 @@
-//! A progress bar with rows, rate and ETA on a terminal; nothing when standard error is not
-//! a terminal (piped, CI).
+//! Progress bars with rows, rate and ETA on a terminal, one per running job (several jobs
+//! share one `MultiProgress`); nothing when standard error is not a terminal (piped, CI).
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use keylab_core::Progress;
 use std::io::IsTerminal;
 
-/// Progress of the current variant's load.
-pub struct LoadProgress {
-    bar: Option<ProgressBar>,
+/// The bars of one command: every running job draws its own line.
+pub struct Bars {
+    multi: Option<MultiProgress>,
 }
 
-impl LoadProgress {
-    /// A bar on standard error when it is a terminal.
+impl Bars {
+    /// Bars on standard error when it is a terminal, else none.
     pub fn new() -> Self {
-        LoadProgress { bar: None }
+        let multi = std::io::stderr()
+            .is_terminal()
+            .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
+        Bars { multi }
     }
+
+    /// No bars at all (tests).
+    #[cfg(test)]
+    pub fn hidden() -> Self {
+        Bars { multi: None }
+    }
+
+    /// The progress of one job (one worker; it may run several loads one after another).
+    pub fn bar(&self) -> LoadProgress {
+        LoadProgress { multi: self.multi.clone(), bar: None }
+    }
+}
+
+/// Progress of one job's current load.
+pub struct LoadProgress {
+    multi: Option<MultiProgress>,
+    bar: Option<ProgressBar>,
 }
 
 impl Progress for LoadProgress {
     fn start(&mut self, label: &str, rows: u64) {
-        if !std::io::stderr().is_terminal() {
+        let Some(multi) = &self.multi else {
             return;
-        }
-        let bar = ProgressBar::with_draw_target(Some(rows), ProgressDrawTarget::stderr());
+        };
+        let bar = multi.add(ProgressBar::new(rows));
         let style = ProgressStyle::with_template(
             "{prefix:>18} [{bar:30}] {human_pos}/{human_len} rows {per_sec} eta {eta}",
         )
@@ -40,8 +60,9 @@ impl Progress for LoadProgress {
     }
 
     fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
+        if let (Some(bar), Some(multi)) = (self.bar.take(), &self.multi) {
             bar.finish_and_clear();
+            multi.remove(&bar);
         }
     }
 }

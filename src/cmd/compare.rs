@@ -6,13 +6,14 @@ use crate::args::DEFAULT_ROWS;
 use crate::cmd::keys::gen_config;
 use crate::engines::{check_engine_built, make_engine};
 use crate::output::{self, Stage};
+use crate::parallel::{self, Failure};
 use crate::preflight::check_run;
-use crate::progress::LoadProgress;
+use crate::progress::Bars;
 use crate::UsageError;
 use anyhow::{Context, Result};
 use keylab_core::{
-    run_variant, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Placement, Report,
-    Workload,
+    run_variant, EngineKind, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Placement,
+    Report, RunResult, Workload,
 };
 use keylab_keys::{Key, Variant};
 use std::collections::HashMap;
@@ -103,38 +104,69 @@ pub fn run(args: CompareArgs) -> Result<()> {
              counters and statement times are a server's)",
         );
     }
-    let mut progress = LoadProgress::new();
-    let mut replay = replay;
-    for (n, variant) in args.keys.iter().enumerate() {
-        let (keys, rows) = match replay.take() {
-            Some(list) => {
-                let rows = list.len() as u64;
-                (KeySource::Replay(list), rows)
+    // The replayed ids go to the one variant --keys-file allows.
+    let replay = std::sync::Mutex::new(replay);
+    let key_source = || match replay.lock().map(|mut r| r.take()) {
+        Ok(Some(list)) => {
+            let rows = list.len() as u64;
+            (KeySource::Replay(list), rows)
+        }
+        _ => (
+            KeySource::Generated(keylab_keys::GenConfig {
+                writers: args.writers,
+                ..gen_config(&args.gen)
+            }),
+            args.rows.unwrap_or(DEFAULT_ROWS),
+        ),
+    };
+    let bars = Bars::new();
+    let count = args.keys.len();
+    let mut done = |n: usize, run: RunResult| {
+        report.runs.push(run);
+        let stage = if n + 1 == count { Stage::Final } else { Stage::Partial };
+        output::write_exports(&report, &args.output, stage)
+    };
+    let outcome = if args.engine.engine == EngineKind::Sim {
+        // Each variant on its own simulator: a fresh one gives the same figures as the one
+        // engine of a sequential run (create_table starts every table afresh).
+        drop(engine);
+        let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
+        parallel::run_ordered(
+            jobs,
+            count,
+            &bars,
+            |i, progress| {
+                let variant = &args.keys[i];
+                let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
+                let (keys, rows) = key_source();
+                run_variant(engine.as_mut(), &workload(variant, rows), keys, &plan, progress)
+                    .with_context(|| format!("variant {variant} failed"))
+            },
+            &mut done,
+        )
+    } else {
+        // One server: one variant at a time.
+        let mut progress = bars.bar();
+        (0..count).try_for_each(|i| {
+            let variant = &args.keys[i];
+            let (keys, rows) = key_source();
+            let run =
+                run_variant(engine.as_mut(), &workload(variant, rows), keys, &plan, &mut progress)
+                    .with_context(|| format!("variant {variant} failed"))
+                    .map_err(Failure::Job)?;
+            done(i, run).map_err(Failure::Sink)
+        })
+    };
+    match outcome {
+        Ok(()) => {}
+        Err(Failure::Sink(err)) => return Err(err),
+        Err(Failure::Job(err)) => {
+            // Keep what finished: print and export it before failing.
+            if !report.runs.is_empty() {
+                output::write_exports(&report, &args.output, Stage::Final)?;
+                output::print(&report, &args.output)?;
             }
-            None => (
-                KeySource::Generated(keylab_keys::GenConfig {
-                    writers: args.writers,
-                    ..gen_config(&args.gen)
-                }),
-                args.rows.unwrap_or(DEFAULT_ROWS),
-            ),
-        };
-        let workload = workload(variant, rows);
-        let result = run_variant(engine.as_mut(), &workload, keys, &plan, &mut progress);
-        match result {
-            Ok(run) => {
-                report.runs.push(run);
-                let stage = if n + 1 == args.keys.len() { Stage::Final } else { Stage::Partial };
-                output::write_exports(&report, &args.output, stage)?;
-            }
-            Err(err) => {
-                // Keep what finished: print and export it before failing.
-                if !report.runs.is_empty() {
-                    output::write_exports(&report, &args.output, Stage::Final)?;
-                    output::print(&report, &args.output)?;
-                }
-                return Err(err).with_context(|| format!("variant {variant} failed"));
-            }
+            return Err(err);
         }
     }
     output::print(&report, &args.output)

@@ -3,13 +3,14 @@
 
 use crate::args::RunArgs;
 use crate::engines::check_engine_built;
-use crate::engines::EngineSeries;
+use crate::engines::{make_engine, EngineSeries};
 use crate::output::{self, Stage};
+use crate::parallel::{self, Failure};
 use crate::preflight::check_run;
-use crate::progress::LoadProgress;
+use crate::progress::Bars;
 use crate::UsageError;
 use anyhow::{anyhow, Result};
-use keylab_core::{LoadPlan, Report};
+use keylab_core::{EngineInfo, EngineKind, LoadPlan, Report};
 use keylab_scenario::PhasePlan;
 
 /// Runs `keylab run`.
@@ -42,34 +43,73 @@ pub fn run(args: RunArgs) -> Result<()> {
         check_run(&format!("run `{}`", plan.label), plan.table(), &plan.settings, &loads)?;
     }
     let mut report: Option<Report> = None;
-    let mut engines = EngineSeries::new(&args.engine);
-    let mut progress = LoadProgress::new();
-    for (n, plan) in plans.iter().enumerate() {
-        let eng = engines.engine_for(&plan.settings)?;
-        let report = report.get_or_insert_with(|| Report {
-            keylab: env!("CARGO_PKG_VERSION").to_string(),
-            schema_version: keylab_core::REPORT_SCHEMA_VERSION,
-            scenario: scenario.name().to_string(),
-            seed: args.seed,
-            engine: eng.info(),
-            runs: Vec::new(),
-        });
-        match keylab_scenario::execute(eng, plan, args.seed, &mut progress) {
-            Ok(run) => {
-                // Engines add notes while they run (purge waits, file writes): read them now.
-                report.engine = engines.info().expect("an engine ran");
+    let bars = Bars::new();
+    let new_report = |engine: EngineInfo| Report {
+        keylab: env!("CARGO_PKG_VERSION").to_string(),
+        schema_version: keylab_core::REPORT_SCHEMA_VERSION,
+        scenario: scenario.name().to_string(),
+        seed: args.seed,
+        engine,
+        runs: Vec::new(),
+    };
+    let outcome = if args.engine.engine == EngineKind::Sim {
+        // Every run on its own simulator. The engine block folds every run's engine
+        // description in run order, as `EngineSeries` folds its engines (a simulator's notes
+        // only grow, so one engine per run describes the same).
+        let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
+        let mut engines: Option<EngineInfo> = None;
+        parallel::run_ordered(
+            jobs,
+            plans.len(),
+            &bars,
+            |n, progress| {
+                let plan = &plans[n];
+                let mut eng = make_engine(&args.engine, &plan.settings, None)?;
+                let run = keylab_scenario::execute(eng.as_mut(), plan, args.seed, progress)
+                    .map_err(|err| anyhow!(err).context(format!("run `{}` failed", plan.label)))?;
+                Ok((run, eng.info()))
+            },
+            |n, (run, info)| {
+                match &mut engines {
+                    Some(all) => all.absorb(&info),
+                    None => engines = Some(info),
+                }
+                let all = engines.clone().expect("set above");
+                let report = report.get_or_insert_with(|| new_report(all.clone()));
+                report.engine = all;
                 report.runs.push(run);
                 let stage = if n + 1 == plans.len() { Stage::Final } else { Stage::Partial };
-                output::write_exports(report, &args.output, stage)?;
+                output::write_exports(report, &args.output, stage)
+            },
+        )
+    } else {
+        // One server (one per distinct server settings, in turn): one run at a time.
+        let mut engines = EngineSeries::new(&args.engine);
+        let mut progress = bars.bar();
+        plans.iter().enumerate().try_for_each(|(n, plan)| {
+            let eng = engines.engine_for(&plan.settings).map_err(Failure::Job)?;
+            let report = report.get_or_insert_with(|| new_report(eng.info()));
+            let run =
+                keylab_scenario::execute(eng, plan, args.seed, &mut progress).map_err(|err| {
+                    Failure::Job(anyhow!(err).context(format!("run `{}` failed", plan.label)))
+                })?;
+            // Engines add notes while they run (purge waits, file writes): read them now.
+            report.engine = engines.info().expect("an engine ran");
+            report.runs.push(run);
+            let stage = if n + 1 == plans.len() { Stage::Final } else { Stage::Partial };
+            output::write_exports(report, &args.output, stage).map_err(Failure::Sink)
+        })
+    };
+    match outcome {
+        Ok(()) => {}
+        Err(Failure::Sink(err)) => return Err(err),
+        Err(Failure::Job(err)) => {
+            // Keep what finished: print it before failing.
+            if let Some(report) = report.as_ref().filter(|r| !r.runs.is_empty()) {
+                output::write_exports(report, &args.output, Stage::Final)?;
+                output::print(report, &args.output)?;
             }
-            Err(err) => {
-                // Keep what finished: print it before failing.
-                if !report.runs.is_empty() {
-                    output::write_exports(report, &args.output, Stage::Final)?;
-                    output::print(report, &args.output)?;
-                }
-                return Err(anyhow!(err).context(format!("run `{}` failed", plan.label)));
-            }
+            return Err(err);
         }
     }
     match &report {

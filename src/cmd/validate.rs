@@ -4,8 +4,9 @@
 //! used and a note says so (on standard error, in the table and in the JSON).
 
 use crate::args::{EngineArgs, ValidateArgs};
-use crate::engines::EngineSeries;
-use crate::progress::LoadProgress;
+use crate::engines::{make_engine, EngineSeries};
+use crate::parallel::{self, Failure};
+use crate::progress::Bars;
 use anyhow::{anyhow, Context, Result};
 use keylab_core::{EngineInfo, EngineKind, RunResult, SimModel};
 use keylab_scenario::{validate, RunPlan};
@@ -25,7 +26,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         sharding: None,
     };
     // The server first: if it cannot start, say so before any simulation.
-    let (server_info, server_runs) = run_all(&server, &plans).context("server runs")?;
+    let (server_info, server_runs) = run_all(&server, &plans, 1).context("server runs")?;
     // The simulator models the server it is compared with (or the closest model, said so).
     let kind: EngineKind = server_info.kind.parse().map_err(|e: String| anyhow!(e))?;
     let (model, model_note) = SimModel::for_server(kind, &server_info.version)
@@ -41,7 +42,9 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         shards: None,
         sharding: None,
     };
-    let (sim_info, sim_runs) = run_all(&sim, &plans).context("simulator runs")?;
+    let (sim_info, sim_runs) =
+        run_all(&sim, &plans, args.jobs.unwrap_or_else(parallel::default_jobs))
+            .context("simulator runs")?;
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let v = validate::compare(&labels, &sim_runs, &server_runs);
     let pool = if args.skip_pool {
@@ -81,11 +84,43 @@ pub fn run(args: ValidateArgs) -> Result<()> {
 }
 
 /// Every planned run on engines of `args`' kind (one engine per distinct settings), and
-/// their description.
-fn run_all(args: &EngineArgs, plans: &[RunPlan]) -> Result<(EngineInfo, Vec<RunResult>)> {
-    let mut engines = EngineSeries::new(args);
-    let mut progress = LoadProgress::new();
+/// their description. Simulator runs go on up to `jobs` threads, one simulator each; a
+/// server's run one at a time.
+fn run_all(
+    args: &EngineArgs,
+    plans: &[RunPlan],
+    jobs: usize,
+) -> Result<(EngineInfo, Vec<RunResult>)> {
+    let bars = Bars::new();
     let mut runs = Vec::new();
+    if args.engine == EngineKind::Sim {
+        let mut all: Option<EngineInfo> = None;
+        parallel::run_ordered(
+            jobs,
+            plans.len(),
+            &bars,
+            |n, progress| {
+                let plan = &plans[n];
+                let mut eng = make_engine(args, &plan.settings, None)?;
+                let run = keylab_scenario::execute(eng.as_mut(), plan, 1, progress)
+                    .map_err(|e| anyhow!(e).context(format!("run `{}` failed", plan.label)))?;
+                Ok((run, eng.info()))
+            },
+            |_, (run, info)| {
+                match &mut all {
+                    Some(all) => all.absorb(&info),
+                    None => all = Some(info),
+                }
+                runs.push(run);
+                Ok(())
+            },
+        )
+        .map_err(|(Failure::Job(e) | Failure::Sink(e))| e)?;
+        let info = all.ok_or_else(|| anyhow!("the validation matrix has no runs"))?;
+        return Ok((info, runs));
+    }
+    let mut engines = EngineSeries::new(args);
+    let mut progress = bars.bar();
     for plan in plans {
         let eng = engines.engine_for(&plan.settings)?;
         let run = keylab_scenario::execute(eng, plan, 1, &mut progress)

@@ -11,7 +11,7 @@
 
 use crate::args::EngineArgs;
 use crate::engines::make_engine;
-use crate::progress::LoadProgress;
+use crate::progress::Bars;
 use anyhow::{anyhow, Result};
 use keylab_core::{
     run_variant, EngineSettings, KeySource, LoadPlan, Payload, Placement, RunResult, Workload,
@@ -48,7 +48,7 @@ pub fn run(server: &EngineArgs, sim: &EngineArgs) -> Result<Vec<PoolCheck>> {
 
 fn load_all(args: &EngineArgs, settings: &EngineSettings) -> Result<Vec<RunResult>> {
     let mut engine = make_engine(args, settings, None)?;
-    let mut progress = LoadProgress::new();
+    let mut progress = Bars::new().bar();
     let plan = LoadPlan::default();
     VARIANTS
         .iter()

@@ -5,6 +5,7 @@ mod bounded;
 mod compare;
 mod exports;
 mod inspect;
+mod jobs;
 mod keys;
 mod leftovers;
 mod limits;

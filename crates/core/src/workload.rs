@@ -143,14 +143,20 @@ impl Workload {
 
     /// The rows of this workload, in load order.
     pub fn row_gen(&self, keys: KeySource) -> RowGen {
-        let keys: Box<dyn Iterator<Item = Key> + Send> = match keys {
-            KeySource::Generated(cfg) => Box::new(KeyGen::new(self.variant, &cfg)),
-            KeySource::Replay(list) => Box::new(list.into_iter()),
+        let keys = match keys {
+            KeySource::Generated(cfg) => Keys::Generated(KeyGen::new(self.variant, &cfg)),
+            KeySource::Replay(list) => Keys::Replay(list.into_iter()),
+        };
+        let filler = match self.payload {
+            Payload::Data { bytes } => filler(bytes),
+            Payload::Heavy { content_bytes } => filler(content_bytes),
+            Payload::None => Vec::new(),
         };
         RowGen {
             keys,
             placement: self.placement,
             payload: self.payload,
+            filler,
             remaining: self.rows,
             row_no: 0,
         }
@@ -162,11 +168,32 @@ pub type Row = Vec<Value>;
 
 /// The deterministic row stream of a workload (an iterator of [`Row`]s).
 pub struct RowGen {
-    keys: Box<dyn Iterator<Item = Key> + Send>,
+    keys: Keys,
     placement: Placement,
     payload: Payload,
+    /// The payload column's value, made once and copied into every row.
+    filler: Vec<u8>,
     remaining: u64,
     row_no: u64,
+}
+
+/// Where a row stream's ids come from (an enum, not a boxed iterator, so the generator's
+/// `next` inlines into the row loop).
+// One per row stream: boxing the generator would put a pointer chase back on every id.
+#[allow(clippy::large_enum_variant)]
+enum Keys {
+    Generated(KeyGen),
+    Replay(std::vec::IntoIter<Key>),
+}
+
+impl Keys {
+    #[inline]
+    fn next(&mut self) -> Option<Key> {
+        match self {
+            Keys::Generated(g) => Some(g.next_key()),
+            Keys::Replay(list) => list.next(),
+        }
+    }
 }
 
 /// The fixed ASCII filler of payload columns (`data`, `content`): storage depends on its
@@ -197,9 +224,9 @@ impl Iterator for RowGen {
         }
         row.push(key.to_value());
         match self.payload {
-            Payload::Data { bytes } => row.push(Value::Bytes(filler(bytes))),
-            Payload::Heavy { content_bytes } => {
-                row.push(Value::Bytes(filler(content_bytes)));
+            Payload::Data { .. } => row.push(Value::Bytes(self.filler.clone())),
+            Payload::Heavy { .. } => {
+                row.push(Value::Bytes(self.filler.clone()));
                 row.push(Value::Time(CREATED_AT_S));
             }
             Payload::None => {}
