@@ -31,8 +31,8 @@ pub use phase::{
 };
 pub use result::{
     hit_ratio, io_share_pct, misses_per_op, BufferPoolResult, ChangeBufferResult, Counters,
-    EngineInfo, IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, QueryResult,
-    Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
+    EngineInfo, IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult, PostgresFigures,
+    QueryResult, Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, Progress};
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};
