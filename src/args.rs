@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use keylab_core::{EngineKind, LoadMethod, Placement, SimModel};
 use keylab_innodb_model::PageSize;
 use keylab_keys::{ClockKind, Variant, WithinMs};
+use keylab_pg_server::TextCollation;
 use keylab_report::Format;
 use keylab_server::load::MAX_WRITERS;
 use std::path::PathBuf;
@@ -104,14 +105,21 @@ pub struct EngineArgs {
     #[arg(long, value_name = "MODEL", value_parser = choices::<SimModel>(&SimModel::ALL.map(|m| m.token())))]
     pub model: Option<SimModel>,
     /// A server to use instead of a private instance:
-    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://). Without a PASSWORD
-    /// in the URL, the password is taken from $KEYLAB_PASSWORD if set (not visible in ps).
+    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://), or
+    /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for --engine postgres. Without a
+    /// PASSWORD in the URL, the password is taken from $KEYLAB_PASSWORD if set (not visible in
+    /// ps), else $PGPASSWORD for postgres.
     #[arg(long, value_name = "URL")]
     pub url: Option<UrlArg>,
     /// Database keylab creates and works in, on a --url server or a private instance
-    /// [default: the URL's database, else keylab].
+    /// [default: the URL's database, else keylab]. On --engine postgres: the schema keylab
+    /// creates and works in, inside the URL's database [default: keylab].
     #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
+    /// Collation of text ids on --engine postgres: the database's default, or C (byte
+    /// order). Ids that need byte order (KSUID text) always get C.
+    #[arg(long, value_name = "COLLATION", default_value = "default", value_parser = choices::<TextCollation>(&["default", "C"]))]
+    pub collation: TextCollation,
 }
 
 /// The text of `--url`, kept as given (it is parsed when the engine is built, so a bad one
@@ -288,9 +296,12 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "URL")]
     pub url: Option<UrlArg>,
     /// Database keylab creates and works in, on a --url server or a private instance
-    /// [default: the URL's database, else keylab].
+    /// [default: the URL's database, else keylab] (the schema, on postgres).
     #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
+    /// Collation of text ids on --engine postgres: default or C.
+    #[arg(long, value_name = "COLLATION", default_value = "default", value_parser = choices::<TextCollation>(&["default", "C"]))]
+    pub collation: TextCollation,
     /// Output: a table, or JSON with every compared figure.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub format: String,
@@ -348,8 +359,8 @@ where
 
 fn parse_server_engine(s: &str) -> Result<EngineKind, String> {
     match s.parse::<EngineKind>()? {
-        k @ (EngineKind::Mariadb | EngineKind::Mysql) => Ok(k),
-        _ => Err(format!("`{s}` cannot be validated against; valid: mariadb, mysql")),
+        k @ (EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres) => Ok(k),
+        _ => Err(format!("`{s}` cannot be validated against; valid: mariadb, mysql, postgres")),
     }
 }
 

@@ -2,8 +2,8 @@
 //! one report written to the exports after each run (an interrupted run keeps what it did).
 
 use crate::args::RunArgs;
-use crate::engines::check_engine_built;
 use crate::engines::EngineSeries;
+use crate::engines::{check_engine_built, check_variant_on};
 use crate::output::{self, Stage};
 use crate::preflight::check_run;
 use crate::progress::LoadProgress;
@@ -31,6 +31,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         );
     }
     for plan in &plans {
+        check_variant_on(args.engine.engine, &plan.variant)?;
         let loads: Vec<&LoadPlan> = plan
             .phases
             .iter()

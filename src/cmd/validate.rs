@@ -21,6 +21,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         model: None,
         url: args.url.clone(),
         database: args.database.clone(),
+        collation: args.collation,
     };
     // The server first: if it cannot start, say so before any simulation.
     let (server_info, server_runs) = run_all(&server, &plans).context("server runs")?;
@@ -31,7 +32,13 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     if let Some(note) = &model_note {
         eprintln!("keylab: {note}");
     }
-    let sim = EngineArgs { engine: EngineKind::Sim, model: Some(model), url: None, database: None };
+    let sim = EngineArgs {
+        engine: EngineKind::Sim,
+        model: Some(model),
+        url: None,
+        database: None,
+        collation: args.collation,
+    };
     let (sim_info, sim_runs) = run_all(&sim, &plans).context("simulator runs")?;
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let v = validate::compare(&labels, &sim_runs, &server_runs);

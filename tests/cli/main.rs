@@ -9,6 +9,7 @@ mod leftovers;
 mod limits;
 mod model;
 mod pool;
+mod postgres;
 mod ranges;
 mod scenarios;
 mod server;

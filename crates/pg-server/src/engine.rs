@@ -415,9 +415,11 @@ impl Engine for PgEngine {
         let r = self.client.query_one(&q, &[]).map_err(|e| sql_err("reading sizes failed", e))?;
         let (heap, idx): (i64, i64) = (r.get(0), r.get(1));
         pg.heap_pages = Some(heap as u64 / 8192);
-        let has_text = table.columns.iter().any(|c| {
+        // The collation matters where a key is text: a primary key or indexed column.
+        let keyed = table.primary_key.iter().chain(table.indexes.iter().flat_map(|i| &i.columns));
+        let has_text = keyed.clone().any(|&c| {
             matches!(
-                c.ty,
+                table.columns[c].ty,
                 keylab_schema::ColumnType::VarChar { .. } | keylab_schema::ColumnType::Char { .. }
             )
         });

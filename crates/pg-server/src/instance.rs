@@ -254,6 +254,13 @@ impl PgInstance {
                 })
             };
             chown(dir.path())?;
+            if let Some(blocked) = unreachable_ancestor(dir.path(), uid, gid) {
+                return Err(ServerError::Start(format!(
+                    "PostgreSQL runs as the `postgres` user here (keylab runs as root) and cannot \
+                     enter {}; set TMPDIR to a directory every user can traverse (e.g. /tmp)",
+                    blocked.display()
+                )));
+            }
         }
         let mut instance = PgInstance {
             dir: Some(dir),
@@ -460,6 +467,24 @@ impl PgInstance {
             None => Ok(()),
         }
     }
+}
+
+/// The first ancestor of `dir` that user `uid`/`gid` may not traverse (no search permission
+/// for it as owner, group or other), if any.
+fn unreachable_ancestor(dir: &Path, uid: u32, gid: u32) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    dir.ancestors().skip(1).find_map(|a| {
+        let m = std::fs::metadata(a).ok()?;
+        let mode = m.mode();
+        let ok = if m.uid() == uid {
+            mode & 0o100 != 0
+        } else if m.gid() == gid {
+            mode & 0o010 != 0
+        } else {
+            mode & 0o001 != 0
+        };
+        (!ok).then(|| a.to_path_buf())
+    })
 }
 
 /// Processes whose working directory is inside `dir` (PostgreSQL's backends run in the data

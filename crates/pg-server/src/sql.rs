@@ -30,6 +30,17 @@ impl TextCollation {
     }
 }
 
+impl std::str::FromStr for TextCollation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "default" => Ok(TextCollation::Default),
+            "C" | "c" => Ok(TextCollation::C),
+            _ => Err(format!("unknown collation `{s}`; valid: default, C")),
+        }
+    }
+}
+
 /// `name` quoted as a PostgreSQL identifier.
 pub fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
