@@ -503,7 +503,24 @@ impl Engine for PgEngine {
     }
 
     fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
+        let note = "rebuild phases: the fill factor becomes each index's fillfactor \
+                    (ALTER INDEX ... SET (fillfactor = N), then REINDEX TABLE), PostgreSQL's \
+                    counterpart of innodb_fill_factor + OPTIMIZE TABLE; the heap keeps its own";
+        if !self.notes.iter().any(|n| n == note) {
+            self.notes.push(note.into());
+        }
         crate::phases::rebuild(self, table, fill_factor_pct)
+    }
+
+    fn query(
+        &mut self,
+        _: &Table,
+        _: &keylab_core::QuerySpec,
+        _: u32,
+    ) -> Result<keylab_core::QueryOutcome, EngineError> {
+        Err(EngineError::Unsupported(
+            "timed queries are not built for the postgres engine yet".into(),
+        ))
     }
 
     fn restart(&mut self) -> Result<(), EngineError> {
