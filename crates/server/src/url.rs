@@ -294,6 +294,19 @@ mod tests {
         assert!(!e.contains("from-env"), "{e}");
     }
 
+    proptest::proptest! {
+        /// Any text: no panic, and no error message repeats the password.
+        #[test]
+        fn postgres_url_errors_never_show_the_password(
+            user in "[a-z@:/%]{0,6}", host in "[a-z0-9:\\[\\]/?.]{0,12}", tail in ".{0,8}"
+        ) {
+            let url = format!("postgres://{user}:Pw-9731xq@{host}{tail}");
+            if let Err(e) = ServerUrl::parse_postgres(&url) {
+                proptest::prop_assert!(!e.to_string().contains("Pw-9731xq"), "{}", e);
+            }
+        }
+    }
+
     #[test]
     fn postgres_urls_parse_with_their_own_port_and_shape() {
         let u = ServerUrl::parse_postgres("postgres://bob:s%40cret@db.example:6543/app").unwrap();
