@@ -514,13 +514,11 @@ impl Engine for PgEngine {
 
     fn query(
         &mut self,
-        _: &Table,
-        _: &keylab_core::QuerySpec,
-        _: u32,
+        table: &Table,
+        query: &keylab_core::QuerySpec,
+        runs: u32,
     ) -> Result<keylab_core::QueryOutcome, EngineError> {
-        Err(EngineError::Unsupported(
-            "timed queries are not built for the postgres engine yet".into(),
-        ))
+        crate::query::run(self, table, query, runs)
     }
 
     fn restart(&mut self) -> Result<(), EngineError> {

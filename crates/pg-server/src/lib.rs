@@ -10,6 +10,7 @@
 //!   the WAL of a phase counted by `pg_waldump`.
 //! - [`owner`]: keylab's claim on its schema of a user's database.
 //! - [`phases`]: churn + VACUUM, and REINDEX under an index fillfactor.
+//! - [`query`]: timed queries with their `EXPLAIN` plan.
 //! - [`sql`]: PostgreSQL DDL, literals, COPY text and the load checksum.
 //!
 //! It does not generate rows or render reports; keylab-core and keylab-report do. The nbtree
@@ -22,6 +23,7 @@ pub mod load;
 pub mod metrics;
 pub mod owner;
 pub mod phases;
+pub mod query;
 pub mod sql;
 
 pub use engine::PgEngine;

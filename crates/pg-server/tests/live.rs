@@ -167,3 +167,33 @@ fn full_page_images_follow_a_checkpoint_and_vacuum_deletes_pages() {
     assert_eq!(rebuilt.indexes[0].deleted_pages, Some(0));
     engine.drop_table(&table).unwrap();
 }
+
+#[test]
+fn timed_queries_return_rows_with_the_plan_postgres_chose() {
+    if !installed_or_skip(module_path!()) {
+        return;
+    }
+    use keylab_core::QuerySpec;
+    let mut engine = PgEngine::private(&PgSettings::default(), TextCollation::C).unwrap();
+    let w = workload("ulid:text", Placement::Pk, 5000, "t_q");
+    let table = w.table();
+    engine.create_table(&table).unwrap();
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1, batch_max: None };
+    engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap();
+    let point = engine.query(&table, &QuerySpec::Point { count: 10 }, 3).unwrap();
+    assert_eq!((point.rows, point.run_ms.len()), (10, 3));
+    let p = point.plan.unwrap();
+    assert_eq!(p.key.as_deref(), Some("PRIMARY"), "{p:?}");
+    let scan = engine.query(&table, &QuerySpec::FullScan, 2).unwrap();
+    assert_eq!(scan.rows, 5000);
+    let range = engine.query(&table, &QuerySpec::PkRange { rows: 100 }, 2).unwrap();
+    assert_eq!(range.rows, 100);
+    // Under COLLATE "C" a LIKE prefix is an index range.
+    let prefix = engine.query(&table, &QuerySpec::IdPrefix { prefix: "01".into() }, 2).unwrap();
+    assert_eq!(prefix.rows, 5000);
+    assert!(prefix.server_ms.is_none() && !prefix.notes.is_empty());
+    let share = engine.query(&table, &QuerySpec::IdShare { share: 0.1 }, 2).unwrap();
+    assert_eq!(share.rows, 500);
+    assert!(share.condition.unwrap().starts_with("BETWEEN '01"));
+    engine.drop_table(&table).unwrap();
+}
