@@ -94,6 +94,13 @@ fn pg_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn Eng
         }
         None => PgEngine::private(&pg, args.collation).map_err(usage_if_refused)?,
     };
+    for table in engine.dropped_leftovers() {
+        eprintln!(
+            "keylab: dropped `{}`.`{table}` on {}, left half-done by an interrupted keylab run",
+            engine.schema(),
+            engine.target_name()
+        );
+    }
     Ok(Box::new(engine))
 }
 

@@ -72,6 +72,9 @@ pub struct PgEngine {
     fsm: bool,
     tally: Tally,
     notes: Vec<String>,
+    dropped_leftovers: Vec<String>,
+    /// The table created and not dropped yet (its lock is re-taken after a restart).
+    current: Option<String>,
 }
 
 impl PgEngine {
@@ -129,7 +132,7 @@ impl PgEngine {
         collation: TextCollation,
     ) -> Result<PgEngine, ServerError> {
         let where_ = target_name(&target);
-        owner::claim_schema(&mut client, schema, &where_)?;
+        let claim = owner::claim_schema(&mut client, schema, &where_)?;
         let mut notes = Vec::new();
         let ext_schema = match &target {
             Target::Private(_) => "public".to_string(),
@@ -176,6 +179,8 @@ impl PgEngine {
             fsm,
             tally: Tally::default(),
             notes,
+            dropped_leftovers: claim.dropped_leftovers,
+            current: None,
         })
     }
 
@@ -190,6 +195,12 @@ impl PgEngine {
             Target::Private(i) => Some(i),
             Target::Url { .. } => None,
         }
+    }
+
+    /// Tables an interrupted keylab run had left in the schema, dropped when this engine
+    /// claimed it.
+    pub fn dropped_leftovers(&self) -> &[String] {
+        &self.dropped_leftovers
     }
 
     /// The schema keylab works in.
@@ -351,6 +362,8 @@ impl Engine for PgEngine {
         self.client
             .batch_execute(&format!("DROP TABLE IF EXISTS {t}"))
             .map_err(|e| sql_err("DROP TABLE failed", e))?;
+        owner::lock_table(&mut self.client, &self.schema, &table.name)?;
+        self.current = Some(table.name.clone());
         owner::register(&mut self.client, &self.schema, &table.name)?;
         for stmt in sql::create_statements(table, &self.schema, self.collation) {
             self.client.batch_execute(&stmt).map_err(|e| sql_err("CREATE failed", e))?;
@@ -490,6 +503,8 @@ impl Engine for PgEngine {
             .batch_execute(&format!("DROP TABLE IF EXISTS {}", self.table_ref(table)))
             .map_err(|e| sql_err("DROP TABLE failed", e))?;
         owner::unregister(&mut self.client, &self.schema, &table.name)?;
+        owner::unlock_table(&mut self.client, &self.schema, &table.name);
+        self.current = None;
         Ok(())
     }
 
@@ -534,6 +549,9 @@ impl Engine for PgEngine {
         client
             .batch_execute(&format!("SET search_path = {}, public", quote_ident(&self.schema)))
             .map_err(|e| sql_err("SET search_path failed", e))?;
+        if let Some(t) = &self.current {
+            owner::lock_table(&mut client, &self.schema, t)?;
+        }
         self.client = client;
         Ok(())
     }

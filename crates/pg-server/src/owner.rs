@@ -15,13 +15,45 @@ fn sql_err(what: &str, e: postgres::Error) -> ServerError {
     ServerError::Sql(format!("{what}: {}", crate::engine::describe(&e)))
 }
 
+/// The session-level advisory lock a run holds while `schema`.`table` is its work in
+/// progress (released when the run drops the table, or when its connection ends however the
+/// run ended): `hashtext` of the pair, a server-wide key.
+const LOCK_KEY: &str = "hashtext('keylab:' || $1 || '.' || $2)::bigint";
+
+/// Takes the work-in-progress lock of `schema`.`table` on `client`.
+pub fn lock_table(client: &mut Client, schema: &str, table: &str) -> Result<(), ServerError> {
+    let got: bool = client
+        .query_one(&format!("SELECT pg_try_advisory_lock({LOCK_KEY})"), &[&schema, &table])
+        .map_err(|e| sql_err("pg_try_advisory_lock failed", e))?
+        .get(0);
+    if got {
+        Ok(())
+    } else {
+        Err(ServerError::Refused(format!(
+            "another keylab run is working on `{schema}`.`{table}` on this server; wait for it \
+             or use another --database"
+        )))
+    }
+}
+
+/// Releases what [`lock_table`] took.
+pub fn unlock_table(client: &mut Client, schema: &str, table: &str) {
+    let _ = client.execute(&format!("SELECT pg_advisory_unlock({LOCK_KEY})"), &[&schema, &table]);
+}
+
+/// What [`claim_schema`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Claim {
+    /// The tables keylab owns in the schema.
+    pub owned: BTreeSet<String>,
+    /// Tables an interrupted keylab run left behind, dropped now.
+    pub dropped_leftovers: Vec<String>,
+}
+
 /// Makes `schema` keylab's: creates and marks it when absent, marks it when empty, refuses
-/// it when it holds relations keylab did not create. Returns the tables keylab owns there.
-pub fn claim_schema(
-    client: &mut Client,
-    schema: &str,
-    where_: &str,
-) -> Result<BTreeSet<String>, ServerError> {
+/// it when it holds relations keylab did not create. Drops the listed tables no running
+/// keylab holds (an interrupted run's, see [`lock_table`]).
+pub fn claim_schema(client: &mut Client, schema: &str, where_: &str) -> Result<Claim, ServerError> {
     let exists = !client
         .query("SELECT 1 FROM pg_namespace WHERE nspname = $1", &[&schema])
         .map_err(|e| sql_err("reading the schema list failed", e))?
@@ -48,7 +80,7 @@ pub fn claim_schema(
         .map(|r| r.get(0))
         .collect();
     let owner = qualified(schema, OWNER_TABLE);
-    let owned: BTreeSet<String> = if relations.contains(OWNER_TABLE) {
+    let mut owned: BTreeSet<String> = if relations.contains(OWNER_TABLE) {
         client
             .query(&format!("SELECT table_name FROM {owner}"), &[])
             .map_err(|e| {
@@ -77,6 +109,21 @@ pub fn claim_schema(
             foreign.join(", ")
         )));
     }
+    let mut dropped_leftovers = Vec::new();
+    for table in owned.clone() {
+        if lock_table(client, schema, &table).is_err() {
+            continue; // a running keylab is working on it
+        }
+        client
+            .batch_execute(&format!("DROP TABLE IF EXISTS {}", qualified(schema, &table)))
+            .map_err(|e| sql_err("dropping a table an interrupted run left failed", e))?;
+        unregister(client, schema, &table)?;
+        unlock_table(client, schema, &table);
+        owned.remove(&table);
+        if relations.contains(&table) {
+            dropped_leftovers.push(table);
+        }
+    }
     if !relations.contains(OWNER_TABLE) {
         client
             .batch_execute(&format!(
@@ -86,7 +133,7 @@ pub fn claim_schema(
             ))
             .map_err(|e| sql_err("marking the schema as keylab's failed", e))?;
     }
-    Ok(owned)
+    Ok(Claim { owned, dropped_leftovers })
 }
 
 /// Lists `table` as keylab's in `schema`.
