@@ -208,6 +208,9 @@ impl Writer<'_> {
             }
             self.done.fetch_add(n, Ordering::Relaxed);
         }
+        // The session's statistics (buffer hits and reads, WAL) reach the shared counters
+        // before this statement returns, so the measurement after the load sees them.
+        let _ = client.batch_execute("SELECT pg_stat_force_next_flush()");
         Ok(out)
     }
 
@@ -219,6 +222,10 @@ impl Writer<'_> {
     ) -> Result<(), ServerError> {
         let (t, schema) = (self.table, self.schema);
         match self.plan.method {
+            // A batch of one is autocommit, as on MariaDB: no BEGIN/COMMIT round trips.
+            LoadMethod::Row if batch.len() == 1 => client
+                .batch_execute(&sql::multi_insert_sql(t, schema, batch))
+                .map_err(|e| pg_err("INSERT failed", e)),
             LoadMethod::Row => {
                 let mut tx = client.transaction().map_err(|e| pg_err("BEGIN failed", e))?;
                 for row in batch {
