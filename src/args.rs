@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use keylab_core::{EngineKind, LoadMethod, Placement, Sharding, SimModel};
 use keylab_innodb_model::PageSize;
 use keylab_keys::{ClockKind, Variant, WithinMs};
+use keylab_pg_server::TextCollation;
 use keylab_report::Format;
 use keylab_server::load::MAX_WRITERS;
 use std::path::PathBuf;
@@ -115,12 +116,15 @@ pub struct EngineArgs {
     #[arg(long, value_name = "MODEL", value_parser = choices::<SimModel>(&SimModel::ALL.map(|m| m.token())))]
     pub model: Option<SimModel>,
     /// A server to use instead of a private instance:
-    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://). Without a PASSWORD
-    /// in the URL, the password is taken from $KEYLAB_PASSWORD if set (not visible in ps).
+    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://), or
+    /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for --engine postgres. Without a
+    /// PASSWORD in the URL, the password is taken from $KEYLAB_PASSWORD if set (not visible in
+    /// ps), else $PGPASSWORD for postgres.
     #[arg(long, value_name = "URL")]
     pub url: Option<UrlArg>,
     /// Database keylab creates and works in, on a --url server or a private instance
-    /// [default: the URL's database, else keylab].
+    /// [default: the URL's database, else keylab]. On --engine postgres: the schema keylab
+    /// creates and works in, inside the URL's database [default: keylab].
     #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
     /// Shards (2 to 16): with --engine mariadb, N private backend servers behind a private
@@ -131,6 +135,10 @@ pub struct EngineArgs {
     /// share each) or hash (PARTITION BY KEY) [default: range].
     #[arg(long, value_name = "RULE", value_parser = choices::<Sharding>(&Sharding::ALL.map(|k| k.token())))]
     pub sharding: Option<Sharding>,
+    /// Collation of text ids on --engine postgres: the database's default, or C (byte
+    /// order). Ids that need byte order (KSUID text) always get C.
+    #[arg(long, value_name = "COLLATION", default_value = "default", value_parser = choices::<TextCollation>(&["default", "C"]))]
+    pub collation: TextCollation,
 }
 
 /// The text of `--url`, kept as given (it is parsed when the engine is built, so a bad one
@@ -325,7 +333,7 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "URL")]
     pub url: Option<UrlArg>,
     /// Database keylab creates and works in, on a --url server or a private instance
-    /// [default: the URL's database, else keylab].
+    /// [default: the URL's database, else keylab] (the schema, on postgres).
     #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
     /// Simulator runs at once on the simulator side, each on its own thread with its own
@@ -333,6 +341,9 @@ pub struct ValidateArgs {
     /// server). Figures are the same for every value.
     #[arg(long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
+    /// Collation of text ids on --engine postgres: default or C.
+    #[arg(long, value_name = "COLLATION", default_value = "default", value_parser = choices::<TextCollation>(&["default", "C"]))]
+    pub collation: TextCollation,
     /// Output: a table, or JSON with every compared figure.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub format: String,
@@ -424,8 +435,8 @@ fn parse_jobs(s: &str) -> Result<usize, String> {
 
 fn parse_server_engine(s: &str) -> Result<EngineKind, String> {
     match s.parse::<EngineKind>()? {
-        k @ (EngineKind::Mariadb | EngineKind::Mysql) => Ok(k),
-        _ => Err(format!("`{s}` cannot be validated against; valid: mariadb, mysql")),
+        k @ (EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres) => Ok(k),
+        _ => Err(format!("`{s}` cannot be validated against; valid: mariadb, mysql, postgres")),
     }
 }
 

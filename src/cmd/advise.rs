@@ -176,6 +176,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
                 database: None,
                 shards: None,
                 sharding: None,
+                collation: Default::default(),
             };
             let mut engine = make_engine(&engine_args, &settings, None)?;
             let info = engine.info();

@@ -4,7 +4,7 @@
 use crate::args::CompareArgs;
 use crate::args::DEFAULT_ROWS;
 use crate::cmd::keys::gen_config;
-use crate::engines::{check_engine_built, make_engine};
+use crate::engines::{check_engine_built, check_variant_on, make_engine};
 use crate::output::{self, Stage};
 use crate::parallel::{self, Failure};
 use crate::preflight::check_run;
@@ -68,6 +68,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
         table_name: table_name(variant),
     };
     for variant in &args.keys {
+        check_variant_on(args.engine.engine, variant)?;
         let table = workload(variant, 1).table();
         check_run(&format!("variant {variant}"), &table, &settings, &[&plan])?;
     }

@@ -24,13 +24,43 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         database: args.database.clone(),
         shards: None,
         sharding: None,
+        collation: args.collation,
     };
     // The server first: if it cannot start, say so before any simulation.
     let (server_info, server_runs) = run_all(&server, &plans, 1).context("server runs")?;
     // The simulator models the server it is compared with (or the closest model, said so).
     let kind: EngineKind = server_info.kind.parse().map_err(|e: String| anyhow!(e))?;
-    let (model, model_note) = SimModel::for_server(kind, &server_info.version)
-        .ok_or_else(|| anyhow!("no simulator model of {kind}; valid: {}", SimModel::choices()))?;
+    let Some((model, model_note)) = SimModel::for_server(kind, &server_info.version) else {
+        // The server side ran: show what it measured, then say plainly what is missing.
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "server: {} {} (measured; no simulator to compare with)",
+            kind, server_info.version
+        )?;
+        for (plan, run) in plans.iter().zip(&server_runs) {
+            let ix = run.indexes.first();
+            let pg = run.postgres.clone().unwrap_or_default();
+            writeln!(
+                out,
+                "{:<40} leaf pages {:>8}  height {:>2}  avg_leaf_density {:>6}  splits {:>8}  \
+                 WAL bytes {:>12}  FPI {:>6}",
+                plan.label,
+                shown(ix.and_then(|i| i.leaf_pages)),
+                shown(ix.and_then(|i| i.height)),
+                shown(ix.and_then(|i| i.avg_leaf_density)),
+                shown(run.counters.page_splits),
+                shown(pg.wal_bytes),
+                shown(pg.full_page_images),
+            )?;
+        }
+        out.flush()?;
+        return Err(anyhow!(
+            "no simulator model of {kind} is available in this build yet, so there is nothing to \
+             validate against (the server figures above are measured); valid models: {}",
+            SimModel::choices()
+        ));
+    };
     if let Some(note) = &model_note {
         eprintln!("keylab: {note}");
     }
@@ -41,6 +71,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         database: None,
         shards: None,
         sharding: None,
+        collation: args.collation,
     };
     let (sim_info, sim_runs) =
         run_all(&sim, &plans, args.jobs.unwrap_or_else(parallel::default_jobs))
@@ -129,4 +160,9 @@ fn run_all(
     }
     let info = engines.info().ok_or_else(|| anyhow!("the validation matrix has no runs"))?;
     Ok((info, runs))
+}
+
+/// A figure, or `null` where the engine gave none.
+fn shown<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "null".into(), |v| v.to_string())
 }

@@ -101,16 +101,6 @@ fn a_duplicate_id_is_named_with_its_line() {
     .expect_code(0);
 }
 
-#[test]
-fn an_engine_not_built_exits_2_naming_the_choices() {
-    let run =
-        Dir::new().keylab(&["compare", "--engine", "postgres", "--rows", "10"]).expect_code(2);
-    assert!(run.stderr.contains("--engine postgres is not built yet"), "{}", run.stderr);
-    assert!(run.stderr.contains("valid: sim"), "{}", run.stderr);
-    let run = Dir::new().keylab(&["run", "e3-id-storage", "--engine", "postgres"]).expect_code(2);
-    assert!(run.stderr.contains("not built yet"), "{}", run.stderr);
-}
-
 /// Checked before any engine starts, so the same on the simulator and on a server (that is
 /// never started: these finish in well under a server's start time).
 #[test]

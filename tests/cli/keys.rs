@@ -101,10 +101,3 @@ fn help_is_available_on_every_command() {
         assert!(compare.stdout.contains(flag), "compare --help mentions {flag}");
     }
 }
-
-#[test]
-fn commands_not_built_yet_exit_2_and_say_so() {
-    let run =
-        Dir::new().keylab(&["compare", "--engine", "postgres", "--rows", "10"]).expect_code(2);
-    assert!(run.stderr.contains("not built yet"), "{}", run.stderr);
-}

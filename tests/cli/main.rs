@@ -12,6 +12,7 @@ mod limits;
 mod model;
 mod pg_model;
 mod pool;
+mod postgres;
 mod ranges;
 mod scenarios;
 mod server;

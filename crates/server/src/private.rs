@@ -14,14 +14,14 @@
 
 mod binaries;
 mod config;
-mod process;
+pub mod process;
 mod sweep;
 
 pub use crate::signals::{install_signal_cleanup, interrupted};
 pub use binaries::{has_change_buffering, Flavour, ServerBinaries, ServerVersion};
 pub use config::ServerSettings;
 use config::{config_text, Layout};
-pub use sweep::{read_owner, sweep_orphans, Owner, Swept, DIR_PREFIX, OWNER_FILE};
+pub use sweep::{read_owner, sweep_orphans, write_owner, Owner, Swept, DIR_PREFIX, OWNER_FILE};
 
 use crate::error::ServerError;
 use crate::url::ServerUrl;
@@ -40,6 +40,9 @@ use std::time::{Duration, Instant};
 struct LiveEntry {
     /// The running server.
     pid: Option<i32>,
+    /// The signal that stops it at once (SIGTERM for MariaDB/MySQL; PostgreSQL's fast
+    /// shutdown is SIGINT, its SIGTERM waits for clients).
+    stop_signal: Signal,
     /// The initialiser's process group, while it runs.
     init_group: Option<i32>,
     dir: PathBuf,
@@ -86,7 +89,7 @@ pub fn cleanup_all_live() {
     let entries: Vec<LiveEntry> = std::mem::take(&mut *live()).into_values().collect();
     for e in entries {
         if let Some(pid) = e.pid {
-            stop_pid(pid, Duration::from_secs(10));
+            stop_pid_with(pid, e.stop_signal, Duration::from_secs(10));
         }
         if let Some(group) = e.init_group {
             // The initialiser is a script with a bootstrap server below it: the whole group.
@@ -99,6 +102,57 @@ pub fn cleanup_all_live() {
     }
 }
 
+/// A private instance of another server kind (PostgreSQL) in the registry the signal handler
+/// and [`cleanup_all_live`] work from: one piece of code stops every kind. Register before
+/// anything runs in `dir`; drop the registration (or call [`LiveInstance::forget`]) once the
+/// instance is stopped and its directory removed.
+#[derive(Debug)]
+pub struct LiveInstance {
+    id: u64,
+}
+
+impl LiveInstance {
+    /// Registers the instance directory `dir`, whose server stops on `stop_signal`.
+    pub fn register(dir: &Path, stop_signal: Signal) -> LiveInstance {
+        let id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
+        live().insert(
+            id,
+            LiveEntry { pid: None, stop_signal, init_group: None, dir: dir.to_path_buf() },
+        );
+        LiveInstance { id }
+    }
+
+    /// The server's pid, while it runs.
+    pub fn set_pid(&self, pid: Option<u32>) {
+        if let Some(e) = live().get_mut(&self.id) {
+            e.pid = pid.map(|p| p as i32);
+        }
+    }
+
+    /// The initialiser's process group, while it runs.
+    pub fn set_init_group(&self, group: Option<u32>) {
+        if let Some(e) = live().get_mut(&self.id) {
+            e.init_group = group.map(|p| p as i32);
+        }
+    }
+}
+
+impl Drop for LiveInstance {
+    fn drop(&mut self) {
+        live().remove(&self.id);
+    }
+}
+
+/// A free TCP port on 127.0.0.1 (free when asked; the server binds it next).
+pub fn free_port() -> Result<u16, ServerError> {
+    free_loopback_port()
+}
+
+/// The last `lines` lines of a log file (empty when unreadable), for error messages.
+pub fn tail_of(path: &Path, lines: usize) -> String {
+    log_tail(path, lines)
+}
+
 /// Number of private servers currently alive in this process (for tests and diagnostics).
 pub fn live_private_servers() -> usize {
     live().len()
@@ -106,8 +160,14 @@ pub fn live_private_servers() -> usize {
 
 /// SIGTERM (the server's clean shutdown, same as `SHUTDOWN`), then SIGKILL after `grace`.
 fn stop_pid(pid: i32, grace: Duration) {
+    stop_pid_with(pid, Signal::SIGTERM, grace)
+}
+
+/// Sends `signal` (the server's own shutdown signal), then SIGKILL after `grace`; reaps the
+/// process when it is this process's child.
+pub fn stop_pid_with(pid: i32, signal: Signal, grace: Duration) {
     let pid = Pid::from_raw(pid);
-    if kill(pid, Signal::SIGTERM).is_err() {
+    if kill(pid, signal).is_err() {
         let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
         return;
     }
@@ -174,7 +234,12 @@ impl PrivateServer {
         let registry_id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
         live().insert(
             registry_id,
-            LiveEntry { pid: None, init_group: None, dir: dir.path().to_path_buf() },
+            LiveEntry {
+                pid: None,
+                stop_signal: Signal::SIGTERM,
+                init_group: None,
+                dir: dir.path().to_path_buf(),
+            },
         );
         let socket = dir.path().join("mysqld.sock");
         let datadir = dir.path().join("data");

@@ -1,4 +1,6 @@
-//! `--url` parsing: `mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]` (also `mariadb://`).
+//! `--url` parsing: `mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]` (also `mariadb://`), and
+//! `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (also `postgresql://`) for the
+//! PostgreSQL engine ([`ServerUrl::parse_postgres`]).
 //!
 //! The password is kept only to connect: `Display` and `Debug` show it as `***`, and no
 //! parse error repeats it. It may come from `KEYLAB_PASSWORD` instead of the URL, which
@@ -66,6 +68,8 @@ pub fn valid_identifier(name: &str) -> bool {
 }
 
 const SHAPE: &str = "expected mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://)";
+const PG_SHAPE: &str =
+    "expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or postgresql://)";
 
 impl ServerUrl {
     /// Parses a `--url`. Errors describe the problem without repeating the password.
@@ -78,39 +82,22 @@ impl ServerUrl {
                     "--url must start with mysql:// or mariadb://; {SHAPE}"
                 ))
             })?;
-        // The last `@` ends the user info, so an unescaped `@` in a password still parses.
-        let (userinfo, hostpart) = rest
-            .rsplit_once('@')
-            .ok_or_else(|| ServerError::BadUrl(format!("--url names no user; {SHAPE}")))?;
-        let (user, password) = match userinfo.split_once(':') {
-            Some((u, p)) => (u, Some(percent_decode(p, "password")?)),
-            None => (userinfo, None),
-        };
-        let user = percent_decode(user, "user")?;
-        if user.is_empty() {
-            return Err(ServerError::BadUrl(format!("--url names no user; {SHAPE}")));
-        }
-        if hostpart.contains('?') || hostpart.contains('#') {
-            return Err(ServerError::BadUrl(
-                "--url options (?...) are not supported; give only USER, PASSWORD, HOST, PORT \
-                 and DATABASE"
-                    .into(),
-            ));
-        }
-        let (addr, database) = match hostpart.split_once('/') {
-            Some((a, "")) => (a, None),
-            Some((a, d)) => (a, Some(d.to_string())),
-            None => (hostpart, None),
-        };
-        let (host, port) = split_host_port(addr)?;
-        if let Some(db) = &database {
-            if !valid_identifier(db) {
-                return Err(ServerError::BadUrl(format!(
-                    "database `{db}` in --url: {IDENTIFIER_RULE}"
-                )));
-            }
-        }
-        Ok(ServerUrl { user, password, host, port, database })
+        parse_after_scheme(rest, SHAPE, 3306)
+    }
+
+    /// Parses a PostgreSQL `--url` (`postgres://` or `postgresql://`, port 5432 by default);
+    /// the database is the one keylab connects to (its schema is made inside it).
+    pub fn parse_postgres(url: &str) -> Result<ServerUrl, ServerError> {
+        let rest = url
+            .strip_prefix("postgres://")
+            .or_else(|| url.strip_prefix("postgresql://"))
+            .ok_or_else(|| {
+                ServerError::BadUrl(format!(
+                    "--url must start with postgres:// or postgresql:// for --engine postgres; \
+                     {PG_SHAPE}"
+                ))
+            })?;
+        parse_after_scheme(rest, PG_SHAPE, 5432)
     }
 
     /// Parses a `--url`; when it names no password, `env_password` (the value of
@@ -120,11 +107,23 @@ impl ServerUrl {
         url: &str,
         env_password: Option<&str>,
     ) -> Result<ServerUrl, ServerError> {
-        let mut parsed = ServerUrl::parse(url)?;
-        if parsed.password.is_none() {
-            parsed.password = env_password.filter(|p| !p.is_empty()).map(str::to_string);
+        ServerUrl::parse(url).map(|u| u.with_env_password(env_password))
+    }
+
+    /// [`ServerUrl::parse_postgres`] with the password from `env_password` when the URL names
+    /// none (the caller passes `KEYLAB_PASSWORD`, else `PGPASSWORD`).
+    pub fn parse_postgres_with_env_password(
+        url: &str,
+        env_password: Option<&str>,
+    ) -> Result<ServerUrl, ServerError> {
+        ServerUrl::parse_postgres(url).map(|u| u.with_env_password(env_password))
+    }
+
+    fn with_env_password(mut self, env_password: Option<&str>) -> ServerUrl {
+        if self.password.is_none() {
+            self.password = env_password.filter(|p| !p.is_empty()).map(str::to_string);
         }
-        Ok(parsed)
+        self
     }
 
     /// The database keylab works in: the URL's, or `keylab`.
@@ -154,7 +153,52 @@ impl ServerUrl {
     }
 }
 
-fn split_host_port(addr: &str) -> Result<(String, u16), ServerError> {
+/// Everything after `scheme://`: `shape` for messages, `default_port` when none is named.
+fn parse_after_scheme(
+    rest: &str,
+    shape: &str,
+    default_port: u16,
+) -> Result<ServerUrl, ServerError> {
+    // The last `@` ends the user info, so an unescaped `@` in a password still parses.
+    let (userinfo, hostpart) = rest
+        .rsplit_once('@')
+        .ok_or_else(|| ServerError::BadUrl(format!("--url names no user; {shape}")))?;
+    let (user, password) = match userinfo.split_once(':') {
+        Some((u, p)) => (u, Some(percent_decode(p, "password")?)),
+        None => (userinfo, None),
+    };
+    let user = percent_decode(user, "user")?;
+    if user.is_empty() {
+        return Err(ServerError::BadUrl(format!("--url names no user; {shape}")));
+    }
+    if hostpart.contains('?') || hostpart.contains('#') {
+        return Err(ServerError::BadUrl(
+            "--url options (?...) are not supported; give only USER, PASSWORD, HOST, PORT \
+             and DATABASE"
+                .into(),
+        ));
+    }
+    let (addr, database) = match hostpart.split_once('/') {
+        Some((a, "")) => (a, None),
+        Some((a, d)) => (a, Some(d.to_string())),
+        None => (hostpart, None),
+    };
+    let (host, port) = split_host_port(addr, shape, default_port)?;
+    if let Some(db) = &database {
+        if !valid_identifier(db) {
+            return Err(ServerError::BadUrl(format!(
+                "database `{db}` in --url: {IDENTIFIER_RULE}"
+            )));
+        }
+    }
+    Ok(ServerUrl { user, password, host, port, database })
+}
+
+fn split_host_port(
+    addr: &str,
+    shape: &str,
+    default_port: u16,
+) -> Result<(String, u16), ServerError> {
     let bad_port =
         |p: &str| ServerError::BadUrl(format!("port `{p}` in --url is not a number 1-65535"));
     let (host, port) = if let Some(v6) = addr.strip_prefix('[') {
@@ -164,7 +208,7 @@ fn split_host_port(addr: &str) -> Result<(String, u16), ServerError> {
         match after.strip_prefix(':') {
             Some(p) => (h.to_string(), Some(p)),
             None if after.is_empty() => (h.to_string(), None),
-            None => return Err(ServerError::BadUrl(format!("bad --url host; {SHAPE}"))),
+            None => return Err(ServerError::BadUrl(format!("bad --url host; {shape}"))),
         }
     } else {
         match addr.split_once(':') {
@@ -173,11 +217,11 @@ fn split_host_port(addr: &str) -> Result<(String, u16), ServerError> {
         }
     };
     if host.is_empty() {
-        return Err(ServerError::BadUrl(format!("--url names no host; {SHAPE}")));
+        return Err(ServerError::BadUrl(format!("--url names no host; {shape}")));
     }
     let port = match port {
         Some(p) => p.parse::<u16>().ok().filter(|&n| n > 0).ok_or_else(|| bad_port(p))?,
-        None => 3306,
+        None => default_port,
     };
     Ok((host, port))
 }
@@ -248,6 +292,35 @@ mod tests {
         assert_eq!(p("mysql://app:@db", Some("from-env")).unwrap().password.as_deref(), Some(""));
         let e = p("mysql://app@db:0", Some("from-env")).unwrap_err().to_string();
         assert!(!e.contains("from-env"), "{e}");
+    }
+
+    proptest::proptest! {
+        /// Any text: no panic, and no error message repeats the password.
+        #[test]
+        fn postgres_url_errors_never_show_the_password(
+            user in "[a-z@:/%]{0,6}", host in "[a-z0-9:\\[\\]/?.]{0,12}", tail in ".{0,8}"
+        ) {
+            let url = format!("postgres://{user}:Pw-9731xq@{host}{tail}");
+            if let Err(e) = ServerUrl::parse_postgres(&url) {
+                proptest::prop_assert!(!e.to_string().contains("Pw-9731xq"), "{}", e);
+            }
+        }
+    }
+
+    #[test]
+    fn postgres_urls_parse_with_their_own_port_and_shape() {
+        let u = ServerUrl::parse_postgres("postgres://bob:s%40cret@db.example:6543/app").unwrap();
+        assert_eq!((u.user.as_str(), u.port), ("bob", 6543));
+        assert_eq!(u.password.as_deref(), Some("s@cret"));
+        assert_eq!(u.database.as_deref(), Some("app"));
+        let d = ServerUrl::parse_postgres("postgresql://bob@localhost/app").unwrap();
+        assert_eq!(d.port, 5432);
+        let e = ServerUrl::parse_postgres("mysql://bob:hunter2@h/app").unwrap_err().to_string();
+        assert!(e.contains("postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"), "{e}");
+        assert!(!e.contains("hunter2"));
+        let env = ServerUrl::parse_postgres_with_env_password("postgres://bob@h/app", Some("pw"));
+        assert_eq!(env.unwrap().password.as_deref(), Some("pw"));
+        assert!(ServerUrl::parse("postgres://bob@h/app").is_err(), "not a MariaDB url");
     }
 
     #[test]

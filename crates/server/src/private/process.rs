@@ -42,7 +42,7 @@ fn spawner() -> &'static Mutex<mpsc::Sender<(Command, SpawnReply)>> {
 
 /// `program` with `args`, to be killed (SIGKILL) by the kernel when keylab dies, however it
 /// dies: through `setpriv --pdeathsig KILL` where it is installed, else plainly.
-pub(super) fn command_dying_with_keylab(program: &Path) -> Command {
+pub fn command_dying_with_keylab(program: &Path) -> Command {
     if setpriv_works() {
         let mut c = Command::new(SETPRIV);
         c.arg("--pdeathsig").arg("KILL").arg("--").arg(program);
@@ -50,6 +50,23 @@ pub(super) fn command_dying_with_keylab(program: &Path) -> Command {
     } else {
         Command::new(program)
     }
+}
+
+/// [`command_dying_with_keylab`] run as user `uid`/`gid` (no supplementary groups), for
+/// servers that refuse to run as root (PostgreSQL). Needs `setpriv`; `None` without it.
+pub fn command_as_user_dying_with_keylab(program: &Path, uid: u32, gid: u32) -> Option<Command> {
+    if !setpriv_works() {
+        return None;
+    }
+    let mut c = Command::new(SETPRIV);
+    c.arg(format!("--reuid={uid}"))
+        .arg(format!("--regid={gid}"))
+        .arg("--clear-groups")
+        .arg("--pdeathsig")
+        .arg("KILL")
+        .arg("--")
+        .arg(program);
+    Some(c)
 }
 
 /// True when `setpriv` is installed and knows `--pdeathsig` (util-linux 2.33 and later),
@@ -69,7 +86,7 @@ fn setpriv_works() -> bool {
 }
 
 /// Spawns `cmd` from the long-lived spawner thread (see [`spawner`]).
-pub(super) fn spawn(cmd: Command) -> io::Result<Child> {
+pub fn spawn(cmd: Command) -> io::Result<Child> {
     let (tx, rx) = mpsc::channel();
     spawner()
         .lock()
@@ -108,11 +125,12 @@ pub fn parent_of(pid: u32) -> Option<u32> {
 
 /// Running processes that are the instance in `dir`'s server or initialiser: an argument of
 /// their command line is `--defaults-file=DIR/...` or `--datadir=DIR/...` (what keylab gives
-/// them). How keylab knows a process is that instance's, not another that reuses a pid, nor
+/// MariaDB/MySQL), or `--config-file=DIR/...` or `--pgdata=DIR/...` (what it gives PostgreSQL's
+/// `postgres` and `initdb`). How keylab knows a process is that instance's, not another that reuses a pid, nor
 /// a user's `tail` of its error log.
 pub fn processes_naming(dir: &Path) -> Vec<u32> {
     let dir = dir.as_os_str().as_encoded_bytes();
-    let prefixes: Vec<Vec<u8>> = ["--defaults-file=", "--datadir="]
+    let prefixes: Vec<Vec<u8>> = ["--defaults-file=", "--datadir=", "--config-file=", "--pgdata="]
         .iter()
         .map(|option| [option.as_bytes(), dir, b"/"].concat())
         .collect();

@@ -11,7 +11,8 @@ use nix::sys::signal::Signal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-/// The prefix of every private instance's directory under the temp dir.
+/// The prefix of every private instance's directory under the temp dir (MariaDB, MySQL and
+/// PostgreSQL alike: one sweep serves them all).
 pub const DIR_PREFIX: &str = "keylab-server-";
 
 /// The owner file in an instance directory.

@@ -1,0 +1,583 @@
+//! [`PgEngine`]: the `keylab_core::Engine` on PostgreSQL, a private instance or a user's
+//! server at `--url`, working only in a schema of its own (`keylab` by default).
+//!
+//! Each table's figures are cumulative from its creation, as on the other engines: the
+//! scenario runner differences them per phase. WAL is read from the LSN at `create_table`
+//! on; on a private instance `pg_waldump` counts the records of each new stretch of WAL at
+//! every `measure` (so splits and full-page images are exact), on a `--url` server the WAL
+//! files are out of reach and those figures are `null`, with a note.
+
+use crate::instance::{PgInstance, PgSettings, SUPERUSER};
+use crate::load::{latency_ms, run_load};
+use crate::metrics::{count_wal, index_names, index_shape, report_name, WalCounts};
+use crate::owner;
+use crate::sql::{self, qualified, quote_ident, TextCollation};
+use keylab_core::{
+    BufferPoolResult, Counters, Engine, EngineError, EngineInfo, LoadOutcome, LoadPlan,
+    LoadVerification, Measurement, Op, PostgresFigures, Row, TableSizes,
+};
+use keylab_schema::Table;
+use keylab_server::{ServerError, ServerUrl};
+use postgres::{Client, NoTls};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// The schema keylab works in by default.
+pub const DEFAULT_SCHEMA: &str = "keylab";
+
+/// What a server error says, with its detail, never a password (the client's errors carry
+/// none).
+pub fn describe(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => match db.detail() {
+            Some(d) => format!("{} ({d})", db.message()),
+            None => db.message().to_string(),
+        },
+        None => e.to_string(),
+    }
+}
+
+fn sql_err(what: &str, e: postgres::Error) -> ServerError {
+    ServerError::Sql(format!("{what}: {}", describe(&e)))
+}
+
+/// Where the connections go.
+enum Target {
+    Private(Box<PgInstance>),
+    Url { url: ServerUrl, database: String },
+}
+
+/// The per-table tallies `measure` reports.
+#[derive(Debug, Clone, Default)]
+struct Tally {
+    /// LSN at `create_table`.
+    start_lsn: String,
+    /// LSN up to which the WAL was counted.
+    counted_lsn: String,
+    /// Counted so far (private instance only).
+    wal: Option<WalCounts>,
+    /// `pg_stat_wal` at `create_table` (records, FPI), for `--url` servers.
+    stat_wal_start: Option<(i64, i64)>,
+}
+
+/// PostgreSQL as a keylab engine.
+pub struct PgEngine {
+    target: Target,
+    client: Client,
+    schema: String,
+    collation: TextCollation,
+    version: String,
+    /// Whether `pageinspect`/`pgstattuple` and `pg_freespacemap` answer.
+    inspect: bool,
+    fsm: bool,
+    tally: Tally,
+    notes: Vec<String>,
+    dropped_leftovers: Vec<String>,
+    /// The table created and not dropped yet (its lock is re-taken after a restart).
+    current: Option<String>,
+}
+
+impl PgEngine {
+    /// A private instance started with `settings`, keylab's schema in database `keylab`.
+    pub fn private(
+        settings: &PgSettings,
+        collation: TextCollation,
+    ) -> Result<PgEngine, ServerError> {
+        let instance = PgInstance::start(settings)?;
+        let mut admin = instance
+            .config("postgres")
+            .connect(NoTls)
+            .map_err(|e| ServerError::Connect(format!("cannot connect: {}", describe(&e))))?;
+        admin
+            .batch_execute("CREATE DATABASE keylab")
+            .map_err(|e| sql_err("CREATE DATABASE failed", e))?;
+        let client = instance
+            .config("keylab")
+            .connect(NoTls)
+            .map_err(|e| ServerError::Connect(format!("cannot connect: {}", describe(&e))))?;
+        PgEngine::set_up(Target::Private(Box::new(instance)), client, DEFAULT_SCHEMA, collation)
+    }
+
+    /// The server at `url`, keylab working only in `schema` (default `keylab`) of the URL's
+    /// database, which it creates and marks, or refuses when it holds anything else.
+    pub fn connect(
+        url: &ServerUrl,
+        schema: Option<&str>,
+        collation: TextCollation,
+    ) -> Result<PgEngine, ServerError> {
+        let database = url.database.clone().ok_or_else(|| {
+            ServerError::BadUrl(
+                "a postgres:// --url must name the database to connect to \
+                 (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE); keylab works in a schema \
+                 of its own inside it"
+                    .into(),
+            )
+        })?;
+        let schema = schema.unwrap_or(DEFAULT_SCHEMA);
+        if !keylab_server::url::valid_identifier(schema) {
+            return Err(ServerError::BadUrl(format!(
+                "schema `{schema}` (--database): {}",
+                keylab_server::url::IDENTIFIER_RULE
+            )));
+        }
+        let target = Target::Url { url: url.clone(), database };
+        let client = connect_to(&target)?;
+        PgEngine::set_up(target, client, schema, collation)
+    }
+
+    fn set_up(
+        target: Target,
+        mut client: Client,
+        schema: &str,
+        collation: TextCollation,
+    ) -> Result<PgEngine, ServerError> {
+        let where_ = target_name(&target);
+        let claim = owner::claim_schema(&mut client, schema, &where_)?;
+        let mut notes = Vec::new();
+        let ext_schema = match &target {
+            Target::Private(_) => "public".to_string(),
+            Target::Url { .. } => quote_ident(schema),
+        };
+        let mut ext = |name: &str, client: &mut Client| {
+            let ok = client
+                .batch_execute(&format!(
+                    "CREATE EXTENSION IF NOT EXISTS {name} SCHEMA {ext_schema}"
+                ))
+                .is_ok();
+            if !ok {
+                notes.push(format!(
+                    "extension {name} is not available to keylab on {where_}: the figures it \
+                     gives are null"
+                ));
+            }
+            ok
+        };
+        let inspect = ext("pageinspect", &mut client) & ext("pgstattuple", &mut client);
+        let fsm = ext("pg_freespacemap", &mut client);
+        client
+            .batch_execute(&format!("SET search_path = {}, public", quote_ident(schema)))
+            .map_err(|e| sql_err("SET search_path failed", e))?;
+        let version: String = client
+            .query_one("SHOW server_version", &[])
+            .map_err(|e| sql_err("reading the version failed", e))?
+            .get(0);
+        if matches!(target, Target::Url { .. }) {
+            notes.push(
+                "--url server: its WAL files are out of keylab's reach, so page splits, split \
+                 records and full-page-image bytes are null; WAL records and full-page images \
+                 come from pg_stat_wal, which counts the whole server"
+                    .into(),
+            );
+        }
+        Ok(PgEngine {
+            target,
+            client,
+            schema: schema.to_string(),
+            collation,
+            version,
+            inspect,
+            fsm,
+            tally: Tally::default(),
+            notes,
+            dropped_leftovers: claim.dropped_leftovers,
+            current: None,
+        })
+    }
+
+    /// Where the engine works, for messages (never with a password).
+    pub fn target_name(&self) -> String {
+        target_name(&self.target)
+    }
+
+    /// The private instance, if this engine runs on one.
+    pub fn instance(&self) -> Option<&PgInstance> {
+        match &self.target {
+            Target::Private(i) => Some(i),
+            Target::Url { .. } => None,
+        }
+    }
+
+    /// Tables an interrupted keylab run had left in the schema, dropped when this engine
+    /// claimed it.
+    pub fn dropped_leftovers(&self) -> &[String] {
+        &self.dropped_leftovers
+    }
+
+    /// The schema keylab works in.
+    pub fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    /// A new connection to keylab's database.
+    pub fn new_connection(&self) -> Result<Client, ServerError> {
+        connect_to(&self.target)
+    }
+
+    fn table_ref(&self, table: &Table) -> String {
+        qualified(&self.schema, &table.name)
+    }
+
+    fn scalar_text(&mut self, q: &str) -> Result<String, ServerError> {
+        self.client.query_one(q, &[]).map(|r| r.get(0)).map_err(|e| sql_err(q, e))
+    }
+
+    /// The insert LSN, once every record before it is flushed (so `pg_waldump` can read it).
+    fn flushed_lsn(&mut self) -> Result<String, ServerError> {
+        let lsn = self.scalar_text("SELECT pg_current_wal_insert_lsn()::text")?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let q = format!("SELECT pg_current_wal_flush_lsn() >= '{lsn}'::pg_lsn");
+            if self.client.query_one(&q, &[]).map(|r| r.get::<_, bool>(0)).unwrap_or(true) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(lsn)
+    }
+
+    /// Flushes this session's pending statistics (PostgreSQL reports them at most once a
+    /// second otherwise) and drops the cached snapshot.
+    fn flush_stats(&mut self) {
+        let _ = self.client.batch_execute("SELECT pg_stat_force_next_flush()");
+        let _ = self.client.batch_execute("SELECT pg_stat_clear_snapshot()");
+    }
+
+    fn stat_wal(&mut self) -> Option<(i64, i64)> {
+        let r = self.client.query_one("SELECT wal_records, wal_fpi FROM pg_stat_wal", &[]).ok()?;
+        Some((r.get(0), r.get(1)))
+    }
+
+    fn wal_figures(&mut self) -> Result<PostgresFigures, ServerError> {
+        let end = self.flushed_lsn()?;
+        let start = self.tally.start_lsn.clone();
+        let wal_bytes: Option<String> = self
+            .client
+            .query_one(&format!("SELECT pg_wal_lsn_diff('{end}', '{start}')::text"), &[])
+            .ok()
+            .map(|r| r.get(0));
+        let mut f = PostgresFigures {
+            wal_bytes: wal_bytes.and_then(|b| b.split('.').next()?.parse().ok()),
+            ..PostgresFigures::default()
+        };
+        match &self.target {
+            Target::Private(instance) => {
+                let waldump = instance.binaries().program("pg_waldump");
+                let counted =
+                    count_wal(&waldump, &instance.waldir(), &self.tally.counted_lsn, &end)
+                        .map_err(ServerError::Io)?;
+                let total = self.tally.wal.get_or_insert_with(WalCounts::default);
+                total.records += counted.records;
+                total.full_page_images += counted.full_page_images;
+                total.full_page_image_bytes += counted.full_page_image_bytes;
+                total.split_left += counted.split_left;
+                total.split_right += counted.split_right;
+                total.new_roots += counted.new_roots;
+                total.checkpoints += counted.checkpoints;
+                self.tally.counted_lsn = end;
+                let t = total.clone();
+                f.wal_records = Some(t.records);
+                f.full_page_images = Some(t.full_page_images);
+                f.full_page_image_bytes = Some(t.full_page_image_bytes);
+                f.split_left = Some(t.split_left);
+                f.split_right = Some(t.split_right);
+                f.new_roots = Some(t.new_roots);
+                f.checkpoints = Some(t.checkpoints);
+            }
+            Target::Url { .. } => {
+                self.flush_stats();
+                if let (Some(now), Some(then)) = (self.stat_wal(), self.tally.stat_wal_start) {
+                    f.wal_records = Some((now.0 - then.0).max(0) as u64);
+                    f.full_page_images = Some((now.1 - then.1).max(0) as u64);
+                }
+            }
+        }
+        Ok(f)
+    }
+
+    fn table_counts(&mut self, table: &Table) -> Result<(u64, u128), ServerError> {
+        let n: i64 = self
+            .client
+            .query_one(&format!("SELECT count(*) FROM {}", self.table_ref(table)), &[])
+            .map_err(|e| sql_err("counting the rows failed", e))?
+            .get(0);
+        let sum = self.scalar_text(&sql::checksum_sql(table, &self.schema))?;
+        Ok((n as u64, sum.parse().unwrap_or(0)))
+    }
+}
+
+fn target_name(target: &Target) -> String {
+    match target {
+        Target::Private(i) => format!("the private PostgreSQL on port {}", i.port()),
+        Target::Url { url, database } => {
+            format!("postgres://{}@{}/{database}", url.user, url.address())
+        }
+    }
+}
+
+fn connect_to(target: &Target) -> Result<Client, ServerError> {
+    let config = match target {
+        Target::Private(i) => i.config("keylab"),
+        Target::Url { url, database } => {
+            let mut c = postgres::Config::new();
+            c.host(&url.host)
+                .port(url.port)
+                .user(&url.user)
+                .dbname(database)
+                .connect_timeout(Duration::from_secs(5));
+            if let Some(p) = &url.password {
+                c.password(p);
+            }
+            c
+        }
+    };
+    config.connect(NoTls).map_err(|e| {
+        ServerError::Connect(format!("cannot connect to {}: {}", target_name(target), describe(&e)))
+    })
+}
+
+impl Engine for PgEngine {
+    fn info(&self) -> EngineInfo {
+        let mut settings = BTreeMap::new();
+        let mut put = |k: &str, v: serde_json::Value| {
+            settings.insert(k.to_string(), v);
+        };
+        if let Target::Private(i) = &self.target {
+            let s = i.settings();
+            put("shared_buffers_bytes", s.shared_buffers_bytes.into());
+            put("checkpoint_timeout_s", s.checkpoint_timeout_s.into());
+            put("max_wal_size_mb", s.max_wal_size_mb.into());
+            put("full_page_writes", s.full_page_writes.into());
+            put("autovacuum", s.autovacuum.into());
+            put("wal_level", s.wal_level.clone().into());
+        }
+        put("block_size", 8192.into());
+        put("text_collation", self.collation.token().into());
+        put("schema", self.schema.clone().into());
+        put("notes", self.notes.clone().into());
+        EngineInfo { kind: "postgres".into(), version: self.version.clone(), model: None, settings }
+    }
+
+    fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
+        let t = self.table_ref(table);
+        self.client
+            .batch_execute(&format!("DROP TABLE IF EXISTS {t}"))
+            .map_err(|e| sql_err("DROP TABLE failed", e))?;
+        owner::lock_table(&mut self.client, &self.schema, &table.name)?;
+        self.current = Some(table.name.clone());
+        owner::register(&mut self.client, &self.schema, &table.name)?;
+        for stmt in sql::create_statements(table, &self.schema, self.collation) {
+            self.client.batch_execute(&stmt).map_err(|e| sql_err("CREATE failed", e))?;
+        }
+        self.flush_stats();
+        let lsn = self.flushed_lsn()?;
+        let stat_wal_start = self.stat_wal();
+        self.tally = Tally { start_lsn: lsn.clone(), counted_lsn: lsn, wal: None, stat_wal_start };
+        Ok(())
+    }
+
+    fn load(
+        &mut self,
+        table: &Table,
+        plan: &LoadPlan,
+        rows: &mut dyn Iterator<Item = Row>,
+        on_rows: &mut dyn FnMut(u64),
+    ) -> Result<LoadOutcome, EngineError> {
+        let (rows_before, sum_before) = self.table_counts(table)?;
+        let clients = (0..plan.writers.max(1))
+            .map(|_| self.new_connection())
+            .collect::<Result<Vec<_>, _>>()?;
+        let stats = run_load(table, &self.schema, plan, clients, rows, on_rows)?;
+        self.flush_stats();
+        let (rows_found, sum_after) = self.table_counts(table)?;
+        let expected = rows_before + stats.rows;
+        let checksum_equal = sum_after == sum_before + u128::from(stats.client_checksum);
+        if rows_found != expected || !checksum_equal {
+            return Err(EngineError::Failed(format!(
+                "the load does not check out: {expected} rows expected, {rows_found} found; \
+                 checksum {}",
+                if checksum_equal { "equal" } else { "differs" }
+            )));
+        }
+        Ok(LoadOutcome {
+            rows: stats.rows,
+            wall_s: Some(stats.wall_s),
+            batch_latency_ms: latency_ms(&stats.batch_latency_us),
+            first_batch_ms: Some(stats.first_batch_ms),
+            other_batch_p50_ms: Some(stats.other_batch_p50_ms),
+            verification: Some(LoadVerification {
+                rows_expected: expected,
+                rows_found: Some(rows_found),
+                checksum_equal: Some(checksum_equal),
+                checked: "count(*) and the sum of the first 32 bits of md5 of every sent \
+                          column's text"
+                    .into(),
+            }),
+            server_statement_ms: None,
+        })
+    }
+
+    fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
+        let mut pg = self.wal_figures()?;
+        self.flush_stats();
+        let t = self.table_ref(table);
+        let q = format!(
+            "SELECT pg_relation_size('{t}'), pg_indexes_size('{t}'), \
+             current_setting('shared_buffers', true), \
+             (SELECT datcollate::text FROM pg_database WHERE datname = current_database())"
+        );
+        let r = self.client.query_one(&q, &[]).map_err(|e| sql_err("reading sizes failed", e))?;
+        let (heap, idx): (i64, i64) = (r.get(0), r.get(1));
+        pg.heap_pages = Some(heap as u64 / 8192);
+        // The collation matters where a key is text: a primary key or indexed column.
+        let keyed = table.primary_key.iter().chain(table.indexes.iter().flat_map(|i| &i.columns));
+        let has_text = keyed.clone().any(|&c| {
+            matches!(
+                table.columns[c].ty,
+                keylab_schema::ColumnType::VarChar { .. } | keylab_schema::ColumnType::Char { .. }
+            )
+        });
+        pg.collation = has_text.then(|| match self.collation {
+            TextCollation::C => "C".to_string(),
+            TextCollation::Default => format!("default ({})", r.get::<_, String>(3)),
+        });
+        let io = format!(
+            "SELECT COALESCE(heap_blks_read, 0) + COALESCE(idx_blks_read, 0), \
+             COALESCE(heap_blks_hit, 0) + COALESCE(idx_blks_hit, 0), \
+             (SELECT n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables s \
+              WHERE s.relid = '{t}'::regclass) FROM pg_statio_user_tables WHERE relid = '{t}'::regclass"
+        );
+        let io = self.client.query_opt(&io, &[]).ok().flatten();
+        let (reads, hits, ops) = match io {
+            Some(r) => (
+                Some(r.get::<_, i64>(0) as u64),
+                Some(r.get::<_, i64>(1) as u64),
+                Some(r.get::<_, i64>(2) as u64),
+            ),
+            None => (None, None, None),
+        };
+        let requests = reads.zip(hits).map(|(r, h)| r + h);
+        let pool_bytes = match &self.target {
+            Target::Private(i) => Some(i.settings().shared_buffers_bytes),
+            Target::Url { .. } => None,
+        };
+        let buffer_pool = BufferPoolResult {
+            pool_bytes,
+            page_requests: requests,
+            pages_read: reads,
+            row_ops: ops,
+            hit_ratio: keylab_core::hit_ratio(requests, reads),
+            misses_per_op: keylab_core::misses_per_op(reads, ops),
+            ..BufferPoolResult::default()
+        };
+        let mut indexes = Vec::new();
+        for ix in index_names(&mut self.client, &self.schema, &table.name) {
+            let name = report_name(&table.name, &ix);
+            let shape = if self.inspect {
+                index_shape(&mut self.client, &qualified(&self.schema, &ix), &name, self.fsm)
+            } else {
+                None
+            };
+            indexes.push(shape.unwrap_or(keylab_core::IndexResult { name, ..Default::default() }));
+        }
+        let splits = pg.split_left.zip(pg.split_right).map(|(l, r)| l + r);
+        Ok(Measurement {
+            counters: Counters {
+                page_splits: splits,
+                pages_read: reads,
+                page_requests: requests,
+                ..Counters::default()
+            },
+            table: TableSizes {
+                data_length: Some(heap as u64),
+                index_length: Some(idx as u64),
+                data_free: None,
+            },
+            indexes,
+            buffer_pool: Some(buffer_pool),
+            postgres: Some(pg),
+            shards: None,
+        })
+    }
+
+    fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {
+        self.client
+            .batch_execute(&format!("DROP TABLE IF EXISTS {}", self.table_ref(table)))
+            .map_err(|e| sql_err("DROP TABLE failed", e))?;
+        owner::unregister(&mut self.client, &self.schema, &table.name)?;
+        owner::unlock_table(&mut self.client, &self.schema, &table.name);
+        self.current = None;
+        Ok(())
+    }
+
+    fn apply(
+        &mut self,
+        table: &Table,
+        ops: &mut dyn Iterator<Item = Op>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<(), EngineError> {
+        crate::phases::apply(self, table, ops, on_ops)
+    }
+
+    fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
+        let note = "rebuild phases: the fill factor becomes each index's fillfactor \
+                    (ALTER INDEX ... SET (fillfactor = N), then REINDEX TABLE), PostgreSQL's \
+                    counterpart of innodb_fill_factor + OPTIMIZE TABLE; the heap keeps its own";
+        if !self.notes.iter().any(|n| n == note) {
+            self.notes.push(note.into());
+        }
+        crate::phases::rebuild(self, table, fill_factor_pct)
+    }
+
+    fn query(
+        &mut self,
+        table: &Table,
+        query: &keylab_core::QuerySpec,
+        runs: u32,
+    ) -> Result<keylab_core::QueryOutcome, EngineError> {
+        crate::query::run(self, table, query, runs)
+    }
+
+    fn restart(&mut self) -> Result<(), EngineError> {
+        match &mut self.target {
+            Target::Private(i) => i.restart()?,
+            Target::Url { .. } => {
+                return Err(EngineError::Unsupported(
+                    "keylab restarts only a private instance, never a --url server".into(),
+                ))
+            }
+        }
+        let mut client = connect_to(&self.target)?;
+        client
+            .batch_execute(&format!("SET search_path = {}, public", quote_ident(&self.schema)))
+            .map_err(|e| sql_err("SET search_path failed", e))?;
+        if let Some(t) = &self.current {
+            owner::lock_table(&mut client, &self.schema, t)?;
+        }
+        self.client = client;
+        Ok(())
+    }
+
+    fn ddl(
+        &mut self,
+        _: &Table,
+        _: &keylab_core::DdlSpec,
+    ) -> Result<keylab_core::DdlOutcome, EngineError> {
+        Err(EngineError::Unsupported(
+            "the DDL phase is written for InnoDB's ALTER TABLE algorithms (INSTANT, INPLACE, \
+             COPY); PostgreSQL has none of them"
+                .into(),
+        ))
+    }
+}
+
+impl PgEngine {
+    /// The main connection (for the phases).
+    pub(crate) fn client(&mut self) -> &mut Client {
+        &mut self.client
+    }
+
+    /// The user keylab's private instances run as.
+    pub fn superuser() -> &'static str {
+        SUPERUSER
+    }
+}

@@ -1,0 +1,288 @@
+//! The PostgreSQL load pipeline: rows from the generator to N writer connections.
+//!
+//! The same scheme as `keylab_server::load` for MariaDB: the calling thread pulls rows from
+//! the (not `Send`) iterator, cuts them into statements ([`LoadPlan::statement_rows`]) and
+//! sends statement `n` to writer [`LoadPlan::writer_of`]`(n)` over a bounded queue, so every
+//! engine gives each writer the same rows; each statement is timed into an HDR histogram and
+//! each writer's first one is kept apart; the calling thread computes the client half of the
+//! checksum. The statements are PostgreSQL's: `row` = one INSERT per row, `batch` rows per
+//! transaction; `multi` = a multi-row INSERT; `prepared` = a server-side prepared INSERT of a
+//! fixed shape, prepared once per shape and connection; `prepared-uncached` = prepared and
+//! closed per statement; `load-data` = `COPY ... FROM STDIN` through the client's copy-in
+//! stream, one COPY per statement. The writer code is this crate's own: the MariaDB
+//! pipeline's writers are written against the `mysql` client.
+//!
+//! This module does not create tables or read metrics.
+
+use crate::sql;
+use hdrhistogram::Histogram;
+use keylab_core::{LoadMethod, LoadPlan, Row, WRITER_QUEUE_STATEMENTS};
+use keylab_schema::Table;
+use keylab_server::ServerError;
+use postgres::types::ToSql;
+use postgres::{Client, Statement};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::time::Instant;
+
+/// Most parameters one PostgreSQL statement may have (a 16-bit count in the protocol).
+pub const MAX_PARAMS: usize = 65_535;
+
+/// What a load measured.
+#[derive(Debug, Clone)]
+pub struct LoadStats {
+    /// Rows sent.
+    pub rows: u64,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// Per-statement latency, microseconds, all writers.
+    pub batch_latency_us: Histogram<u64>,
+    /// Each writer's first statement, ms.
+    pub first_batch_ms: Vec<f64>,
+    /// The median of each writer's other statements, ms (`None`: it sent one only).
+    pub other_batch_p50_ms: Vec<Option<f64>>,
+    /// Client checksum: the sum (mod 2^64) of [`sql::row_hash`] over the rows sent.
+    pub client_checksum: u64,
+}
+
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
+}
+
+fn pg_err(what: &str, e: postgres::Error) -> ServerError {
+    ServerError::Sql(format!("{what}: {}", crate::engine::describe(&e)))
+}
+
+/// Refuses a plan PostgreSQL cannot run on `table`: a prepared INSERT needing more
+/// parameters than the protocol carries.
+pub fn check_plan(table: &Table, plan: &LoadPlan) -> Result<(), String> {
+    let cols = sql::sent_columns(table).len().max(1);
+    let largest = plan.batch.max(plan.batch_max.unwrap_or(0)).max(1) as usize;
+    if matches!(plan.method, LoadMethod::Prepared | LoadMethod::PreparedUncached)
+        && largest.saturating_mul(cols) > MAX_PARAMS
+    {
+        return Err(format!(
+            "a prepared INSERT of {largest} rows x {cols} columns needs more than {MAX_PARAMS} \
+             parameters; use a --batch of at most {}",
+            MAX_PARAMS / cols
+        ));
+    }
+    if plan.writers > keylab_server::load::MAX_WRITERS {
+        return Err(format!(
+            "{} writers asked for; at most {}",
+            plan.writers,
+            keylab_server::load::MAX_WRITERS
+        ));
+    }
+    Ok(())
+}
+
+/// Loads `rows` into `schema`.`table` over `clients`, one writer per client.
+pub fn run_load(
+    table: &Table,
+    schema: &str,
+    plan: &LoadPlan,
+    clients: Vec<Client>,
+    rows: &mut dyn Iterator<Item = Row>,
+    on_rows: &mut dyn FnMut(u64),
+) -> Result<LoadStats, ServerError> {
+    check_plan(table, plan).map_err(ServerError::Refused)?;
+    let cols = sql::sent_columns(table);
+    let (txs, rxs): (Vec<_>, Vec<_>) =
+        clients.iter().map(|_| sync_channel::<Vec<Row>>(WRITER_QUEUE_STATEMENTS)).unzip();
+    let failed = AtomicBool::new(false);
+    let done = AtomicU64::new(0);
+    let started = Instant::now();
+    let mut checksum = 0u64;
+    let mut sent = 0u64;
+    let results: Vec<Result<WriterResult, ServerError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = clients
+            .into_iter()
+            .zip(rxs)
+            .map(|(client, rx)| {
+                let w = Writer { table, schema, plan, cols: &cols, failed: &failed, done: &done };
+                s.spawn(move || w.run(client, rx))
+            })
+            .collect();
+        let mut shapes = plan.statement_rows();
+        let mut want = shapes.next().unwrap_or(1);
+        let mut batch = Vec::with_capacity(want);
+        let mut statement = 0u64;
+        let mut reported = 0u64;
+        for row in &mut *rows {
+            sent += 1;
+            checksum = checksum.wrapping_add(u64::from(sql::row_hash(&row, table, &cols)));
+            batch.push(row);
+            if batch.len() >= want {
+                let full = std::mem::take(&mut batch);
+                if txs[plan.writer_of(statement)].send(full).is_err()
+                    || failed.load(Ordering::SeqCst)
+                {
+                    break;
+                }
+                statement += 1;
+                want = shapes.next().unwrap_or(1);
+                batch.reserve(want);
+                let now = done.load(Ordering::Relaxed);
+                on_rows(now - reported);
+                reported = now;
+            }
+        }
+        if !batch.is_empty() && !failed.load(Ordering::SeqCst) {
+            let _ = txs[plan.writer_of(statement)].send(batch);
+        }
+        drop(txs);
+        let results = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(ServerError::Sql("a writer thread panicked".into())))
+            })
+            .collect();
+        on_rows(done.load(Ordering::Relaxed) - reported);
+        results
+    });
+    let wall_s = started.elapsed().as_secs_f64();
+    let mut hist = new_histogram();
+    let (mut first_batch_ms, mut other_batch_p50_ms) = (Vec::new(), Vec::new());
+    for r in results {
+        let w = r?;
+        hist.add(&w.latency_us).map_err(|e| ServerError::Sql(e.to_string()))?;
+        if let Some(us) = w.first_us {
+            first_batch_ms.push(us as f64 / 1000.0);
+            other_batch_p50_ms.push(
+                (!w.others_us.is_empty())
+                    .then(|| w.others_us.value_at_quantile(0.5) as f64 / 1000.0),
+            );
+        }
+    }
+    Ok(LoadStats {
+        rows: sent,
+        wall_s,
+        batch_latency_us: hist,
+        first_batch_ms,
+        other_batch_p50_ms,
+        client_checksum: checksum,
+    })
+}
+
+struct Writer<'a> {
+    table: &'a Table,
+    schema: &'a str,
+    plan: &'a LoadPlan,
+    cols: &'a [usize],
+    failed: &'a AtomicBool,
+    done: &'a AtomicU64,
+}
+
+struct WriterResult {
+    latency_us: Histogram<u64>,
+    first_us: Option<u64>,
+    others_us: Histogram<u64>,
+}
+
+impl Writer<'_> {
+    fn run(&self, mut client: Client, rx: Receiver<Vec<Row>>) -> Result<WriterResult, ServerError> {
+        let mut out = WriterResult {
+            latency_us: new_histogram(),
+            first_us: None,
+            others_us: new_histogram(),
+        };
+        let mut prepared: HashMap<usize, Statement> = HashMap::new();
+        for batch in rx {
+            let n = batch.len() as u64;
+            let t0 = Instant::now();
+            let sent = self.send(&mut client, &batch, &mut prepared);
+            if let Err(e) = sent {
+                self.failed.store(true, Ordering::SeqCst);
+                return Err(e);
+            }
+            let us = (t0.elapsed().as_micros() as u64).max(1);
+            out.latency_us.record(us).map_err(|e| ServerError::Sql(e.to_string()))?;
+            if out.first_us.is_none() {
+                out.first_us = Some(us);
+            } else {
+                out.others_us.record(us).map_err(|e| ServerError::Sql(e.to_string()))?;
+            }
+            self.done.fetch_add(n, Ordering::Relaxed);
+        }
+        // The session's statistics (buffer hits and reads, WAL) reach the shared counters
+        // before this statement returns, so the measurement after the load sees them.
+        let _ = client.batch_execute("SELECT pg_stat_force_next_flush()");
+        Ok(out)
+    }
+
+    fn send(
+        &self,
+        client: &mut Client,
+        batch: &[Row],
+        prepared: &mut HashMap<usize, Statement>,
+    ) -> Result<(), ServerError> {
+        let (t, schema) = (self.table, self.schema);
+        match self.plan.method {
+            // A batch of one is autocommit, as on MariaDB: no BEGIN/COMMIT round trips.
+            LoadMethod::Row if batch.len() == 1 => client
+                .batch_execute(&sql::multi_insert_sql(t, schema, batch))
+                .map_err(|e| pg_err("INSERT failed", e)),
+            LoadMethod::Row => {
+                let mut tx = client.transaction().map_err(|e| pg_err("BEGIN failed", e))?;
+                for row in batch {
+                    let sql = sql::multi_insert_sql(t, schema, std::slice::from_ref(row));
+                    tx.batch_execute(&sql).map_err(|e| pg_err("INSERT failed", e))?;
+                }
+                tx.commit().map_err(|e| pg_err("COMMIT failed", e))
+            }
+            LoadMethod::Multi => client
+                .batch_execute(&sql::multi_insert_sql(t, schema, batch))
+                .map_err(|e| pg_err("INSERT failed", e)),
+            LoadMethod::Prepared | LoadMethod::PreparedUncached => {
+                let cached = self.plan.method == LoadMethod::Prepared;
+                let stmt = match prepared.get(&batch.len()) {
+                    Some(s) if cached => s.clone(),
+                    _ => {
+                        let s = client
+                            .prepare(&sql::prepared_insert_sql(t, schema, batch.len()))
+                            .map_err(|e| pg_err("PREPARE failed", e))?;
+                        if cached {
+                            prepared.insert(batch.len(), s.clone());
+                        }
+                        s
+                    }
+                };
+                let texts: Vec<Option<String>> = batch
+                    .iter()
+                    .flat_map(|row| {
+                        self.cols.iter().map(|&c| sql::value_text(&row[c], &t.columns[c].ty))
+                    })
+                    .collect();
+                let params: Vec<&(dyn ToSql + Sync)> =
+                    texts.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+                // A dropped uncached Statement is closed by the client on its next request.
+                client.execute(&stmt, &params).map(|_| ()).map_err(|e| pg_err("EXECUTE failed", e))
+            }
+            LoadMethod::LoadData => {
+                let mut w = client
+                    .copy_in(&sql::copy_sql(t, schema))
+                    .map_err(|e| pg_err("COPY failed", e))?;
+                let mut buf = Vec::with_capacity(64 * 1024);
+                for row in batch {
+                    sql::write_copy_line(&mut buf, t, self.cols, row);
+                    if buf.len() >= 64 * 1024 {
+                        w.write_all(&buf)
+                            .map_err(|e| ServerError::Sql(format!("COPY failed: {e}")))?;
+                        buf.clear();
+                    }
+                }
+                w.write_all(&buf).map_err(|e| ServerError::Sql(format!("COPY failed: {e}")))?;
+                w.finish().map(|_| ()).map_err(|e| pg_err("COPY failed", e))
+            }
+        }
+    }
+}
+
+/// Percentiles of a histogram of microseconds, in ms; `None` when empty.
+pub fn latency_ms(h: &Histogram<u64>) -> Option<keylab_core::LatencyMs> {
+    keylab_server::load::latency_ms(h)
+}

@@ -1,0 +1,369 @@
+//! SQL text for PostgreSQL: the table as keylab creates it, row values as INSERT literals and
+//! as `COPY` text, and the two halves of the load checksum.
+//!
+//! Column types: an identity key is `bigint GENERATED ALWAYS AS IDENTITY`; 16-byte binary ids
+//! are the native `uuid` type, other binary ids `bytea`; text ids `varchar(n)` under the
+//! collation the engine runs with ([`TextCollation`]), or `"C"` where the id needs byte
+//! order. This module does not connect.
+
+use keylab_schema::{time_text, Charset, ColumnType, Table, Value};
+use md5::{Digest, Md5};
+use std::fmt::Write as _;
+
+/// The collation text ids are created under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextCollation {
+    /// The database's default collation (what a user's `varchar` gets).
+    #[default]
+    Default,
+    /// `COLLATE "C"`: byte order, PostgreSQL's fastest comparisons.
+    C,
+}
+
+impl TextCollation {
+    /// The setting as shown (`default` or `C`).
+    pub fn token(self) -> &'static str {
+        match self {
+            TextCollation::Default => "default",
+            TextCollation::C => "C",
+        }
+    }
+}
+
+impl std::str::FromStr for TextCollation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "default" => Ok(TextCollation::Default),
+            "C" | "c" => Ok(TextCollation::C),
+            _ => Err(format!("unknown collation `{s}`; valid: default, C")),
+        }
+    }
+}
+
+/// `name` quoted as a PostgreSQL identifier.
+pub fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// `"schema"."name"`.
+pub fn qualified(schema: &str, name: &str) -> String {
+    format!("{}.{}", quote_ident(schema), quote_ident(name))
+}
+
+/// The PostgreSQL type of a column; `collation` applies to text columns whose ids do not
+/// need byte order (those always get `"C"`).
+pub fn column_type(ty: &ColumnType, collation: TextCollation) -> String {
+    let collate = |charset: Charset| match (charset, collation) {
+        (Charset::Utf8mb4Bin, _) | (_, TextCollation::C) => " COLLATE \"C\"",
+        _ => "",
+    };
+    match *ty {
+        ColumnType::Int => "integer".into(),
+        ColumnType::BigInt { unsigned: false } => "bigint".into(),
+        // No unsigned integers: numeric(20) holds every u64.
+        ColumnType::BigInt { unsigned: true } => "numeric(20)".into(),
+        ColumnType::Binary { bytes: 16 } => "uuid".into(),
+        ColumnType::Binary { .. } => "bytea".into(),
+        ColumnType::Char { chars, charset } => format!("char({chars}){}", collate(charset)),
+        ColumnType::VarChar { chars, charset } => format!("varchar({chars}){}", collate(charset)),
+        ColumnType::Text { charset } => format!("text{}", collate(charset)),
+        ColumnType::Timestamp | ColumnType::DateTime => "timestamp(0)".into(),
+        ColumnType::Date => "date".into(),
+        ColumnType::Decimal { precision, scale } => format!("numeric({precision},{scale})"),
+    }
+}
+
+/// The name keylab gives index `ix` of `table` (PostgreSQL index names are per schema).
+pub fn index_name(table: &Table, ix: &str) -> String {
+    format!("{}_{ix}", table.name)
+}
+
+/// The name of the primary key's index.
+pub fn pkey_name(table: &Table) -> String {
+    format!("{}_pkey", table.name)
+}
+
+/// `CREATE TABLE` and `CREATE INDEX` statements for `table` in `schema`.
+pub fn create_statements(table: &Table, schema: &str, collation: TextCollation) -> Vec<String> {
+    let name = |i: usize| quote_ident(&table.columns[i].name);
+    let mut cols: Vec<String> = table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut s = format!("{} {}", name(i), column_type(&c.ty, collation));
+            if table.auto_increment && table.primary_key == [i] {
+                s.push_str(" GENERATED ALWAYS AS IDENTITY");
+            } else if !c.nullable {
+                s.push_str(" NOT NULL");
+            }
+            s
+        })
+        .collect();
+    let pk: Vec<String> = table.primary_key.iter().map(|&i| name(i)).collect();
+    cols.push(format!(
+        "CONSTRAINT {} PRIMARY KEY ({})",
+        quote_ident(&pkey_name(table)),
+        pk.join(", ")
+    ));
+    let mut out =
+        vec![format!("CREATE TABLE {} ({})", qualified(schema, &table.name), cols.join(", "))];
+    for ix in &table.indexes {
+        let cols: Vec<String> = ix.columns.iter().map(|&i| name(i)).collect();
+        out.push(format!(
+            "CREATE {}INDEX {} ON {} ({})",
+            if ix.unique { "UNIQUE " } else { "" },
+            quote_ident(&index_name(table, &ix.name)),
+            qualified(schema, &table.name),
+            cols.join(", ")
+        ));
+    }
+    out
+}
+
+/// Positions of the columns keylab sends: all but an identity key, which the server assigns.
+pub fn sent_columns(table: &Table) -> Vec<usize> {
+    (0..table.columns.len())
+        .filter(|&i| !(table.auto_increment && table.primary_key == [i]))
+        .collect()
+}
+
+/// `(a, b)`: the sent columns' names.
+pub fn column_list(table: &Table) -> String {
+    let cols: Vec<String> =
+        sent_columns(table).iter().map(|&i| quote_ident(&table.columns[i].name)).collect();
+    format!("({})", cols.join(", "))
+}
+
+/// The value as PostgreSQL's text form of the column's type: what `::text` of the stored
+/// value gives, so the checksum's two halves agree. `None` for NULL.
+pub fn value_text(v: &Value, ty: &ColumnType) -> Option<String> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Int(n) | Value::Time(n) if is_time(ty) => {
+            time_text(*n, ty).unwrap_or_else(|| n.to_string())
+        }
+        Value::Int(n) => match *ty {
+            ColumnType::Decimal { scale, .. } if scale > 0 => {
+                format!("{n}.{}", "0".repeat(scale as usize))
+            }
+            _ => n.to_string(),
+        },
+        Value::UInt(n) => n.to_string(),
+        Value::Time(s) => s.to_string(),
+        Value::Bytes(b) => match *ty {
+            ColumnType::Binary { bytes: 16 } if b.len() == 16 => uuid_text(b),
+            ColumnType::Binary { .. } => {
+                let mut s = String::with_capacity(2 + 2 * b.len());
+                s.push_str("\\x");
+                for byte in b {
+                    let _ = write!(s, "{byte:02x}");
+                }
+                s
+            }
+            _ => String::from_utf8_lossy(b).into_owned(),
+        },
+    })
+}
+
+fn is_time(ty: &ColumnType) -> bool {
+    matches!(ty, ColumnType::Timestamp | ColumnType::DateTime | ColumnType::Date)
+}
+
+/// 16 bytes as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (lower case, as PostgreSQL prints).
+fn uuid_text(b: &[u8]) -> String {
+    let mut s = String::with_capacity(36);
+    for (i, byte) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            s.push('-');
+        }
+        let _ = write!(s, "{byte:02x}");
+    }
+    s
+}
+
+/// Appends the sent columns of `row` as a `VALUES` tuple of literals.
+pub fn write_values_tuple(out: &mut String, table: &Table, cols: &[usize], row: &[Value]) {
+    out.push('(');
+    for (n, &c) in cols.iter().enumerate() {
+        if n > 0 {
+            out.push_str(", ");
+        }
+        match value_text(&row[c], &table.columns[c].ty) {
+            None => out.push_str("NULL"),
+            Some(t) => {
+                out.push('\'');
+                out.push_str(&t.replace('\'', "''"));
+                out.push('\'');
+            }
+        }
+    }
+    out.push(')');
+}
+
+/// A multi-row `INSERT` of `rows`.
+pub fn multi_insert_sql(table: &Table, schema: &str, rows: &[Vec<Value>]) -> String {
+    let cols = sent_columns(table);
+    let mut out = insert_prefix(table, schema);
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_values_tuple(&mut out, table, &cols, row);
+    }
+    out
+}
+
+/// `INSERT INTO s.t (a, b) VALUES `.
+pub fn insert_prefix(table: &Table, schema: &str) -> String {
+    format!("INSERT INTO {} {} VALUES ", qualified(schema, &table.name), column_list(table))
+}
+
+/// A prepared `INSERT` of `n_rows` rows: every parameter is sent as text and cast to the
+/// column's type on the server.
+pub fn prepared_insert_sql(table: &Table, schema: &str, n_rows: usize) -> String {
+    let cols = sent_columns(table);
+    let mut out = insert_prefix(table, schema);
+    let mut p = 0;
+    for r in 0..n_rows {
+        if r > 0 {
+            out.push_str(", ");
+        }
+        out.push('(');
+        for (n, &c) in cols.iter().enumerate() {
+            p += 1;
+            if n > 0 {
+                out.push_str(", ");
+            }
+            let ty = column_type(&table.columns[c].ty, TextCollation::Default);
+            let _ = write!(out, "${p}::text::{}", ty.split(' ').next().unwrap_or("text"));
+        }
+        out.push(')');
+    }
+    out
+}
+
+/// `COPY s.t (a, b) FROM STDIN` (text format).
+pub fn copy_sql(table: &Table, schema: &str) -> String {
+    format!("COPY {} {} FROM STDIN", qualified(schema, &table.name), column_list(table))
+}
+
+/// Appends one `COPY` text-format line of the sent columns.
+pub fn write_copy_line(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Value]) {
+    for (n, &c) in cols.iter().enumerate() {
+        if n > 0 {
+            out.push(b'\t');
+        }
+        match value_text(&row[c], &table.columns[c].ty) {
+            None => out.extend_from_slice(b"\\N"),
+            Some(t) => {
+                for b in t.bytes() {
+                    match b {
+                        b'\\' => out.extend_from_slice(b"\\\\"),
+                        b'\t' => out.extend_from_slice(b"\\t"),
+                        b'\n' => out.extend_from_slice(b"\\n"),
+                        b'\r' => out.extend_from_slice(b"\\r"),
+                        _ => out.push(b),
+                    }
+                }
+            }
+        }
+    }
+    out.push(b'\n');
+}
+
+/// The server's half of the checksum: the sum over rows of the first 32 bits of the MD5 of
+/// the sent columns' text joined by `|` (`concat_ws` skips NULLs), as decimal text.
+/// PostgreSQL has no CRC32; MD5 is built in, and [`row_hash`] is the client's half.
+pub fn checksum_sql(table: &Table, schema: &str) -> String {
+    let cols: Vec<String> = sent_columns(table)
+        .iter()
+        .map(|&i| format!("{}::text", quote_ident(&table.columns[i].name)))
+        .collect();
+    if cols.is_empty() {
+        return "SELECT '0'".into();
+    }
+    format!(
+        "SELECT COALESCE(SUM(('x' || substr(md5(concat_ws('|', {})), 1, 8))::bit(32)::bigint), \
+         0)::text FROM {}",
+        cols.join(", "),
+        qualified(schema, &table.name)
+    )
+}
+
+/// The client's half: the first 32 bits of the MD5 [`checksum_sql`] takes of `row`.
+pub fn row_hash(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
+    let parts: Vec<String> =
+        cols.iter().filter_map(|&c| value_text(&row[c], &table.columns[c].ty)).collect();
+    let digest = Md5::digest(parts.join("|").as_bytes());
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keylab_schema::{Column, Index, RowFormat};
+
+    fn table(auto: bool) -> Table {
+        Table {
+            name: "t".into(),
+            columns: vec![
+                Column::new("pk", ColumnType::BigInt { unsigned: false }, false),
+                Column::new("id", ColumnType::Binary { bytes: 16 }, false),
+                Column::new(
+                    "data",
+                    ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 },
+                    true,
+                ),
+            ],
+            primary_key: vec![0],
+            auto_increment: auto,
+            indexes: vec![Index { name: "k_id".into(), columns: vec![1], unique: false }],
+            row_format: RowFormat::Dynamic,
+        }
+    }
+
+    #[test]
+    fn tables_use_identity_uuid_and_the_chosen_collation() {
+        let s = create_statements(&table(true), "keylab", TextCollation::C);
+        assert_eq!(
+            s[0],
+            "CREATE TABLE \"keylab\".\"t\" (\"pk\" bigint GENERATED ALWAYS AS IDENTITY, \"id\" \
+             uuid NOT NULL, \"data\" varchar(255) COLLATE \"C\", CONSTRAINT \"t_pkey\" PRIMARY \
+             KEY (\"pk\"))"
+        );
+        assert_eq!(s[1], "CREATE INDEX \"t_k_id\" ON \"keylab\".\"t\" (\"id\")");
+        let d = create_statements(&table(true), "keylab", TextCollation::Default);
+        assert!(d[0].contains("\"data\" varchar(255),"), "{}", d[0]);
+    }
+
+    #[test]
+    fn values_render_as_postgres_prints_them() {
+        let t = table(true);
+        let row =
+            vec![Value::Null, Value::Bytes((0..16).collect()), Value::Bytes(b"a'b\tc".to_vec())];
+        let cols = sent_columns(&t);
+        assert_eq!(cols, vec![1, 2]);
+        let mut sql = String::new();
+        write_values_tuple(&mut sql, &t, &cols, &row);
+        assert_eq!(sql, "('00010203-0405-0607-0809-0a0b0c0d0e0f', 'a''b\tc')");
+        let mut copy = Vec::new();
+        write_copy_line(&mut copy, &t, &cols, &row);
+        assert_eq!(copy, b"00010203-0405-0607-0809-0a0b0c0d0e0f\ta'b\\tc\n");
+        let bytea = value_text(&Value::Bytes(vec![1, 255]), &ColumnType::Binary { bytes: 20 });
+        assert_eq!(bytea.as_deref(), Some("\\x01ff"));
+        assert!(prepared_insert_sql(&t, "s", 2).ends_with(
+            "($1::text::uuid, $2::text::varchar(255)), ($3::text::uuid, $4::text::varchar(255))"
+        ));
+        // MD5("a") starts 0cc175b9.
+        let one = Table {
+            columns: vec![t.columns[2].clone()],
+            primary_key: vec![],
+            auto_increment: false,
+            indexes: vec![],
+            ..t
+        };
+        assert_eq!(row_hash(&[Value::Bytes(b"a".to_vec())], &one, &[0]), 0x0cc1_75b9);
+    }
+}
