@@ -38,7 +38,9 @@ struct Pending {
 pub struct ChangeBuffer {
     pub on: bool,
     /// Buffered changes per page.
-    pending: HashMap<u32, Pending>,
+    /// (Looked up per buffered change, never iterated: a fast fixed-seed hasher changes
+    /// no figure.)
+    pending: HashMap<u32, Pending, foldhash::fast::FixedState>,
     /// Bytes of ibuf records held.
     bytes: u64,
     /// Usable bytes of one change-buffer page.
@@ -64,7 +66,7 @@ impl ChangeBuffer {
     pub fn new(on: bool, page_bytes: u32) -> ChangeBuffer {
         ChangeBuffer {
             on,
-            pending: HashMap::new(),
+            pending: HashMap::default(),
             bytes: 0,
             page_payload: (page_bytes - 132) as u64,
             changes_since_flush: 0,
@@ -162,7 +164,24 @@ impl Tree {
         }
         let g = sp.geo;
         let kw = self.kw();
-        let (p, pos) = self.descend_ro(sp, key, 0);
+        // The pages above the leaf, kept to touch them once the change is buffered (one
+        // descent instead of two). Every node page holds at least two records and page
+        // numbers are 32-bit, so a tree has fewer than 33 levels.
+        let mut path = [PageNo(0); 64];
+        let mut depth = 0;
+        let (p, pos) = {
+            let mut p = self.root;
+            loop {
+                let page = sp.page(p);
+                if page.level == 0 {
+                    break (p, page.insert_pos(key, kw));
+                }
+                let (cnt, _) = page.search(key, kw);
+                path[depth] = p;
+                depth += 1;
+                p = PageNo(page.children[cnt.saturating_sub(1)]);
+            }
+        };
         if p == self.root || pool.contains(p.0) {
             return None;
         }
@@ -212,7 +231,9 @@ impl Tree {
         pool.ibuf.changes_since_flush += 1;
         pool.counters.ibuf_buffered += 1;
         // The pages above the leaf were searched.
-        self.touch_path_above_leaf(sp, key);
+        for &above in &path[..depth] {
+            sp.touch_read(above);
+        }
         // Apply the change to the page now, without the pool seeing the leaf.
         let page = sp.pages[p.0 as usize].as_mut().expect("leaf");
         match size {
@@ -231,20 +252,5 @@ impl Tree {
             }
         }
         Some(p)
-    }
-
-    fn touch_path_above_leaf(&self, sp: &mut Space, key: &[u8]) {
-        let kw = self.kw();
-        let mut p = self.root;
-        loop {
-            let page = sp.page(p);
-            if page.level == 0 {
-                return;
-            }
-            let (cnt, _) = page.search(key, kw);
-            let child = PageNo(page.children[cnt.saturating_sub(1)]);
-            sp.touch_read(p);
-            p = child;
-        }
     }
 }

@@ -453,7 +453,8 @@ impl SimTable {
         self.rows += 1;
         if self.trees.len() > 1 || !blob_pages.is_empty() {
             let pk = &self.table.primary_key;
-            let mut k = Vec::new();
+            // The delete path's buffer: no allocation per row.
+            let mut k = std::mem::take(&mut self.del_map_key);
             pk_map_key(pk.iter().map(|&c| &row[c]), &mut k);
             if !blob_pages.is_empty() {
                 self.row_blobs.insert(k.clone(), blob_pages);
@@ -461,6 +462,7 @@ impl SimTable {
             if self.trees.len() > 1 {
                 self.row_sec.insert(&k, self.sec_cols.iter().map(|&c| &row[c]));
             }
+            self.del_map_key = k;
         }
         self.after_op();
         Ok(())
