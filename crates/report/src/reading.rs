@@ -146,8 +146,8 @@ fn in_order_fill(engine: &str, model: Option<&str>, run: &RunResult) -> &'static
     }
 }
 
-/// The index that holds the id: the primary key (listed first; `PRIMARY` on InnoDB,
-/// `<table>_pkey` on PostgreSQL) as a clustered key, else the first secondary index.
+/// The index that holds the id: the primary key (listed first, `PRIMARY` on every engine) as
+/// a clustered key, else the first secondary index.
 fn key_index(run: &RunResult) -> Option<&IndexResult> {
     if run.placement == "secondary" {
         run.indexes.get(1).or_else(|| run.indexes.iter().find(|i| i.name != "PRIMARY"))
