@@ -93,7 +93,7 @@ fn pg_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn Eng
         shared_buffers_bytes: settings.buffer_pool_bytes.unwrap_or(defaults.shared_buffers_bytes),
         ..defaults
     };
-    let engine = match &args.url {
+    let mut engine = match &args.url {
         Some(url) => {
             // KEYLAB_PASSWORD, else libpq's PGPASSWORD: both keep it out of `ps`.
             let env_password =
@@ -106,6 +106,7 @@ fn pg_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn Eng
         }
         None => PgEngine::private(&pg, args.collation).map_err(usage_if_refused)?,
     };
+    engine.set_checkpoint_every_rows(settings.checkpoint_every_rows);
     for table in engine.dropped_leftovers() {
         eprintln!(
             "keylab: dropped `{}`.`{table}` on {}, left half-done by an interrupted keylab run",

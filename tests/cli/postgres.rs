@@ -77,6 +77,60 @@ fn a_private_instance_runs_a_comparison_and_the_json_has_postgres_figures() {
     assert_eq!(runs[1]["postgres"]["split_left"].as_u64(), Some(0));
 }
 
+/// The checkpoint clock on both halves: `pg-wal-fpi`'s table, loaded by COPY with a
+/// checkpoint every 25,000 rows, on the nbtree model and on a private PostgreSQL. The server
+/// issues `CHECKPOINT` at each mark once every writer has committed; the issue's bound is
+/// full-page images within 2 % (measured on 15.20: equal, as are splits and heap pages).
+#[test]
+fn full_page_images_under_a_checkpoint_clock_follow_the_model() {
+    if !installed_or_skip("full_page_images_under_a_checkpoint_clock_follow_the_model") {
+        return;
+    }
+    let d = Dir::new();
+    let scenario = d.path("ckpt.toml");
+    std::fs::write(
+        &scenario,
+        r#"name = "ckpt"
+description = "full-page images under a checkpoint clock"
+variants = ["uuid4:bin", "uuid7:bin"]
+placements = ["pk", "secondary"]
+
+[[tables]]
+name = "t"
+id = { name = "id" }
+columns = [
+  { name = "data", type = "varchar(255)", charset = "utf8mb4", nullable = true, gen = { fixed = "data" } },
+]
+
+[engine]
+checkpoint_every_rows = 25_000
+
+[[phases]]
+load = { rows = 50_000, method = "load-data", batch = 1_000 }
+"#,
+    )
+    .unwrap();
+    let run = |engine: &[&str]| -> serde_json::Value {
+        let mut args = vec!["run", scenario.to_str().unwrap(), "--format", "json"];
+        args.extend_from_slice(engine);
+        serde_json::from_str(&d.keylab(&args).expect_code(0).stdout).unwrap()
+    };
+    let model = run(&["--model", "postgres-15"]);
+    let server = run(&["--engine", "postgres"]);
+    let (m, s) = (model["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
+    assert_eq!(m.len(), 4);
+    assert_eq!(s.len(), 4);
+    for (m, s) in m.iter().zip(s) {
+        let label = format!("{} {}", s["variant"], s["placement"]);
+        let fpi = |r: &serde_json::Value| r["postgres"]["full_page_images"].as_f64().unwrap();
+        let (fm, fs) = (fpi(m), fpi(s));
+        assert!((fm - fs).abs() <= fs * 0.02, "{label}: full-page images model {fm}, server {fs}");
+        assert_eq!(m["postgres"]["checkpoints"], s["postgres"]["checkpoints"], "{label}");
+        assert_eq!(s["postgres"]["checkpoints"], 2, "{label}");
+        assert_eq!(m["counters"]["page_splits"], s["counters"]["page_splits"], "{label}");
+    }
+}
+
 /// A second private instance as a user's server: keylab refuses a schema holding a table it
 /// did not create (and leaves it as it was), works in a schema of its own otherwise, and
 /// never prints the password.

@@ -8,7 +8,7 @@
 //! files are out of reach and those figures are `null`, with a note.
 
 use crate::instance::{PgInstance, PgSettings, SUPERUSER};
-use crate::load::{latency_ms, run_load};
+use crate::load::{latency_ms, run_load, LoadStats};
 use crate::metrics::{count_wal, index_names, index_shape, report_name, WalCounts};
 use crate::owner;
 use crate::sql::{self, qualified, quote_ident, TextCollation};
@@ -75,6 +75,11 @@ pub struct PgEngine {
     dropped_leftovers: Vec<String>,
     /// The table created and not dropped yet (its lock is re-taken after a restart).
     current: Option<String>,
+    /// A `CHECKPOINT` after every this many rows loaded since `create_table` (the scenario's
+    /// `checkpoint_every_rows`, the nbtree model's checkpoint clock); `None`: none.
+    checkpoint_every_rows: Option<u64>,
+    /// Rows loaded since `create_table`, for that clock.
+    rows_loaded: u64,
 }
 
 impl PgEngine {
@@ -181,6 +186,8 @@ impl PgEngine {
             notes,
             dropped_leftovers: claim.dropped_leftovers,
             current: None,
+            checkpoint_every_rows: None,
+            rows_loaded: 0,
         })
     }
 
@@ -206,6 +213,52 @@ impl PgEngine {
     /// The schema keylab works in.
     pub fn schema(&self) -> &str {
         &self.schema
+    }
+
+    /// Sets the checkpoint clock (see `checkpoint_every_rows`).
+    pub fn set_checkpoint_every_rows(&mut self, rows: Option<u64>) {
+        self.checkpoint_every_rows = rows.filter(|&n| n > 0);
+    }
+
+    /// `run_load`, cut at every multiple of `checkpoint_every_rows` rows since the table was
+    /// created, with a `CHECKPOINT` there once every writer has committed, so the first change
+    /// to each page after it logs a full-page image exactly where the nbtree model's clock
+    /// puts one (a statement that would span the mark is cut in two).
+    fn load_with_checkpoints(
+        &mut self,
+        table: &Table,
+        plan: &LoadPlan,
+        rows: &mut dyn Iterator<Item = Row>,
+        on_rows: &mut dyn FnMut(u64),
+    ) -> Result<LoadStats, EngineError> {
+        let mut total: Option<LoadStats> = None;
+        let mut rows = rows.peekable();
+        loop {
+            let until_mark = match self.checkpoint_every_rows {
+                Some(n) => n - self.rows_loaded % n,
+                None => u64::MAX,
+            };
+            let clients = (0..plan.writers.max(1))
+                .map(|_| self.new_connection())
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut part = rows.by_ref().take(usize::try_from(until_mark).unwrap_or(usize::MAX));
+            let stats = run_load(table, &self.schema, plan, clients, &mut part, on_rows)?;
+            self.rows_loaded += stats.rows;
+            let at_mark = self.checkpoint_every_rows.is_some_and(|n| self.rows_loaded % n == 0);
+            if at_mark && stats.rows > 0 {
+                self.client
+                    .batch_execute("CHECKPOINT")
+                    .map_err(|e| sql_err("CHECKPOINT failed", e))?;
+            }
+            total = Some(match total {
+                None => stats,
+                Some(t) => t.followed_by(stats),
+            });
+            if rows.peek().is_none() {
+                break;
+            }
+        }
+        Ok(total.expect("the loop runs at least once"))
     }
 
     /// A new connection to keylab's database.
@@ -341,6 +394,13 @@ impl Engine for PgEngine {
         let mut put = |k: &str, v: serde_json::Value| {
             settings.insert(k.to_string(), v);
         };
+        put(
+            "checkpoint_every_rows",
+            match self.checkpoint_every_rows {
+                Some(n) => format!("{n} (loads only; churn inserts do not count)").into(),
+                None => "none".into(),
+            },
+        );
         if let Target::Private(i) = &self.target {
             let s = i.settings();
             put("shared_buffers_bytes", s.shared_buffers_bytes.into());
@@ -364,6 +424,7 @@ impl Engine for PgEngine {
             .map_err(|e| sql_err("DROP TABLE failed", e))?;
         owner::lock_table(&mut self.client, &self.schema, &table.name)?;
         self.current = Some(table.name.clone());
+        self.rows_loaded = 0;
         owner::register(&mut self.client, &self.schema, &table.name)?;
         for stmt in sql::create_statements(table, &self.schema, self.collation) {
             self.client.batch_execute(&stmt).map_err(|e| sql_err("CREATE failed", e))?;
@@ -383,10 +444,7 @@ impl Engine for PgEngine {
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
         let (rows_before, sum_before) = self.table_counts(table)?;
-        let clients = (0..plan.writers.max(1))
-            .map(|_| self.new_connection())
-            .collect::<Result<Vec<_>, _>>()?;
-        let stats = run_load(table, &self.schema, plan, clients, rows, on_rows)?;
+        let stats = self.load_with_checkpoints(table, plan, rows, on_rows)?;
         self.flush_stats();
         let (rows_found, sum_after) = self.table_counts(table)?;
         let expected = rows_before + stats.rows;

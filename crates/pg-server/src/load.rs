@@ -47,6 +47,23 @@ pub struct LoadStats {
     pub client_checksum: u64,
 }
 
+impl LoadStats {
+    /// This load followed by `next` on the same table (a load cut at a checkpoint mark):
+    /// rows, time, latencies and checksums add up; each writer's first batch is this load's.
+    pub fn followed_by(mut self, next: LoadStats) -> LoadStats {
+        self.rows += next.rows;
+        self.wall_s += next.wall_s;
+        // Both histograms have the same bounds, so adding cannot fail.
+        let _ = self.batch_latency_us.add(&next.batch_latency_us);
+        if self.first_batch_ms.is_empty() {
+            self.first_batch_ms = next.first_batch_ms;
+            self.other_batch_p50_ms = next.other_batch_p50_ms;
+        }
+        self.client_checksum = self.client_checksum.wrapping_add(next.client_checksum);
+        self
+    }
+}
+
 fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
 }

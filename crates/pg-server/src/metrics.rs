@@ -154,6 +154,37 @@ pub struct WalCounts {
     pub checkpoints: u64,
 }
 
+/// The WAL segment files that hold `start` and the last byte before `end` (`X/Y` LSNs),
+/// named to `pg_waldump`: without them it takes the segment size from the first file it finds
+/// in the directory, and a segment a checkpoint has just pre-allocated has no header yet
+/// ("WAL segment size must be a power of two", seen when a load checkpoints). Segments are
+/// initdb's 16 MiB (256 to a 4 GiB xlogid); the timeline is read off the start segment's name.
+fn segment_files(waldir: &Path, start: &str, end: &str) -> Vec<std::path::PathBuf> {
+    const SEGMENT_BYTES: u64 = 16 << 20;
+    let lsn = |text: &str| -> Option<u64> {
+        let (hi, lo) = text.split_once('/')?;
+        Some(u64::from_str_radix(hi, 16).ok()? << 32 | u64::from_str_radix(lo, 16).ok()?)
+    };
+    let (Some(from), Some(to)) = (lsn(start), lsn(end)) else {
+        return Vec::new();
+    };
+    let name = |segno: u64| format!("{:08X}{:08X}", segno / 256, segno % 256);
+    let first_suffix = name(from / SEGMENT_BYTES);
+    let first = std::fs::read_dir(waldir).ok().and_then(|dir| {
+        dir.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.len() == 24 && n.ends_with(&first_suffix))
+        })
+    });
+    let Some(first) = first else {
+        return Vec::new();
+    };
+    let timeline = first.file_name().and_then(|n| n.to_str()).map_or("", |n| &n[..8]).to_string();
+    let last = waldir.join(format!("{timeline}{}", name(to.saturating_sub(1) / SEGMENT_BYTES)));
+    vec![first, last]
+}
+
 /// Counts the WAL records of `[start, end)` in `waldir` with `pg_waldump`: one pass record
 /// by record (`FPW` block references, `Btree` `SPLIT_L`/`SPLIT_R`/`NEWROOT`, checkpoints) and
 /// one `--stats=record` pass for the bytes of the full-page images.
@@ -167,12 +198,14 @@ pub fn count_wal(
     if start == end {
         return Ok(c);
     }
+    let segments = segment_files(waldir, start, end);
     let run = |extra: &[&str]| -> Result<String, String> {
         let out = Command::new(waldump)
             .arg("--path")
             .arg(waldir)
             .args(["--start", start, "--end", end])
             .args(extra)
+            .args(&segments)
             .output()
             .map_err(|e| format!("cannot run {}: {e}", waldump.display()))?;
         if !out.status.success() {
