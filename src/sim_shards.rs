@@ -9,8 +9,8 @@
 
 use crate::sim_engine::SimEngine;
 use keylab_core::{
-    key_shard, range_bounds, range_shard, total_of, Engine, EngineError, EngineInfo, LoadOutcome,
-    LoadPlan, LoadVerification, Measurement, Row, ShardResult, ShardWindow, Sharding, ShardsResult,
+    key_shard, range_bounds, range_shard, Engine, EngineError, EngineInfo, LoadOutcome, LoadPlan,
+    LoadVerification, Measurement, Row, ShardResult, ShardWindow, Sharding, ShardsResult,
 };
 use keylab_innodb_model::SimSettings;
 use keylab_schema::{Table, Value};
@@ -171,8 +171,7 @@ impl Engine for ShardedSim {
                 indexes: m.indexes,
             });
         }
-        let (counters, sizes, indexes) = total_of(&shards);
-        let mut result = ShardsResult {
+        Ok(ShardsResult {
             sharding: self.sharding.token().into(),
             partitioning: clause,
             shards,
@@ -182,16 +181,8 @@ impl Engine for ShardedSim {
                  windows of the row stream, whole statements each"
             ),
             ..ShardsResult::default()
-        };
-        result.summarise();
-        Ok(Measurement {
-            counters,
-            table: sizes,
-            indexes,
-            buffer_pool: None,
-            postgres: None,
-            shards: Some(result),
-        })
+        }
+        .into_measurement())
     }
 
     fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {

@@ -217,6 +217,24 @@ impl ShardsResult {
     }
 }
 
+impl ShardsResult {
+    /// A sharded run's measurement, as every sharded engine reports it: the hotspot summary
+    /// filled in, the whole table's figures summed over the shards ([`total_of`]), and no
+    /// pool figures (a pool is per server; a sum over shards means nothing of its own).
+    pub fn into_measurement(mut self) -> crate::engine::Measurement {
+        self.summarise();
+        let (counters, table, indexes) = total_of(&self.shards);
+        crate::engine::Measurement {
+            counters,
+            table,
+            indexes,
+            buffer_pool: None,
+            postgres: None,
+            shards: Some(self),
+        }
+    }
+}
+
 /// Sums two optional counts; `None` when either side is unknown.
 fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     Some(a? + b?)

@@ -8,7 +8,7 @@
 //! files are out of reach and those figures are `null`, with a note.
 
 use crate::instance::{PgInstance, PgSettings, SUPERUSER};
-use crate::load::{latency_ms, run_load, LoadStats};
+use crate::load::{run_load, LoadStats};
 use crate::metrics::{count_wal, index_names, index_shape, report_name, WalCounts};
 use crate::owner;
 use crate::sql::{self, qualified, quote_ident, TextCollation};
@@ -17,6 +17,7 @@ use keylab_core::{
     LoadVerification, Measurement, Op, PostgresFigures, Row, TableSizes,
 };
 use keylab_schema::Table;
+use keylab_server::load::latency_ms;
 use keylab_server::{ServerError, ServerUrl};
 use postgres::{Client, NoTls};
 use std::collections::BTreeMap;

@@ -18,6 +18,7 @@ use crate::sql;
 use hdrhistogram::Histogram;
 use keylab_core::{LoadMethod, LoadPlan, Row, WRITER_QUEUE_STATEMENTS};
 use keylab_schema::Table;
+use keylab_server::load::{BatchTimes, LoadTimes};
 use keylab_server::ServerError;
 use postgres::types::ToSql;
 use postgres::{Client, Statement};
@@ -62,10 +63,6 @@ impl LoadStats {
         self.client_checksum = self.client_checksum.wrapping_add(next.client_checksum);
         self
     }
-}
-
-fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
 }
 
 fn pg_err(what: &str, e: postgres::Error) -> ServerError {
@@ -114,7 +111,7 @@ pub fn run_load(
     let started = Instant::now();
     let mut checksum = 0u64;
     let mut sent = 0u64;
-    let results: Vec<Result<WriterResult, ServerError>> = std::thread::scope(|s| {
+    let results: Vec<Result<BatchTimes, ServerError>> = std::thread::scope(|s| {
         let handles: Vec<_> = clients
             .into_iter()
             .zip(rxs)
@@ -162,23 +159,13 @@ pub fn run_load(
         results
     });
     let wall_s = started.elapsed().as_secs_f64();
-    let mut hist = new_histogram();
-    let (mut first_batch_ms, mut other_batch_p50_ms) = (Vec::new(), Vec::new());
-    for r in results {
-        let w = r?;
-        hist.add(&w.latency_us).map_err(|e| ServerError::Sql(e.to_string()))?;
-        if let Some(us) = w.first_us {
-            first_batch_ms.push(us as f64 / 1000.0);
-            other_batch_p50_ms.push(
-                (!w.others_us.is_empty())
-                    .then(|| w.others_us.value_at_quantile(0.5) as f64 / 1000.0),
-            );
-        }
-    }
+    let times = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let LoadTimes { batch_latency_us, first_batch_ms, other_batch_p50_ms } =
+        BatchTimes::fold(times)?;
     Ok(LoadStats {
         rows: sent,
         wall_s,
-        batch_latency_us: hist,
+        batch_latency_us,
         first_batch_ms,
         other_batch_p50_ms,
         client_checksum: checksum,
@@ -194,19 +181,9 @@ struct Writer<'a> {
     done: &'a AtomicU64,
 }
 
-struct WriterResult {
-    latency_us: Histogram<u64>,
-    first_us: Option<u64>,
-    others_us: Histogram<u64>,
-}
-
 impl Writer<'_> {
-    fn run(&self, mut client: Client, rx: Receiver<Vec<Row>>) -> Result<WriterResult, ServerError> {
-        let mut out = WriterResult {
-            latency_us: new_histogram(),
-            first_us: None,
-            others_us: new_histogram(),
-        };
+    fn run(&self, mut client: Client, rx: Receiver<Vec<Row>>) -> Result<BatchTimes, ServerError> {
+        let mut out = BatchTimes::default();
         let mut prepared: HashMap<usize, Statement> = HashMap::new();
         for batch in rx {
             let n = batch.len() as u64;
@@ -217,12 +194,7 @@ impl Writer<'_> {
                 return Err(e);
             }
             let us = (t0.elapsed().as_micros() as u64).max(1);
-            out.latency_us.record(us).map_err(|e| ServerError::Sql(e.to_string()))?;
-            if out.first_us.is_none() {
-                out.first_us = Some(us);
-            } else {
-                out.others_us.record(us).map_err(|e| ServerError::Sql(e.to_string()))?;
-            }
+            out.record(us);
             self.done.fetch_add(n, Ordering::Relaxed);
         }
         // The session's statistics (buffer hits and reads, WAL) reach the shared counters
@@ -297,9 +269,4 @@ impl Writer<'_> {
             }
         }
     }
-}
-
-/// Percentiles of a histogram of microseconds, in ms; `None` when empty.
-pub fn latency_ms(h: &Histogram<u64>) -> Option<keylab_core::LatencyMs> {
-    keylab_server::load::latency_ms(h)
 }

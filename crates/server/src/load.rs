@@ -60,6 +60,65 @@ fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
 }
 
+/// One writer's statement latencies: every statement, and its first apart from the others
+/// (E2's first-batch finding). Shared by every server engine's writers.
+pub struct BatchTimes {
+    all_us: Histogram<u64>,
+    first_us: Option<u64>,
+    others_us: Histogram<u64>,
+}
+
+impl Default for BatchTimes {
+    fn default() -> Self {
+        BatchTimes { all_us: new_histogram(), first_us: None, others_us: new_histogram() }
+    }
+}
+
+impl BatchTimes {
+    /// One statement took `us` microseconds.
+    pub fn record(&mut self, us: u64) {
+        if self.first_us.is_none() {
+            self.first_us = Some(us);
+        } else {
+            self.others_us.saturating_record(us);
+        }
+        self.all_us.saturating_record(us);
+    }
+
+    /// Every writer's times, folded: all statements' histogram, each writer's first
+    /// statement and the median of its others (`None` when it sent one only), in writer
+    /// order, writers that sent nothing left out.
+    pub fn fold(writers: impl IntoIterator<Item = BatchTimes>) -> Result<LoadTimes, ServerError> {
+        let mut all = new_histogram();
+        let (mut first_ms, mut others_p50_ms) = (Vec::new(), Vec::new());
+        for w in writers {
+            all.add(&w.all_us).map_err(|e| ServerError::Sql(e.to_string()))?;
+            if let Some(us) = w.first_us {
+                first_ms.push(us as f64 / 1000.0);
+                others_p50_ms.push(
+                    (!w.others_us.is_empty())
+                        .then(|| w.others_us.value_at_quantile(0.5) as f64 / 1000.0),
+                );
+            }
+        }
+        Ok(LoadTimes {
+            batch_latency_us: all,
+            first_batch_ms: first_ms,
+            other_batch_p50_ms: others_p50_ms,
+        })
+    }
+}
+
+/// Every writer's statement times together (see [`BatchTimes::fold`]).
+pub struct LoadTimes {
+    /// Every statement of every writer, microseconds.
+    pub batch_latency_us: Histogram<u64>,
+    /// Each writer's first statement, ms.
+    pub first_batch_ms: Vec<f64>,
+    /// The median of each writer's other statements, ms.
+    pub other_batch_p50_ms: Vec<Option<f64>>,
+}
+
 fn sql_err(what: &str, e: mysql::Error) -> ServerError {
     ServerError::Sql(format!("{what}: {e}"))
 }
@@ -188,24 +247,13 @@ pub fn run_load_with_ids(
         results
     });
     let wall_s = started.elapsed().as_secs_f64();
-    let mut hist = new_histogram();
-    let mut first_batch_ms = Vec::new();
-    let mut other_batch_p50_ms = Vec::new();
-    for r in results {
-        let w = r?;
-        hist.add(&w.latency_us).map_err(|e| ServerError::Sql(e.to_string()))?;
-        if let Some(us) = w.first_batch_us {
-            first_batch_ms.push(us as f64 / 1000.0);
-            other_batch_p50_ms.push(
-                (!w.others_us.is_empty())
-                    .then(|| w.others_us.value_at_quantile(0.5) as f64 / 1000.0),
-            );
-        }
-    }
+    let times = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let LoadTimes { batch_latency_us, first_batch_ms, other_batch_p50_ms } =
+        BatchTimes::fold(times)?;
     Ok(LoadStats {
         rows: client.0,
         wall_s,
-        batch_latency_us: hist,
+        batch_latency_us,
         first_batch_ms,
         other_batch_p50_ms,
         client_checksum: client,
@@ -344,13 +392,6 @@ struct Writer<'a> {
     ids: Option<&'a IdFetch>,
 }
 
-struct WriterResult {
-    latency_us: Histogram<u64>,
-    first_batch_us: Option<u64>,
-    /// Every batch after the first.
-    others_us: Histogram<u64>,
-}
-
 fn recv(rx: &Mutex<Receiver<Batch>>) -> Option<Batch> {
     rx.lock().unwrap_or_else(|e| e.into_inner()).recv().ok()
 }
@@ -366,7 +407,7 @@ fn rows_of(batch: Batch) -> Vec<Row> {
 }
 
 impl Writer<'_> {
-    fn run(self, mut conn: Conn) -> Result<WriterResult, ServerError> {
+    fn run(self, mut conn: Conn) -> Result<BatchTimes, ServerError> {
         let r = self.run_inner(&mut conn);
         if r.is_err() {
             self.failed.store(true, Ordering::SeqCst);
@@ -374,12 +415,8 @@ impl Writer<'_> {
         r
     }
 
-    fn run_inner(&self, conn: &mut Conn) -> Result<WriterResult, ServerError> {
-        let mut out = WriterResult {
-            latency_us: new_histogram(),
-            first_batch_us: None,
-            others_us: new_histogram(),
-        };
+    fn run_inner(&self, conn: &mut Conn) -> Result<BatchTimes, ServerError> {
+        let mut out = BatchTimes::default();
         let mut statements = PreparedCache::default();
         // Rows a LOAD DATA statement took beyond its batch, sent first by the next one.
         let mut carry: Option<Batch> = None;
@@ -436,12 +473,7 @@ impl Writer<'_> {
                 Batch::Rows(rows) => self.rows_in_transaction(conn, &rows)?,
             };
             let us = (t0.elapsed().as_micros() as u64).max(1);
-            if out.first_batch_us.is_none() {
-                out.first_batch_us = Some(us);
-            } else {
-                out.others_us.saturating_record(us);
-            }
-            out.latency_us.saturating_record(us);
+            out.record(us);
             // LOAD DATA counts its rows while streaming.
             if self.plan.method != LoadMethod::LoadData {
                 self.done.fetch_add(n, Ordering::Relaxed);

@@ -17,8 +17,8 @@ use crate::error::ServerError;
 use crate::private::ServerSettings;
 use crate::sql::{quote_ident, write_literal};
 use keylab_core::{
-    range_bounds, total_of, Engine, EngineError, EngineInfo, LoadOutcome, LoadPlan, Measurement,
-    Row, ShardResult, ShardWindow, Sharding, ShardsResult,
+    range_bounds, Engine, EngineError, EngineInfo, LoadOutcome, LoadPlan, Measurement, Row,
+    ShardResult, ShardWindow, Sharding, ShardsResult,
 };
 use keylab_schema::{Table, Value};
 use mysql::prelude::Queryable;
@@ -303,8 +303,7 @@ impl Engine for SpiderEngine {
                 indexes: m.indexes,
             });
         }
-        let (counters, sizes, indexes) = total_of(&shards);
-        let mut result = ShardsResult {
+        Ok(ShardsResult {
             sharding: self.sharding.token().into(),
             partitioning: clause,
             shards,
@@ -315,17 +314,8 @@ impl Engine for SpiderEngine {
                  counts in the window it ran in)"
             ),
             ..ShardsResult::default()
-        };
-        result.summarise();
-        Ok(Measurement {
-            counters,
-            table: sizes,
-            indexes,
-            // Pool figures are per server; a sum over shards has no meaning of its own.
-            buffer_pool: None,
-            postgres: None,
-            shards: Some(result),
-        })
+        }
+        .into_measurement())
     }
 
     fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {
