@@ -1,7 +1,9 @@
 //! Progress bars with rows, rate and ETA on a terminal, one per running job (several jobs
 //! share one `MultiProgress`); nothing when standard error is not a terminal (piped, CI).
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{
+    HumanCount, MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle,
+};
 use keylab_core::Progress;
 use std::io::IsTerminal;
 
@@ -44,8 +46,14 @@ impl Progress for LoadProgress {
         };
         let bar = multi.add(ProgressBar::new(rows));
         let style = ProgressStyle::with_template(
-            "{prefix:>18} [{bar:30}] {human_pos}/{human_len} rows {per_sec} eta {eta}",
+            "{prefix:>18} [{bar:30}] {human_pos}/{human_len} rows {rate} eta {eta}",
         )
+        .map(|style| {
+            // indicatif's own `{per_sec}` prints fractions of a row (`541,871.545/s`).
+            style.with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}/s", HumanCount(state.per_sec().round() as u64));
+            })
+        })
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
         bar.set_style(style);

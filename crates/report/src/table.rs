@@ -96,11 +96,15 @@ pub enum Ratio {
 }
 
 impl Ratio {
-    /// `best` or `×1.91`.
+    /// `best`, `×1.91`, `×12.3`, `×457`, or `×>1000` (past a thousand the digits say nothing a
+    /// reader can use, and the figure itself is in the cell).
     pub fn human(&self) -> String {
         match self {
             Ratio::Best => "best".to_string(),
-            Ratio::Times(r) => format!("×{r:.2}"),
+            Ratio::Times(r) if *r < 10.0 => format!("×{r:.2}"),
+            Ratio::Times(r) if *r < 100.0 => format!("×{r:.1}"),
+            Ratio::Times(r) if *r < 1000.0 => format!("×{r:.0}"),
+            Ratio::Times(_) => "×>1000".to_string(),
         }
     }
 
@@ -674,6 +678,9 @@ mod tests {
         assert_eq!(Value::Decimal { value: 20325.2, places: 0 }.human(), "20,325");
         assert_eq!(Value::Decimal { value: 20325.2, places: 0 }.raw(), "20325.2");
         assert_eq!(Ratio::Times(1.9123).human(), "×1.91");
+        assert_eq!(Ratio::Times(12.34).human(), "×12.3");
+        assert_eq!(Ratio::Times(456.7).human(), "×457");
+        assert_eq!(Ratio::Times(7_949_125.0).human(), "×>1000");
         assert_eq!(Ratio::Times(1.9123).raw(), "1.912");
     }
 }
