@@ -20,6 +20,9 @@ const OLD_MIN_LEN: usize = 512;
 const LRU_MIN_LEN: usize = 256;
 /// `BUF_LRU_OLD_TOLERANCE`.
 const OLD_TOLERANCE: usize = 20;
+/// `innodb_max_io_capacity`'s default (2,000 when `innodb_io_capacity` is 200): the most
+/// pages one LRU batch writes.
+const MAX_IO_CAPACITY: usize = 2000;
 const NIL: u32 = u32::MAX;
 
 /// Buffer pool settings.
@@ -109,6 +112,8 @@ struct Node {
     first_access: Option<u64>,
     /// `freed_page_clock` when the page was last put at the head.
     young_clock: u64,
+    /// Operation of the latest access: the running operation's pages are buffer-fixed.
+    last_op: u64,
 }
 
 const EMPTY: Node = Node {
@@ -119,6 +124,7 @@ const EMPTY: Node = Node {
     dirty: false,
     first_access: None,
     young_clock: 0,
+    last_op: 0,
 };
 
 /// The LRU list and the change buffer's state.
@@ -235,6 +241,7 @@ impl Pool {
         if n.first_access.is_none() {
             n.first_access = Some(now);
         }
+        n.last_op = now;
         if write {
             self.mark_dirty(p);
         }
@@ -262,7 +269,9 @@ impl Pool {
         }
         self.insert(p, false);
         let now = self.counters.ops;
-        self.node(p).first_access = Some(now);
+        let n = self.node(p);
+        n.first_access = Some(now);
+        n.last_op = now;
         self.mark_dirty(p);
     }
 
@@ -321,22 +330,16 @@ impl Pool {
             self.evict();
         }
         // The page cleaner keeps free pages: once fewer than half of `innodb_lru_scan_depth`
-        // are free (`buf_pool_t::need_LRU_eviction`, woken from `buf_LRU_get_free_block`),
-        // `buf_flush_LRU_list_batch` evicts from the LRU tail, writing dirty pages, until
-        // `innodb_lru_scan_depth` pages are free or the LRU is down to `BUF_LRU_MIN_LEN`. In a
-        // pool of fewer than about 1.5 x scan-depth pages (16 MiB at 16k pages: 1,014 pages
-        // against 1,536) this leaves the LRU only 256 pages, as MariaDB 10.11 shows
-        // (`Innodb_buffer_pool_pages_data` stays near 250 during a load, 780 pages free).
-        // It runs before `p` joins the list, counting `p` in (the server's batch skips the
-        // page being read, which is buffer-fixed).
+        // are free and the LRU holds more than `BUF_LRU_MIN_LEN` pages
+        // (`buf_pool_t::need_LRU_eviction`, woken from `buf_LRU_get_free_block`), it runs an
+        // LRU batch ([`Pool::lru_batch`]). It runs before `p` joins the list, counting `p` in
+        // (the server's batch skips the page being read, which is buffer-fixed).
         let depth = self.settings.lru_scan_depth;
-        let free = |len: usize| room.saturating_sub(len + 1);
-        if depth > 0 && self.len + 1 > LRU_MIN_LEN && free(self.len) < depth / 2 {
-            while self.len + 1 > LRU_MIN_LEN && free(self.len) < depth {
-                self.evict();
-            }
+        if depth > 0 && self.len + 1 > LRU_MIN_LEN && room.saturating_sub(self.len + 1) < depth / 2
+        {
+            self.lru_batch(room);
         }
-        let clock = self.freed_clock;
+        let (clock, now) = (self.freed_clock, self.counters.ops);
         let (head, old_first) = (self.head, self.old_first);
         let use_old = old && old_first != NIL && self.len >= OLD_MIN_LEN;
         if use_old {
@@ -350,6 +353,7 @@ impl Pool {
                 dirty: false,
                 first_access: None,
                 young_clock: clock,
+                last_op: now,
             };
             self.nodes[after as usize].next = p;
             if next != NIL {
@@ -367,6 +371,7 @@ impl Pool {
                 dirty: false,
                 first_access: None,
                 young_clock: clock,
+                last_op: now,
             };
             if head != NIL {
                 self.nodes[head as usize].prev = p;
@@ -431,8 +436,47 @@ impl Pool {
         }
     }
 
+    /// The page cleaner's LRU batch (`buf_flush_LRU_list_batch`, called with
+    /// `innodb_max_io_capacity` from `buf_flush_page_cleaner`): from the LRU tail, a clean page
+    /// is freed at once; a dirty page gets a write and stays in the LRU, still counted, until
+    /// the write completes, when `buf_page_write_complete` frees it (an LRU write always
+    /// frees its page). The scan goes on while the LRU, written pages included, holds more
+    /// than `BUF_LRU_MIN_LEN` pages and fewer than `innodb_lru_scan_depth` are free, so in a
+    /// tail of dirty pages it writes far past the point where 256 would be left: the LRU
+    /// ends below 256 once the writes complete (MariaDB 10.11 at 16 MiB: 82 to 259 pages,
+    /// 190 on average, during a random-key load). The model completes the batch's writes at
+    /// its end (the page cleaner waits for them, `os_aio_wait_until_no_pending_writes`,
+    /// before its next batch); the running operation's pages are buffer-fixed and skipped.
+    fn lru_batch(&mut self, room: usize) {
+        let depth = self.settings.lru_scan_depth;
+        let now = self.counters.ops;
+        let mut writes: Vec<u32> = Vec::new();
+        let mut q = self.tail;
+        while q != NIL
+            && self.len + 1 > LRU_MIN_LEN
+            && room.saturating_sub(self.len + 1) < depth
+            && writes.len() < MAX_IO_CAPACITY
+        {
+            let n = self.nodes[q as usize];
+            if n.last_op == now && n.first_access.is_some() {
+                // Buffer-fixed by the running operation.
+            } else if n.dirty {
+                writes.push(q);
+            } else {
+                self.evict_page(q);
+            }
+            q = n.prev;
+        }
+        for p in writes {
+            self.evict_page(p);
+        }
+    }
+
     fn evict(&mut self) {
-        let t = self.tail;
+        self.evict_page(self.tail);
+    }
+
+    fn evict_page(&mut self, t: u32) {
         debug_assert!(t != NIL);
         if self.nodes[t as usize].dirty {
             self.nodes[t as usize].dirty = false;
