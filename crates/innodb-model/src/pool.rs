@@ -615,23 +615,60 @@ mod tests {
     #[test]
     fn the_page_cleaner_keeps_scan_depth_pages_free() {
         let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
-        // 16 MiB of 16k pages: fewer than 1.5 x 1,536, so the LRU is held at 256 pages.
+        // 16 MiB of 16k pages: fewer than 1.5 x 1,536, so a batch runs as soon as the LRU
+        // passes 256 pages. Clean pages are freed from the tail down to 256.
         let mut p = Pool::new(1024, 16384, s, false);
         for i in 0..5000 {
-            p.access(i, true);
+            p.access(i, false);
+            p.tick();
             assert!(p.len() <= LRU_MIN_LEN, "{}", p.len());
         }
         assert_eq!(p.len(), LRU_MIN_LEN);
-        assert_eq!(p.counters.pages_written, 5000 - LRU_MIN_LEN as u64);
+        assert_eq!(p.counters.pages_written, 0);
         // 32 MiB: a batch runs when fewer than 768 pages are free and frees 1,536, so the LRU
         // saws between 2,048 - 1,536 and 2,048 - 768 pages.
         let mut p = Pool::new(2048, 16384, s, false);
         let mut sizes = Vec::new();
         for i in 0..10_000 {
             p.access(i, false);
+            p.tick();
             sizes.push(p.len());
         }
         assert_eq!(sizes[5_000..].iter().max(), Some(&(2048 - 768)));
         assert_eq!(sizes[5_000..].iter().min(), Some(&(2048 - 1536)));
+    }
+
+    #[test]
+    fn an_lru_batch_writes_dirty_pages_past_256_and_frees_them_when_written() {
+        let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+        let mut p = Pool::new(1024, 16384, s, false);
+        // Every page dirty: written pages stay counted until their writes complete, so the
+        // batch writes the whole LRU and frees it; the LRU saws between 1 and 256 pages.
+        let mut sizes = Vec::new();
+        for i in 0..5000 {
+            p.access(i, true);
+            p.tick();
+            sizes.push(p.len());
+        }
+        assert_eq!(sizes[1_000..].iter().max(), Some(&LRU_MIN_LEN));
+        assert_eq!(sizes[1_000..].iter().min(), Some(&1));
+        assert_eq!(p.counters.pages_written + p.len() as u64, 5000);
+        // A clean page in a dirty tail: the batch writes the dirty pages behind it, frees it,
+        // and stops there (256 left, written pages counted), then frees the written ones.
+        let mut p = Pool::new(1024, 16384, s, false);
+        for i in 0..256 {
+            p.access(i, i != 100);
+            p.tick();
+        }
+        p.access(256, false);
+        assert!(!p.contains(100));
+        assert_eq!(p.counters.pages_written, 100);
+        assert_eq!(p.len(), 256 - 101 + 1);
+        // The running operation's pages are buffer-fixed: never freed by its own batch.
+        let mut p = Pool::new(1024, 16384, s, false);
+        for i in 0..300 {
+            p.access(i, true);
+        }
+        assert!((0..300).all(|i| p.contains(i)));
     }
 }
