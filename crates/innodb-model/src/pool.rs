@@ -145,6 +145,8 @@ pub struct Pool {
     /// Evictions so far (`freed_page_clock`).
     freed_clock: u64,
     dirty_list: Vec<u32>,
+    /// Pages an LRU batch is writing (kept to reuse its allocation).
+    batch_writes: Vec<u32>,
     pub(crate) counters: PoolCounters,
     pub(crate) ibuf: crate::ibuf::ChangeBuffer,
 }
@@ -168,6 +170,7 @@ impl Pool {
             old_len: 0,
             freed_clock: 0,
             dirty_list: Vec::new(),
+            batch_writes: Vec::new(),
             counters: PoolCounters::default(),
             ibuf: crate::ibuf::ChangeBuffer::new(ibuf_on, page_bytes),
         }
@@ -453,7 +456,7 @@ impl Pool {
     fn lru_batch(&mut self, room: usize) {
         let depth = self.settings.lru_scan_depth;
         let now = self.counters.ops;
-        let mut writes: Vec<u32> = Vec::new();
+        let mut writes = std::mem::take(&mut self.batch_writes);
         let mut q = self.tail;
         while q != NIL
             && self.len + 1 > LRU_MIN_LEN
@@ -470,9 +473,11 @@ impl Pool {
             }
             q = n.prev;
         }
-        for p in writes {
+        for &p in &writes {
             self.evict_page(p);
         }
+        writes.clear();
+        self.batch_writes = writes;
     }
 
     fn evict(&mut self) {
