@@ -517,12 +517,14 @@ fn validate_finds_no_error_against_a_private_mariadb() {
     let off: Vec<&Value> =
         details.iter().filter(|d| d["error"].as_f64().is_none_or(|e| e.abs() > 1e-9)).collect();
     assert!(off.is_empty(), "the simulator differs from the server: {off:#?}");
-    // The buffer pool check: both keys on both engines, with reads compared.
+    // The buffer pool check: the three keys on both engines, with reads compared.
     let pool = v["buffer_pool"].as_array().unwrap();
-    assert_eq!(pool.len(), 2, "{pool:?}");
+    assert_eq!(pool.len(), 3, "{pool:?}");
     assert_eq!(pool[0]["variant"], "uuid4:text");
+    assert_eq!(pool[1]["variant"], "uuid4:bin");
     assert!(pool[0]["reads_error_pct"].as_f64().is_some(), "{}", pool[0]);
-    assert!(pool[1]["server_pages_read"].as_u64().is_some(), "{}", pool[1]);
+    assert!(pool[1]["reads_error_pct"].as_f64().is_some(), "{}", pool[1]);
+    assert!(pool[2]["server_pages_read"].as_u64().is_some(), "{}", pool[2]);
 }
 
 /// Ctrl-C in the middle of a load on a private instance: keylab stops the server, removes
