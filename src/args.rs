@@ -279,6 +279,12 @@ pub struct RunArgs {
     /// Seed of every random part.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Bound the buffer pool of every run (`innodb_buffer_pool_size`; `shared_buffers` on
+    /// postgres): bytes or `64M`, `1G`, `16MiB`, `512K`, as on `compare`. It replaces the
+    /// scenario's `[engine] buffer_pool` and is not scaled by --scale [default: the
+    /// scenario's].
+    #[arg(long, value_name = "SIZE", value_parser = parse_byte_size)]
+    pub buffer_pool: Option<u64>,
     /// Simulator runs at once, each on its own thread with its own table (at most this many
     /// simulated tables in memory; only results are kept after a run) [default: the number of
     /// cores]. Output and figures are the same for every value. A server engine runs one job

@@ -21,6 +21,23 @@ pub fn run(args: RunArgs) -> Result<()> {
     check_engine_built(args.engine.engine)?;
     let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;
     let mut plans = scenario.plan(args.scale).map_err(|e| UsageError(e.to_string()))?;
+    if let Some(bytes) = args.buffer_pool {
+        for plan in &mut plans {
+            // The floor `compare` applies, at each run's page size.
+            let min = keylab_scenario::min_buffer_pool_bytes(plan.settings.page_size_bytes);
+            if bytes < min {
+                return Err(UsageError(format!(
+                    "--buffer-pool {bytes} bytes is below the smallest pool MariaDB starts with \
+                     at run `{}`'s page size ({} bytes): {} MiB (write it as 64M, 1G, 16MiB, ...)",
+                    plan.label,
+                    plan.settings.page_size_bytes,
+                    min.div_ceil(1 << 20)
+                ))
+                .into());
+            }
+            plan.settings.buffer_pool_bytes = Some(bytes);
+        }
+    }
     // A scenario's run whose key the engine has no column type for is left out, said so
     // (E3's bin-swap on PostgreSQL); a scenario left with no run is refused.
     let before = plans.len();

@@ -121,3 +121,27 @@ fn a_bad_buffer_pool_size_exits_2_naming_the_flag_and_the_forms() {
         );
     }
 }
+
+#[test]
+fn run_buffer_pool_bounds_every_run_of_a_scenario() {
+    let v = run_json(&[
+        "run",
+        "e1-uuid-vs-ulid",
+        "--scale",
+        "0.005",
+        "--buffer-pool",
+        "8M",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["engine"]["settings"]["innodb_buffer_pool_size"], 8u64 << 20);
+    let runs = v["runs"].as_array().unwrap();
+    assert!(!runs.is_empty());
+    for r in runs {
+        assert_eq!(r["buffer_pool"]["pool_bytes"], 8u64 << 20, "{}", r["variant"]);
+        assert!(r["buffer_pool"]["pages_read"].as_u64().is_some(), "{}", r["variant"]);
+    }
+    // Below the floor at the scenario's page size: exit 2 naming the flag and the run.
+    let run = Dir::new().keylab(&["run", "e1-uuid-vs-ulid", "--buffer-pool", "1M"]).expect_code(2);
+    assert!(run.stderr.contains("--buffer-pool") && run.stderr.contains("6 MiB"), "{}", run.stderr);
+}

@@ -517,12 +517,14 @@ fn validate_finds_no_error_against_a_private_mariadb() {
     let off: Vec<&Value> =
         details.iter().filter(|d| d["error"].as_f64().is_none_or(|e| e.abs() > 1e-9)).collect();
     assert!(off.is_empty(), "the simulator differs from the server: {off:#?}");
-    // The buffer pool check: both keys on both engines, with reads compared.
+    // The buffer pool check: the three keys on both engines, with reads compared.
     let pool = v["buffer_pool"].as_array().unwrap();
-    assert_eq!(pool.len(), 2, "{pool:?}");
+    assert_eq!(pool.len(), 3, "{pool:?}");
     assert_eq!(pool[0]["variant"], "uuid4:text");
+    assert_eq!(pool[1]["variant"], "uuid4:bin");
     assert!(pool[0]["reads_error_pct"].as_f64().is_some(), "{}", pool[0]);
-    assert!(pool[1]["server_pages_read"].as_u64().is_some(), "{}", pool[1]);
+    assert!(pool[1]["reads_error_pct"].as_f64().is_some(), "{}", pool[1]);
+    assert!(pool[2]["server_pages_read"].as_u64().is_some(), "{}", pool[2]);
 }
 
 /// Ctrl-C in the middle of a load on a private instance: keylab stops the server, removes
@@ -840,18 +842,18 @@ load = { rows = 3000, batch = 100 }
     assert_eq!(kv(&sim), kv(&server), "sim {:?} server {:?}", kv(&sim), kv(&server));
 }
 
-/// The buffer pool checked against the server: the same seeded loads of a random and an
-/// ordered key under a 16 MiB pool (read-ahead off on the server, so both count every page
+/// The buffer pool checked against the server: the same seeded loads of two random keys and
+/// an ordered one under a 16 MiB pool (read-ahead off on the server, so both count every page
 /// read). Ordered keys read (almost) nothing on both; random keys read within
-/// `READS_GAP_PCT` of the server. The bound is 10 %; measured on MariaDB 10.11.19 the
-/// model reads 20 % fewer pages at 16 MiB (256k against 322k at 400k rows) and 14 % fewer at
-/// 32 MiB: the server's page cleaner frees a dirty page only when its write completes, so
-/// its LRU dips below `BUF_LRU_MIN_LEN` and even non-leaf pages are read again, which the
-/// model (no clock, no background thread) does not follow. This bound keeps that gap from
-/// growing; closing it is open work (docs/model-rules.md §9).
+/// `READS_GAP_PCT` of the server (the bound). Measured on MariaDB 10.11 at 300k rows
+/// (three server runs): uuid4:text 203,106 against 217,551 to 225,356 (-6.6 to -9.9 %),
+/// uuid4:bin 170,257 against 175,533 to 176,665 (-3.0 to -3.6 %). The model follows the page
+/// cleaner's LRU batch, which writes dirty pages past `BUF_LRU_MIN_LEN` and frees them when
+/// the writes complete; the server's reads also count undo and system pages, about 10 %
+/// (docs/model-rules.md §9).
 #[test]
 fn buffer_pool_reads_of_the_simulator_follow_the_server() {
-    const READS_GAP_PCT: f64 = 25.0;
+    const READS_GAP_PCT: f64 = 10.0;
     if !server_installed("buffer_pool_reads_of_the_simulator_follow_the_server") {
         return;
     }
@@ -865,7 +867,7 @@ fn buffer_pool_reads_of_the_simulator_follow_the_server() {
                 "--rows",
                 "300000",
                 "--keys",
-                "uuid4:text,uuid7:text",
+                "uuid4:text,uuid4:bin,uuid7:text",
                 "--buffer-pool",
                 "16M",
                 "--format",
@@ -880,12 +882,14 @@ fn buffer_pool_reads_of_the_simulator_follow_the_server() {
     assert_eq!(settings["innodb_buffer_pool_size"], 16u64 << 20, "{settings}");
     assert_eq!(settings["innodb_read_ahead_threshold"], 0, "{settings}");
     let reads = |r: &Value, i: usize| r["runs"][i]["buffer_pool"]["pages_read"].as_u64().unwrap();
-    let (sim_random, server_random) = (reads(&sim, 0), reads(&server, 0));
-    let gap = (sim_random as f64 - server_random as f64).abs() * 100.0 / server_random as f64;
-    assert!(gap <= READS_GAP_PCT, "uuid4:text reads: sim {sim_random}, server {server_random}");
+    for (i, key) in [(0, "uuid4:text"), (1, "uuid4:bin")] {
+        let (sim_random, server_random) = (reads(&sim, i), reads(&server, i));
+        let gap = (sim_random as f64 - server_random as f64).abs() * 100.0 / server_random as f64;
+        assert!(gap <= READS_GAP_PCT, "{key} reads: sim {sim_random}, server {server_random}");
+    }
     // Ordered keys: the server reads a few system and undo pages, under 5 % of random keys'.
     for (name, r) in [("sim", &sim), ("server", &server)] {
-        assert!(reads(r, 1) * 20 < reads(r, 0), "{name}: {} vs {}", reads(r, 1), reads(r, 0));
+        assert!(reads(r, 2) * 20 < reads(r, 0), "{name}: {} vs {}", reads(r, 2), reads(r, 0));
     }
     // Both sampled a curve during the load.
     for r in [&sim, &server] {

@@ -1,0 +1,137 @@
+//! Unit tests of the buffer pool model (`pool.rs`): the LRU, making pages young, restarts,
+//! and the page cleaner's LRU batch.
+
+use super::*;
+
+#[test]
+fn lru_evicts_the_tail_and_writes_dirty_pages() {
+    let mut p = Pool::new(
+        600,
+        16384,
+        // The LRU alone: no page cleaner keeping pages free.
+        PoolSettings { checkpoint_every_ops: None, lru_scan_depth: 0, ..PoolSettings::default() },
+        false,
+    );
+    for i in 0..600 {
+        p.access(i, i % 2 == 0);
+    }
+    assert_eq!(p.counters.pages_read, 600);
+    assert_eq!(p.len(), 600);
+    // Old sublist ≈ 37 % ± 20.
+    assert!((p.old_len as i64 - 222).abs() <= 20, "{}", p.old_len);
+    p.access(1000, false);
+    assert_eq!(p.counters.evictions, 1);
+    // Page 0 went to the head first (before the old sublist existed) but the list grew
+    // behind it; the tail is the earliest page inserted after it... whichever: one write
+    // or none, and the pool stays at capacity.
+    assert_eq!(p.len(), 600);
+    p.flush_all();
+    assert!(p.counters.pages_written >= 300);
+}
+
+#[test]
+fn a_restart_writes_dirty_pages_and_starts_cold() {
+    let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+    let mut p = Pool::new(100, 16384, s, false);
+    for i in 0..50 {
+        p.access(i, i < 10);
+    }
+    p.restart();
+    assert_eq!((p.len(), p.counters.pages_written, p.counters.pages_read), (0, 10, 50));
+    // Every page is read again, once.
+    for i in 0..50 {
+        assert!(p.access(i, false));
+        assert!(!p.access(i, false));
+    }
+    assert_eq!(p.counters.pages_read, 100);
+}
+
+#[test]
+fn scan_does_not_flush_hot_pages() {
+    let s =
+        PoolSettings { checkpoint_every_ops: None, lru_scan_depth: 0, ..PoolSettings::default() };
+    let mut p = Pool::new(1000, 16384, s, false);
+    // Start evictions, then a hot set read, touched again after the promotion delay.
+    for i in 0..2000 {
+        p.access(100_000 + i, false);
+    }
+    for i in 0..300 {
+        p.access(i, false);
+    }
+    for _ in 0..2000 {
+        p.tick();
+    }
+    for i in 0..300 {
+        p.access(i, false);
+    }
+    assert!(p.counters.made_young >= 250, "{:?}", p.counters);
+    for round in 0..3u32 {
+        // A long scan: every page touched once, in one operation.
+        for i in 0..5000u32 {
+            p.access(10_000 + round * 5000 + i, false);
+        }
+        p.tick();
+    }
+    let hot_cached = (0..300).filter(|&i| p.contains(i)).count();
+    assert!(hot_cached > 250, "{hot_cached}");
+}
+
+#[test]
+fn the_page_cleaner_keeps_scan_depth_pages_free() {
+    let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+    // 16 MiB of 16k pages: fewer than 1.5 x 1,536, so a batch runs as soon as the LRU
+    // passes 256 pages. Clean pages are freed from the tail down to 256.
+    let mut p = Pool::new(1024, 16384, s, false);
+    for i in 0..5000 {
+        p.access(i, false);
+        p.tick();
+        assert!(p.len() <= LRU_MIN_LEN, "{}", p.len());
+    }
+    assert_eq!(p.len(), LRU_MIN_LEN);
+    assert_eq!(p.counters.pages_written, 0);
+    // 32 MiB: a batch runs when fewer than 768 pages are free and frees 1,536, so the LRU
+    // saws between 2,048 - 1,536 and 2,048 - 768 pages.
+    let mut p = Pool::new(2048, 16384, s, false);
+    let mut sizes = Vec::new();
+    for i in 0..10_000 {
+        p.access(i, false);
+        p.tick();
+        sizes.push(p.len());
+    }
+    assert_eq!(sizes[5_000..].iter().max(), Some(&(2048 - 768)));
+    assert_eq!(sizes[5_000..].iter().min(), Some(&(2048 - 1536)));
+}
+
+#[test]
+fn an_lru_batch_writes_dirty_pages_past_256_and_frees_them_when_written() {
+    let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+    let mut p = Pool::new(1024, 16384, s, false);
+    // Every page dirty: written pages stay counted until their writes complete, so the
+    // batch writes the whole LRU and frees it; the LRU saws between 1 and 256 pages.
+    let mut sizes = Vec::new();
+    for i in 0..5000 {
+        p.access(i, true);
+        p.tick();
+        sizes.push(p.len());
+    }
+    assert_eq!(sizes[1_000..].iter().max(), Some(&LRU_MIN_LEN));
+    assert_eq!(sizes[1_000..].iter().min(), Some(&1));
+    assert_eq!(p.counters.pages_written + p.len() as u64, 5000);
+    // A clean page in a dirty tail: the batch writes the dirty pages behind it, frees it,
+    // and stops there (256 left, written pages counted), then frees the written ones.
+    let mut p = Pool::new(1024, 16384, s, false);
+    for i in 0..256 {
+        p.access(i, i != 100);
+        p.tick();
+    }
+    p.access(256, false);
+    assert!(!p.contains(100));
+    assert_eq!(p.counters.pages_written, 100);
+    assert_eq!(p.len(), 256 - 101 + 1);
+    // The running operation's pages are buffer-fixed: never freed by its own batch.
+    let mut p = Pool::new(1024, 16384, s, false);
+    for i in 0..300 {
+        p.access(i, true);
+    }
+    assert!((0..300).all(|i| p.contains(i)));
+}
