@@ -169,7 +169,8 @@ impl FileBuilder {
                                 pos_of(n),
                                 format!(
                                     "character set or collation `{name}` is not modelled; \
-                                     valid: utf8mb4, utf8mb3, latin1, ascii and their collations"
+                                     valid: utf8mb4, utf8mb3, latin1, ascii and their \
+                                     collations; PostgreSQL's \"C\", \"POSIX\", \"default\""
                                 ),
                             )
                         })?;

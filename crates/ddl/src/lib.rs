@@ -176,7 +176,12 @@ fn kind_of(tokens: &[TokenWithSpan]) -> Kind {
 
 /// Reads every table of `source` (`origin` names it in errors and notes).
 pub fn parse(source: &str, origin: &str) -> Result<DdlFile, DdlError> {
-    let dialect = detect_dialect(source);
+    parse_as(source, origin, detect_dialect(source))
+}
+
+/// Reads every table of `source` in `dialect` (for text whose dialect is known, such as the
+/// definition a `--url` reader wrote from a server's catalog).
+pub fn parse_as(source: &str, origin: &str, dialect: SourceDialect) -> Result<DdlFile, DdlError> {
     let sql: Box<dyn SqlDialect> = match dialect {
         SourceDialect::Mysql => Box::new(MySqlDialect {}),
         SourceDialect::Postgres => Box::new(PostgreSqlDialect {}),
