@@ -101,7 +101,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     notes.extend(
         ddl.notes.iter().map(|n| format!("{origin}:{}:{}: {}", n.at.line, n.at.column, n.message)),
     );
-    let mut candidates = candidates(&args, ddl, &origin, &mut notes)?;
+    let mut candidates = candidates(&args, ddl, file.dialect, &origin, &mut notes)?;
     let model = choose_model(&args, file.dialect, &candidates, &mut notes)?;
     let heap_table = match args.engine {
         EngineKind::Sim => model == SimModel::Postgres15,
@@ -283,6 +283,7 @@ fn current_variant(table: &Table) -> Option<Variant> {
 fn candidates(
     args: &AdviseArgs,
     ddl: &DdlTable,
+    dialect: keylab_ddl::SourceDialect,
     origin: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Candidate>> {
@@ -327,8 +328,13 @@ fn candidates(
     let width_of = |c: usize| widths.iter().find(|(w, _)| *w == c).map(|(_, b)| *b);
     let current_v = current_variant(t);
     let key_name = t.primary_key.iter().map(|&c| t.columns[c].name.clone()).collect::<Vec<_>>();
-    let key_type =
-        t.primary_key.iter().map(|&c| t.columns[c].ty.sql(keylab_schema::Dialect::Mariadb));
+    let key_type = t.primary_key.iter().map(|&c| match dialect {
+        keylab_ddl::SourceDialect::Postgres => keylab_pg_server::sql::column_type(
+            &t.columns[c].ty,
+            keylab_pg_server::TextCollation::Default,
+        ),
+        keylab_ddl::SourceDialect::Mysql => t.columns[c].ty.sql(keylab_schema::Dialect::Mariadb),
+    });
     let key_type = key_type.collect::<Vec<_>>().join(", ");
     notes.push(match current_v {
         Some(v) => format!(

@@ -107,8 +107,8 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset) -> Result<Mapped, String
         }
         D::Timestamp(..) => near(
             ColumnType::DateTime,
-            "a PostgreSQL timestamp or one with fractional seconds, modelled as InnoDB's \
-             5-byte DATETIME",
+            "a PostgreSQL timestamp or one with fractional seconds: the InnoDB model stores \
+             it as a 5-byte DATETIME, the nbtree model as PostgreSQL's 8-byte timestamp",
         ),
         D::Datetime(Some(_)) => {
             near(ColumnType::DateTime, "fractional seconds are not modelled (1-3 bytes less)")
