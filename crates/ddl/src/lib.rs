@@ -8,7 +8,8 @@
 //! key, every secondary index (composite, unique), `AUTO_INCREMENT`/identity, the row format
 //! and `FILLFACTOR`. Whatever it cannot model is named at `file:line:column`: refused (a
 //! generated column, partitioning, an unknown type, a row format the model lacks) or skipped
-//! with a [`Note`] (a FULLTEXT/spatial, prefix, expression or partial index).
+//! with a [`Note`] (a FULLTEXT/spatial, expression or partial index, a prefix of a TEXT or
+//! BLOB column); a prefix key part of a CHAR/VARCHAR column is kept (`Index::prefix_chars`).
 //!
 //! It does no I/O and knows no engine: the caller reads the file and runs the table.
 #![deny(missing_docs)]
