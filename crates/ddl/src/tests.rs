@@ -193,7 +193,7 @@ fn table() -> impl Strategy<Value = Table> {
         .prop_flat_map(|(cols, compact)| {
             let n = cols.len();
             let idx = proptest::collection::vec(
-                (proptest::collection::vec(0..n, 1..4), any::<bool>()),
+                (proptest::collection::vec(0..n, 1..4), any::<bool>(), 1u32..300),
                 0..4,
             );
             (Just(cols), Just(compact), idx, 1..=n.min(3))
@@ -207,9 +207,24 @@ fn table() -> impl Strategy<Value = Table> {
             let indexes = idx
                 .into_iter()
                 .enumerate()
-                .map(|(k, (mut c, unique))| {
+                .map(|(k, (mut c, unique, chars))| {
                     c.dedup();
-                    Index { name: format!("ix{k}"), columns: c, unique, prefix_chars: Vec::new() }
+                    // A prefix on the first part when it is a string shorter than its column.
+                    let prefix = match columns[c[0]].ty {
+                        ColumnType::Char { chars: n, .. }
+                        | ColumnType::VarChar { chars: n, .. }
+                            if chars < n =>
+                        {
+                            Some(chars)
+                        }
+                        _ => None,
+                    };
+                    let mut prefix_chars = vec![None; c.len()];
+                    prefix_chars[0] = prefix;
+                    if prefix.is_none() {
+                        prefix_chars.clear();
+                    }
+                    Index { name: format!("ix{k}"), columns: c, unique, prefix_chars }
                 })
                 .collect();
             Table {

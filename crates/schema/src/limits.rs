@@ -297,6 +297,31 @@ mod tests {
     }
 
     #[test]
+    fn a_declared_prefix_counts_its_characters_and_lets_a_unique_key_through() {
+        // UNIQUE KEY (v(100)) on a utf8mb4 VARCHAR(2000): 400 bytes, not 8000.
+        let t = table(
+            vec![bigint(), Column::new("v", vc(2000, Charset::Utf8mb4), false)],
+            vec![Index {
+                name: "uv".into(),
+                columns: vec![1],
+                unique: true,
+                prefix_chars: vec![Some(100)],
+            }],
+        );
+        let got = check(&t, 16384).unwrap();
+        assert_eq!(
+            got,
+            vec![PrefixKey { index: "uv".into(), column: 1, chars: 100, declared: true }]
+        );
+        assert!(got[0].note(&t).contains("first 100 characters of `v`"));
+        assert!(t.create_sql(crate::Dialect::Mariadb).contains("UNIQUE KEY uv (v(100))"));
+        // 1000 utf8mb4 characters are 4000 bytes: over the 3072-byte key limit.
+        let mut long = t.clone();
+        long.indexes[0].prefix_chars = vec![Some(1000)];
+        assert!(matches!(check(&long, 16384), Err(LimitError::KeyTooLong { bytes: 4000, .. })));
+    }
+
+    #[test]
     fn long_keys_are_refused_or_prefixed_as_the_server_does() {
         let pk = |chars| table(vec![Column::new("id", vc(chars, Charset::Utf8mb4), false)], vec![]);
         assert!(check(&pk(768), 16384).is_ok());
