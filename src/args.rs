@@ -48,9 +48,12 @@ pub enum Command {
     /// each candidate key, every secondary index kept as yours, then reports bytes and pages
     /// per index, fill, splits, the insert working set and the buffer pool it needs, and a
     /// recommendation. From a file, no server of yours is contacted; with --url, your server
-    /// is only read (SHOW CREATE TABLE, information_schema, COUNT(*), a 10,000-row sample).
-    /// Nothing is created, changed or locked anywhere but in keylab's own private server
-    /// (--engine mariadb starts a throwaway instance and removes it).
+    /// is only read (MariaDB/MySQL: SHOW CREATE TABLE, information_schema, COUNT(*), a
+    /// 10,000-row sample; PostgreSQL: SELECTs on pg_catalog, a bounded count(*), a 10,000-row
+    /// sample, in BEGIN READ ONLY). Nothing is created, changed or locked anywhere but in
+    /// keylab's own private server (--engine mariadb or postgres starts a throwaway instance
+    /// and removes it). A PostgreSQL table runs on the nbtree model of PostgreSQL 15 where
+    /// that model covers its indexes.
     Advise(crate::args_advise::AdviseArgs),
 }
 

@@ -3,7 +3,7 @@
 
 use crate::args::{choices, OutputArgs, UrlArg};
 use clap::Args;
-use keylab_core::EngineKind;
+use keylab_core::{EngineKind, SimModel};
 use keylab_keys::Variant;
 use std::path::PathBuf;
 
@@ -16,16 +16,22 @@ pub struct AdviseArgs {
     /// The DDL file (MySQL/MariaDB or PostgreSQL dialect).
     #[arg(value_name = "FILE.sql", required_unless_present = "url", conflicts_with = "url")]
     pub file: Option<PathBuf>,
-    /// Read the table from a MariaDB/MySQL server instead of a file, read-only:
-    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]. keylab runs only SHOW CREATE TABLE,
-    /// SELECTs on information_schema, COUNT(*) (under 1M estimated rows) and a sample of
-    /// 10,000 rows for column widths, in a read-only transaction: it creates, changes and
-    /// locks nothing there, and the candidates never run on it. Without a PASSWORD in the
-    /// URL, $KEYLAB_PASSWORD is used if set.
+    /// Read the table from your server instead of a file, read-only.
+    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://): keylab runs only SHOW
+    /// CREATE TABLE, SELECTs on information_schema, COUNT(*) (under 1M estimated rows) and a
+    /// sample of 10,000 rows for column widths, in START TRANSACTION READ ONLY.
+    /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or postgresql://): only SELECTs on
+    /// pg_catalog, a count(*) bounded to 1M rows (when pg_class.reltuples is under 1M) and a
+    /// sample of 10,000 rows, in BEGIN READ ONLY; no LOCK statement (a plain SELECT takes only
+    /// the ACCESS SHARE lock every read takes). Either way it creates, changes and locks
+    /// nothing there, and the candidates never run on it. Without a PASSWORD in the URL,
+    /// $KEYLAB_PASSWORD is used if set (for postgres://, else $PGPASSWORD); the password is
+    /// never printed.
     #[arg(long, value_name = "URL", requires = "table")]
     pub url: Option<UrlArg>,
     /// The table to advise on: needed when the file has several (a schema qualifier is
-    /// ignored); with --url, DATABASE.TABLE (or TABLE in the URL's database).
+    /// ignored); with a mysql:// --url, DATABASE.TABLE (or TABLE in the URL's database); with
+    /// a postgres:// --url, SCHEMA.TABLE (or TABLE in schema public).
     #[arg(long, value_name = "NAME")]
     pub table: Option<String>,
     /// Candidate keys, each replacing the primary-key column's type (the current key is
@@ -43,9 +49,14 @@ pub struct AdviseArgs {
     /// Seed of every random part: same seed, same rows.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Engine: the simulator (predictions), or a private MariaDB/MySQL (measured).
-    #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&["sim", "mariadb", "mysql"]))]
+    /// Engine: the simulator (predictions), or a private MariaDB/MySQL/PostgreSQL (measured).
+    #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&["sim", "mariadb", "mysql", "postgres"]))]
     pub engine: EngineKind,
+    /// The server the simulator models (--engine sim only) [default: postgres-15, the nbtree
+    /// model, for a PostgreSQL table whose indexes it covers, else mariadb-10.11, with a note
+    /// saying why].
+    #[arg(long, value_name = "MODEL", value_parser = choices::<SimModel>(&SimModel::ALL.map(|m| m.token())))]
+    pub model: Option<SimModel>,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,

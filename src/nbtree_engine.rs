@@ -34,6 +34,12 @@ impl NbtreeEngine {
     fn table_mut(&mut self) -> Result<&mut NbtreeTable, EngineError> {
         self.table.as_mut().ok_or_else(|| EngineError::Failed("no table created".into()))
     }
+
+    /// The model's table, for callers that insert row by row (`keylab advise` counts the
+    /// leaf of every insert).
+    pub fn nbtree_table_mut(&mut self) -> Result<&mut NbtreeTable, EngineError> {
+        self.table_mut()
+    }
 }
 
 fn rejected(e: ModelError) -> EngineError {

@@ -9,18 +9,24 @@
 //! which page an insert went to).
 
 use super::advise_figures::{advice_phase, recommendation, WorkingSet};
+use super::advise_live::{read_live, LiveTable};
 use super::advise_rows::{plan_columns, AdviseRows, ColumnValues};
+use super::advise_sim::{choose_model, run_nbtree, run_sim};
 use crate::args::{EngineArgs, OutputArgs};
 use crate::args_advise::AdviseArgs;
-use crate::engines::{make_engine, sim_settings};
+use crate::engines::{make_engine, nbtree_settings, sim_settings};
+use crate::nbtree_engine::NbtreeEngine;
 use crate::output::{self, Stage};
+use crate::sim_engine::flavour;
 use crate::sim_engine::SimEngine;
 use crate::UsageError;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use keylab_core::{
     Engine, EngineError, EngineKind, EngineSettings, LoadPlan, LoadResult, Report, RunResult,
+    SimModel,
 };
 use keylab_ddl::DdlTable;
+use keylab_innodb_model::SimSettings;
 use keylab_keys::{Encoding, Strategy, Variant};
 use keylab_schema::{Column, ColumnType, Table};
 use rayon::prelude::*;
@@ -29,43 +35,8 @@ use std::collections::HashSet;
 /// Rows per candidate when neither --rows nor a --url table says.
 const DEFAULT_ROWS: u64 = 1_000_000;
 
-fn rows_of(args: &AdviseArgs) -> u64 {
+pub(super) fn rows_of(args: &AdviseArgs) -> u64 {
     args.rows.unwrap_or(DEFAULT_ROWS)
-}
-
-/// `--url` and `--table DB.TABLE`: the definition, rows and widths, read-only; returns where
-/// it was read (no password), the `SHOW CREATE TABLE` text, the table name and what was read.
-fn read_live(
-    url: &crate::args::UrlArg,
-    table: &str,
-) -> Result<(String, String, String, keylab_server::user_table::UserTable)> {
-    let env = std::env::var(keylab_server::url::PASSWORD_ENV).ok();
-    let parsed = keylab_server::ServerUrl::parse_with_env_password(url.expose(), env.as_deref())
-        .map_err(|e| UsageError(format!("--url {url}: {e}")))?;
-    let (schema, name) = match table.split_once('.') {
-        Some((s, t)) => (s.to_string(), t.to_string()),
-        None => match &parsed.database {
-            Some(db) => (db.clone(), table.to_string()),
-            None => {
-                return Err(UsageError(format!(
-                    "--table {table}: name the database too (DATABASE.TABLE), or put it in the \
-                     URL (mysql://USER@HOST/DATABASE)"
-                ))
-                .into())
-            }
-        },
-    };
-    let origin = format!("{}/{schema}.{name}", parsed.address());
-    let user = keylab_server::user_table::read_user_table(&parsed, &schema, &name).map_err(
-        |e| match e {
-            keylab_server::ServerError::Sql(m) if m.starts_with("no table") => {
-                anyhow::Error::from(UsageError(format!("--table {table}: {m} on {origin}")))
-            }
-            other => anyhow::Error::from(other).context(format!("reading {origin}")),
-        },
-    )?;
-    let sql = user.create_sql.clone();
-    Ok((origin, sql, name, user))
 }
 
 /// One candidate: its label, the table as it would be, how its rows are made.
@@ -80,16 +51,19 @@ pub struct Candidate {
     pub key: Vec<usize>,
     /// How each column is filled.
     pub plan: Vec<ColumnValues>,
+    /// The table is a heap (PostgreSQL): a secondary entry points at a 6-byte TID, not at
+    /// the primary key, so the key's width does not reach the secondary indexes.
+    pub heap_table: bool,
 }
 
 /// Runs `keylab advise`.
 pub fn run(mut args: AdviseArgs) -> Result<()> {
     output::check_exports(&args.output)?;
     let mut notes: Vec<String> = Vec::new();
-    let (origin, source, table_name) = match (&args.url, &args.file) {
+    let (origin, source, table_name, dialect) = match (&args.url, &args.file) {
         (Some(url), _) => {
             let live = read_live(url, args.table.as_deref().unwrap_or(""))?;
-            let (origin, sql, table, user) = live;
+            let LiveTable { origin, sql, dialect, table, user } = live;
             notes.push(format!(
                 "read from {origin} (read-only): {} rows {}, widths averaged over {} sampled rows",
                 user.rows,
@@ -105,32 +79,37 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
                     args.width.push((col.clone(), w.round() as u32));
                 }
             }
-            (origin, sql, Some(table))
+            (origin, sql, Some(table), Some(dialect))
         }
         (None, Some(path)) => {
             let origin = path.display().to_string();
             let source = std::fs::read_to_string(path)
                 .map_err(|e| UsageError(format!("{origin}: cannot read the DDL file: {e}")))?;
-            (origin, source, args.table.clone())
+            (origin, source, args.table.clone(), None)
         }
         (None, None) => return Err(UsageError("give FILE.sql or --url".into()).into()),
     };
     args.rows = Some(args.rows.unwrap_or(DEFAULT_ROWS));
-    let file = keylab_ddl::parse(&source, &origin).map_err(|e| UsageError(e.to_string()))?;
+    let file = match dialect {
+        Some(d) => keylab_ddl::parse_as(&source, &origin, d),
+        None => keylab_ddl::parse(&source, &origin),
+    };
+    let file = file.map_err(|e| UsageError(e.to_string()))?;
     let ddl = file
         .table(table_name.as_deref())
         .map_err(|e| UsageError(format!("{origin}: {e} (--table)")))?;
     notes.extend(
         ddl.notes.iter().map(|n| format!("{origin}:{}:{}: {}", n.at.line, n.at.column, n.message)),
     );
-    if file.dialect == keylab_ddl::SourceDialect::Postgres {
-        notes.push(
-            "PostgreSQL input: the table is modelled as InnoDB would store it (the PostgreSQL \
-             model is not in this build)"
-                .into(),
-        );
+    let mut candidates = candidates(&args, ddl, file.dialect, &origin, &mut notes)?;
+    let model = choose_model(&args, file.dialect, &candidates, &mut notes)?;
+    let heap_table = match args.engine {
+        EngineKind::Sim => model == SimModel::Postgres15,
+        kind => kind == EngineKind::Postgres,
+    };
+    for c in &mut candidates {
+        c.heap_table = heap_table;
     }
-    let candidates = candidates(&args, ddl, &origin, &mut notes)?;
     let cur = &candidates[0];
     let widths: Vec<String> = cur
         .table
@@ -159,10 +138,24 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
              --width sets the average width of variable-length ones"
         ));
     }
-    let page_bytes = u64::from(settings.page_size_bytes);
+    let page_bytes = if heap_table {
+        u64::from(keylab_nbtree_model::geometry::PAGE_BYTES)
+    } else {
+        u64::from(settings.page_size_bytes)
+    };
     let (results, engine_info) = match args.engine {
+        EngineKind::Sim if model == SimModel::Postgres15 => {
+            let nb = nbtree_settings(&settings, None);
+            let info = NbtreeEngine::new(nb).info();
+            let results: Vec<Result<(RunResult, WorkingSet)>> =
+                candidates.par_iter().map(|c| run_nbtree(c, &args, nb)).collect();
+            (results, info)
+        }
         EngineKind::Sim => {
-            let sim = sim_settings(&settings)?;
+            let sim = SimSettings {
+                flavour: flavour(model).unwrap_or_default(),
+                ..sim_settings(&settings)?
+            };
             let info = SimEngine::new(sim).info();
             let results: Vec<Result<(RunResult, WorkingSet)>> =
                 candidates.par_iter().map(|c| run_sim(c, &args, SimEngine::new(sim))).collect();
@@ -225,12 +218,17 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         }
     }
     let label = if args.engine == EngineKind::Sim {
-        "every figure is a prediction of the InnoDB model, not a measurement"
+        let kind = if model == SimModel::Postgres15 { "nbtree" } else { "InnoDB" };
+        format!(
+            "every figure is a prediction of the {kind} page model of {}, not a measurement",
+            model.server()
+        )
     } else {
         "figures measured on a private server; the insert working set is null (a server does \
          not say which page an insert went to)"
+            .into()
     };
-    notes.insert(0, label.to_string());
+    notes.insert(0, label);
     for n in notes {
         add_note(&mut report, &n);
     }
@@ -285,6 +283,7 @@ fn current_variant(table: &Table) -> Option<Variant> {
 fn candidates(
     args: &AdviseArgs,
     ddl: &DdlTable,
+    dialect: keylab_ddl::SourceDialect,
     origin: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Candidate>> {
@@ -329,8 +328,13 @@ fn candidates(
     let width_of = |c: usize| widths.iter().find(|(w, _)| *w == c).map(|(_, b)| *b);
     let current_v = current_variant(t);
     let key_name = t.primary_key.iter().map(|&c| t.columns[c].name.clone()).collect::<Vec<_>>();
-    let key_type =
-        t.primary_key.iter().map(|&c| t.columns[c].ty.sql(keylab_schema::Dialect::Mariadb));
+    let key_type = t.primary_key.iter().map(|&c| match dialect {
+        keylab_ddl::SourceDialect::Postgres => keylab_pg_server::sql::column_type(
+            &t.columns[c].ty,
+            keylab_pg_server::TextCollation::Default,
+        ),
+        keylab_ddl::SourceDialect::Mysql => t.columns[c].ty.sql(keylab_schema::Dialect::Mariadb),
+    });
     let key_type = key_type.collect::<Vec<_>>().join(", ");
     notes.push(match current_v {
         Some(v) => format!(
@@ -348,6 +352,7 @@ fn candidates(
         plan: plan_columns(t, &t.primary_key, rows_of(args), &width_of),
         key: t.primary_key.clone(),
         table: Table { name: format!("{}_current", t.name), ..t.clone() },
+        heap_table: false,
     }];
     let mut seen = HashSet::new();
     for &v in &args.keys {
@@ -373,6 +378,7 @@ fn candidates(
             plan: plan_columns(&table, &key, rows_of(args), &width_of),
             key,
             table,
+            heap_table: false,
         });
     }
     if t.primary_key.len() > 1 {
@@ -403,7 +409,7 @@ fn sanitize(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
 
-fn run_result(
+pub(super) fn run_result(
     c: &Candidate,
     rows: u64,
     m: keylab_core::Measurement,
@@ -431,7 +437,7 @@ fn run_result(
     }
 }
 
-fn load_result(plan: &LoadPlan) -> LoadResult {
+pub(super) fn load_result(plan: &LoadPlan) -> LoadResult {
     LoadResult {
         method: plan.method.token().to_string(),
         batch: plan.batch,
@@ -445,46 +451,6 @@ fn load_result(plan: &LoadPlan) -> LoadResult {
         verification: None,
         server_statement_ms: None,
     }
-}
-
-/// One candidate on its own simulator, counting the insert working set over the last two
-/// windows of a tenth of the rows each.
-fn run_sim(
-    c: &Candidate,
-    args: &AdviseArgs,
-    mut engine: SimEngine,
-) -> Result<(RunResult, WorkingSet)> {
-    engine.create_table(&c.table).map_err(anyhow::Error::from)?;
-    let n_idx = 1 + c.table.indexes.len();
-    let window = (rows_of(args) / 10).max(1);
-    let first = rows_of(args).saturating_sub(2 * window);
-    let mut before: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
-    let mut last: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
-    let sim = engine.sim_table_mut()?;
-    let rows = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
-    for (n, row) in rows.take(rows_of(args) as usize).enumerate() {
-        sim.insert(&row)
-            .map_err(|e| EngineError::Rejected(e.to_string()))
-            .with_context(|| format!("row {} of candidate {}", n + 1, c.label))?;
-        let n = n as u64;
-        if n >= first {
-            let sets = if n < rows_of(args) - window { &mut before } else { &mut last };
-            for (s, &p) in sets.iter_mut().zip(sim.last_insert_leaves()) {
-                s.insert(p);
-            }
-        }
-    }
-    // At least the page being written: an ascending key's right edge moves on, so a window
-    // boundary at a page boundary shares no page with the window before.
-    let pages: Vec<u64> =
-        before.iter().zip(&last).map(|(b, l)| (l.intersection(b).count() as u64).max(1)).collect();
-    let m = engine.measure(&c.table)?;
-    let plan =
-        LoadPlan { method: keylab_core::LoadMethod::Row, batch: 1, writers: 1, batch_max: None };
-    Ok((
-        run_result(c, rows_of(args), m, load_result(&plan)),
-        WorkingSet { pages: Some(pages), window },
-    ))
 }
 
 /// One candidate on a server: create, load, measure, drop (dropped on failure too).

@@ -43,6 +43,28 @@ pub fn key_entry_bytes(c: &Candidate) -> u32 {
         .sum()
 }
 
+/// The SQL type of column `k` as the candidate's server creates it (PostgreSQL: `uuid` for
+/// 16-byte ids, as keylab's PostgreSQL engine creates them).
+pub fn key_type_sql(c: &Candidate, k: usize) -> String {
+    let ty = &c.table.columns[k].ty;
+    if c.heap_table {
+        keylab_pg_server::sql::column_type(ty, keylab_pg_server::TextCollation::Default)
+    } else {
+        ty.sql(keylab_schema::Dialect::Mariadb)
+    }
+}
+
+/// How much bigger (+) or smaller (-) a secondary-index entry is under `c` than under the
+/// current key `cur`: InnoDB's secondary records carry the primary key; a PostgreSQL heap
+/// table's carry a TID of 6 bytes whatever the key (`IndexTupleData.t_tid`), so 0 there.
+fn secondary_entry_change(c: &Candidate, cur: &Candidate) -> i64 {
+    if c.heap_table {
+        0
+    } else {
+        i64::from(key_entry_bytes(c)) - i64::from(key_entry_bytes(cur))
+    }
+}
+
 fn total_bytes(run: &RunResult) -> Option<u64> {
     Some(run.table.data_length? + run.table.index_length?)
 }
@@ -72,11 +94,13 @@ pub fn advice_phase(
     page_bytes: u64,
 ) -> PhaseResult {
     let mut f: BTreeMap<String, Json> = BTreeMap::new();
-    let key_sql: Vec<String> =
-        c.key.iter().map(|&k| c.table.columns[k].ty.sql(keylab_schema::Dialect::Mariadb)).collect();
+    let key_sql: Vec<String> = c.key.iter().map(|&k| key_type_sql(c, k)).collect();
     f.insert("key_type".into(), json!(key_sql.join(", ")));
-    let ids_from =
-        if c.table.auto_increment { "the database (AUTO_INCREMENT)" } else { "the application" };
+    let ids_from = match (c.table.auto_increment, c.heap_table) {
+        (true, false) => "the database (AUTO_INCREMENT)",
+        (true, true) => "the database (identity)",
+        (false, _) => "the application",
+    };
     f.insert("ids_from".into(), json!(ids_from));
     let total = total_bytes(run);
     f.insert("total_bytes".into(), json!(total));
@@ -109,8 +133,7 @@ pub fn advice_phase(
             _ => None,
         };
         f.insert("total_bytes_change_pct".into(), json!(change));
-        let d = i64::from(key_entry_bytes(c)) - i64::from(key_entry_bytes(cc));
-        f.insert("secondary_entry_bytes_change".into(), json!(d));
+        f.insert("secondary_entry_bytes_change".into(), json!(secondary_entry_change(c, cc)));
     }
     PhaseResult { kind: "advice".into(), figures: f }
 }
@@ -153,7 +176,7 @@ pub fn recommendation(
         )),
         _ => s.push_str(" (the same total bytes as the current key"),
     }
-    let d = i64::from(key_entry_bytes(cands[b])) - i64::from(key_entry_bytes(cands[0]));
+    let d = secondary_entry_change(cands[b], cands[0]);
     if !cands[b].table.indexes.is_empty() && d != 0 {
         let word = if d < 0 { "smaller" } else { "larger" };
         s.push_str(&format!("; every secondary index {} bytes per entry {word}", d.abs()));

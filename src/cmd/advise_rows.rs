@@ -268,8 +268,18 @@ mod tests {
             primary_key: vec![0],
             auto_increment: true,
             indexes: vec![
-                Index { name: "u".into(), columns: vec![1], unique: true },
-                Index { name: "k".into(), columns: vec![2, 3], unique: false },
+                Index {
+                    name: "u".into(),
+                    columns: vec![1],
+                    unique: true,
+                    prefix_chars: Vec::new(),
+                },
+                Index {
+                    name: "k".into(),
+                    columns: vec![2, 3],
+                    unique: false,
+                    prefix_chars: Vec::new(),
+                },
             ],
             row_format: RowFormat::Dynamic,
         }

@@ -2,7 +2,9 @@
 
 mod advise;
 mod advise_figures;
+mod advise_live;
 mod advise_rows;
+mod advise_sim;
 mod compare;
 mod inspect;
 mod keys;

@@ -127,7 +127,12 @@ impl Workload {
                 columns.push(id);
                 primary_key = vec![0];
                 auto_increment = true;
-                indexes = vec![Index { name: "k_id".into(), columns: vec![1], unique: false }];
+                indexes = vec![Index {
+                    name: "k_id".into(),
+                    columns: vec![1],
+                    unique: false,
+                    prefix_chars: Vec::new(),
+                }];
             }
         }
         columns.extend(self.payload.columns());

@@ -5,7 +5,7 @@
 
 use crate::types::{charset_named, map_type, Mapped};
 use crate::{DdlFile, DdlTable, Note, Position, SourceDialect};
-use keylab_schema::{Charset, Column, Index, RowFormat, Table};
+use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table};
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ColumnOption, CreateIndex, CreateTable, Expr,
     FunctionArguments, IndexColumn, IndexType, ObjectName, SqlOption, Statement, TableConstraint,
@@ -169,7 +169,8 @@ impl FileBuilder {
                                 pos_of(n),
                                 format!(
                                     "character set or collation `{name}` is not modelled; \
-                                     valid: utf8mb4, utf8mb3, latin1, ascii and their collations"
+                                     valid: utf8mb4, utf8mb3, latin1, ascii and their \
+                                     collations; PostgreSQL's \"C\", \"POSIX\", \"default\""
                                 ),
                             )
                         })?;
@@ -219,7 +220,12 @@ impl FileBuilder {
         }
         for i in unique_inline {
             let name = b.table.columns[i].name.clone();
-            b.table.indexes.push(Index { name, columns: vec![i], unique: true });
+            b.table.indexes.push(Index {
+                name,
+                columns: vec![i],
+                unique: true,
+                prefix_chars: Vec::new(),
+            });
         }
         for c in &ct.constraints {
             b.constraint(c, at)?;
@@ -393,9 +399,17 @@ impl TableBuilder {
     fn constraint(&mut self, c: &TableConstraint, at: Position) -> Result<(), Refusal> {
         match c {
             TableConstraint::PrimaryKey { columns, .. } => {
-                let (cols, refused) = self.resolve(columns, "PRIMARY")?;
+                let (cols, prefixes, refused) = self.resolve(columns, "PRIMARY")?;
                 if let Some(why) = refused {
                     return Err((at_of(columns, at), format!("the primary key: {why}")));
+                }
+                if !prefixes.is_empty() {
+                    return Err((
+                        at_of(columns, at),
+                        "the primary key has a prefix key part, which keylab does not model; \
+                         valid: whole columns"
+                            .into(),
+                    ));
                 }
                 self.set_pk(cols);
             }
@@ -470,33 +484,30 @@ impl TableBuilder {
         name
     }
 
-    /// Column positions of an index's parts; `Some(why)` when a part is not a plain column
-    /// (a prefix or an expression).
-    fn resolve(
-        &self,
-        columns: &[IndexColumn],
-        index: &str,
-    ) -> Result<(Vec<usize>, Option<String>), Refusal> {
+    /// Column positions of an index's parts and their prefix lengths (`c(10)`: 10
+    /// characters, CHAR/VARCHAR only); `Some(why)` when a part is neither a column nor such
+    /// a prefix (an expression, a prefix of another type).
+    fn resolve(&self, columns: &[IndexColumn], index: &str) -> Result<ResolvedParts, Refusal> {
         let mut out = Vec::new();
+        let mut prefix_chars = Vec::new();
         for c in columns {
             let at = pos_of(&c.column.expr);
+            let mut prefix = None;
             let name = match &c.column.expr {
                 Expr::Identifier(i) => i.value.clone(),
                 Expr::CompoundIdentifier(parts) => {
                     parts.last().map(|i| i.value.clone()).unwrap_or_default()
                 }
                 Expr::Function(f) if prefix_len(f).is_some() => {
-                    let col = last_name(&f.name);
-                    return Ok((
-                        out,
-                        Some(format!(
-                            "`{col}({})` is a prefix key part, which keylab does not model",
-                            prefix_len(f).unwrap_or(0)
-                        )),
-                    ));
+                    prefix = prefix_len(f);
+                    last_name(&f.name)
                 }
                 other => {
-                    return Ok((out, Some(format!("`{other}` is an expression, not a column"))))
+                    return Ok((
+                        out,
+                        Vec::new(),
+                        Some(format!("`{other}` is an expression, not a column")),
+                    ))
                 }
             };
             let pos = self
@@ -519,15 +530,40 @@ impl TableBuilder {
                         ),
                     )
                 })?;
+            if let Some(n) = prefix {
+                let col = &self.table.columns[pos];
+                let chars = match col.ty {
+                    ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } => chars,
+                    _ => {
+                        let why = format!(
+                            "`{}({n})` is a prefix key part of a {} column, which keylab \
+                             does not model (prefixes of CHAR/VARCHAR columns are)",
+                            col.name,
+                            col.ty.sql(keylab_schema::Dialect::Mariadb)
+                        );
+                        return Ok((out, Vec::new(), Some(why)));
+                    }
+                };
+                // A prefix as long as the column keeps all of it (MariaDB stores it whole).
+                let n = u32::try_from(n).unwrap_or(u32::MAX);
+                prefix_chars.push((n < chars).then_some(n));
+            } else {
+                prefix_chars.push(None);
+            }
             out.push(pos);
         }
-        Ok((out, None))
+        if prefix_chars.iter().all(Option::is_none) {
+            prefix_chars.clear();
+        }
+        Ok((out, prefix_chars, None))
     }
 
     fn add_index(&mut self, name: String, columns: &[IndexColumn], unique: bool, at: Position) {
         match self.resolve(columns, &name) {
-            Ok((cols, None)) => self.table.indexes.push(Index { name, columns: cols, unique }),
-            Ok((_, Some(why))) => self.notes.push(Note {
+            Ok((cols, prefix_chars, None)) => {
+                self.table.indexes.push(Index { name, columns: cols, unique, prefix_chars })
+            }
+            Ok((_, _, Some(why))) => self.notes.push(Note {
                 at,
                 message: format!("index `{name}` skipped: {why} (its pages are not counted)"),
             }),
@@ -535,6 +571,9 @@ impl TableBuilder {
         }
     }
 }
+
+/// An index's column positions, their prefix lengths (empty: none), and why it is skipped.
+type ResolvedParts = (Vec<usize>, Vec<Option<u32>>, Option<String>);
 
 /// `col(N)`: a MySQL prefix key part, as sqlparser reads it (a call with one number).
 fn prefix_len(f: &sqlparser::ast::Function) -> Option<u64> {

@@ -8,7 +8,8 @@
 //! key, every secondary index (composite, unique), `AUTO_INCREMENT`/identity, the row format
 //! and `FILLFACTOR`. Whatever it cannot model is named at `file:line:column`: refused (a
 //! generated column, partitioning, an unknown type, a row format the model lacks) or skipped
-//! with a [`Note`] (a FULLTEXT/spatial, prefix, expression or partial index).
+//! with a [`Note`] (a FULLTEXT/spatial, expression or partial index, a prefix of a TEXT or
+//! BLOB column); a prefix key part of a CHAR/VARCHAR column is kept (`Index::prefix_chars`).
 //!
 //! It does no I/O and knows no engine: the caller reads the file and runs the table.
 #![deny(missing_docs)]
@@ -176,7 +177,12 @@ fn kind_of(tokens: &[TokenWithSpan]) -> Kind {
 
 /// Reads every table of `source` (`origin` names it in errors and notes).
 pub fn parse(source: &str, origin: &str) -> Result<DdlFile, DdlError> {
-    let dialect = detect_dialect(source);
+    parse_as(source, origin, detect_dialect(source))
+}
+
+/// Reads every table of `source` in `dialect` (for text whose dialect is known, such as the
+/// definition a `--url` reader wrote from a server's catalog).
+pub fn parse_as(source: &str, origin: &str, dialect: SourceDialect) -> Result<DdlFile, DdlError> {
     let sql: Box<dyn SqlDialect> = match dialect {
         SourceDialect::Mysql => Box::new(MySqlDialect {}),
         SourceDialect::Postgres => Box::new(PostgreSqlDialect {}),

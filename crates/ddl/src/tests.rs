@@ -19,6 +19,21 @@ const MARIADB: &str = "CREATE TABLE `orders` (
 ";
 
 #[test]
+fn prefixes_of_other_types_and_of_the_primary_key_are_not_modelled() {
+    let f = parse(
+        "CREATE TABLE t (id INT PRIMARY KEY, b BLOB, v VARCHAR(8), KEY kb (b(10)), KEY kv (v(8)));",
+        "t.sql",
+    )
+    .unwrap();
+    let t = &f.tables[0];
+    assert!(t.notes.iter().any(|n| n.message.contains("index `kb` skipped")), "{:?}", t.notes);
+    // A prefix as long as the column is the whole column.
+    assert_eq!(t.table.indexes[0].prefix_chars, Vec::<Option<u32>>::new());
+    let e = parse("CREATE TABLE t (v VARCHAR(20), PRIMARY KEY (v(4)));", "t.sql").unwrap_err();
+    assert!(e.message.contains("prefix key part"), "{e}");
+}
+
+#[test]
 fn show_create_table_is_read_whole() {
     let f = parse(MARIADB, "t.sql").unwrap();
     assert_eq!(f.dialect, SourceDialect::Mysql);
@@ -35,12 +50,30 @@ fn show_create_table_is_read_whole() {
     assert_eq!(
         t.indexes,
         vec![
-            Index { name: "uk_email".into(), columns: vec![3], unique: true },
-            Index { name: "ix_customer_created".into(), columns: vec![1, 5], unique: false },
+            Index {
+                name: "uk_email".into(),
+                columns: vec![3],
+                unique: true,
+                prefix_chars: Vec::new()
+            },
+            Index {
+                name: "ix_customer_created".into(),
+                columns: vec![1, 5],
+                unique: false,
+                prefix_chars: Vec::new()
+            },
+            Index {
+                name: "ix_status".into(),
+                columns: vec![2],
+                unique: false,
+                prefix_chars: vec![Some(10)]
+            },
         ]
     );
+    // keylab's own DDL writes the prefix back.
+    assert!(t.create_sql(Dialect::Mariadb).contains("KEY ix_status (status(10))"));
     let notes: Vec<String> = f.tables[0].notes.iter().map(|n| n.message.clone()).collect();
-    assert!(notes.iter().any(|n| n.contains("ix_status") && n.contains("prefix")), "{notes:?}");
+    assert!(!notes.iter().any(|n| n.contains("ix_status")), "{notes:?}");
     assert!(notes.iter().any(|n| n.contains("FULLTEXT index `ft_note` skipped")), "{notes:?}");
     let ft = f.tables[0].notes.iter().find(|n| n.message.contains("FULLTEXT")).unwrap();
     assert_eq!(ft.at, Position { line: 13, column: 27 });
@@ -160,7 +193,7 @@ fn table() -> impl Strategy<Value = Table> {
         .prop_flat_map(|(cols, compact)| {
             let n = cols.len();
             let idx = proptest::collection::vec(
-                (proptest::collection::vec(0..n, 1..4), any::<bool>()),
+                (proptest::collection::vec(0..n, 1..4), any::<bool>(), 1u32..300),
                 0..4,
             );
             (Just(cols), Just(compact), idx, 1..=n.min(3))
@@ -174,9 +207,24 @@ fn table() -> impl Strategy<Value = Table> {
             let indexes = idx
                 .into_iter()
                 .enumerate()
-                .map(|(k, (mut c, unique))| {
+                .map(|(k, (mut c, unique, chars))| {
                     c.dedup();
-                    Index { name: format!("ix{k}"), columns: c, unique }
+                    // A prefix on the first part when it is a string shorter than its column.
+                    let prefix = match columns[c[0]].ty {
+                        ColumnType::Char { chars: n, .. }
+                        | ColumnType::VarChar { chars: n, .. }
+                            if chars < n =>
+                        {
+                            Some(chars)
+                        }
+                        _ => None,
+                    };
+                    let mut prefix_chars = vec![None; c.len()];
+                    prefix_chars[0] = prefix;
+                    if prefix.is_none() {
+                        prefix_chars.clear();
+                    }
+                    Index { name: format!("ix{k}"), columns: c, unique, prefix_chars }
                 })
                 .collect();
             Table {

@@ -17,6 +17,13 @@ pub(crate) enum Mapped {
 /// know (the caller says so).
 pub(crate) fn charset_named(name: &str) -> Option<Charset> {
     let n = name.to_ascii_lowercase();
+    // PostgreSQL's byte-order collations ("C", "POSIX", "ucs_basic") compare as a binary
+    // collation does; its "default" is the database's, UTF-8 on keylab's instances.
+    match n.as_str() {
+        "c" | "posix" | "ucs_basic" => return Some(Charset::Utf8mb4Bin),
+        "default" => return Some(Charset::Utf8mb4),
+        _ => {}
+    }
     let bin = n.ends_with("_bin") || n == "binary";
     Some(match n.split('_').next().unwrap_or("") {
         "utf8mb4" if bin => Charset::Utf8mb4Bin,
@@ -100,8 +107,8 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset) -> Result<Mapped, String
         }
         D::Timestamp(..) => near(
             ColumnType::DateTime,
-            "a PostgreSQL timestamp or one with fractional seconds, modelled as InnoDB's \
-             5-byte DATETIME",
+            "a PostgreSQL timestamp or one with fractional seconds: the InnoDB model stores \
+             it as a 5-byte DATETIME, the nbtree model as PostgreSQL's 8-byte timestamp",
         ),
         D::Datetime(Some(_)) => {
             near(ColumnType::DateTime, "fractional seconds are not modelled (1-3 bytes less)")
@@ -135,6 +142,8 @@ mod tests {
         assert_eq!(charset_named("utf8"), Some(Charset::Utf8mb3));
         assert_eq!(charset_named("latin1_swedish_ci"), Some(Charset::Latin1));
         assert_eq!(charset_named("koi8r"), None);
+        assert_eq!(charset_named("C"), Some(Charset::Utf8mb4Bin));
+        assert_eq!(charset_named("default"), Some(Charset::Utf8mb4));
     }
 
     #[test]

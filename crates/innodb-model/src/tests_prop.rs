@@ -21,7 +21,12 @@ pub(crate) fn table(page: PageSize) -> Table {
         ],
         primary_key: vec![0],
         auto_increment: false,
-        indexes: vec![Index { name: "k_v".into(), columns: vec![1], unique: false }],
+        indexes: vec![Index {
+            name: "k_v".into(),
+            columns: vec![1],
+            unique: false,
+            prefix_chars: Vec::new(),
+        }],
         row_format: RowFormat::Dynamic,
     }
 }

@@ -16,7 +16,12 @@ fn table() -> Table {
         ],
         primary_key: vec![0],
         auto_increment: false,
-        indexes: vec![Index { name: "k_1".into(), columns: vec![1], unique: false }],
+        indexes: vec![Index {
+            name: "k_1".into(),
+            columns: vec![1],
+            unique: false,
+            prefix_chars: Vec::new(),
+        }],
         row_format: RowFormat::Dynamic,
     }
 }

@@ -303,6 +303,11 @@ impl NbtreeTable {
         &self.indexes
     }
 
+    /// Per index (primary key first), the leaf block the last insert descended to.
+    pub fn last_insert_leaves(&self) -> impl Iterator<Item = u32> + '_ {
+        self.indexes.iter().map(|ix| ix.tree.last_leaf)
+    }
+
     /// The table's figures.
     pub fn stats(&self) -> TableStats {
         TableStats {

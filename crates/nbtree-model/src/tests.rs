@@ -9,7 +9,12 @@ fn table(ty: ColumnType, secondary: bool) -> Table {
     let (columns, indexes) = if secondary {
         (
             vec![Column::new("pk", ColumnType::BigInt { unsigned: false }, false), id],
-            vec![Index { name: "k_id".into(), columns: vec![1], unique: false }],
+            vec![Index {
+                name: "k_id".into(),
+                columns: vec![1],
+                unique: false,
+                prefix_chars: Vec::new(),
+            }],
         )
     } else {
         (vec![id], Vec::new())

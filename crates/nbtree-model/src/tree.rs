@@ -106,6 +106,8 @@ pub struct Tree {
     pub unique: bool,
     /// Deleted pages a VACUUM has placed in the free space map.
     pub fsm: BTreeSet<u32>,
+    /// The leaf the last insert descended to (`NONE` before any), for working-set counts.
+    pub last_leaf: u32,
 }
 
 impl Tree {
@@ -118,6 +120,7 @@ impl Tree {
             leaf_fillfactor,
             unique,
             fsm: BTreeSet::new(),
+            last_leaf: NONE,
         }
     }
 
@@ -258,6 +261,7 @@ impl Tree {
         }
         let mut path = Vec::with_capacity(8);
         let leaf = self.descend(key, &mut path);
+        self.last_leaf = leaf;
         let pos = self.leaf_pos(&self.pages[leaf as usize], key);
         if self.unique && self.live_duplicate_near(leaf, pos, key, live) {
             return Err(TreeError::Duplicate);

@@ -27,7 +27,15 @@ fn main() {
     let id = Column::new("id", col, false);
     let (columns, indexes) = if secondary {
         let pk = Column::new("pk", ColumnType::BigInt { unsigned: false }, false);
-        (vec![pk, id], vec![Index { name: "k_id".into(), columns: vec![1], unique: false }])
+        (
+            vec![pk, id],
+            vec![Index {
+                name: "k_id".into(),
+                columns: vec![1],
+                unique: false,
+                prefix_chars: Vec::new(),
+            }],
+        )
     } else {
         (vec![id], Vec::new())
     };

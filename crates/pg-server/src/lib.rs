@@ -12,6 +12,7 @@
 //! - [`phases`]: churn + VACUUM, and REINDEX under an index fillfactor.
 //! - [`query`]: timed queries with their `EXPLAIN` plan.
 //! - [`sql`]: PostgreSQL DDL, literals, COPY text and the load checksum.
+//! - [`user_table`]: a user's table read from the catalog, read-only, for `keylab advise`.
 //!
 //! It does not generate rows or render reports; keylab-core and keylab-report do. The nbtree
 //! *model* lives elsewhere (it does no I/O).
@@ -25,6 +26,7 @@ pub mod owner;
 pub mod phases;
 pub mod query;
 pub mod sql;
+pub mod user_table;
 
 pub use engine::PgEngine;
 pub use instance::{PgInstance, PgSettings};

@@ -6,7 +6,9 @@
 //! `e4_pool` is `keylab run e4-change-buffer --scale 0.001`: buffer pool, change buffer and
 //! estimated I/O figures. `advise_sim` is `keylab advise tests/fixtures/advise/orders.sql
 //! --rows 3000`, `advise_server` the same of `accounts.sql` with `--keys uuid7:bin,auto-inc
-//! --engine mariadb` (advice phases, notes at file:line:column, a recommendation).
+//! --engine mariadb` (advice phases, notes at file:line:column, a recommendation);
+//! `advise_pg` is `keylab advise tests/fixtures/advise/pg_users.sql --rows 3000 --keys
+//! auto-inc,uuid7:bin` (the nbtree model of PostgreSQL 15).
 //! `sim_pool_curve` is `keylab compare --keys uuid4:text,uuid7:text
 //! --rows 200000 --buffer-pool 6M`: the buffer pool curve and its reading. The load checks (`verification`) and `server_load`'s nested
 //! settings were added by hand when those fields appeared.
@@ -16,7 +18,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 11] = [
+const FIXTURES: [&str; 12] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -26,6 +28,7 @@ const FIXTURES: [&str; 11] = [
     "e4_pool",
     "advise_sim",
     "advise_server",
+    "advise_pg",
     "sim_pool_curve",
     "sharded",
 ];
@@ -68,6 +71,7 @@ golden! {
     e4_pool => "e4_pool",
     advise_sim => "advise_sim",
     advise_server => "advise_server",
+    advise_pg => "advise_pg",
     sim_pool_curve => "sim_pool_curve",
     sharded => "sharded",
 }

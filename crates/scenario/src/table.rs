@@ -453,6 +453,7 @@ pub(crate) fn build(
             name: format!("k_{}", spec.id.name.get_ref()),
             columns: vec![id_column],
             unique: spec.id.unique,
+            prefix_chars: Vec::new(),
         });
     }
     for ix in &spec.indexes {
@@ -482,7 +483,12 @@ pub(crate) fn build(
             })?;
             cols.push(pos);
         }
-        indexes.push(Index { name: ix.name.get_ref().clone(), columns: cols, unique: ix.unique });
+        indexes.push(Index {
+            name: ix.name.get_ref().clone(),
+            columns: cols,
+            unique: ix.unique,
+            prefix_chars: Vec::new(),
+        });
     }
     let table = Table {
         name,

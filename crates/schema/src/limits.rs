@@ -71,11 +71,20 @@ pub struct PrefixKey {
     pub column: usize,
     /// Characters the index keeps.
     pub chars: u32,
+    /// Declared in the index (`KEY ix (c(10))`), not cut by the server.
+    pub declared: bool,
 }
 
 impl PrefixKey {
     /// The note both engines give for it in the result's engine `notes`.
     pub fn note(&self, table: &Table) -> String {
+        if self.declared {
+            return format!(
+                "table `{}`: index `{}` keeps the first {} characters of `{}` (a declared \
+                 prefix key part; both engines store and compare only those)",
+                table.name, self.index, self.chars, table.columns[self.column].name
+            );
+        }
         format!(
             "table `{}`: index `{}` is a prefix index on the first {} characters of `{}` \
              (MariaDB shortens a plain KEY part past {MAX_KEY_PART_BYTES} bytes, with a warning; \
@@ -179,29 +188,45 @@ pub fn check(table: &Table, page_size_bytes: u32) -> Result<Vec<PrefixKey>, Limi
     // The part limit does not shrink with the page: at 8 KiB a 2000-character utf8mb4 part
     // is cut to 3072 bytes and then refused as a 1536-byte key (measured).
     let part_limit = MAX_KEY_PART_BYTES;
-    let keys = std::iter::once(("PRIMARY", None, &table.primary_key, true)).chain(
+    let no_prefix = crate::Index::new("PRIMARY", Vec::new(), true);
+    let keys = std::iter::once(("PRIMARY", None, &table.primary_key, true, &no_prefix)).chain(
         table
             .indexes
             .iter()
             .enumerate()
-            .map(|(p, ix)| (ix.name.as_str(), Some(p), &ix.columns, ix.unique)),
+            .map(|(p, ix)| (ix.name.as_str(), Some(p), &ix.columns, ix.unique, ix)),
     );
     let mut prefixes = Vec::new();
-    for (index, position, cols, unique) in keys {
+    for (index, position, cols, unique, ix) in keys {
         let mut total = 0u32;
-        for &c in cols {
+        for (k, &c) in cols.iter().enumerate() {
             let ty = &table.columns[c].ty;
             if ty.is_blob() {
                 return Err(LimitError::TextKey { index: index.into(), position, column: c });
             }
             let mut part = ty.max_bytes();
+            // A declared prefix part keeps its characters at their widest (`KEY (c(10))`).
+            if let (
+                Some(chars),
+                ColumnType::VarChar { charset, .. } | ColumnType::Char { charset, .. },
+            ) = (ix.prefix_at(k), *ty)
+            {
+                prefixes.push(PrefixKey { index: index.into(), column: c, chars, declared: true });
+                total += part.min(chars * charset.max_bytes_per_char());
+                continue;
+            }
             // `mysql_prepare_create_table` (sql_table.cc): a too-long part of a plain KEY is
             // cut to the longest whole-character prefix with a warning; PRIMARY/UNIQUE are not.
             if part > part_limit && !unique {
                 if let ColumnType::VarChar { charset, .. } | ColumnType::Char { charset, .. } = *ty
                 {
                     let chars = part_limit / charset.max_bytes_per_char();
-                    prefixes.push(PrefixKey { index: index.into(), column: c, chars });
+                    prefixes.push(PrefixKey {
+                        index: index.into(),
+                        column: c,
+                        chars,
+                        declared: false,
+                    });
                     part = chars * charset.max_bytes_per_char();
                 }
             }
@@ -272,6 +297,31 @@ mod tests {
     }
 
     #[test]
+    fn a_declared_prefix_counts_its_characters_and_lets_a_unique_key_through() {
+        // UNIQUE KEY (v(100)) on a utf8mb4 VARCHAR(2000): 400 bytes, not 8000.
+        let t = table(
+            vec![bigint(), Column::new("v", vc(2000, Charset::Utf8mb4), false)],
+            vec![Index {
+                name: "uv".into(),
+                columns: vec![1],
+                unique: true,
+                prefix_chars: vec![Some(100)],
+            }],
+        );
+        let got = check(&t, 16384).unwrap();
+        assert_eq!(
+            got,
+            vec![PrefixKey { index: "uv".into(), column: 1, chars: 100, declared: true }]
+        );
+        assert!(got[0].note(&t).contains("first 100 characters of `v`"));
+        assert!(t.create_sql(crate::Dialect::Mariadb).contains("UNIQUE KEY uv (v(100))"));
+        // 1000 utf8mb4 characters are 4000 bytes: over the 3072-byte key limit.
+        let mut long = t.clone();
+        long.indexes[0].prefix_chars = vec![Some(1000)];
+        assert!(matches!(check(&long, 16384), Err(LimitError::KeyTooLong { bytes: 4000, .. })));
+    }
+
+    #[test]
     fn long_keys_are_refused_or_prefixed_as_the_server_does() {
         let pk = |chars| table(vec![Column::new("id", vc(chars, Charset::Utf8mb4), false)], vec![]);
         assert!(check(&pk(768), 16384).is_ok());
@@ -285,12 +335,12 @@ mod tests {
                     Column::new("v", vc(2000, Charset::Utf8mb4), true),
                     Column::new("w", vc(10, Charset::Utf8mb4), true),
                 ],
-                vec![Index { name: "kv".into(), columns: cols, unique }],
+                vec![Index { name: "kv".into(), columns: cols, unique, prefix_chars: Vec::new() }],
             )
         };
         assert_eq!(
             check(&ix(false, vec![1]), 16384),
-            Ok(vec![PrefixKey { index: "kv".into(), column: 1, chars: 768 }])
+            Ok(vec![PrefixKey { index: "kv".into(), column: 1, chars: 768, declared: false }])
         );
         assert!(matches!(check(&ix(true, vec![1]), 16384), Err(LimitError::KeyTooLong { .. })));
         assert!(matches!(
@@ -304,7 +354,12 @@ mod tests {
         ));
         let text = table(
             vec![bigint(), Column::new("t", ColumnType::Text { charset: Charset::Utf8mb4 }, true)],
-            vec![Index { name: "kt".into(), columns: vec![1], unique: false }],
+            vec![Index {
+                name: "kt".into(),
+                columns: vec![1],
+                unique: false,
+                prefix_chars: Vec::new(),
+            }],
         );
         assert!(matches!(check(&text, 16384), Err(LimitError::TextKey { column: 1, .. })));
     }

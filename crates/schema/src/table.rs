@@ -23,6 +23,22 @@ pub struct Index {
     pub columns: Vec<usize>,
     /// `UNIQUE KEY` when true, `KEY` otherwise.
     pub unique: bool,
+    /// Per entry of `columns`, the characters a prefix key part keeps (`KEY ix (c(10))`,
+    /// CHAR/VARCHAR only), `None` for a whole column; empty when no part is a prefix.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prefix_chars: Vec<Option<u32>>,
+}
+
+impl Index {
+    /// An index on whole columns.
+    pub fn new(name: impl Into<String>, columns: Vec<usize>, unique: bool) -> Index {
+        Index { name: name.into(), columns, unique, prefix_chars: Vec::new() }
+    }
+
+    /// The prefix length, in characters, of the part at `position` of `columns`.
+    pub fn prefix_at(&self, position: usize) -> Option<u32> {
+        self.prefix_chars.get(position).copied().flatten()
+    }
 }
 
 /// A table as keylab creates it on every engine.
@@ -67,7 +83,16 @@ impl Table {
         if dialect != Dialect::Postgres {
             for ix in &self.indexes {
                 let kind = if ix.unique { "UNIQUE KEY" } else { "KEY" };
-                parts.push(format!("{kind} {} ({})", ix.name, names(&ix.columns)));
+                let cols: Vec<String> = ix
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &c)| match ix.prefix_at(k) {
+                        Some(n) => format!("{}({n})", self.columns[c].name),
+                        None => self.columns[c].name.clone(),
+                    })
+                    .collect();
+                parts.push(format!("{kind} {} ({})", ix.name, cols.join(", ")));
             }
         }
         let mut sql = format!("CREATE TABLE {} (\n  {}\n)", self.name, parts.join(",\n  "));
@@ -116,7 +141,12 @@ mod tests {
             ],
             primary_key: vec![0],
             auto_increment: true,
-            indexes: vec![Index { name: "k_id".into(), columns: vec![1], unique: false }],
+            indexes: vec![Index {
+                name: "k_id".into(),
+                columns: vec![1],
+                unique: false,
+                prefix_chars: Vec::new(),
+            }],
             row_format: RowFormat::Dynamic,
         };
         let sql = t.create_sql(Dialect::Mariadb);

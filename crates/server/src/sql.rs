@@ -420,7 +420,12 @@ mod tests {
             ],
             primary_key: vec![0],
             auto_increment: auto,
-            indexes: vec![Index { name: "k_id".into(), columns: vec![1], unique: false }],
+            indexes: vec![Index {
+                name: "k_id".into(),
+                columns: vec![1],
+                unique: false,
+                prefix_chars: Vec::new(),
+            }],
             row_format: RowFormat::Dynamic,
         }
     }

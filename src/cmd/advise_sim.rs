@@ -1,0 +1,151 @@
+//! `keylab advise` on the simulator: which model runs the candidates (the nbtree model of
+//! PostgreSQL 15 for a PostgreSQL table it covers, else the InnoDB model), and one candidate
+//! on its own model with the insert working set counted from the leaf of every insert.
+//! It renders nothing and starts no server (`advise.rs` does both).
+
+use super::advise::{load_result, rows_of, run_result, Candidate};
+use super::advise_figures::WorkingSet;
+use super::advise_rows::AdviseRows;
+use crate::args_advise::AdviseArgs;
+use crate::nbtree_engine::NbtreeEngine;
+use crate::sim_engine::SimEngine;
+use crate::UsageError;
+use anyhow::{Context, Result};
+use keylab_core::{
+    Engine, EngineError, EngineKind, LoadMethod, LoadPlan, Row, RunResult, SimModel,
+};
+use keylab_ddl::SourceDialect;
+use keylab_nbtree_model::{NbtreeSettings, NbtreeTable};
+use keylab_schema::Table;
+use std::collections::HashSet;
+
+/// Why the nbtree model cannot hold `table`, or `None` when it can. The one place that
+/// decides: it asks the model itself, so when the model keys on several columns (or on more
+/// types) PostgreSQL tables with such indexes move to it with no change here.
+pub fn nbtree_gap(table: &Table) -> Option<String> {
+    NbtreeTable::new(table, NbtreeSettings::default()).err().map(|e| e.to_string())
+}
+
+/// The model the candidates run on: `--model` if given (refused, exit 2, when the nbtree
+/// model cannot hold a candidate), else the nbtree model for PostgreSQL input it covers,
+/// else MariaDB 10.11's InnoDB, with a note saying why a PostgreSQL table is not on its own
+/// model.
+pub fn choose_model(
+    args: &AdviseArgs,
+    dialect: SourceDialect,
+    candidates: &[Candidate],
+    notes: &mut Vec<String>,
+) -> Result<SimModel> {
+    if let (Some(m), false) = (args.model, args.engine == EngineKind::Sim) {
+        return Err(UsageError(format!(
+            "--model {m} chooses the server the simulator models, so it needs --engine sim; \
+             --engine {} is measured on the server itself",
+            args.engine
+        ))
+        .into());
+    }
+    let gap = || candidates.iter().find_map(|c| Some((c, nbtree_gap(&c.table)?)));
+    match args.model {
+        Some(SimModel::Postgres15) => match gap() {
+            Some((c, why)) => Err(UsageError(format!(
+                "--model postgres-15: candidate {}: {why}; valid here: {}, {}",
+                c.label,
+                SimModel::Mariadb1011.token(),
+                SimModel::Mysql80.token()
+            ))
+            .into()),
+            None => Ok(SimModel::Postgres15),
+        },
+        Some(m) => Ok(m),
+        None if dialect == SourceDialect::Postgres && args.engine == EngineKind::Sim => {
+            match gap() {
+                None => Ok(SimModel::Postgres15),
+                Some((c, why)) => {
+                    notes.push(format!(
+                        "PostgreSQL input modelled as InnoDB (MariaDB 10.11) would store it, \
+                         not on the nbtree model of PostgreSQL 15: candidate {}: {why}",
+                        c.label
+                    ));
+                    Ok(SimModel::Mariadb1011)
+                }
+            }
+        }
+        None => Ok(SimModel::Mariadb1011),
+    }
+}
+
+/// Distinct leaves per index that inserts touched in the last window of a tenth of the rows
+/// and in the window before it too. `insert(row, leaves)` inserts a row and puts the leaf
+/// of each index (primary key first) in `leaves`.
+fn load_counting(
+    c: &Candidate,
+    args: &AdviseArgs,
+    mut insert: impl FnMut(&Row, &mut Vec<u32>) -> Result<()>,
+) -> Result<WorkingSet> {
+    let n_idx = 1 + c.table.indexes.len();
+    let rows = rows_of(args);
+    let window = (rows / 10).max(1);
+    let first = rows.saturating_sub(2 * window);
+    let mut before: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
+    let mut last: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
+    let mut leaves = Vec::with_capacity(n_idx);
+    let gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
+    for (n, row) in gen.take(rows as usize).enumerate() {
+        leaves.clear();
+        insert(&row, &mut leaves)
+            .with_context(|| format!("row {} of candidate {}", n + 1, c.label))?;
+        let n = n as u64;
+        if n >= first {
+            let sets = if n < rows - window { &mut before } else { &mut last };
+            for (s, &p) in sets.iter_mut().zip(&leaves) {
+                s.insert(p);
+            }
+        }
+    }
+    // At least the page being written: an ascending key's right edge moves on, so a window
+    // boundary at a page boundary shares no page with the window before.
+    let pages: Vec<u64> =
+        before.iter().zip(&last).map(|(b, l)| (l.intersection(b).count() as u64).max(1)).collect();
+    Ok(WorkingSet { pages: Some(pages), window })
+}
+
+/// Row by row, one transaction each (as the reported load plan says).
+fn row_plan() -> LoadPlan {
+    LoadPlan { method: LoadMethod::Row, batch: 1, writers: 1, batch_max: None }
+}
+
+/// One candidate on its own InnoDB model.
+pub fn run_sim(
+    c: &Candidate,
+    args: &AdviseArgs,
+    mut engine: SimEngine,
+) -> Result<(RunResult, WorkingSet)> {
+    engine.create_table(&c.table).map_err(anyhow::Error::from)?;
+    let sim = engine.sim_table_mut()?;
+    let ws = load_counting(c, args, |row, leaves| {
+        sim.insert(row).map_err(|e| EngineError::Rejected(e.to_string()))?;
+        leaves.extend_from_slice(sim.last_insert_leaves());
+        Ok(())
+    })?;
+    let m = engine.measure(&c.table)?;
+    Ok((run_result(c, rows_of(args), m, load_result(&row_plan())), ws))
+}
+
+/// One candidate on its own nbtree model of PostgreSQL 15 (each row its own transaction).
+pub fn run_nbtree(
+    c: &Candidate,
+    args: &AdviseArgs,
+    settings: NbtreeSettings,
+) -> Result<(RunResult, WorkingSet)> {
+    let mut engine = NbtreeEngine::new(settings);
+    engine.create_table(&c.table).map_err(anyhow::Error::from)?;
+    let t = engine.nbtree_table_mut()?;
+    let ws = load_counting(c, args, |row, leaves| {
+        t.insert(row).map_err(|e| EngineError::Rejected(e.to_string()))?;
+        t.commit();
+        leaves.extend(t.last_insert_leaves());
+        Ok(())
+    })?;
+    let m = engine.measure(&c.table)?;
+    Ok((run_result(c, rows_of(args), m, load_result(&row_plan())), ws))
+}

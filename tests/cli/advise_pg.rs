@@ -1,0 +1,254 @@
+//! `keylab advise` for PostgreSQL: a pg_dump file on the nbtree model and on a private
+//! PostgreSQL (the same pages per index), `--url postgres://` reading a user's table
+//! read-only (checked in the server's statement log), and bad URLs and tables refused with
+//! exit 2. The server tests need PostgreSQL: without it they print SKIPPED, except under
+//! `CI=true`, where that fails.
+
+use crate::util::Dir;
+use keylab_pg_server::instance::{installed_or_skip, PgInstance, PgSettings};
+
+const USERS: &str = include_str!("../fixtures/advise/pg_users.sql");
+
+fn json(stdout: &str) -> serde_json::Value {
+    serde_json::from_str(stdout).unwrap()
+}
+
+fn notes(r: &serde_json::Value) -> String {
+    r["engine"]["settings"]["notes"].to_string()
+}
+
+#[test]
+fn a_postgres_file_runs_on_the_nbtree_model_and_says_so() {
+    let d = Dir::new();
+    std::fs::write(d.path("u.sql"), USERS).unwrap();
+    let run = d
+        .keylab(&[
+            "advise",
+            "u.sql",
+            "--rows",
+            "3000",
+            "--keys",
+            "auto-inc,uuid7:bin",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    let r = json(&run.stdout);
+    assert_eq!(r["engine"]["model"], "postgres-15");
+    assert!(
+        notes(&r).contains("prediction of the nbtree page model of PostgreSQL 15"),
+        "{}",
+        notes(&r)
+    );
+    let runs = r["runs"].as_array().unwrap();
+    let adv = |i: usize| &runs[i]["phases"][0];
+    // A heap table's secondary entries hold a TID, not the key.
+    assert_eq!(adv(2)["secondary_entry_bytes_change"], 0);
+    assert_eq!(adv(2)["key_type"], "uuid");
+    assert_eq!(adv(1)["ids_from"], "the database (identity)");
+    // uuid4 (the current key's strategy) scatters; uuid7 appends.
+    assert!(adv(0)["insert_working_set_pages"]["PRIMARY"].as_u64() > Some(5));
+    assert_eq!(adv(2)["insert_working_set_pages"]["PRIMARY"].as_u64(), Some(1));
+    // --model mariadb-10.11 puts the same file on the InnoDB model.
+    let run = d
+        .keylab(&[
+            "advise",
+            "u.sql",
+            "--rows",
+            "500",
+            "--keys",
+            "uuid7:bin",
+            "--model",
+            "mariadb-10.11",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    assert_eq!(json(&run.stdout)["engine"]["model"], "mariadb-10.11");
+}
+
+#[test]
+fn a_composite_index_falls_back_to_innodb_naming_the_index() {
+    let d = Dir::new();
+    let sql = USERS.replace("btree (handle)", "btree (handle, created_at)");
+    std::fs::write(d.path("u.sql"), sql).unwrap();
+    let run = d
+        .keylab(&["advise", "u.sql", "--rows", "500", "--keys", "uuid7:bin", "--format", "json"])
+        .expect_code(0);
+    let r = json(&run.stdout);
+    assert_eq!(r["engine"]["model"], "mariadb-10.11");
+    let n = notes(&r);
+    assert!(n.contains("PostgreSQL input modelled as InnoDB"), "{n}");
+    assert!(n.contains("index users_handle has several columns"), "{n}");
+    // Asked for explicitly, the nbtree model is refused with the reason and the choices.
+    let run =
+        d.keylab(&["advise", "u.sql", "--rows", "500", "--model", "postgres-15"]).expect_code(2);
+    assert!(run.stderr.contains("users_handle"), "{}", run.stderr);
+    assert!(run.stderr.contains("valid here: mariadb-10.11, mysql-8.0"), "{}", run.stderr);
+    let run = d.keylab(&["advise", "u.sql", "--engine", "postgres", "--model", "postgres-15"]);
+    assert!(run.expect_code(2).stderr.contains("needs --engine sim"));
+}
+
+#[test]
+fn bad_postgres_urls_and_tables_exit_2_without_the_password() {
+    let d = Dir::new();
+    let cases: [(&[&str], &str); 4] = [
+        (&["--url", "postgres://me:pw-Pg7-secret@db:notaport/app", "--table", "a.b"], "--url"),
+        (&["--url", "postgres://me:pw-Pg7-secret@db:5432", "--table", "a.b"], "name the database"),
+        (&["--url", "postgres://me:pw-Pg7-secret@db/app", "--table", "a.b.c"], "SCHEMA.TABLE"),
+        (&["--url", "http://me:pw-Pg7-secret@db/app", "--table", "t"], "postgres://USER"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["advise"];
+        args.extend_from_slice(extra);
+        let run = d.keylab(&args).expect_code(2);
+        assert!(run.stderr.contains(want), "{extra:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("pw-Pg7-secret"), "{}", run.stderr);
+    }
+}
+
+/// The nbtree model holds for a user's PostgreSQL table: a uuid key, a unique varchar key,
+/// nullable columns and single-column indexes on a varchar and a timestamp give the same
+/// pages per index on the model and on a private PostgreSQL 15, for every candidate (within
+/// 0.5%; at this size they agree exactly).
+#[test]
+fn nbtree_model_and_private_postgres_agree_on_a_users_table() {
+    if !installed_or_skip("nbtree_model_and_private_postgres_agree_on_a_users_table") {
+        return;
+    }
+    let d = Dir::new();
+    std::fs::write(d.path("u.sql"), USERS).unwrap();
+    let run = |engine: &str| {
+        let out = d
+            .keylab(&["advise", "u.sql", "--rows", "20000", "--engine", engine, "--format", "json"])
+            .expect_code(0);
+        json(&out.stdout)
+    };
+    let (sim, server) = (run("sim"), run("postgres"));
+    assert_eq!(sim["engine"]["model"], "postgres-15");
+    assert_eq!(server["engine"]["kind"], "postgres");
+    let (sim, server) = (sim["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
+    assert_eq!(sim.len(), 6);
+    assert_eq!(server.len(), 6);
+    for (s, m) in sim.iter().zip(server) {
+        assert_eq!(s["variant"], m["variant"]);
+        let (si, mi) = (s["indexes"].as_array().unwrap(), m["indexes"].as_array().unwrap());
+        assert_eq!(si.len(), 4, "PRIMARY and 3 secondaries");
+        assert_eq!(mi.len(), 4);
+        for a in si {
+            let b = mi.iter().find(|b| b["name"] == a["name"]).expect("same index names");
+            for k in ["size_pages", "leaf_pages"] {
+                let (x, y) = (a[k].as_f64().unwrap(), b[k].as_f64().unwrap());
+                assert!(
+                    (x - y).abs() <= y * 0.005,
+                    "{} {} {k}: model {x}, server {y}",
+                    s["variant"],
+                    a["name"]
+                );
+            }
+        }
+        assert_eq!(s["postgres"]["heap_pages"], m["postgres"]["heap_pages"], "{}", s["variant"]);
+    }
+}
+
+/// `--url postgres://... --table SCHEMA.TABLE` on a private instance holding the user's
+/// table: the definition (identity key, unique key, a composite, a partial and an expression
+/// index), the row count and the sampled widths are read right, the password never shows,
+/// and the server's statement log of keylab's role holds only reads.
+#[test]
+fn url_reads_a_postgres_users_table_read_only() {
+    if !installed_or_skip("url_reads_a_postgres_users_table_read_only") {
+        return;
+    }
+    let users = PgInstance::start(&PgSettings::default()).expect("user's server");
+    let mut admin = users.config("postgres").connect(postgres::NoTls).unwrap();
+    admin.batch_execute("CREATE DATABASE app").unwrap();
+    let mut app = users.config("app").connect(postgres::NoTls).unwrap();
+    app.batch_execute(
+        "CREATE SCHEMA shop; \
+         CREATE TABLE shop.orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
+         customer_id integer NOT NULL, email varchar(191) UNIQUE, note text, \
+         created_at timestamp(0) NOT NULL DEFAULT now()) WITH (fillfactor = 90); \
+         CREATE INDEX ix_customer_created ON shop.orders (customer_id, created_at); \
+         CREATE INDEX ix_lower ON shop.orders (lower(email)); \
+         CREATE INDEX ix_recent ON shop.orders (created_at) WHERE customer_id > 5; \
+         INSERT INTO shop.orders (customer_id, email, note) SELECT i % 37, \
+         'user' || lpad(i::text, 6, '0') || '@example.org', 'note-xy' \
+         FROM generate_series(0, 499) AS i; \
+         CREATE ROLE reader LOGIN PASSWORD 'pw-Rd42-secret'; \
+         GRANT USAGE ON SCHEMA shop TO reader; GRANT SELECT ON shop.orders TO reader; \
+         ALTER ROLE reader SET log_statement = 'all'",
+    )
+    .unwrap();
+    let url = format!("postgres://reader:pw-Rd42-secret@127.0.0.1:{}/app", users.port());
+    let d = Dir::new();
+    let run = d
+        .keylab(&[
+            "advise",
+            "--url",
+            &url,
+            "--table",
+            "shop.orders",
+            "--keys",
+            "uuid7:bin",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    for text in [&run.stdout, &run.stderr] {
+        assert!(!text.contains("pw-Rd42-secret"), "{text}");
+    }
+    let r = json(&run.stdout);
+    let runs = r["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["rows"], 500, "the table's row count");
+    let names: Vec<&str> = runs[0]["indexes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["PRIMARY", "orders_email_key", "ix_customer_created"]);
+    assert_eq!(runs[0]["phases"][0]["ids_from"], "the database (AUTO_INCREMENT)");
+    let n = notes(&r);
+    for want in [
+        "500 rows counted",
+        "email 22 bytes",
+        "note 7 bytes",
+        "auto-inc ids",
+        "index `ix_lower` skipped",
+        "index `ix_recent` skipped: a partial index",
+        "FILLFACTOR=90 read",
+        // The composite index is beyond the nbtree model for now: InnoDB, said so.
+        "index ix_customer_created has several columns",
+    ] {
+        assert!(n.contains(want), "{want}: {n}");
+    }
+    let log = std::fs::read_to_string(users.dir().join("server.log")).unwrap();
+    let statements: Vec<&str> = log
+        .lines()
+        .filter_map(|l| {
+            let (_, rest) = l.split_once("LOG:  ")?;
+            let rest = rest.strip_prefix("statement: ").or_else(|| {
+                rest.strip_prefix("execute ").and_then(|e| e.split_once(": ").map(|(_, s)| s))
+            })?;
+            Some(rest)
+        })
+        .collect();
+    assert!(statements.iter().any(|s| s.starts_with("BEGIN READ ONLY")), "{statements:?}");
+    assert!(statements.iter().any(|s| s.contains("pg_get_indexdef")), "{statements:?}");
+    for s in &statements {
+        let head = s.trim_start().to_ascii_uppercase();
+        let read = ["SELECT", "SHOW", "BEGIN READ ONLY", "COMMIT", "SET "]
+            .iter()
+            .any(|r| head.starts_with(r));
+        assert!(read, "a statement that is not a read: {s}");
+    }
+    let count: i64 = app.query_one("SELECT count(*) FROM shop.orders", &[]).unwrap().get(0);
+    assert_eq!(count, 500);
+    let relations: i64 = app
+        .query_one("SELECT count(*) FROM pg_class WHERE relnamespace = 'shop'::regnamespace", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(relations, 7, "the table, its sequence and 5 indexes: nothing added");
+}
