@@ -195,6 +195,8 @@ impl Page {
 
     /// Replaces the items with `keys` (sorted, `stride` bytes each), their sizes and, on
     /// internal pages, downlinks; the byte count is set to the items plus `extra_bytes`.
+    /// The arrays get room for as many more items of the same mean size as the page has
+    /// free, so that inserts until the next split do not reallocate.
     pub fn set_items(
         &mut self,
         stride: usize,
@@ -205,12 +207,23 @@ impl Page {
     ) {
         let n = sizes.len();
         debug_assert_eq!(keys.len(), n * stride);
-        self.keys = keys.to_vec();
-        self.sizes = sizes.to_vec();
-        self.children = if self.level > 0 { children.to_vec() } else { Vec::new() };
-        self.order = (0..n as u16).collect();
-        self.heads = keys.chunks_exact(stride).map(head).collect();
-        self.used = self.item_bytes() + extra_bytes;
+        let item_bytes: u32 = sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).sum();
+        self.used = item_bytes + extra_bytes;
+        let mean = (item_bytes / n.max(1) as u32).max(1);
+        let room = n + (BT_USABLE_BYTES.saturating_sub(self.used) / mean) as usize;
+        self.keys = Vec::with_capacity(room * stride);
+        self.keys.extend_from_slice(keys);
+        self.sizes = Vec::with_capacity(room);
+        self.sizes.extend_from_slice(sizes);
+        self.children = Vec::new();
+        if self.level > 0 {
+            self.children.reserve_exact(room);
+            self.children.extend_from_slice(children);
+        }
+        self.order = Vec::with_capacity(room);
+        self.order.extend(0..n as u16);
+        self.heads = Vec::with_capacity(room);
+        self.heads.extend(keys.chunks_exact(stride).map(head));
     }
 
     /// The items' keys in key order.
