@@ -3,7 +3,8 @@
 //! page allocation (a recyclable page from the free space map, else the end of the file,
 //! `_bt_allocbuf` in nbtpage.c). Keys are the sort keys of [`crate::geometry::KeyLayout`].
 //! Deduplication into posting lists is not modelled (keylab's ids are unique, so a dedup
-//! pass would find nothing to merge); VACUUM is in `vacuum.rs`, sorted builds in `build.rs`.
+//! pass would find nothing to merge); VACUUM is in `vacuum.rs`, sorted builds in `build.rs`,
+//! how a page stores its items in `page.rs`.
 
 use crate::geometry::{KeyLayout, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, PIVOT_TID_BYTES};
 use crate::page::head;
