@@ -32,15 +32,9 @@ impl Builder {
     fn start(&mut self, level: u32) -> Level {
         let block = self.pages.len() as u32;
         self.pages.push(Page::default());
-        let page = Page {
-            level,
-            prev: NONE,
-            next: NONE,
-            // The high key's line pointer is reserved from the start (`_bt_blnewpage`).
-            used: LINE_POINTER_BYTES,
-            epoch: self.epoch,
-            ..Page::default()
-        };
+        let mut page = Page::new(level, NONE, NONE, self.epoch);
+        // The high key's line pointer is reserved from the start (`_bt_blnewpage`).
+        page.used = LINE_POINTER_BYTES;
         let minus_infinity = (vec![0; self.layout.stride()], INDEX_TUPLE_HEADER_BYTES as u16);
         Level { block, page, low: minus_infinity }
     }
@@ -67,12 +61,9 @@ impl Builder {
             let st = &mut self.levels[level];
             // The last item moves to the new page; its copy, truncated on leaves, becomes
             // the old page's high key.
-            let last = st.page.keys.split_off((n - 1) * s);
-            let last_size = st.page.sizes.pop().unwrap_or_default();
-            let last_child = if leaf { NONE } else { st.page.children.pop().unwrap_or(NONE) };
-            st.page.used -= u32::from(last_size) + LINE_POINTER_BYTES;
+            let (last, last_size, last_child) = st.page.remove_item(s, n - 1);
             let (hk, hk_size) = if leaf {
-                let last_left = &st.page.keys[(n - 2) * s..(n - 1) * s];
+                let last_left = st.page.key(s, n - 2);
                 let mut hk = last.clone();
                 if last_left[..=w] == last[..=w] {
                     self.layout.set_tid(&mut hk, self.layout.tid(last_left));
@@ -130,13 +121,7 @@ impl Builder {
 fn push_item(page: &mut Page, key: &[u8], size: u16, child: u32, stride: usize) {
     let size =
         if page.level > 0 && page.is_empty() { INDEX_TUPLE_HEADER_BYTES as u16 } else { size };
-    debug_assert_eq!(key.len(), stride);
-    page.keys.extend_from_slice(key);
-    page.sizes.push(size);
-    if page.level > 0 {
-        page.children.push(child);
-    }
-    page.used += u32::from(size) + LINE_POINTER_BYTES;
+    page.push_item(stride, key, size, child);
 }
 
 /// Rebuilds `tree` from `keys` (sorted sort keys) at `leaf_fillfactor`, logging every page.
@@ -149,7 +134,7 @@ pub fn rebuild<'a>(
     let mut b = Builder {
         layout: tree.layout,
         leaf_fillfactor,
-        pages: vec![Page { epoch: wal.epoch, ..Page::default() }],
+        pages: vec![Page::new(0, 0, 0, wal.epoch)],
         levels: Vec::new(),
         epoch: wal.epoch,
     };

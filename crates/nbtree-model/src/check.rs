@@ -17,22 +17,20 @@ impl Tree {
             if p.deleted_xid.is_some() {
                 continue;
             }
-            let sum: u32 = p.sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).sum::<u32>()
-                + p.high.as_ref().map_or(0, |h| u32::from(h.1) + LINE_POINTER_BYTES);
+            let sum: u32 =
+                p.item_bytes() + p.high.as_ref().map_or(0, |h| u32::from(h.1) + LINE_POINTER_BYTES);
             if sum != p.used || p.used > BT_USABLE_BYTES {
                 return Err(format!("block {b}: used {} but items add to {sum}", p.used));
             }
-            if p.keys.len() != p.len() * s || (p.level > 0 && p.children.len() != p.len()) {
-                return Err(format!("block {b}: item arrays disagree"));
-            }
+            p.check_storage(s).map_err(|e| format!("block {b}: {e}"))?;
             let first = usize::from(p.level > 0);
             for i in first + 1..p.len() {
-                if p.keys[(i - 1) * s..i * s] >= p.keys[i * s..(i + 1) * s] {
+                if p.key(s, i - 1) >= p.key(s, i) {
                     return Err(format!("block {b}: items {i} out of order"));
                 }
             }
             if let (Some((hk, _)), false) = (&p.high, p.len() <= first) {
-                if p.keys[(p.len() - 1) * s..] > hk[..] {
+                if p.key(s, p.len() - 1) > &hk[..] {
                     return Err(format!("block {b}: an item above the high key"));
                 }
             }
@@ -43,14 +41,14 @@ impl Tree {
                 return Err(format!("block {b}: right sibling's left link is wrong"));
             }
             if p.level > 0 {
-                for (i, &c) in p.children.iter().enumerate() {
+                for (i, c) in (0..p.len()).map(|i| (i, p.child(i))) {
                     let child = &self.pages[c as usize];
                     if child.deleted_xid.is_some() || child.level + 1 != p.level {
                         return Err(format!("block {b}: downlink {i} to a bad page {c}"));
                     }
                     // The child's high key is the next pivot (or this page's high key).
                     let bound = if i + 1 < p.len() {
-                        Some(&p.keys[(i + 1) * s..(i + 2) * s])
+                        Some(p.key(s, i + 1))
                     } else {
                         p.high.as_ref().map(|h| &h.0[..])
                     };
@@ -58,9 +56,9 @@ impl Tree {
                         return Err(format!("block {b}: child {c}'s high key is not its pivot"));
                     }
                     if i > 0 && !child.is_empty() {
-                        let lo = &p.keys[i * s..(i + 1) * s];
+                        let lo = p.key(s, i);
                         let f = if child.level > 0 { 1 } else { 0 };
-                        if child.len() > f && &child.keys[f * s..(f + 1) * s] <= lo {
+                        if child.len() > f && child.key(s, f) <= lo {
                             return Err(format!("block {b}: child {c} starts below its pivot"));
                         }
                     }

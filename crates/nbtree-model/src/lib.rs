@@ -13,6 +13,7 @@ mod build;
 mod check;
 pub mod geometry;
 mod heap;
+mod page;
 pub mod split;
 mod stats;
 pub mod tree;

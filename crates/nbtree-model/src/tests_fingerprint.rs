@@ -87,3 +87,58 @@ fn ascending_bigints() {
          fpi_bytes=1739232 split_l=0 split_r=81 new_roots=2"
     );
 }
+
+/// Page deletion, recycling through the free space map, inserts into recycled pages, and a
+/// sorted rebuild: the paths that remove items from pages.
+#[test]
+fn deleted_recycled_and_rebuilt_pages() {
+    let settings =
+        NbtreeSettings { checkpoint_every_rows: Some(7_000), ..NbtreeSettings::default() };
+    let mut m = NbtreeTable::new(&table(ColumnType::BigInt { unsigned: false }), settings).unwrap();
+    let data = || Value::Bytes(b"data".to_vec());
+    for i in 0..30_000 {
+        m.insert(&[Value::Int(i), data()]).unwrap();
+    }
+    for i in (0..20_000).chain((20_000..30_000).step_by(2)) {
+        m.delete(&[Value::Int(i)]).unwrap();
+    }
+    m.commit();
+    let first = m.vacuum().unwrap();
+    m.commit();
+    let second = m.vacuum().unwrap();
+    for i in 0..10_000u64 {
+        m.insert(&[Value::Int((mix(i) >> 20) as i64 - (1 << 42)), data()]).unwrap();
+    }
+    let line = |m: &NbtreeTable| {
+        let s = m.stats();
+        let ix = &s.indexes[0].1;
+        format!(
+            "leaf={} internal={} height={} density={:.2} frag={:.2} deleted={} recyclable={} \
+             size={} fpi={} fpi_bytes={} split_l={} split_r={}",
+            ix.leaf_pages,
+            ix.internal_pages,
+            ix.height,
+            ix.avg_leaf_density,
+            ix.leaf_fragmentation,
+            ix.deleted_pages,
+            ix.recyclable_pages,
+            ix.size_pages,
+            s.wal.full_page_images,
+            s.wal.full_page_image_bytes,
+            s.wal.split_left,
+            s.wal.split_right
+        )
+    };
+    let loaded = line(&m);
+    m.rebuild(70).unwrap();
+    let rebuilt = line(&m);
+    assert_eq!(
+        format!("{first:?} {second:?}\n{loaded}\n{rebuilt}"),
+        "[VacuumOutcome { removed: 25000, deleted_pages: 54, recycled_pages: 0 }] \
+         [VacuumOutcome { removed: 0, deleted_pages: 0, recycled_pages: 54 }]\n\
+         leaf=60 internal=1 height=2 density=61.62 frag=28.33 deleted=22 recyclable=22 size=84 \
+         fpi=287 fpi_bytes=1876848 split_l=16 split_r=97\n\
+         leaf=53 internal=1 height=2 density=69.73 frag=0.00 deleted=0 recyclable=0 size=55 \
+         fpi=342 fpi_bytes=2181140 split_l=16 split_r=97"
+    );
+}

@@ -3,85 +3,18 @@
 //! page allocation (a recyclable page from the free space map, else the end of the file,
 //! `_bt_allocbuf` in nbtpage.c). Keys are the sort keys of [`crate::geometry::KeyLayout`].
 //! Deduplication into posting lists is not modelled (keylab's ids are unique, so a dedup
-//! pass would find nothing to merge); VACUUM is in `vacuum.rs`, sorted builds in `build.rs`.
+//! pass would find nothing to merge); VACUUM is in `vacuum.rs`, sorted builds in `build.rs`,
+//! how a page stores its items in `page.rs`.
 
-use crate::geometry::{
-    KeyLayout, BT_USABLE_BYTES, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, PIVOT_TID_BYTES,
-};
+use crate::geometry::{KeyLayout, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, PIVOT_TID_BYTES};
+use crate::page::head;
+pub use crate::page::Page;
 use crate::split::{find_split, SplitInput};
 use crate::wal::Wal;
 use std::collections::BTreeSet;
 
 /// No page (`P_NONE`).
 pub const NONE: u32 = u32::MAX;
-
-/// `a < b` for sort keys (at least 8 bytes): the first 8 bytes as one big-endian word
-/// decide most comparisons without a byte loop.
-#[inline]
-fn less(a: &[u8], b: &[u8]) -> bool {
-    let (x, y) = (word(a), word(b));
-    if x != y {
-        return x < y;
-    }
-    a[8..] < b[8..]
-}
-
-#[inline]
-fn word(k: &[u8]) -> u64 {
-    u64::from_be_bytes(k[..8].try_into().expect("sort keys are at least 9 bytes"))
-}
-
-/// One nbtree page. Internal pages hold pivots and downlinks; their first item is "minus
-/// infinity" (a bare 8-byte header). Every page but the rightmost of its level has a high key.
-#[derive(Debug, Clone, Default)]
-pub struct Page {
-    /// 0 = leaf.
-    pub level: u32,
-    /// Sort keys of the items, `stride` bytes each.
-    pub keys: Vec<u8>,
-    /// Tuple bytes of each item (MAXALIGNed, without line pointer).
-    pub sizes: Vec<u16>,
-    /// Downlinks (internal pages only).
-    pub children: Vec<u32>,
-    /// High key and its tuple bytes.
-    pub high: Option<(Vec<u8>, u16)>,
-    /// Left sibling.
-    pub prev: u32,
-    /// Right sibling.
-    pub next: u32,
-    /// Tuples and line pointers, high key included.
-    pub used: u32,
-    /// `Some(xid)`: deleted by VACUUM when the next transaction id was `xid` (safexid).
-    pub deleted_xid: Option<u64>,
-    /// Checkpoint epoch of the page's last logged change.
-    pub epoch: u64,
-}
-
-impl Page {
-    /// Data items (the high key excluded).
-    pub fn len(&self) -> usize {
-        self.sizes.len()
-    }
-
-    /// True when the page holds no data item.
-    pub fn is_empty(&self) -> bool {
-        self.sizes.is_empty()
-    }
-
-    /// Free bytes between line pointers and tuples (`pd_upper - pd_lower`).
-    pub fn hole(&self) -> u32 {
-        BT_USABLE_BYTES - self.used
-    }
-
-    /// `PageGetFreeSpace`: the hole less one line pointer.
-    pub fn free_space(&self) -> u32 {
-        self.hole().saturating_sub(LINE_POINTER_BYTES)
-    }
-
-    fn key(&self, stride: usize, i: usize) -> &[u8] {
-        &self.keys[i * stride..(i + 1) * stride]
-    }
-}
 
 /// Why an insert was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -108,6 +41,9 @@ pub struct Tree {
     pub fsm: BTreeSet<u32>,
     /// The leaf the last insert descended to (`NONE` before any), for working-set counts.
     pub last_leaf: u32,
+    /// The (internal block, slot) path of the insert under way, kept between inserts so
+    /// that an insert allocates nothing.
+    path: Vec<(u32, usize)>,
 }
 
 impl Tree {
@@ -115,12 +51,13 @@ impl Tree {
     pub fn new(layout: KeyLayout, leaf_fillfactor: u8, unique: bool, epoch: u64) -> Self {
         Tree {
             layout,
-            pages: vec![Page { epoch, ..Page::default() }],
+            pages: vec![Page::new(0, 0, 0, epoch)],
             root: NONE,
             leaf_fillfactor,
             unique,
             fsm: BTreeSet::new(),
             last_leaf: NONE,
+            path: Vec::new(),
         }
     }
 
@@ -139,32 +76,12 @@ impl Tree {
 
     /// The downlink slot of `page` to follow for `key`: the last pivot below it.
     fn child_slot(&self, page: &Page, key: &[u8]) -> usize {
-        let s = self.stride();
-        let (mut lo, mut hi) = (1usize, page.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if less(page.key(s, mid), key) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo - 1
+        page.lower_bound(self.stride(), key, 1) - 1
     }
 
     /// Position of `key` on a leaf: the first item not below it.
     fn leaf_pos(&self, page: &Page, key: &[u8]) -> usize {
-        let s = self.stride();
-        let (mut lo, mut hi) = (0usize, page.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if less(page.key(s, mid), key) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        page.lower_bound(self.stride(), key, 0)
     }
 
     /// The leaf `key` belongs on, with the path of (internal block, slot) above it.
@@ -178,7 +95,7 @@ impl Tree {
             }
             let slot = self.child_slot(p, key);
             path.push((b, slot));
-            b = p.children[slot];
+            b = p.child(slot);
         }
     }
 
@@ -226,7 +143,7 @@ impl Tree {
         let mut b = self.root;
         while self.pages[b as usize].level > 0 {
             let p = &self.pages[b as usize];
-            b = p.children[self.child_slot(p, probe)];
+            b = p.child(self.child_slot(p, probe));
         }
         loop {
             let p = &self.pages[b as usize];
@@ -259,16 +176,21 @@ impl Tree {
             // The metapage is rewritten whole by the record (`REGBUF_WILL_INIT`): no image.
             wal.new_roots += 1;
         }
-        let mut path = Vec::with_capacity(8);
+        let mut path = std::mem::take(&mut self.path);
         let leaf = self.descend(key, &mut path);
         self.last_leaf = leaf;
         let pos = self.leaf_pos(&self.pages[leaf as usize], key);
-        if self.unique && self.live_duplicate_near(leaf, pos, key, live) {
-            return Err(TreeError::Duplicate);
+        let refused = self.unique && self.live_duplicate_near(leaf, pos, key, live);
+        if !refused {
+            let size = self.layout.leaf_bytes(key) as u16;
+            self.insert_at(leaf, pos, key, size, NONE, &mut path, wal);
         }
-        let size = self.layout.leaf_bytes(key) as u16;
-        self.insert_at(leaf, pos, key, size, NONE, &mut path, wal);
-        Ok(())
+        self.path = path;
+        if refused {
+            Err(TreeError::Duplicate)
+        } else {
+            Ok(())
+        }
     }
 
     /// `_bt_check_unique` at the insert position: equal values sit next to it; when they
@@ -282,7 +204,10 @@ impl Tree {
     ) -> bool {
         let (s, w) = (self.stride(), self.layout.width);
         let p = &self.pages[leaf as usize];
-        let same = |i: usize| p.key(s, i)[..=w] == key[..=w];
+        // When the value part covers the head, different heads mean different values and
+        // the neighbours' keys need not be read.
+        let (h, head_in_value) = (head(key), w + 1 >= 8);
+        let same = |i: usize| (!head_in_value || p.head(i) == h) && p.key(s, i)[..=w] == key[..=w];
         let mut i = pos;
         while i > 0 && same(i - 1) {
             if live(self.layout.tid(p.key(s, i - 1))) {
@@ -316,18 +241,9 @@ impl Tree {
     ) {
         let s = self.stride();
         let page = &mut self.pages[block as usize];
-        let need = u32::from(size) + LINE_POINTER_BYTES;
         // `PageGetFreeSpace(page) < itemsz` sends the insert to a split.
         if page.free_space() >= u32::from(size) {
-            let end = page.keys.len();
-            page.keys.resize(end + s, 0);
-            page.keys.copy_within(pos * s..end, (pos + 1) * s);
-            page.keys[pos * s..(pos + 1) * s].copy_from_slice(key);
-            page.sizes.insert(pos, size);
-            if page.level > 0 {
-                page.children.insert(pos, child);
-            }
-            page.used += need;
+            page.insert_item(s, pos, key, size, child);
             let hole = page.hole();
             wal.touch(&mut page.epoch, hole);
             return;
@@ -359,14 +275,24 @@ impl Tree {
         let n = old.len() + 1;
         // The merged page: old items with the new one in place.
         let mut keys = Vec::with_capacity(n * s);
-        keys.extend_from_slice(&old.keys[..pos * s]);
-        keys.extend_from_slice(key);
-        keys.extend_from_slice(&old.keys[pos * s..]);
-        let mut sizes = old.sizes.clone();
-        sizes.insert(pos, size);
-        let mut children = old.children.clone();
-        if !leaf {
-            children.insert(pos, child);
+        let mut sizes = Vec::with_capacity(n);
+        let mut children = Vec::with_capacity(if leaf { 0 } else { n });
+        for i in 0..n {
+            if i == pos {
+                keys.extend_from_slice(key);
+                sizes.push(size);
+                children.push(child);
+            }
+            if i < old.len() {
+                keys.extend_from_slice(old.key(s, i));
+                sizes.push(old.size(i));
+                if !leaf {
+                    children.push(old.child(i));
+                }
+            }
+        }
+        if leaf {
+            children.clear();
         }
         let left_n = {
             let input = SplitInput {
@@ -415,33 +341,13 @@ impl Tree {
         }
         let right_keys = keys.split_off(left_n * s);
         let right_children = if leaf { Vec::new() } else { children.split_off(left_n) };
-        let slot_bytes =
-            |z: &[u16]| -> u32 { z.iter().map(|&x| u32::from(x) + LINE_POINTER_BYTES).sum() };
         let right_high_bytes = old.high.as_ref().map_or(0, |h| u32::from(h.1) + LINE_POINTER_BYTES);
-        let right = Page {
-            level: old.level,
-            used: slot_bytes(&right_sizes) + right_high_bytes,
-            keys: right_keys,
-            sizes: right_sizes,
-            children: right_children,
-            high: old.high.clone(),
-            prev: block,
-            next: old.next,
-            deleted_xid: None,
-            epoch: wal.epoch,
-        };
-        let left = Page {
-            level: old.level,
-            used: slot_bytes(&sizes) + u32::from(hk_size) + LINE_POINTER_BYTES,
-            keys,
-            sizes,
-            children,
-            high: Some((hk.clone(), hk_size)),
-            prev: old.prev,
-            next: right_block,
-            deleted_xid: None,
-            epoch: old.epoch,
-        };
+        let mut right = Page::new(old.level, block, old.next, wal.epoch);
+        right.high = old.high.clone();
+        right.set_items(s, &right_keys, &right_sizes, &right_children, right_high_bytes);
+        let mut left = Page::new(old.level, old.prev, right_block, old.epoch);
+        left.high = Some((hk.clone(), hk_size));
+        left.set_items(s, &keys, &sizes, &children, u32::from(hk_size) + LINE_POINTER_BYTES);
         if old.next != NONE {
             let sib = &mut self.pages[old.next as usize];
             sib.prev = right_block;
@@ -462,11 +368,8 @@ impl Tree {
         let b = self.alloc(level, wal);
         let s = self.stride();
         let page = &mut self.pages[b as usize];
-        page.keys = vec![0; s];
-        page.keys.extend_from_slice(sep);
-        page.sizes = vec![INDEX_TUPLE_HEADER_BYTES as u16, sep_size];
-        page.children = vec![left, right];
-        page.used = INDEX_TUPLE_HEADER_BYTES + u32::from(sep_size) + 2 * LINE_POINTER_BYTES;
+        page.push_item(s, &vec![0; s], INDEX_TUPLE_HEADER_BYTES as u16, left);
+        page.push_item(s, sep, sep_size, right);
         self.root = b;
         // `_bt_newroot` logs the metapage's new contents whole: no image.
         wal.new_roots += 1;
@@ -475,7 +378,7 @@ impl Tree {
     /// A fresh page at `level`: a recyclable page from the free space map, else a new block
     /// at the end of the file.
     fn alloc(&mut self, level: u32, wal: &Wal) -> u32 {
-        let page = Page { level, prev: NONE, next: NONE, epoch: wal.epoch, ..Page::default() };
+        let page = Page::new(level, NONE, NONE, wal.epoch);
         if let Some(b) = self.fsm.pop_first() {
             self.pages[b as usize] = page;
             b
@@ -489,7 +392,7 @@ impl Tree {
     pub fn first_leaf(&self) -> u32 {
         let mut b = self.root;
         while b != NONE && self.pages[b as usize].level > 0 {
-            b = self.pages[b as usize].children[0];
+            b = self.pages[b as usize].child(0);
         }
         b
     }
@@ -504,7 +407,7 @@ impl Tree {
             }
             let p = &self.pages[b as usize];
             b = p.next;
-            Some(p.keys.chunks_exact(s))
+            Some(p.keys_in_order(s))
         })
         .flatten()
     }

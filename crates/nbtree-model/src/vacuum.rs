@@ -39,29 +39,15 @@ impl Tree {
             if page.level > 0 || self.root == NONE {
                 continue;
             }
-            let before = page.len();
-            let mut keep = 0;
-            for i in 0..before {
-                let tid = self.layout.tid(&page.keys[i * s..(i + 1) * s]);
-                if dead.contains(&tid) {
-                    page.used -= u32::from(page.sizes[i]) + crate::geometry::LINE_POINTER_BYTES;
-                    continue;
-                }
-                if keep != i {
-                    page.keys.copy_within(i * s..(i + 1) * s, keep * s);
-                    page.sizes[keep] = page.sizes[i];
-                }
-                keep += 1;
-            }
-            if keep == before {
+            let layout = self.layout;
+            if !page.keys_in_order(s).any(|k| dead.contains(&layout.tid(k))) {
                 continue;
             }
-            page.keys.truncate(keep * s);
-            page.sizes.truncate(keep);
-            out.removed += (before - keep) as u64;
+            let removed = page.retain(s, |k| !dead.contains(&layout.tid(k)));
+            out.removed += removed as u64;
             let hole = page.hole();
             wal.touch(&mut page.epoch, hole);
-            if keep == 0 {
+            if page.is_empty() {
                 out.deleted_pages += self.delete_page(b, next_xid, wal);
             }
         }
@@ -82,18 +68,9 @@ impl Tree {
         let mut b = self.root;
         while self.pages[b as usize].level > 0 {
             let p = &self.pages[b as usize];
-            let (mut lo, mut hi) = (1usize, p.len());
-            let s = self.layout.stride();
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if p.keys[mid * s..(mid + 1) * s] < hk[..] {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            path.push((b, lo - 1));
-            b = p.children[lo - 1];
+            let slot = p.lower_bound(self.layout.stride(), &hk, 1) - 1;
+            path.push((b, slot));
+            b = p.child(slot);
         }
         if b != leaf {
             return 0;
@@ -118,11 +95,9 @@ impl Tree {
         }
         // The downlink to the chain now leads to its right sibling, whose own pivot goes.
         let s = self.layout.stride();
-        pp.children[slot] = pp.children[slot + 1];
-        pp.children.remove(slot + 1);
-        let gone = pp.sizes.remove(slot + 1);
-        pp.keys.drain((slot + 1) * s..(slot + 2) * s);
-        pp.used -= u32::from(gone) + crate::geometry::LINE_POINTER_BYTES;
+        let right_sibling = pp.child(slot + 1);
+        pp.set_child(slot, right_sibling);
+        pp.remove_item(s, slot + 1);
         let hole = pp.hole();
         wal.touch(&mut pp.epoch, hole);
         for &c in &chain {
@@ -141,14 +116,9 @@ impl Tree {
             }
             let p = &mut self.pages[c as usize];
             // The deleted page is rewritten whole by its unlink record: no image.
-            *p = crate::tree::Page {
-                level: p.level,
-                prev: NONE,
-                next: NONE,
-                deleted_xid: Some(next_xid),
-                epoch: wal.epoch,
-                ..Default::default()
-            };
+            let mut deleted = crate::tree::Page::new(p.level, NONE, NONE, wal.epoch);
+            deleted.deleted_xid = Some(next_xid);
+            *p = deleted;
         }
         chain.len() as u64
     }
