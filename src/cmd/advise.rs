@@ -21,6 +21,7 @@ use keylab_core::{
     Engine, EngineError, EngineKind, EngineSettings, LoadPlan, LoadResult, Report, RunResult,
 };
 use keylab_ddl::DdlTable;
+use keylab_innodb_model::SimSettings;
 use keylab_keys::{Encoding, Strategy, Variant};
 use keylab_schema::{Column, ColumnType, Table};
 use rayon::prelude::*;
@@ -162,7 +163,8 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let page_bytes = u64::from(settings.page_size_bytes);
     let (results, engine_info) = match args.engine {
         EngineKind::Sim => {
-            let sim = sim_settings(&settings)?;
+            // Advise only inserts: the model keeps no per-row copy for deletes.
+            let sim = SimSettings { insert_only: true, ..sim_settings(&settings)? };
             let info = SimEngine::new(sim).info();
             let results: Vec<Result<(RunResult, WorkingSet)>> =
                 candidates.par_iter().map(|c| run_sim(c, &args, SimEngine::new(sim))).collect();
