@@ -35,6 +35,22 @@ fn compare_gives_the_same_json_and_exports_with_one_job_or_four() {
     assert_eq!(one, four);
 }
 
+/// One variant with two jobs makes its rows on the spare job's thread from the first row:
+/// the output is the same as with one job.
+#[test]
+fn rows_made_on_a_spare_thread_give_the_same_output() {
+    let d = Dir::new();
+    let out = |jobs: &str| {
+        let args = ["compare", "--rows", "50000", "--keys", "uuid4:text", "--format", "json"];
+        let mut args = args.to_vec();
+        args.extend(["--jobs", jobs]);
+        d.keylab(&args).expect_code(0).stdout
+    };
+    let one = out("1");
+    assert!(one.contains("\"uuid4:text\""), "{one}");
+    assert_eq!(one, out("2"));
+}
+
 #[test]
 fn a_scenario_gives_the_same_json_with_one_job_or_four() {
     let d = Dir::new();
