@@ -3,8 +3,9 @@
 //! each candidate loaded with the same rows in its own key order, measured, and reported with
 //! the advice figures (`advise_figures.rs`) and a recommendation.
 //!
-//! On the simulator the candidates run in parallel (one model each, `rayon`), and the insert
-//! working set is counted from the leaf page of every insert; on a server they run one after
+//! On the simulator the candidates run in parallel (`parallel::run_ordered`: one model each,
+//! as many at once as there are cores, rows on a core left free by the others; the model is
+//! insert-only, keeping no per-row copy for deletes), and the insert working set is counted from the leaf page of every insert; on a server they run one after
 //! the other on one private instance, and the working set is `null` (the server does not say
 //! which page an insert went to).
 
@@ -14,18 +15,23 @@ use crate::args::{EngineArgs, OutputArgs};
 use crate::args_advise::AdviseArgs;
 use crate::engines::{make_engine, sim_settings};
 use crate::output::{self, Stage};
+use crate::parallel::{self, Failure};
+use crate::progress::{Bars, LoadProgress};
 use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::{Context, Result};
 use keylab_core::{
-    Engine, EngineError, EngineKind, EngineSettings, LoadPlan, LoadResult, Report, RunResult,
+    Engine, EngineError, EngineKind, EngineSettings, LoadPlan, LoadResult, Prefetch, Progress,
+    Report, RunResult, SpareThreads,
 };
 use keylab_ddl::DdlTable;
 use keylab_innodb_model::SimSettings;
 use keylab_keys::{Encoding, Strategy, Variant};
 use keylab_schema::{Column, ColumnType, Table};
-use rayon::prelude::*;
 use std::collections::HashSet;
+
+/// Rows between progress reports.
+const PROGRESS_ROWS: u64 = 16_384;
 
 /// Rows per candidate when neither --rows nor a --url table says.
 const DEFAULT_ROWS: u64 = 1_000_000;
@@ -166,8 +172,24 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             // Advise only inserts: the model keeps no per-row copy for deletes.
             let sim = SimSettings { insert_only: true, ..sim_settings(&settings)? };
             let info = SimEngine::new(sim).info();
-            let results: Vec<Result<(RunResult, WorkingSet)>> =
-                candidates.par_iter().map(|c| run_sim(c, &args, SimEngine::new(sim))).collect();
+            // Up to the number of cores at once (one table each); a run takes a core left free
+            // by the others to make its rows on. A failed candidate does not stop the others.
+            let bars = Bars::new();
+            let mut results: Vec<Result<(RunResult, WorkingSet)>> = Vec::new();
+            let jobs = parallel::default_jobs();
+            parallel::run_ordered(
+                jobs,
+                candidates.len(),
+                &bars,
+                |i, progress, spare| {
+                    Ok(run_sim(&candidates[i], &args, SimEngine::new(sim), progress, spare))
+                },
+                |_, r| {
+                    results.push(r);
+                    Ok(())
+                },
+            )
+            .map_err(|(Failure::Job(e) | Failure::Sink(e))| e)?;
             (results, info)
         }
         kind => {
@@ -455,6 +477,8 @@ fn run_sim(
     c: &Candidate,
     args: &AdviseArgs,
     mut engine: SimEngine,
+    progress: &mut LoadProgress,
+    spare: &SpareThreads,
 ) -> Result<(RunResult, WorkingSet)> {
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
     let n_idx = 1 + c.table.indexes.len();
@@ -464,11 +488,16 @@ fn run_sim(
     let mut last: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
     let sim = engine.sim_table_mut()?;
     let rows = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
-    for (n, row) in rows.take(rows_of(args) as usize).enumerate() {
+    let rows = Prefetch::new(rows.take(rows_of(args) as usize), Some(spare));
+    progress.start(&c.label, rows_of(args));
+    for (n, row) in rows.enumerate() {
         sim.insert(&row)
             .map_err(|e| EngineError::Rejected(e.to_string()))
             .with_context(|| format!("row {} of candidate {}", n + 1, c.label))?;
         let n = n as u64;
+        if (n + 1) % PROGRESS_ROWS == 0 {
+            progress.advance(PROGRESS_ROWS);
+        }
         if n >= first {
             let sets = if n < rows_of(args) - window { &mut before } else { &mut last };
             for (s, &p) in sets.iter_mut().zip(sim.last_insert_leaves()) {
@@ -478,6 +507,7 @@ fn run_sim(
     }
     // At least the page being written: an ascending key's right edge moves on, so a window
     // boundary at a page boundary shares no page with the window before.
+    progress.finish();
     let pages: Vec<u64> =
         before.iter().zip(&last).map(|(b, l)| (l.intersection(b).count() as u64).max(1)).collect();
     let m = engine.measure(&c.table)?;
