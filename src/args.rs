@@ -242,9 +242,8 @@ pub struct CompareArgs {
     pub writers: u32,
     /// Simulator runs at once, each on its own thread with its own table (at most this many
     /// simulated tables in memory; only results are kept after a run) [default: the number of
-    /// cores]. When fewer variants than jobs are left, a run makes its rows on a free job's
-    /// thread (runs plus row threads stay within N). Output and figures are the same for
-    /// every value. A server engine runs one job at a time whatever this says (one server).
+    /// cores]. Output and figures are the same for every value. A server engine runs one job
+    /// at a time whatever this says (one server).
     #[arg(long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
     /// Simulator: check every invariant of the tree every N inserts (slow; for debugging).

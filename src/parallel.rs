@@ -9,7 +9,8 @@
 //! next starts; only the results are kept. The jobs of the budget that no run uses (fewer
 //! runs than jobs, or a worker that found no run left) are [`SpareThreads`] that a run may
 //! take to make its rows on ([`keylab_core::Prefetch`]): runs plus row threads stay within
-//! `jobs` (only `compare` takes them so far). It does not run server engines: one server,
+//! `jobs` (no command takes them yet: measured, moving row generation there cost more than
+//! it saved, docs/benchmarks.md §3). It does not run server engines: one server,
 //! one job at a time (the commands keep their sequential loop for those).
 
 use crate::progress::Bars;

@@ -4,8 +4,7 @@
 //! the advice figures (`advise_figures.rs`) and a recommendation.
 //!
 //! On the simulator the candidates run in parallel (`parallel::run_ordered`: one model each,
-//! as many at once as there are cores, rows on a core left free by the others; the model is
-//! insert-only, keeping no per-row copy for deletes), and the insert working set is counted from the leaf page of every insert; on a server they run one after
+//! as many at once as there are cores; the model is insert-only, keeping no per-row copy for deletes), and the insert working set is counted from the leaf page of every insert; on a server they run one after
 //! the other on one private instance, and the working set is `null` (the server does not say
 //! which page an insert went to).
 
@@ -21,8 +20,8 @@ use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::{Context, Result};
 use keylab_core::{
-    Engine, EngineError, EngineKind, EngineSettings, LoadPlan, LoadResult, Prefetch, Progress,
-    Report, RunResult, SpareThreads,
+    Engine, EngineError, EngineKind, EngineSettings, LoadPlan, LoadResult, Progress, Report,
+    RunResult, SpareThreads,
 };
 use keylab_ddl::DdlTable;
 use keylab_innodb_model::SimSettings;
@@ -172,8 +171,8 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             // Advise only inserts: the model keeps no per-row copy for deletes.
             let sim = SimSettings { insert_only: true, ..sim_settings(&settings)? };
             let info = SimEngine::new(sim).info();
-            // Up to the number of cores at once (one table each); a run takes a core left free
-            // by the others to make its rows on. A failed candidate does not stop the others.
+            // Up to the number of cores at once (one table each). A failed candidate does not
+            // stop the others.
             let bars = Bars::new();
             let mut results: Vec<Result<(RunResult, WorkingSet)>> = Vec::new();
             let jobs = parallel::default_jobs();
@@ -488,7 +487,9 @@ fn run_sim(
     let mut last: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
     let sim = engine.sim_table_mut()?;
     let rows = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
-    let rows = Prefetch::new(rows.take(rows_of(args) as usize), Some(spare));
+    // Rows inline: a spare thread's handover costs more than it moves (benchmarks.md §3).
+    let _ = spare;
+    let rows = rows.take(rows_of(args) as usize);
     progress.start(&c.label, rows_of(args));
     for (n, row) in rows.enumerate() {
         sim.insert(&row)

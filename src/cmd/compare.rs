@@ -12,8 +12,8 @@ use crate::progress::Bars;
 use crate::UsageError;
 use anyhow::{Context, Result};
 use keylab_core::{
-    run_variant, run_variant_spare, EngineKind, EngineSettings, KeySource, LoadMethod, LoadPlan,
-    Payload, Placement, Report, RunResult, Workload,
+    run_variant, EngineKind, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Placement,
+    Report, RunResult, Workload,
 };
 use keylab_keys::{Key, Variant};
 use std::collections::HashMap;
@@ -136,13 +136,13 @@ pub fn run(args: CompareArgs) -> Result<()> {
             jobs,
             count,
             &bars,
-            |i, progress, spare| {
+            // Rows are made inline: on a spare job's thread (`run_variant_spare`) they cost
+            // more CPU than they save (docs/benchmarks.md §3).
+            |i, progress, _spare| {
                 let variant = &args.keys[i];
                 let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
                 let (keys, rows) = key_source();
-                let w = workload(variant, rows);
-                // Rows on a spare job's thread once one is free (the same rows, in order).
-                run_variant_spare(engine.as_mut(), &w, keys, &plan, progress, Some(spare))
+                run_variant(engine.as_mut(), &workload(variant, rows), keys, &plan, progress)
                     .with_context(|| format!("variant {variant} failed"))
             },
             &mut done,

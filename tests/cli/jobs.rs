@@ -35,10 +35,9 @@ fn compare_gives_the_same_json_and_exports_with_one_job_or_four() {
     assert_eq!(one, four);
 }
 
-/// One variant with two jobs makes its rows on the spare job's thread from the first row:
-/// the output is the same as with one job.
+/// One variant with two jobs (one of them spare) gives the same output as with one job.
 #[test]
-fn rows_made_on_a_spare_thread_give_the_same_output() {
+fn one_variant_gives_the_same_output_with_one_job_or_two() {
     let d = Dir::new();
     let out = |jobs: &str| {
         let args = ["compare", "--rows", "50000", "--keys", "uuid4:text", "--format", "json"];
