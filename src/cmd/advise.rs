@@ -3,8 +3,8 @@
 //! each candidate loaded with the same rows in its own key order, measured, and reported with
 //! the advice figures (`advise_figures.rs`) and a recommendation.
 //!
-//! On the simulator the candidates run in parallel (one model each, `rayon`), and the insert
-//! working set is counted from the leaf page of every insert; on a server they run one after
+//! On the simulator the candidates run in parallel (`parallel::run_ordered`: one model each,
+//! as many at once as there are cores; the model is insert-only, keeping no per-row copy for deletes), and the insert working set is counted from the leaf page of every insert; on a server they run one after
 //! the other on one private instance, and the working set is `null` (the server does not say
 //! which page an insert went to).
 
@@ -17,6 +17,8 @@ use crate::args_advise::AdviseArgs;
 use crate::engines::{make_engine, nbtree_settings, sim_settings};
 use crate::nbtree_engine::NbtreeEngine;
 use crate::output::{self, Stage};
+use crate::parallel::{self, Failure};
+use crate::progress::{Bars, LoadProgress};
 use crate::sim_engine::flavour;
 use crate::sim_engine::SimEngine;
 use crate::UsageError;
@@ -29,8 +31,10 @@ use keylab_ddl::DdlTable;
 use keylab_innodb_model::SimSettings;
 use keylab_keys::{Encoding, Strategy, Variant};
 use keylab_schema::{Column, ColumnType, Table};
-use rayon::prelude::*;
 use std::collections::HashSet;
+
+/// Rows between progress reports.
+pub(super) const PROGRESS_ROWS: u64 = 16_384;
 
 /// Rows per candidate when neither --rows nor a --url table says.
 const DEFAULT_ROWS: u64 = 1_000_000;
@@ -147,18 +151,21 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         EngineKind::Sim if model == SimModel::Postgres15 => {
             let nb = nbtree_settings(&settings, None);
             let info = NbtreeEngine::new(nb).info();
-            let results: Vec<Result<(RunResult, WorkingSet)>> =
-                candidates.par_iter().map(|c| run_nbtree(c, &args, nb)).collect();
+            let results =
+                run_candidates(&candidates, |c, progress| run_nbtree(c, &args, nb, progress))?;
             (results, info)
         }
         EngineKind::Sim => {
+            // Advise only inserts: the model keeps no per-row copy for deletes.
             let sim = SimSettings {
                 flavour: flavour(model).unwrap_or_default(),
+                insert_only: true,
                 ..sim_settings(&settings)?
             };
             let info = SimEngine::new(sim).info();
-            let results: Vec<Result<(RunResult, WorkingSet)>> =
-                candidates.par_iter().map(|c| run_sim(c, &args, SimEngine::new(sim))).collect();
+            let results = run_candidates(&candidates, |c, progress| {
+                run_sim(c, &args, SimEngine::new(sim), progress)
+            })?;
             (results, info)
         }
         kind => {
@@ -451,6 +458,28 @@ pub(super) fn load_result(plan: &LoadPlan) -> LoadResult {
         verification: None,
         server_statement_ms: None,
     }
+}
+
+/// Every candidate on the simulator, up to the number of cores at once (one table each), in
+/// candidate order; a failed candidate does not stop the others.
+fn run_candidates(
+    candidates: &[Candidate],
+    run: impl Fn(&Candidate, &mut LoadProgress) -> Result<(RunResult, WorkingSet)> + Sync,
+) -> Result<Vec<Result<(RunResult, WorkingSet)>>> {
+    let bars = Bars::new();
+    let mut results = Vec::with_capacity(candidates.len());
+    parallel::run_ordered(
+        parallel::default_jobs(),
+        candidates.len(),
+        &bars,
+        |i, progress, _spare| Ok(run(&candidates[i], progress)),
+        |_, r| {
+            results.push(r);
+            Ok(())
+        },
+    )
+    .map_err(|(Failure::Job(e) | Failure::Sink(e))| e)?;
+    Ok(results)
 }
 
 /// One candidate on a server: create, load, measure, drop (dropped on failure too).

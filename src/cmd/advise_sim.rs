@@ -3,16 +3,17 @@
 //! on its own model with the insert working set counted from the leaf of every insert.
 //! It renders nothing and starts no server (`advise.rs` does both).
 
-use super::advise::{load_result, rows_of, run_result, Candidate};
+use super::advise::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
 use super::advise_figures::WorkingSet;
 use super::advise_rows::AdviseRows;
 use crate::args_advise::AdviseArgs;
 use crate::nbtree_engine::NbtreeEngine;
+use crate::progress::LoadProgress;
 use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::{Context, Result};
 use keylab_core::{
-    Engine, EngineError, EngineKind, LoadMethod, LoadPlan, Row, RunResult, SimModel,
+    Engine, EngineError, EngineKind, LoadMethod, LoadPlan, Progress, Row, RunResult, SimModel,
 };
 use keylab_ddl::SourceDialect;
 use keylab_nbtree_model::{NbtreeSettings, NbtreeTable};
@@ -80,6 +81,7 @@ pub fn choose_model(
 fn load_counting(
     c: &Candidate,
     args: &AdviseArgs,
+    progress: &mut LoadProgress,
     mut insert: impl FnMut(&Row, &mut Vec<u32>) -> Result<()>,
 ) -> Result<WorkingSet> {
     let n_idx = 1 + c.table.indexes.len();
@@ -90,11 +92,15 @@ fn load_counting(
     let mut last: Vec<HashSet<u32>> = vec![HashSet::new(); n_idx];
     let mut leaves = Vec::with_capacity(n_idx);
     let gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
+    progress.start(&c.label, rows);
     for (n, row) in gen.take(rows as usize).enumerate() {
         leaves.clear();
         insert(&row, &mut leaves)
             .with_context(|| format!("row {} of candidate {}", n + 1, c.label))?;
         let n = n as u64;
+        if (n + 1) % PROGRESS_ROWS == 0 {
+            progress.advance(PROGRESS_ROWS);
+        }
         if n >= first {
             let sets = if n < rows - window { &mut before } else { &mut last };
             for (s, &p) in sets.iter_mut().zip(&leaves) {
@@ -102,6 +108,7 @@ fn load_counting(
             }
         }
     }
+    progress.finish();
     // At least the page being written: an ascending key's right edge moves on, so a window
     // boundary at a page boundary shares no page with the window before.
     let pages: Vec<u64> =
@@ -119,10 +126,11 @@ pub fn run_sim(
     c: &Candidate,
     args: &AdviseArgs,
     mut engine: SimEngine,
+    progress: &mut LoadProgress,
 ) -> Result<(RunResult, WorkingSet)> {
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
     let sim = engine.sim_table_mut()?;
-    let ws = load_counting(c, args, |row, leaves| {
+    let ws = load_counting(c, args, progress, |row, leaves| {
         sim.insert(row).map_err(|e| EngineError::Rejected(e.to_string()))?;
         leaves.extend_from_slice(sim.last_insert_leaves());
         Ok(())
@@ -136,11 +144,12 @@ pub fn run_nbtree(
     c: &Candidate,
     args: &AdviseArgs,
     settings: NbtreeSettings,
+    progress: &mut LoadProgress,
 ) -> Result<(RunResult, WorkingSet)> {
     let mut engine = NbtreeEngine::new(settings);
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
     let t = engine.nbtree_table_mut()?;
-    let ws = load_counting(c, args, |row, leaves| {
+    let ws = load_counting(c, args, progress, |row, leaves| {
         t.insert(row).map_err(|e| EngineError::Rejected(e.to_string()))?;
         t.commit();
         leaves.extend(t.last_insert_leaves());

@@ -136,7 +136,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
             jobs,
             count,
             &bars,
-            |i, progress| {
+            // Rows are made inline: on a spare job's thread (`run_variant_spare`) they cost
+            // more CPU than they save (docs/benchmarks.md §3).
+            |i, progress, _spare| {
                 let variant = &args.keys[i];
                 let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
                 let (keys, rows) = key_source();

@@ -96,7 +96,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             jobs,
             plans.len(),
             &bars,
-            |n, progress| {
+            |n, progress, _spare| {
                 let plan = &plans[n];
                 let mut eng = make_engine(&args.engine, &plan.settings, None)?;
                 let run = keylab_scenario::execute(eng.as_mut(), plan, args.seed, progress)

@@ -138,7 +138,7 @@ fn run_all(
             jobs,
             plans.len(),
             &bars,
-            |n, progress| {
+            |n, progress, _spare| {
                 let plan = &plans[n];
                 let mut eng = make_engine(args, &plan.settings, None)?;
                 let run = keylab_scenario::execute(eng.as_mut(), plan, 1, progress)

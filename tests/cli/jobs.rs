@@ -35,6 +35,21 @@ fn compare_gives_the_same_json_and_exports_with_one_job_or_four() {
     assert_eq!(one, four);
 }
 
+/// One variant with two jobs (one of them spare) gives the same output as with one job.
+#[test]
+fn one_variant_gives_the_same_output_with_one_job_or_two() {
+    let d = Dir::new();
+    let out = |jobs: &str| {
+        let args = ["compare", "--rows", "50000", "--keys", "uuid4:text", "--format", "json"];
+        let mut args = args.to_vec();
+        args.extend(["--jobs", jobs]);
+        d.keylab(&args).expect_code(0).stdout
+    };
+    let one = out("1");
+    assert!(one.contains("\"uuid4:text\""), "{one}");
+    assert_eq!(one, out("2"));
+}
+
 #[test]
 fn a_scenario_gives_the_same_json_with_one_job_or_four() {
     let d = Dir::new();

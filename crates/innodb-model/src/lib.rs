@@ -158,6 +158,11 @@ pub struct SimSettings {
     pub change_buffering: Option<bool>,
     /// LRU and checkpoint settings of the buffer pool model.
     pub pool: PoolSettings,
+    /// The table will only be inserted into (and perhaps rebuilt): the model then keeps no
+    /// per-row copy of the secondary-index columns, which only a delete needs (about a
+    /// third of the memory of a table with secondary indexes), and [`SimTable::delete`]
+    /// refuses. Changes no figure of an insert-only load.
+    pub insert_only: bool,
 }
 
 impl SimSettings {
@@ -178,6 +183,7 @@ impl Default for SimSettings {
             buffer_pool_bytes: None,
             change_buffering: None,
             pool: PoolSettings::default(),
+            insert_only: false,
         }
     }
 }

@@ -284,6 +284,9 @@ impl Page {
             return true;
         }
         if self.max_insert(g, 1) >= size as i64 {
+            if self.heap.len() + self.stride() > self.heap.capacity() {
+                self.grow_heap();
+            }
             self.heap_bytes += size;
             self.placed_slot = self.n_heap as u16;
             // The key and the record's size are written by `insert_placed`.
@@ -300,6 +303,25 @@ impl Page {
             return true;
         }
         false
+    }
+
+    /// Makes room for a quarter more heap slots (at least 8): a page sized for a split's
+    /// half grows in steps near what it holds, where `Vec`'s doubling would leave up to half
+    /// of it unused. Memory only: no figure depends on a capacity.
+    #[cold]
+    fn grow_heap(&mut self) {
+        let slots = (self.n_heap as usize / 4).max(8);
+        self.heap.reserve_exact(slots * self.stride());
+    }
+
+    /// The same for the records in key order (and the child pointers).
+    #[cold]
+    fn grow_recs(&mut self) {
+        let more = (self.recs.len() / 4).max(8);
+        self.recs.reserve_exact(more);
+        if self.level > 0 {
+            self.children.reserve_exact(more);
+        }
     }
 
     /// Reads the PAGE_FREE head, and the key and size lines of its heap slot, before the leaf
@@ -379,6 +401,9 @@ impl Page {
             _ => slot[..kw].copy_from_slice(key),
         }
         slot[kw..].copy_from_slice(&(size as u16).to_le_bytes());
+        if self.recs.len() == self.recs.capacity() {
+            self.grow_recs();
+        }
         if self.level > 0 {
             self.children.insert(pos, child);
         }

@@ -72,7 +72,12 @@ impl Tree {
                 SplitAt::Tuple => iteration > 0 && pos == 0,
             };
             let hint = if dir == Dir::Down { p.0.wrapping_sub(1) } else { p.0 + 1 };
-            let new = self.alloc(sp, level, hint, dir);
+            let moving = match (dir, at) {
+                (Dir::Down, SplitAt::Rec(s)) => s,
+                (_, SplitAt::Rec(s)) => n - s,
+                (_, SplitAt::Tuple) => n - pos,
+            };
+            let new = self.alloc_for(sp, level, hint, dir, Some(moving + 1));
             // Node pointer of the upper half; InnoDB attaches before moving records.
             let page = sp.page(p);
             let upper_key: Vec<u8> = match at {

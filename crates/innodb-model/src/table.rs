@@ -31,7 +31,8 @@ pub struct SimTable {
     /// Columns of secondary indexes that are not primary-key columns.
     pub(crate) sec_cols: Vec<usize>,
     /// Per row (by [`pk_map_key`]): the values of `sec_cols`, so that a delete by primary key
-    /// finds the row's secondary records. Kept only when there are secondary indexes.
+    /// finds the row's secondary records. Kept only when there are secondary indexes and the
+    /// table is not [`SimSettings::insert_only`].
     pub(crate) row_sec: SecondaryValues,
     /// Per row with off-page columns: its BLOB pages, freed when the row is deleted.
     pub(crate) row_blobs: HashMap<Vec<u8>, Vec<u32>>,
@@ -459,13 +460,19 @@ impl SimTable {
             if !blob_pages.is_empty() {
                 self.row_blobs.insert(k.clone(), blob_pages);
             }
-            if self.trees.len() > 1 {
+            if self.trees.len() > 1 && !self.settings.insert_only {
                 self.row_sec.insert(&k, self.sec_cols.iter().map(|&c| &row[c]));
             }
             self.del_map_key = k;
         }
         self.after_op();
         Ok(())
+    }
+
+    /// Rows whose secondary values are kept for deletes.
+    #[cfg(test)]
+    pub(crate) fn row_sec_rows(&self) -> usize {
+        self.row_sec.len()
     }
 
     /// Per-operation bookkeeping: the pool's clock and the periodic invariant check.

@@ -13,7 +13,15 @@ impl SimTable {
     /// Deletes the row whose primary key is `pk` (values in key column order) from every
     /// index, as purge removes a committed delete: optimistic delete, else pessimistic with
     /// page discards and merge attempts. Returns false (nothing changed) when no such row.
+    /// Fails on an [`crate::SimSettings::insert_only`] table (it kept no row to delete from).
     pub fn delete(&mut self, pk: &[Value]) -> Result<bool, SimError> {
+        if self.settings.insert_only {
+            return Err(SimError::BadSetting(
+                "delete on an insert-only table (SimSettings::insert_only keeps no row's \
+                 secondary-index values)"
+                    .into(),
+            ));
+        }
         let key_cols = &self.table.primary_key;
         if pk.len() != key_cols.len() {
             return Err(SimError::BadRow {

@@ -151,6 +151,32 @@ const PIN_RELEASE: u64 = 17534274343223881328;
 const PIN_MY_DEBUG: u64 = 9752634263431495965;
 const PIN_MY_RELEASE: u64 = 13484611454947432178;
 
+/// An insert-only table (no per-row copy of secondary values) builds the same trees, counters
+/// and statistics as the default one, rebuild included, and refuses a delete.
+#[test]
+fn insert_only_changes_no_figure() {
+    let n = if cfg!(debug_assertions) { 5_000 } else { 50_000 };
+    let load = |settings: SimSettings| {
+        let mut sim = SimTable::new(&e1_table(varchar(36), true), settings).unwrap();
+        let mut rng = Rng(11);
+        for _ in 0..n {
+            sim.insert(&e1_row(&uuid_like(&mut rng), true)).unwrap();
+        }
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        digest(&sim, &mut h);
+        sim.rebuild(90).unwrap();
+        digest(&sim, &mut h);
+        (sim, h)
+    };
+    let d = SimSettings::default();
+    let (_, want) = load(d);
+    let (mut only, got) = load(SimSettings { insert_only: true, ..d });
+    assert_eq!(got, want, "insert-only changed a figure");
+    assert_eq!(only.row_sec_rows(), 0, "no secondary values kept");
+    let err = only.delete(&[Value::Int(1)]).unwrap_err();
+    assert!(err.to_string().contains("insert-only"), "{err}");
+}
+
 #[test]
 fn lower_bound_matches_partition_point() {
     let mut rng = Rng(5);

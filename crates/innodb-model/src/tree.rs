@@ -111,13 +111,33 @@ impl Tree {
     }
 
     pub(crate) fn install_page(&self, sp: &mut Space, no: u32, level: u16) {
+        self.install_page_for(sp, no, level, None);
+    }
+
+    /// [`Tree::install_page`] for a page that will first receive `moving` records (a split's
+    /// new half): the page's buffers are sized by what it will hold, not by a full page.
+    pub(crate) fn install_page_for(
+        &self,
+        sp: &mut Space,
+        no: u32,
+        level: u16,
+        moving: Option<usize>,
+    ) {
         let (most, seen) = if level == 0 {
             (self.cap_leaf, self.split_recs[0].get())
         } else {
             (self.cap_nonleaf, self.split_recs[1].get())
         };
-        // Before the first split, a small reservation that grows as records arrive.
-        let cap = if seen == 0 { most.min(64) } else { most.min(seen + seen / 8 + 1) };
+        // Before the first split, a small reservation that grows as records arrive. A split's
+        // new half that gets a large share of the records (a middle split, random keys) is
+        // sized for them plus a quarter, and grows in quarters (`Page::grow`): a new page of
+        // a random load rarely fills, and a full-page reservation left ~35% of page memory
+        // unused. A half that gets few records (ascending keys) fills: it is sized full.
+        let full = if seen == 0 { most.min(64) } else { most.min(seen + seen / 8 + 1) };
+        let cap = match moving {
+            Some(m) if 4 * m >= seen && seen > 0 => full.min(m + m / 4 + 1),
+            _ => full,
+        };
         // Only MariaDB lowers PAGE_HEAP_TOP on delete (`Page::heap_top_shrinks`).
         let page = Page::new(level, self.kw(), cap, sp.flavour == Flavour::MariaDb1011);
         let i = no as usize;
@@ -142,9 +162,21 @@ impl Tree {
 
     /// `btr_page_alloc`: leaf pages from the leaf segment, others from the top segment.
     pub(crate) fn alloc(&self, sp: &mut Space, level: u16, hint: u32, dir: Dir) -> PageNo {
+        self.alloc_for(sp, level, hint, dir, None)
+    }
+
+    /// [`Tree::alloc`] of a split's new half, which first receives `moving` records.
+    pub(crate) fn alloc_for(
+        &self,
+        sp: &mut Space,
+        level: u16,
+        hint: u32,
+        dir: Dir,
+        moving: Option<usize>,
+    ) -> PageNo {
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
         let no = sp.fsp.alloc_page(seg, hint, dir);
-        self.install_page(sp, no, level);
+        self.install_page_for(sp, no, level, moving);
         PageNo(no)
     }
 
