@@ -76,6 +76,30 @@ pub fn window_rows(total_rows: u64, windows: u64, batch: u32) -> u64 {
     total_rows.div_ceil(windows.max(1)).div_ceil(batch).max(1) * batch
 }
 
+/// The hotspot curve from each row's shard, in the order the rows were sent: consecutive
+/// windows of `window` rows (the last one shorter), each counting the rows every one of the
+/// `shards` received. The simulator feeds it its routing; the Spider engine the backend each
+/// row was found on after the load. Windows are defined by rows sent, so both cut alike.
+pub fn windows_of(
+    placements: impl IntoIterator<Item = usize>,
+    window: u64,
+    shards: usize,
+) -> Vec<ShardWindow> {
+    let window = window.max(1);
+    let mut out: Vec<ShardWindow> = Vec::new();
+    let mut sent = 0u64;
+    for shard in placements {
+        if sent % window == 0 {
+            out.push(ShardWindow { rows_end: sent, inserts: vec![0; shards] });
+        }
+        sent += 1;
+        let w = out.last_mut().expect("a window was opened");
+        w.rows_end = sent;
+        w.inserts[shard] += 1;
+    }
+    out
+}
+
 /// The shard of `key` under range `bounds` (the number of bounds at or below it).
 pub fn range_shard(key: &Value, bounds: &[Value]) -> usize {
     bounds.partition_point(|b| b <= key)
@@ -334,6 +358,20 @@ mod tests {
         }
         let text = ColumnType::Text { charset: keylab_schema::Charset::Utf8mb4 };
         assert_eq!(key_shard(&Value::Bytes(b"a".to_vec()), &text, 3), None);
+    }
+
+    #[test]
+    fn windows_count_rows_sent_per_shard() {
+        let w = windows_of([0, 0, 1, 2, 2, 2, 1], 3, 3);
+        assert_eq!(
+            w,
+            vec![
+                ShardWindow { rows_end: 3, inserts: vec![2, 1, 0] },
+                ShardWindow { rows_end: 6, inserts: vec![0, 0, 3] },
+                ShardWindow { rows_end: 7, inserts: vec![0, 1, 0] },
+            ]
+        );
+        assert!(windows_of([], 3, 3).is_empty());
     }
 
     #[test]

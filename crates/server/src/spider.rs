@@ -6,9 +6,11 @@
 //!
 //! The workload goes through the head with keylab's own load pipeline (every method and
 //! writer count); the figures are read on each backend with the one-server measurement and
-//! summed. During the load the backends' `Handler_write` (MariaDB 10.11 has no `Innodb_rows_inserted`) is sampled each time the load
-//! passes a window edge, which gives the share of inserts each shard received per window (the
-//! hotspot curve). Every instance is a [`crate::PrivateServer`], stopped and removed like one.
+//! summed. The share of inserts each shard received per window of rows sent (the hotspot
+//! curve) is counted exactly from where the backends hold each row after the load
+//! ([`crate::spider_windows`]); only for an AUTO_INCREMENT key with several writers (whose
+//! numbering the client does not know) is each backend's `Handler_write` sampled as the load
+//! passes a window edge instead (MariaDB 10.11 has no `Innodb_rows_inserted`). Every instance is a [`crate::PrivateServer`], stopped and removed like one.
 //!
 //! This module does not generate rows, render reports or talk to a `--url` server.
 
@@ -40,6 +42,8 @@ pub struct SpiderEngine {
     partitioning: std::collections::BTreeMap<String, (String, Vec<Option<String>>)>,
     /// The hotspot windows of the last load.
     windows: Vec<ShardWindow>,
+    /// How they were counted.
+    windows_from: String,
 }
 
 /// The server name of backend `k` on the head.
@@ -127,6 +131,7 @@ impl SpiderEngine {
             sharding,
             partitioning: Default::default(),
             windows: Vec::new(),
+            windows_from: String::new(),
         })
     }
 
@@ -249,6 +254,21 @@ impl Engine for SpiderEngine {
             self.head.create_with(table, Some(ddl))?;
             self.partitioning.insert(table.name.clone(), (clause, bounds));
         }
+        // The client knows each row's key when it sends it, or, for a key the head's counter
+        // assigns, with one writer: the head hands out 1, 2, 3... in the order rows arrive.
+        // Then the curve is exact (`spider_windows`); otherwise it is sampled.
+        let col = Self::key_column(table);
+        let ty = &table.columns[col].ty;
+        let exact = if table.auto_increment { plan.writers == 1 } else { !ty.is_time() };
+        let mut sent: Vec<Value> = Vec::new();
+        if exact {
+            if table.auto_increment {
+                sent = (1..=total as i64).map(Value::Int).collect();
+            } else if let Some(all) = &held {
+                sent = all.iter().map(|r| r[col].clone()).collect();
+            }
+        }
+        let record = exact && !table.auto_increment && held.is_none();
         let mut monitors =
             self.backends.iter().map(|b| b.new_connection()).collect::<Result<Vec<_>, _>>()?;
         let start = Self::rows_inserted(&mut monitors);
@@ -268,7 +288,7 @@ impl Engine for SpiderEngine {
         let outcome = {
             let mut on = |n: u64| {
                 done += n;
-                if done >= next_edge {
+                if !exact && done >= next_edge {
                     sample(&mut monitors, &mut windows);
                     next_edge = (done / window + 1) * window;
                 }
@@ -276,12 +296,55 @@ impl Engine for SpiderEngine {
             };
             match held {
                 Some(all) => self.head.load(table, plan, &mut all.into_iter(), &mut on)?,
-                None => self.head.load(table, plan, rows, &mut on)?,
+                None => {
+                    let mut rows = rows.inspect(|r| {
+                        if record {
+                            sent.push(r[col].clone());
+                        }
+                    });
+                    self.head.load(table, plan, &mut rows, &mut on)?
+                }
             }
         };
         sample(&mut monitors, &mut windows);
-        windows.retain(|w| w.inserts.iter().any(|&i| i > 0));
-        self.windows = windows;
+        if exact {
+            let placed = crate::spider_windows::placements(&self.backends, table, &sent)?;
+            let windows = keylab_core::windows_of(placed, window, self.backends.len());
+            // The backends' own count of rows written over the load must agree.
+            let per_shard: Vec<u64> = (0..self.backends.len())
+                .map(|k| windows.iter().map(|w| w.inserts[k]).sum())
+                .collect();
+            let written: Vec<u64> =
+                last.iter().zip(&start).map(|(a, b)| a.saturating_sub(*b)).collect();
+            if per_shard != written {
+                return Err(EngineError::Failed(format!(
+                    "the rows found per shard {per_shard:?} differ from the backends' \
+                     Handler_write over the load {written:?}"
+                )));
+            }
+            self.windows = windows;
+            self.windows_from = format!(
+                "measured: the shard each row sent was found on after the load (every backend's \
+                 keys read back; {}), counted in about {WINDOWS} windows of rows sent, whole \
+                 statements each; per shard equal to the backend's Handler_write over the load",
+                if table.auto_increment {
+                    "the head's counter numbered the rows 1, 2, 3... in the order one writer sent them"
+                } else {
+                    "the client knows each row's key"
+                }
+            );
+        } else {
+            windows.retain(|w| w.inserts.iter().any(|&i| i > 0));
+            self.windows = windows;
+            self.windows_from = format!(
+                "measured: each backend's Handler_write (rows written through the handler; \
+                 keylab writes nothing else there during a load), sampled as the client's load \
+                 passed each of about {WINDOWS} row windows, whole statements each (a \
+                 statement in flight at a sample counts in the window it ran in; the last \
+                 windows can merge). Sampled, not exact, because the head's counter numbers \
+                 the rows of several writers in an order the client does not know"
+            );
+        }
         Ok(outcome)
     }
 
@@ -308,11 +371,7 @@ impl Engine for SpiderEngine {
             partitioning: clause,
             shards,
             windows: self.windows.clone(),
-            windows_from: format!(
-                "measured: each backend's Handler_write (rows written through the handler; keylab writes nothing else there during a load), sampled as the client's load \
-                 passed each of about {WINDOWS} row windows, whole statements each (a statement in flight at a sample \
-                 counts in the window it ran in)"
-            ),
+            windows_from: self.windows_from.clone(),
             ..ShardsResult::default()
         }
         .into_measurement())
