@@ -351,6 +351,17 @@ pub struct ValidateArgs {
     /// pool: page reads and writes of a random and an ordered key).
     #[arg(long)]
     pub skip_pool: bool,
+    /// Validate sharded runs instead (2 to 16 shards; --engine mariadb): the simulator's N
+    /// model tables against a Spider head over N private backends, on auto-inc, seq,
+    /// uuid4:bin and uuid7:bin keys (100,000 rows each). Prints, per shard, rows, PRIMARY leaf
+    /// pages, splits and size on both sides, and, per window of rows sent, each shard's share
+    /// of inserts; exits 1 when a shard's rows differ, its leaf pages are more than 0.5% off,
+    /// or any window's counts differ (routing is deterministic). No buffer pool check.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=16))]
+    pub shards: Option<u32>,
+    /// With --shards: range or hash only [default: both].
+    #[arg(long, value_name = "RULE", value_parser = choices::<Sharding>(&Sharding::ALL.map(|k| k.token())))]
+    pub sharding: Option<Sharding>,
 }
 
 /// `keylab inspect`.

@@ -14,6 +14,16 @@ use std::io::Write;
 
 /// Runs `keylab validate`.
 pub fn run(args: ValidateArgs) -> Result<()> {
+    match (args.shards, args.sharding) {
+        (Some(shards), _) => return super::validate_shards::run(args, shards),
+        (None, Some(_)) => {
+            return Err(crate::UsageError(
+                "--sharding chooses the sharded validation: add --shards N (2 to 16)".into(),
+            )
+            .into())
+        }
+        (None, None) => {}
+    }
     let scenario = keylab_scenario::validate_scenario()
         .map_err(|e| anyhow!("the validation matrix is broken: {e}"))?;
     let plans = scenario.plan(1.0).map_err(|e| anyhow!("{e}"))?;
@@ -125,7 +135,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
 /// Every planned run on engines of `args`' kind (one engine per distinct settings), and
 /// their description. Simulator runs go on up to `jobs` threads, one simulator each; a
 /// server's run one at a time.
-fn run_all(
+pub(super) fn run_all(
     args: &EngineArgs,
     plans: &[RunPlan],
     jobs: usize,
