@@ -895,10 +895,10 @@ fn buffer_pool_reads_of_the_simulator_follow_the_server() {
 }
 
 /// `--shards`: the simulator's N model tables predict the Spider run's per-shard trees (rows
-/// equal, PRIMARY leaf pages within 0.5%, the bar) under both rules, and under range
-/// sharding the hotspot curves (the server's sampled, the model's routed) move through the
-/// same shards in the same order. Window by window they can differ at the end of the load:
-/// the client learns of the last statements together, so the server's last windows merge.
+/// equal, PRIMARY leaf pages within 0.5%, the bar) under both rules, and the hotspot
+/// curves are equal window by window (windows of rows sent; the server's counted from where
+/// the backends hold each row after the load). Under range sharding the ordered keys' hot
+/// shard moves 0, 1, 2.
 #[test]
 fn simulator_predicts_the_spider_shards() {
     if !server_installed("simulator_predicts_the_spider_shards") {
@@ -939,33 +939,62 @@ fn simulator_predicts_the_spider_shards() {
                 );
                 assert!((la - lb).abs() <= lb * 0.005, "{label} shard {k}: sim {la}, server {lb}");
             }
-            if sharding == "range" {
-                let busiest = |r: &Value| -> Vec<usize> {
-                    r["shards"]["windows"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|w| {
-                            let ins: Vec<u64> = w["inserts"]
-                                .as_array()
-                                .unwrap()
-                                .iter()
-                                .map(|i| i.as_u64().unwrap())
-                                .collect();
-                            (0..ins.len()).max_by_key(|&i| ins[i]).unwrap()
-                        })
-                        .fold(Vec::new(), |mut order, k| {
-                            if order.last() != Some(&k) {
-                                order.push(k);
-                            }
-                            order
-                        })
-                };
-                if a["variant"] != "uuid4:bin" {
-                    assert_eq!(busiest(a), busiest(b), "{label}: the hot shards in turn");
-                    assert_eq!(busiest(a), vec![0, 1, 2], "{label}");
-                }
+            let (wa, wb) = (&a["shards"]["windows"], &b["shards"]["windows"]);
+            assert!(wa.as_array().unwrap().len() >= 10, "{label}: {wa}");
+            assert_eq!(wa, wb, "{label}: per-window inserts per shard");
+            assert!(
+                b["shards"]["windows_from"].as_str().unwrap().contains("found on after the load"),
+                "{}",
+                b["shards"]["windows_from"]
+            );
+            if sharding == "range" && a["variant"] != "uuid4:bin" {
+                let busiest: Vec<usize> = wb
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|w| {
+                        let ins: Vec<u64> = w["inserts"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|i| i.as_u64().unwrap())
+                            .collect();
+                        (0..ins.len()).max_by_key(|&i| ins[i]).unwrap()
+                    })
+                    .fold(Vec::new(), |mut order, k| {
+                        if order.last() != Some(&k) {
+                            order.push(k);
+                        }
+                        order
+                    });
+                assert_eq!(busiest, vec![0, 1, 2], "{label}: the hot shards in turn");
             }
         }
     }
+}
+
+/// `keylab validate --shards 3 --sharding range`: the sharded matrix on both sides, every
+/// window equal, every shard in bounds, exit 0; the table names the per-shard and per-window
+/// sections.
+#[test]
+fn validate_compares_the_shards_with_a_spider_run() {
+    if !server_installed("validate_compares_the_shards_with_a_spider_run") {
+        return;
+    }
+    let d = Dir::new();
+    let out = d
+        .keylab(&["validate", "--shards", "3", "--sharding", "range", "--format", "json"])
+        .expect_code(0);
+    let v = json(&out.stdout);
+    assert_eq!(v["passed"], true, "{}", v["shards"]["failures"]);
+    let windows = v["shards"]["windows"].as_array().unwrap();
+    // auto-inc, seq, uuid4:bin, uuid7:bin under range, about 20 windows each.
+    assert!(windows.len() >= 4 * 15, "{} windows", windows.len());
+    assert!(windows.iter().all(|w| w["equal"] == true));
+    let figures = v["shards"]["figures"].as_array().unwrap();
+    assert_eq!(figures.len(), 4 * 3 * 4, "4 runs x 3 shards x 4 figures");
+    assert!(figures.iter().all(|f| f["within"] != false), "{figures:#?}");
+    assert!(figures
+        .iter()
+        .any(|f| f["run"] == "uuid4:bin pk sharding=range" && f["metric"] == "PRIMARY.leaf_pages"));
 }
