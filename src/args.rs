@@ -139,6 +139,9 @@ pub struct EngineArgs {
     /// order). Ids that need byte order (KSUID text) always get C.
     #[arg(long, value_name = "COLLATION", default_value = "default", value_parser = choices::<TextCollation>(&["default", "C"]))]
     pub collation: TextCollation,
+    /// A scenario's `[engine] backends`: existing servers to shard over (not a flag).
+    #[arg(skip)]
+    pub backends: Vec<UrlArg>,
 }
 
 /// The text of `--url`, kept as given (it is parsed when the engine is built, so a bad one
@@ -148,6 +151,11 @@ pub struct EngineArgs {
 pub struct UrlArg(String);
 
 impl UrlArg {
+    /// A URL from a scenario file (`[engine] backends`).
+    pub fn new(url: String) -> UrlArg {
+        UrlArg(url)
+    }
+
     /// The URL as given, password included: only for connecting.
     pub fn expose(&self) -> &str {
         &self.0

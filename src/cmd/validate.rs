@@ -35,6 +35,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         shards: None,
         sharding: None,
         collation: args.collation,
+        backends: Vec::new(),
     };
     // The server first: if it cannot start, say so before any simulation.
     let (server_info, server_runs) = run_all(&server, &plans, 1).context("server runs")?;
@@ -82,6 +83,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         shards: None,
         sharding: None,
         collation: args.collation,
+        backends: Vec::new(),
     };
     let (sim_info, sim_runs) =
         run_all(&sim, &plans, args.jobs.unwrap_or_else(parallel::default_jobs))

@@ -28,6 +28,7 @@ pub fn run(args: ValidateArgs, shards: u32) -> Result<()> {
         shards: Some(shards),
         sharding: None,
         collation: args.collation,
+        backends: Vec::new(),
     };
     let server = engine(args.engine, None);
     let (server_info, server_runs) =

@@ -44,6 +44,8 @@ pub struct SpiderEngine {
     windows: Vec<ShardWindow>,
     /// How they were counted.
     windows_from: String,
+    /// The backends are existing servers (their counters are server-wide).
+    shared_backends: bool,
 }
 
 /// The server name of backend `k` on the head.
@@ -70,6 +72,77 @@ impl SpiderEngine {
         let backends = (0..shards)
             .map(|_| MariaDbEngine::private_in(settings, database))
             .collect::<Result<Vec<_>, _>>()?;
+        let servers = backends
+            .iter()
+            .map(|b| {
+                let socket = b
+                    .private_server()
+                    .map(|s| s.socket().to_string_lossy().into_owned())
+                    .expect("a private backend");
+                format!(
+                    "SOCKET '{}', USER 'root', DATABASE '{}', HOST 'localhost'",
+                    socket.replace('\'', "''"),
+                    b.database()
+                )
+            })
+            .collect();
+        Self::assemble(settings, database, backends, servers, sharding, "private")
+    }
+
+    /// A private head with Spider over existing servers (a scenario's `[engine] backends`):
+    /// on each, keylab creates and marks its own database (`database`, default `keylab`) as
+    /// `--url` does, works only there and never drops or alters anything else. The head
+    /// reaches each backend over TCP with the URL's user and password (kept in the private
+    /// head's `mysql.servers`, removed with it; never printed).
+    pub fn with_backends(
+        settings: &ServerSettings,
+        database: Option<&str>,
+        urls: &[crate::ServerUrl],
+        sharding: Sharding,
+    ) -> Result<SpiderEngine, ServerError> {
+        let n = urls.len() as u32;
+        if !(2..=MAX_SHARDS).contains(&n) {
+            return Err(ServerError::Refused(format!(
+                "backends: {n} servers; valid: 2 to {MAX_SHARDS}"
+            )));
+        }
+        let backends = urls
+            .iter()
+            .map(|u| MariaDbEngine::connect(u, database, Some(settings)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let quote = |s: &str| s.replace('\\', "\\\\").replace('\'', "''");
+        let servers = urls
+            .iter()
+            .zip(&backends)
+            .map(|(u, b)| {
+                format!(
+                    "HOST '{}', PORT {}, USER '{}', PASSWORD '{}', DATABASE '{}'",
+                    quote(&u.host),
+                    u.port,
+                    quote(&u.user),
+                    quote(u.password.as_deref().unwrap_or("")),
+                    b.database()
+                )
+            })
+            .collect();
+        let mut engine =
+            Self::assemble(settings, database, backends, servers, sharding, "existing")?;
+        engine.shared_backends = true;
+        let shown: Vec<Json> = urls.iter().map(|u| Json::from(u.to_string())).collect();
+        engine.head.set_setting("backends", Json::from(shown));
+        Ok(engine)
+    }
+
+    /// The private head over `backends`, each reached with its `CREATE SERVER` options.
+    fn assemble(
+        settings: &ServerSettings,
+        database: Option<&str>,
+        backends: Vec<MariaDbEngine>,
+        servers: Vec<String>,
+        sharding: Sharding,
+        kind: &str,
+    ) -> Result<SpiderEngine, ServerError> {
+        let shards = backends.len();
         let mut head_settings = settings.clone();
         head_settings.extra.push(("plugin-load-add".into(), "ha_spider.so".into()));
         // The head's own AUTO_INCREMENT counter: in the default mode (0) Spider reads the
@@ -96,17 +169,10 @@ impl SpiderEngine {
                     .into(),
             ));
         };
-        for (k, b) in backends.iter().enumerate() {
-            let socket = b
-                .private_server()
-                .map(|s| s.socket().to_string_lossy().into_owned())
-                .expect("a private backend");
+        for (k, opts) in servers.iter().enumerate() {
             conn.query_drop(format!(
-                "CREATE OR REPLACE SERVER {} FOREIGN DATA WRAPPER mysql OPTIONS (SOCKET '{}', \
-                 USER 'root', DATABASE '{}', HOST 'localhost')",
-                server_name(k),
-                socket.replace('\'', "''"),
-                b.database()
+                "CREATE OR REPLACE SERVER {} FOREIGN DATA WRAPPER mysql OPTIONS ({opts})",
+                server_name(k)
             ))
             .map_err(|e| ServerError::Sql(format!("CREATE SERVER for shard {k} failed: {e}")))?;
         }
@@ -122,7 +188,7 @@ impl SpiderEngine {
         head.set_setting(
             "spider",
             Json::from(format!(
-                "Spider plugin {spider} on the head; {shards} private InnoDB backends"
+                "Spider plugin {spider} on a private head; {shards} {kind} InnoDB backends"
             )),
         );
         Ok(SpiderEngine {
@@ -132,6 +198,7 @@ impl SpiderEngine {
             partitioning: Default::default(),
             windows: Vec::new(),
             windows_from: String::new(),
+            shared_backends: false,
         })
     }
 
@@ -316,7 +383,7 @@ impl Engine for SpiderEngine {
                 .collect();
             let written: Vec<u64> =
                 last.iter().zip(&start).map(|(a, b)| a.saturating_sub(*b)).collect();
-            if per_shard != written {
+            if per_shard != written && !self.shared_backends {
                 return Err(EngineError::Failed(format!(
                     "the rows found per shard {per_shard:?} differ from the backends' \
                      Handler_write over the load {written:?}"
@@ -326,11 +393,17 @@ impl Engine for SpiderEngine {
             self.windows_from = format!(
                 "measured: the shard each row sent was found on after the load (every backend's \
                  keys read back; {}), counted in about {WINDOWS} windows of rows sent, whole \
-                 statements each; per shard equal to the backend's Handler_write over the load",
+                 statements each; {}",
                 if table.auto_increment {
                     "the head's counter numbered the rows 1, 2, 3... in the order one writer sent them"
                 } else {
                     "the client knows each row's key"
+                },
+                if self.shared_backends {
+                    "every backend holding exactly the rows sent to it (its Handler_write is \
+                     server-wide on an existing server, so not compared)"
+                } else {
+                    "per shard equal to the backend's Handler_write over the load"
                 }
             );
         } else {
