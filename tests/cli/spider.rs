@@ -201,3 +201,33 @@ fn a_scenario_shards_over_existing_backends() {
         assert!(users.contains(&"bench@127.0.0.1".to_string()), "{users:?}");
     }
 }
+
+/// A scenario's backends are checked before anything connects: a `--shards` that disagrees
+/// and an engine without Spider exit 2 naming what is valid, and a bad URL's password is
+/// never shown.
+#[test]
+fn scenario_backends_are_checked_before_anything_connects() {
+    let d = Dir::new();
+    let scenario = |urls: &str| {
+        format!(
+            "name = \"existing\"\nvariants = [\"seq\"]\n[[tables]]\nname = \"t\"\n\
+             [engine]\nbackends = [{urls}]\n[[phases]]\nload = {{ rows = 1000 }}\n"
+        )
+    };
+    let file = d.path("b.toml");
+    let file_s = file.to_str().unwrap();
+    std::fs::write(
+        &file,
+        scenario(r#""mysql://a:pw-x1@127.0.0.1:1", "mysql://a:pw-x1@127.0.0.1:2""#),
+    )
+    .unwrap();
+    let run = d.keylab(&["run", file_s, "--engine", "mariadb", "--shards", "3"]).expect_code(2);
+    assert!(run.stderr.contains("lists 2 servers"), "{}", run.stderr);
+    let run = d.keylab(&["run", file_s, "--engine", "mysql"]).expect_code(2);
+    assert!(run.stderr.contains("--engine mariadb"), "{}", run.stderr);
+    assert!(!run.stderr.contains("pw-x1"), "{}", run.stderr);
+    std::fs::write(&file, scenario(r#""mysql://a:pw-x1@h", "ftp://a:pw-x1@h""#)).unwrap();
+    let run = d.keylab(&["run", file_s]).expect_code(2);
+    assert!(run.stderr.contains("a backend is a MariaDB URL"), "{}", run.stderr);
+    assert!(!run.stderr.contains("pw-x1"), "{}", run.stderr);
+}

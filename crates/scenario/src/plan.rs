@@ -616,6 +616,37 @@ fn check_top(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
 /// `[engine] backends`: 2 to 16 MySQL URLs, agreeing with `shards` when both are given. The
 /// URLs are parsed in full when the engine connects (keylab-server); here their form.
 fn check_backends(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
+    let masked = |e: ScenarioError| ScenarioError {
+        source_line: e.source_line.map(|l| mask_passwords(&l)),
+        ..e
+    };
+    check_backend_urls(cx, spec).map_err(masked)
+}
+
+/// `line` with the password of every `scheme://user:password@` replaced by `***`.
+fn mask_passwords(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("://") {
+        out.push_str(&rest[..i + 3]);
+        rest = &rest[i + 3..];
+        let end = rest.find(['"', '\'', ' ', ',', ']']).unwrap_or(rest.len());
+        let url = &rest[..end];
+        match (url.rfind('@'), url.find(':')) {
+            (Some(at), Some(colon)) if colon < at => {
+                out.push_str(&url[..=colon]);
+                out.push_str("***");
+                out.push_str(&url[at..]);
+            }
+            _ => out.push_str(url),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn check_backend_urls(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
     let Some(list) = &spec.engine.backends else { return Ok(()) };
     let n = list.get_ref().len();
     if !(2..=16).contains(&n) {

@@ -321,7 +321,7 @@ mod tests {
     fn a_missing_window_or_shard_section_fails() {
         let sim = run([10, 10], vec![w(100, 100, 0)]);
         let server = run([10, 10], vec![w(100, 100, 0), w(150, 0, 50)]);
-        let v = compare(&["a".into()], &[sim.clone()], &[server]);
+        let v = compare(&["a".into()], std::slice::from_ref(&sim), &[server]);
         assert_eq!(v.failures, vec!["a: 1 of 2 windows differ".to_string()]);
         let v = compare(&["b".into()], &[sim], &[base()]);
         assert!(v.failures[0].contains("no per-shard figures"));
