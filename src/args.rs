@@ -128,7 +128,8 @@ pub struct EngineArgs {
     #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
     /// Shards (2 to 16): with --engine mariadb, N private backend servers behind a private
-    /// head whose table uses MariaDB's Spider engine, partitioned by the key column.
+    /// head whose table uses MariaDB's Spider engine, partitioned by the key column (a
+    /// scenario's `[engine] backends` names existing servers instead).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=16))]
     pub shards: Option<u32>,
     /// How --shards routes rows: range (bounds at the quantiles of the keys loaded, an equal
