@@ -88,9 +88,11 @@ impl ShardedSim {
                     .map(|(i, r)| {
                         key_shard(&key(i, r), ty, n).ok_or_else(|| {
                             EngineError::Unsupported(format!(
-                                "the simulator routes --sharding hash for integer and BINARY \
-                                 keys only; `{name}` is {ty:?}, whose partition hash follows \
-                                 its collation (not modelled)"
+                                "the simulator routes --sharding hash for integer, BINARY and \
+                                 ASCII text keys in utf8mb4 (general_ci or bin); `{name}` is \
+                                 {ty:?} with key {:?}, whose partition hash follows a \
+                                 collation keylab does not model",
+                                key(i, r)
                             ))
                         })
                     })

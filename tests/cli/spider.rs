@@ -18,14 +18,18 @@ fn json(stdout: &str) -> Value {
 /// equal, PRIMARY leaf pages within 0.5%, the bar) under both rules, and the hotspot
 /// curves are equal window by window (windows of rows sent; the server's counted from where
 /// the backends hold each row after the load). Under range sharding the ordered keys' hot
-/// shard moves 0, 1, 2.
+/// shard moves 0, 1, 2. Hash sharding covers text keys in both utf8mb4 collations.
 #[test]
 fn simulator_predicts_the_spider_shards() {
     if !server_installed("simulator_predicts_the_spider_shards") {
         return;
     }
     let d = Dir::new();
-    for sharding in ["range", "hash"] {
+    // Under hash, text keys too: utf8mb4_general_ci (uuid4:text) and utf8mb4_bin (ksuid:text).
+    for (sharding, keys) in [
+        ("range", "seq,uuid4:bin,uuid7:bin"),
+        ("hash", "seq,uuid4:bin,uuid7:bin,uuid4:text,ksuid:text"),
+    ] {
         let run = |engine: &str| {
             let out = d
                 .keylab(&[
@@ -37,7 +41,7 @@ fn simulator_predicts_the_spider_shards() {
                     "--sharding",
                     sharding,
                     "--keys",
-                    "seq,uuid4:bin,uuid7:bin",
+                    keys,
                     "--rows",
                     "30000",
                     "--format",
