@@ -131,7 +131,8 @@ pub struct EngineArgs {
     #[arg(long, value_name = "NAME", value_parser = parse_database)]
     pub database: Option<String>,
     /// Shards (2 to 16): with --engine mariadb, N private backend servers behind a private
-    /// head whose table uses MariaDB's Spider engine, partitioned by the key column.
+    /// head whose table uses MariaDB's Spider engine, partitioned by the key column (a
+    /// scenario's `[engine] backends` names existing servers instead).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=16))]
     pub shards: Option<u32>,
     /// How --shards routes rows: range (bounds at the quantiles of the keys loaded, an equal
@@ -142,6 +143,9 @@ pub struct EngineArgs {
     /// order). Ids that need byte order (KSUID text) always get C.
     #[arg(long, value_name = "COLLATION", default_value = "default", value_parser = choices::<TextCollation>(&["default", "C"]))]
     pub collation: TextCollation,
+    /// A scenario's `[engine] backends`: existing servers to shard over (not a flag).
+    #[arg(skip)]
+    pub backends: Vec<UrlArg>,
 }
 
 /// The text of `--url`, kept as given (it is parsed when the engine is built, so a bad one
@@ -151,6 +155,11 @@ pub struct EngineArgs {
 pub struct UrlArg(String);
 
 impl UrlArg {
+    /// A URL from a scenario file (`[engine] backends`).
+    pub fn new(url: String) -> UrlArg {
+        UrlArg(url)
+    }
+
     /// The URL as given, password included: only for connecting.
     pub fn expose(&self) -> &str {
         &self.0
@@ -360,6 +369,17 @@ pub struct ValidateArgs {
     /// pool: page reads and writes of a random and an ordered key).
     #[arg(long)]
     pub skip_pool: bool,
+    /// Validate sharded runs instead (2 to 16 shards; --engine mariadb): the simulator's N
+    /// model tables against a Spider head over N private backends, on auto-inc, seq,
+    /// uuid4:bin and uuid7:bin keys (100,000 rows each). Prints, per shard, rows, PRIMARY leaf
+    /// pages, splits and size on both sides, and, per window of rows sent, each shard's share
+    /// of inserts; exits 1 when a shard's rows differ, its leaf pages are more than 0.5% off,
+    /// or any window's counts differ (routing is deterministic). No buffer pool check.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=16))]
+    pub shards: Option<u32>,
+    /// With --shards: range or hash only [default: both].
+    #[arg(long, value_name = "RULE", value_parser = choices::<Sharding>(&Sharding::ALL.map(|k| k.token())))]
+    pub sharding: Option<Sharding>,
 }
 
 /// `keylab inspect`.

@@ -252,6 +252,27 @@ fn sharded_engine(
         }
     }
     let server_settings = server_settings(settings);
+    if !args.backends.is_empty() {
+        // A scenario's existing backends; KEYLAB_PASSWORD for a URL without a password.
+        let env_password = std::env::var(PASSWORD_ENV).ok();
+        let urls = args
+            .backends
+            .iter()
+            .enumerate()
+            .map(|(k, u)| {
+                ServerUrl::parse_with_env_password(u.expose(), env_password.as_deref())
+                    .map_err(|e| UsageError(format!("[engine] backends, server {}: {e}", k + 1)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let engine = SpiderEngine::with_backends(
+            &server_settings,
+            args.database.as_deref(),
+            &urls,
+            sharding,
+        )
+        .map_err(usage_if_refused)?;
+        return Ok(Box::new(engine));
+    }
     let engine =
         SpiderEngine::private(&server_settings, args.database.as_deref(), shards, sharding)
             .map_err(usage_if_refused)?;

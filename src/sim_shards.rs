@@ -9,8 +9,8 @@
 
 use crate::sim_engine::SimEngine;
 use keylab_core::{
-    key_shard, range_bounds, range_shard, Engine, EngineError, EngineInfo, LoadOutcome, LoadPlan,
-    LoadVerification, Measurement, Row, ShardResult, ShardWindow, Sharding, ShardsResult,
+    key_shard, range_bounds, range_shard, windows_of, Engine, EngineError, EngineInfo, LoadOutcome,
+    LoadPlan, LoadVerification, Measurement, Row, ShardResult, ShardWindow, Sharding, ShardsResult,
 };
 use keylab_innodb_model::SimSettings;
 use keylab_schema::{Table, Value};
@@ -88,9 +88,11 @@ impl ShardedSim {
                     .map(|(i, r)| {
                         key_shard(&key(i, r), ty, n).ok_or_else(|| {
                             EngineError::Unsupported(format!(
-                                "the simulator routes --sharding hash for integer and BINARY \
-                                 keys only; `{name}` is {ty:?}, whose partition hash follows \
-                                 its collation (not modelled)"
+                                "the simulator routes --sharding hash for integer, BINARY and \
+                                 ASCII text keys in utf8mb4 (general_ci or bin); `{name}` is \
+                                 {ty:?} with key {:?}, whose partition hash follows a \
+                                 collation keylab does not model",
+                                key(i, r)
                             ))
                         })
                     })
@@ -123,17 +125,9 @@ impl Engine for ShardedSim {
         let all: Vec<Row> = rows.collect();
         let route = self.route(table, &all)?;
         let n = self.shards.len();
-        // The windows as the server's are cut.
-        let window = keylab_core::window_rows(all.len() as u64, WINDOWS, plan.batch) as usize;
-        self.windows = route
-            .chunks(window)
-            .scan(0u64, |end, chunk| {
-                let mut inserts = vec![0u64; n];
-                chunk.iter().for_each(|&s| inserts[s] += 1);
-                *end += chunk.len() as u64;
-                Some(ShardWindow { rows_end: *end, inserts })
-            })
-            .collect();
+        // The windows as the server's are cut: by rows sent.
+        let window = keylab_core::window_rows(all.len() as u64, WINDOWS, plan.batch);
+        self.windows = windows_of(route.iter().copied(), window, n);
         let mut per: Vec<Vec<Row>> = vec![Vec::new(); n];
         for (row, s) in all.into_iter().zip(&route) {
             per[*s].push(row);
@@ -178,7 +172,7 @@ impl Engine for ShardedSim {
             windows: self.windows.clone(),
             windows_from: format!(
                 "simulated: each row routed by the partitioning rule, counted in about {WINDOWS} \
-                 windows of the row stream, whole statements each"
+                 windows of rows sent (whole statements each)"
             ),
             ..ShardsResult::default()
         }

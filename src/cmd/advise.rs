@@ -177,6 +177,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
                 shards: None,
                 sharding: None,
                 collation: Default::default(),
+                backends: Vec::new(),
             };
             let mut engine = make_engine(&engine_args, &settings, None)?;
             let info = engine.info();

@@ -13,6 +13,7 @@ mod run;
 mod scenarios;
 mod validate;
 mod validate_pool;
+mod validate_shards;
 
 use crate::args::{Cli, Command};
 use anyhow::Result;

@@ -14,7 +14,7 @@ use keylab_core::{EngineInfo, EngineKind, LoadPlan, Report};
 use keylab_scenario::PhasePlan;
 
 /// Runs `keylab run`.
-pub fn run(args: RunArgs) -> Result<()> {
+pub fn run(mut args: RunArgs) -> Result<()> {
     // Everything the command line and the scenario decide is checked before any engine
     // starts (--scale is bounded when parsed).
     output::check_exports(&args.output)?;
@@ -38,6 +38,18 @@ pub fn run(args: RunArgs) -> Result<()> {
             plan.settings.buffer_pool_bytes = Some(bytes);
         }
     }
+    let backends = scenario.backends();
+    if let (Some(n), false) = (args.engine.shards, backends.is_empty()) {
+        if n as usize != backends.len() {
+            return Err(UsageError(format!(
+                "--shards {n}, but the scenario's [engine] backends lists {} servers; drop \
+                 --shards",
+                backends.len()
+            ))
+            .into());
+        }
+    }
+    args.engine.backends = backends.into_iter().map(crate::args::UrlArg::new).collect();
     // A scenario's run whose key the engine has no column type for is left out, said so
     // (E3's bin-swap on PostgreSQL); a scenario left with no run is refused.
     let before = plans.len();

@@ -14,6 +14,16 @@ use std::io::Write;
 
 /// Runs `keylab validate`.
 pub fn run(args: ValidateArgs) -> Result<()> {
+    match (args.shards, args.sharding) {
+        (Some(shards), _) => return super::validate_shards::run(args, shards),
+        (None, Some(_)) => {
+            return Err(crate::UsageError(
+                "--sharding chooses the sharded validation: add --shards N (2 to 16)".into(),
+            )
+            .into())
+        }
+        (None, None) => {}
+    }
     let scenario = keylab_scenario::validate_scenario()
         .map_err(|e| anyhow!("the validation matrix is broken: {e}"))?;
     let plans = scenario.plan(1.0).map_err(|e| anyhow!("{e}"))?;
@@ -25,6 +35,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         shards: None,
         sharding: None,
         collation: args.collation,
+        backends: Vec::new(),
     };
     // The server first: if it cannot start, say so before any simulation.
     let (server_info, server_runs) = run_all(&server, &plans, 1).context("server runs")?;
@@ -72,6 +83,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         shards: None,
         sharding: None,
         collation: args.collation,
+        backends: Vec::new(),
     };
     let (sim_info, sim_runs) =
         run_all(&sim, &plans, args.jobs.unwrap_or_else(parallel::default_jobs))
@@ -125,7 +137,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
 /// Every planned run on engines of `args`' kind (one engine per distinct settings), and
 /// their description. Simulator runs go on up to `jobs` threads, one simulator each; a
 /// server's run one at a time.
-fn run_all(
+pub(super) fn run_all(
     args: &EngineArgs,
     plans: &[RunPlan],
     jobs: usize,

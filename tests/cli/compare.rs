@@ -165,3 +165,21 @@ fn shards_are_checked_and_simulated() {
     assert!(out.stdout.contains("busiest shard's share"), "{}", out.stdout);
     assert!(out.stdout.contains("Sharded over 3 (hash)"), "{}", out.stdout);
 }
+
+/// `validate --shards` refuses what it cannot do before any server starts (exit 2, naming
+/// the flag and what is valid).
+#[test]
+fn validate_shards_is_checked_before_anything_starts() {
+    let d = Dir::new();
+    let run = d.keylab(&["validate", "--sharding", "hash"]).expect_code(2);
+    assert!(run.stderr.contains("add --shards N"), "{}", run.stderr);
+    let run = d.keylab(&["validate", "--shards", "1"]).expect_code(2);
+    assert!(run.stderr.contains("2..=16"), "{}", run.stderr);
+    let run = d.keylab(&["validate", "--shards", "2", "--sharding", "diagonal"]).expect_code(2);
+    assert!(run.stderr.contains("range") && run.stderr.contains("hash"), "{}", run.stderr);
+    let run = d.keylab(&["validate", "--shards", "2", "--engine", "postgres"]).expect_code(2);
+    assert!(run.stderr.contains("--engine mariadb"), "{}", run.stderr);
+    let url = ["validate", "--shards", "2", "--url", "mysql://root:secret@localhost/x"];
+    let run = d.keylab(&url).expect_code(2);
+    assert!(run.stderr.contains("--url") && !run.stderr.contains("secret"), "{}", run.stderr);
+}

@@ -17,4 +17,5 @@ mod postgres;
 mod ranges;
 mod scenarios;
 mod server;
+mod spider;
 mod util;

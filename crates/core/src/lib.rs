@@ -41,7 +41,7 @@ pub use result::{
 };
 pub use runner::{run_variant, run_variant_spare, Progress};
 pub use shard::{
-    key_shard, range_bounds, range_shard, total_of, window_rows, ShardResult, ShardWindow,
-    Sharding, ShardsResult,
+    key_shard, range_bounds, range_shard, total_of, window_rows, windows_of, ShardResult,
+    ShardWindow, Sharding, ShardsResult,
 };
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

@@ -8,7 +8,7 @@
 //! does no I/O and knows no engine.
 
 use crate::result::{Counters, IndexResult, TableSizes};
-use keylab_schema::{ColumnType, Value};
+use keylab_schema::{Charset, ColumnType, Value};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -76,6 +76,30 @@ pub fn window_rows(total_rows: u64, windows: u64, batch: u32) -> u64 {
     total_rows.div_ceil(windows.max(1)).div_ceil(batch).max(1) * batch
 }
 
+/// The hotspot curve from each row's shard, in the order the rows were sent: consecutive
+/// windows of `window` rows (the last one shorter), each counting the rows every one of the
+/// `shards` received. The simulator feeds it its routing; the Spider engine the backend each
+/// row was found on after the load. Windows are defined by rows sent, so both cut alike.
+pub fn windows_of(
+    placements: impl IntoIterator<Item = usize>,
+    window: u64,
+    shards: usize,
+) -> Vec<ShardWindow> {
+    let window = window.max(1);
+    let mut out: Vec<ShardWindow> = Vec::new();
+    let mut sent = 0u64;
+    for shard in placements {
+        if sent % window == 0 {
+            out.push(ShardWindow { rows_end: sent, inserts: vec![0; shards] });
+        }
+        sent += 1;
+        let w = out.last_mut().expect("a window was opened");
+        w.rows_end = sent;
+        w.inserts[shard] += 1;
+    }
+    out
+}
+
 /// The shard of `key` under range `bounds` (the number of bounds at or below it).
 pub fn range_shard(key: &Value, bounds: &[Value]) -> usize {
     bounds.partition_point(|b| b <= key)
@@ -136,6 +160,9 @@ const LATIN1_WEIGHTS: [u8; 256] = [
 /// accumulator, cut to 32 bits, modulo the partitions is the partition. Checked against
 /// placements read from the server (tests below) and against Spider's in the live tests.
 pub fn key_shard(key: &Value, ty: &ColumnType, shards: usize) -> Option<usize> {
+    if let Some(input) = text_hash_input(key, ty) {
+        return Some(key_hash(input?) as usize % shards.max(1));
+    }
     let mut bytes = stored_image(key, ty)?;
     if !matches!(ty, ColumnType::Binary { .. }) {
         let space = LATIN1_WEIGHTS[usize::from(b' ')];
@@ -144,12 +171,41 @@ pub fn key_shard(key: &Value, ty: &ColumnType, shards: usize) -> Option<usize> {
         }
         bytes.iter_mut().for_each(|b| *b = LATIN1_WEIGHTS[usize::from(*b)]);
     }
+    Some(key_hash(bytes) as usize % shards.max(1))
+}
+
+/// The KEY partition hash of the bytes a collation's `hash_sort` feeds in, cut to 32 bits.
+fn key_hash(bytes: impl IntoIterator<Item = u8>) -> u32 {
     let (mut nr1, mut nr2): (u64, u64) = (1, 4);
     for b in bytes {
         nr1 ^= ((nr1 & 63).wrapping_add(nr2)).wrapping_mul(u64::from(b)).wrapping_add(nr1 << 8);
         nr2 = nr2.wrapping_add(3);
     }
-    Some((nr1 as u32) as usize % shards.max(1))
+    nr1 as u32
+}
+
+/// For a `CHAR`/`VARCHAR` key, the bytes its collation's `hash_sort` feeds the partition
+/// hash: `Some(None)` for a text key keylab does not model (another character set, or a
+/// character beyond ASCII), `None` for a key that is not text. Trailing spaces never count
+/// (PAD SPACE collations). `utf8mb4_bin` hashes the bytes as stored (`my_hash_sort_mb_bin`);
+/// `utf8mb4_general_ci` (utf8mb4's default, keylab's text ids) hashes each character's sort
+/// weight, its upper case for ASCII, as two bytes, low then high (`my_hash_sort_utf8mb4`,
+/// `MY_HASH_ADD_16`). Both checked against placements read from MariaDB 10.11 (tests below).
+#[allow(clippy::option_option)]
+fn text_hash_input(key: &Value, ty: &ColumnType) -> Option<Option<Vec<u8>>> {
+    let (ColumnType::Char { charset, .. } | ColumnType::VarChar { charset, .. }) = ty else {
+        return None;
+    };
+    let Value::Bytes(b) = key else { return Some(None) };
+    let end = b.iter().rposition(|&c| c != b' ').map_or(0, |i| i + 1);
+    let text = &b[..end];
+    Some(match charset {
+        Charset::Utf8mb4Bin => Some(text.to_vec()),
+        Charset::Utf8mb4 if text.is_ascii() => {
+            Some(text.iter().flat_map(|c| [c.to_ascii_uppercase(), 0]).collect())
+        }
+        _ => None,
+    })
 }
 
 /// The whole run's per-shard figures (an extension of the result contract, absent on runs
@@ -334,6 +390,97 @@ mod tests {
         }
         let text = ColumnType::Text { charset: keylab_schema::Charset::Utf8mb4 };
         assert_eq!(key_shard(&Value::Bytes(b"a".to_vec()), &text, 3), None);
+    }
+
+    /// Placements MariaDB 10.11.19 gave in `PARTITION BY KEY(id)` tables whose key is
+    /// `CHAR(36) CHARACTER SET utf8mb4` (utf8mb4_general_ci) on 3 partitions and
+    /// `CHAR(36) ... COLLATE utf8mb4_bin` on 4 (InnoDB, no Spider; read with `PARTITION (pN)`).
+    #[test]
+    fn text_key_hash_places_as_the_server_did() {
+        let general = ColumnType::Char { chars: 36, charset: Charset::Utf8mb4 };
+        let varchar = ColumnType::VarChar { chars: 64, charset: Charset::Utf8mb4 };
+        let parts: [&[&str]; 3] = [
+            &[
+                "-",
+                "01",
+                "0123456789abcdef",
+                "0N4KPKYMBYYB3G1PS1TQR0W2BC",
+                "b",
+                "hello",
+                "0d464138-a623-3255-3fc1-ea36f17fd374",
+                "yHsQt7irZNz2ZdJ6IYWLybIzMq8",
+                "z",
+            ],
+            &[
+                "5f2dd97f-1cfb-10f6-2827-688de6a16a3b",
+                "9e30691c-2386-42ea-126a-1e48cc11d357",
+                "d76d4330-f144-6bea-b0c1-1fdecb91ce37",
+                "zLX9XACrNxsUIi5kgkQAdnxbXgx",
+            ],
+            &[
+                "0",
+                "5bc8fbbc-bde5-c099-4164-d8399f767c45",
+                "KYA35S2FPGXT932ZND88T6AVQ9",
+                "Z9",
+                "a",
+                "ab",
+                "abc",
+                "QQqafYNT9AcOaUzCz8c5Mqvg0O6",
+                "W8800DDAAJMCDBCRK1QTA9G4NK",
+            ],
+        ];
+        for (p, ids) in parts.iter().enumerate() {
+            for id in *ids {
+                let v = Value::Bytes(id.as_bytes().to_vec());
+                assert_eq!(key_shard(&v, &general, 3), Some(p), "general_ci {id}");
+                assert_eq!(key_shard(&v, &varchar, 3), Some(p), "varchar {id}");
+            }
+        }
+        // Case and trailing spaces do not count under general_ci.
+        let upper = Value::Bytes(b"HELLO  ".to_vec());
+        assert_eq!(key_shard(&upper, &general, 3), Some(0));
+        let bin = ColumnType::Char { chars: 36, charset: Charset::Utf8mb4Bin };
+        let parts: [&[&str]; 4] = [
+            &[
+                "-",
+                "0123456789abcdef",
+                "617959ce-3f1f-65a8-de52-71007814e8a2",
+                "a",
+                "KawdY9KeuvaORREVIUjOOzswAcc",
+            ],
+            &["0", "01", "0N4KPKYMBYYB3G1PS1TQR0W2BC", "Z9", "zLX9XACrNxsUIi5kgkQAdnxbXgx"],
+            &["5f2dd97f-1cfb-10f6-2827-688de6a16a3b", "QJdZnteHk1CAbSdfBEmhBej2UEA", "ab", "hello"],
+            &[
+                "5bc8fbbc-bde5-c099-4164-d8399f767c45",
+                "7FXPPGX6QJ2V5DNQ9NH5KMKB59",
+                "b",
+                "z",
+                "yHsQt7irZNz2ZdJ6IYWLybIzMq8",
+            ],
+        ];
+        for (p, ids) in parts.iter().enumerate() {
+            for id in *ids {
+                let v = Value::Bytes(id.as_bytes().to_vec());
+                assert_eq!(key_shard(&v, &bin, 4), Some(p), "utf8mb4_bin {id}");
+            }
+        }
+        let latin1 = ColumnType::Char { chars: 36, charset: Charset::Latin1 };
+        assert_eq!(key_shard(&Value::Bytes(b"a".to_vec()), &latin1, 3), None, "not modelled");
+        assert_eq!(key_shard(&Value::Bytes("é".as_bytes().to_vec()), &general, 3), None);
+    }
+
+    #[test]
+    fn windows_count_rows_sent_per_shard() {
+        let w = windows_of([0, 0, 1, 2, 2, 2, 1], 3, 3);
+        assert_eq!(
+            w,
+            vec![
+                ShardWindow { rows_end: 3, inserts: vec![2, 1, 0] },
+                ShardWindow { rows_end: 6, inserts: vec![0, 0, 3] },
+                ShardWindow { rows_end: 7, inserts: vec![0, 1, 0] },
+            ]
+        );
+        assert!(windows_of([], 3, 3).is_empty());
     }
 
     #[test]

@@ -31,6 +31,9 @@ pub const BUILTINS: [Builtin; 7] = [
 /// The matrix of `keylab validate`.
 pub const VALIDATE_TOML: &str = include_str!("../builtin/validate.toml");
 
+/// The matrix of `keylab validate --shards N`.
+pub const VALIDATE_SHARDS_TOML: &str = include_str!("../builtin/validate-shards.toml");
+
 /// The names of the built-ins, comma-separated (for error messages).
 pub fn builtin_names() -> String {
     BUILTINS.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
@@ -51,6 +54,11 @@ impl Builtin {
 /// The scenario `keylab validate` runs.
 pub fn validate_scenario() -> Result<Scenario, ScenarioError> {
     Scenario::parse(VALIDATE_TOML, "builtin:validate")
+}
+
+/// The scenario `keylab validate --shards N` runs.
+pub fn validate_shards_scenario() -> Result<Scenario, ScenarioError> {
+    Scenario::parse(VALIDATE_SHARDS_TOML, "builtin:validate-shards")
 }
 
 /// A built-in by name, else a scenario file at that path. An argument that is neither

@@ -120,9 +120,11 @@ mod spec;
 mod table;
 pub mod validate;
 pub mod validate_pool;
+pub mod validate_shards;
 
 pub use builtin::{
-    builtin, builtin_names, load, validate_scenario, Builtin, BUILTINS, VALIDATE_TOML,
+    builtin, builtin_names, load, validate_scenario, validate_shards_scenario, Builtin, BUILTINS,
+    VALIDATE_SHARDS_TOML, VALIDATE_TOML,
 };
 pub use churn::{ChurnRound, LiveKeys};
 pub use error::ScenarioError;

@@ -448,6 +448,17 @@ impl Scenario {
         self.spec.name.get_ref()
     }
 
+    /// `[engine] backends`: existing servers to shard over, as written (they may hold a
+    /// password: never print them; `keylab_server::ServerUrl` masks it).
+    pub fn backends(&self) -> Vec<String> {
+        self.spec
+            .engine
+            .backends
+            .as_ref()
+            .map(|b| b.get_ref().iter().map(|u| u.get_ref().clone()).collect())
+            .unwrap_or_default()
+    }
+
     /// Its one-line description.
     pub fn description(&self) -> &str {
         &self.spec.description
@@ -590,6 +601,7 @@ fn check_top(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
             format!("node {} does not fit 10 bits; valid: 0 to 1023", node.get_ref()),
         ));
     }
+    check_backends(cx, spec)?;
     let phases = spec.phases.get_ref();
     match phases.first() {
         None => return Err(cx.err(spec.phases.span(), "`phases` needs at least a load phase")),
@@ -597,6 +609,71 @@ fn check_top(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
             return Err(cx.err(p.span(), "the first phase must be a load"))
         }
         Some(_) => {}
+    }
+    Ok(())
+}
+
+/// `[engine] backends`: 2 to 16 MySQL URLs, agreeing with `shards` when both are given. The
+/// URLs are parsed in full when the engine connects (keylab-server); here their form.
+fn check_backends(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
+    let masked = |e: ScenarioError| ScenarioError {
+        source_line: e.source_line.map(|l| mask_passwords(&l)),
+        ..e
+    };
+    check_backend_urls(cx, spec).map_err(masked)
+}
+
+/// `line` with the password of every `scheme://user:password@` replaced by `***`.
+fn mask_passwords(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("://") {
+        out.push_str(&rest[..i + 3]);
+        rest = &rest[i + 3..];
+        let end = rest.find(['"', '\'', ' ', ',', ']']).unwrap_or(rest.len());
+        let url = &rest[..end];
+        match (url.rfind('@'), url.find(':')) {
+            (Some(at), Some(colon)) if colon < at => {
+                out.push_str(&url[..=colon]);
+                out.push_str("***");
+                out.push_str(&url[at..]);
+            }
+            _ => out.push_str(url),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn check_backend_urls(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
+    let Some(list) = &spec.engine.backends else { return Ok(()) };
+    let n = list.get_ref().len();
+    if !(2..=16).contains(&n) {
+        return Err(cx.err(
+            list.span(),
+            format!("`backends` lists {n} servers; valid: 2 to 16 (one per shard)"),
+        ));
+    }
+    if let Some(shards) = spec.engine.shards.filter(|&s| s as usize != n) {
+        return Err(cx.err(
+            list.span(),
+            format!("`shards = {shards}` but `backends` lists {n} servers; drop `shards`"),
+        ));
+    }
+    for url in list.get_ref() {
+        let text = url.get_ref();
+        let ok = ["mysql://", "mariadb://"]
+            .iter()
+            .any(|s| text.strip_prefix(s).is_some_and(|rest| !rest.is_empty()));
+        if !ok {
+            // Never echo the text: it may hold a password.
+            return Err(cx.err(
+                url.span(),
+                "a backend is a MariaDB URL: mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or \
+                 mariadb://)",
+            ));
+        }
     }
     Ok(())
 }
@@ -644,7 +721,7 @@ fn settings(spec: &ScenarioSpec, cell: &Cell, scale: f64) -> (EngineSettings, Ve
         model: e.model,
         autoinc_lock_mode,
         checkpoint_every_rows: e.checkpoint_every_rows.map(|n| scale_count(n.get(), scale).max(1)),
-        shards: e.shards,
+        shards: e.shards.or(e.backends.as_ref().map(|b| b.get_ref().len() as u32)),
         sharding: cell.sharding.or(e.sharding),
     };
     (settings, requested)

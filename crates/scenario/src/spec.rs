@@ -279,6 +279,12 @@ pub struct EngineSpec {
     /// How rows are routed to the shards (`range`, `hash`); `--sharding` overrides it.
     #[serde(default)]
     pub sharding: Option<keylab_core::Sharding>,
+    /// Existing MariaDB servers to shard over instead of private backends
+    /// (`mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]`, one per shard, in shard order):
+    /// keylab creates and marks its own database on each and puts a private Spider head in
+    /// front. Sets `shards` to their count.
+    #[serde(default)]
+    pub backends: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// Id generator settings.

@@ -424,3 +424,23 @@ fn every_builtin_makes_only_values_its_columns_hold_at_full_scale() {
     let v = crate::validate_scenario().unwrap();
     v.plan(1.0).unwrap();
 }
+
+#[test]
+fn existing_backends_set_the_shards_and_are_checked_where_written() {
+    let with = |engine: &str| format!("{MINIMAL}[engine]\n{engine}\n");
+    let s = Scenario::parse(
+        &with(r#"backends = ["mysql://u:pw@10.0.0.1:3306/kl", "mariadb://u@10.0.0.2"]"#),
+        "s.toml",
+    )
+    .unwrap();
+    assert_eq!(s.backends().len(), 2);
+    assert_eq!(s.plan(1.0).unwrap()[0].settings.shards, Some(2));
+    let e = head(&with(r#"backends = ["mysql://u@h"]"#));
+    assert!(e.starts_with("s.toml:9:12: `backends` lists 1 servers; valid: 2 to 16"), "{e}");
+    let e = head(&with("shards = 3\nbackends = [\"mysql://a@h\", \"mysql://b@h\"]"));
+    assert!(e.starts_with("s.toml:10:12: `shards = 3` but `backends` lists 2"), "{e}");
+    let e = err(&with(r#"backends = ["mysql://a@h", "http://u:hunter2@h"]"#));
+    assert!(e.starts_with("s.toml:9:28: a backend is a MariaDB URL: mysql://"), "{e}");
+    assert!(!e.contains("hunter2"), "the password is never shown: {e}");
+    assert!(e.contains(r#"["mysql://a@h", "http://u:***@h"]"#), "{e}");
+}

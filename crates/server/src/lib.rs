@@ -11,7 +11,8 @@
 //!   and removed on drop, on error, on panic, (with [`install_signal_cleanup`]) on Ctrl-C
 //!   and other signals, and (with [`private::sweep_orphans`]) at the next start after a kill.
 //! - [`spider`]: [`SpiderEngine`], N private backends behind a private head with MariaDB's
-//!   Spider engine (`--shards`), with per-shard figures and the hotspot curve.
+//!   Spider engine (`--shards`), with per-shard figures and the hotspot curve
+//!   ([`spider_windows`]: where the backends hold each row sent).
 //! - [`signals`]: the handler for the signals that would end keylab.
 //! - [`url`]: `--url` parsing that never shows a password.
 //! - [`sql`]: INSERT / LOAD DATA text for rows.
@@ -29,6 +30,7 @@ pub mod owner;
 pub mod private;
 pub mod signals;
 pub mod spider;
+pub mod spider_windows;
 pub mod sql;
 pub mod url;
 pub mod user_table;

@@ -6,9 +6,11 @@
 //!
 //! The workload goes through the head with keylab's own load pipeline (every method and
 //! writer count); the figures are read on each backend with the one-server measurement and
-//! summed. During the load the backends' `Handler_write` (MariaDB 10.11 has no `Innodb_rows_inserted`) is sampled each time the load
-//! passes a window edge, which gives the share of inserts each shard received per window (the
-//! hotspot curve). Every instance is a [`crate::PrivateServer`], stopped and removed like one.
+//! summed. The share of inserts each shard received per window of rows sent (the hotspot
+//! curve) is counted exactly from where the backends hold each row after the load
+//! ([`crate::spider_windows`]); only for an AUTO_INCREMENT key with several writers (whose
+//! numbering the client does not know) is each backend's `Handler_write` sampled as the load
+//! passes a window edge instead (MariaDB 10.11 has no `Innodb_rows_inserted`). Every instance is a [`crate::PrivateServer`], stopped and removed like one.
 //!
 //! This module does not generate rows, render reports or talk to a `--url` server.
 
@@ -40,6 +42,10 @@ pub struct SpiderEngine {
     partitioning: std::collections::BTreeMap<String, (String, Vec<Option<String>>)>,
     /// The hotspot windows of the last load.
     windows: Vec<ShardWindow>,
+    /// How they were counted.
+    windows_from: String,
+    /// The backends are existing servers (their counters are server-wide).
+    shared_backends: bool,
 }
 
 /// The server name of backend `k` on the head.
@@ -66,6 +72,77 @@ impl SpiderEngine {
         let backends = (0..shards)
             .map(|_| MariaDbEngine::private_in(settings, database))
             .collect::<Result<Vec<_>, _>>()?;
+        let servers = backends
+            .iter()
+            .map(|b| {
+                let socket = b
+                    .private_server()
+                    .map(|s| s.socket().to_string_lossy().into_owned())
+                    .expect("a private backend");
+                format!(
+                    "SOCKET '{}', USER 'root', DATABASE '{}', HOST 'localhost'",
+                    socket.replace('\'', "''"),
+                    b.database()
+                )
+            })
+            .collect();
+        Self::assemble(settings, database, backends, servers, sharding, "private")
+    }
+
+    /// A private head with Spider over existing servers (a scenario's `[engine] backends`):
+    /// on each, keylab creates and marks its own database (`database`, default `keylab`) as
+    /// `--url` does, works only there and never drops or alters anything else. The head
+    /// reaches each backend over TCP with the URL's user and password (kept in the private
+    /// head's `mysql.servers`, removed with it; never printed).
+    pub fn with_backends(
+        settings: &ServerSettings,
+        database: Option<&str>,
+        urls: &[crate::ServerUrl],
+        sharding: Sharding,
+    ) -> Result<SpiderEngine, ServerError> {
+        let n = urls.len() as u32;
+        if !(2..=MAX_SHARDS).contains(&n) {
+            return Err(ServerError::Refused(format!(
+                "backends: {n} servers; valid: 2 to {MAX_SHARDS}"
+            )));
+        }
+        let backends = urls
+            .iter()
+            .map(|u| MariaDbEngine::connect(u, database, Some(settings)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let quote = |s: &str| s.replace('\\', "\\\\").replace('\'', "''");
+        let servers = urls
+            .iter()
+            .zip(&backends)
+            .map(|(u, b)| {
+                format!(
+                    "HOST '{}', PORT {}, USER '{}', PASSWORD '{}', DATABASE '{}'",
+                    quote(&u.host),
+                    u.port,
+                    quote(&u.user),
+                    quote(u.password.as_deref().unwrap_or("")),
+                    b.database()
+                )
+            })
+            .collect();
+        let mut engine =
+            Self::assemble(settings, database, backends, servers, sharding, "existing")?;
+        engine.shared_backends = true;
+        let shown: Vec<Json> = urls.iter().map(|u| Json::from(u.to_string())).collect();
+        engine.head.set_setting("backends", Json::from(shown));
+        Ok(engine)
+    }
+
+    /// The private head over `backends`, each reached with its `CREATE SERVER` options.
+    fn assemble(
+        settings: &ServerSettings,
+        database: Option<&str>,
+        backends: Vec<MariaDbEngine>,
+        servers: Vec<String>,
+        sharding: Sharding,
+        kind: &str,
+    ) -> Result<SpiderEngine, ServerError> {
+        let shards = backends.len();
         let mut head_settings = settings.clone();
         head_settings.extra.push(("plugin-load-add".into(), "ha_spider.so".into()));
         // The head's own AUTO_INCREMENT counter: in the default mode (0) Spider reads the
@@ -92,17 +169,10 @@ impl SpiderEngine {
                     .into(),
             ));
         };
-        for (k, b) in backends.iter().enumerate() {
-            let socket = b
-                .private_server()
-                .map(|s| s.socket().to_string_lossy().into_owned())
-                .expect("a private backend");
+        for (k, opts) in servers.iter().enumerate() {
             conn.query_drop(format!(
-                "CREATE OR REPLACE SERVER {} FOREIGN DATA WRAPPER mysql OPTIONS (SOCKET '{}', \
-                 USER 'root', DATABASE '{}', HOST 'localhost')",
-                server_name(k),
-                socket.replace('\'', "''"),
-                b.database()
+                "CREATE OR REPLACE SERVER {} FOREIGN DATA WRAPPER mysql OPTIONS ({opts})",
+                server_name(k)
             ))
             .map_err(|e| ServerError::Sql(format!("CREATE SERVER for shard {k} failed: {e}")))?;
         }
@@ -118,7 +188,7 @@ impl SpiderEngine {
         head.set_setting(
             "spider",
             Json::from(format!(
-                "Spider plugin {spider} on the head; {shards} private InnoDB backends"
+                "Spider plugin {spider} on a private head; {shards} {kind} InnoDB backends"
             )),
         );
         Ok(SpiderEngine {
@@ -127,6 +197,8 @@ impl SpiderEngine {
             sharding,
             partitioning: Default::default(),
             windows: Vec::new(),
+            windows_from: String::new(),
+            shared_backends: false,
         })
     }
 
@@ -249,6 +321,21 @@ impl Engine for SpiderEngine {
             self.head.create_with(table, Some(ddl))?;
             self.partitioning.insert(table.name.clone(), (clause, bounds));
         }
+        // The client knows each row's key when it sends it, or, for a key the head's counter
+        // assigns, with one writer: the head hands out 1, 2, 3... in the order rows arrive.
+        // Then the curve is exact (`spider_windows`); otherwise it is sampled.
+        let col = Self::key_column(table);
+        let ty = &table.columns[col].ty;
+        let exact = if table.auto_increment { plan.writers == 1 } else { !ty.is_time() };
+        let mut sent: Vec<Value> = Vec::new();
+        if exact {
+            if table.auto_increment {
+                sent = (1..=total as i64).map(Value::Int).collect();
+            } else if let Some(all) = &held {
+                sent = all.iter().map(|r| r[col].clone()).collect();
+            }
+        }
+        let record = exact && !table.auto_increment && held.is_none();
         let mut monitors =
             self.backends.iter().map(|b| b.new_connection()).collect::<Result<Vec<_>, _>>()?;
         let start = Self::rows_inserted(&mut monitors);
@@ -268,7 +355,7 @@ impl Engine for SpiderEngine {
         let outcome = {
             let mut on = |n: u64| {
                 done += n;
-                if done >= next_edge {
+                if !exact && done >= next_edge {
                     sample(&mut monitors, &mut windows);
                     next_edge = (done / window + 1) * window;
                 }
@@ -276,12 +363,61 @@ impl Engine for SpiderEngine {
             };
             match held {
                 Some(all) => self.head.load(table, plan, &mut all.into_iter(), &mut on)?,
-                None => self.head.load(table, plan, rows, &mut on)?,
+                None => {
+                    let mut rows = rows.inspect(|r| {
+                        if record {
+                            sent.push(r[col].clone());
+                        }
+                    });
+                    self.head.load(table, plan, &mut rows, &mut on)?
+                }
             }
         };
         sample(&mut monitors, &mut windows);
-        windows.retain(|w| w.inserts.iter().any(|&i| i > 0));
-        self.windows = windows;
+        if exact {
+            let placed = crate::spider_windows::placements(&self.backends, table, &sent)?;
+            let windows = keylab_core::windows_of(placed, window, self.backends.len());
+            // The backends' own count of rows written over the load must agree.
+            let per_shard: Vec<u64> = (0..self.backends.len())
+                .map(|k| windows.iter().map(|w| w.inserts[k]).sum())
+                .collect();
+            let written: Vec<u64> =
+                last.iter().zip(&start).map(|(a, b)| a.saturating_sub(*b)).collect();
+            if per_shard != written && !self.shared_backends {
+                return Err(EngineError::Failed(format!(
+                    "the rows found per shard {per_shard:?} differ from the backends' \
+                     Handler_write over the load {written:?}"
+                )));
+            }
+            self.windows = windows;
+            self.windows_from = format!(
+                "measured: the shard each row sent was found on after the load (every backend's \
+                 keys read back; {}), counted in about {WINDOWS} windows of rows sent, whole \
+                 statements each; {}",
+                if table.auto_increment {
+                    "the head's counter numbered the rows 1, 2, 3... in the order one writer sent them"
+                } else {
+                    "the client knows each row's key"
+                },
+                if self.shared_backends {
+                    "every backend holding exactly the rows sent to it (its Handler_write is \
+                     server-wide on an existing server, so not compared)"
+                } else {
+                    "per shard equal to the backend's Handler_write over the load"
+                }
+            );
+        } else {
+            windows.retain(|w| w.inserts.iter().any(|&i| i > 0));
+            self.windows = windows;
+            self.windows_from = format!(
+                "measured: each backend's Handler_write (rows written through the handler; \
+                 keylab writes nothing else there during a load), sampled as the client's load \
+                 passed each of about {WINDOWS} row windows, whole statements each (a \
+                 statement in flight at a sample counts in the window it ran in; the last \
+                 windows can merge). Sampled, not exact, because the head's counter numbers \
+                 the rows of several writers in an order the client does not know"
+            );
+        }
         Ok(outcome)
     }
 
@@ -308,11 +444,7 @@ impl Engine for SpiderEngine {
             partitioning: clause,
             shards,
             windows: self.windows.clone(),
-            windows_from: format!(
-                "measured: each backend's Handler_write (rows written through the handler; keylab writes nothing else there during a load), sampled as the client's load \
-                 passed each of about {WINDOWS} row windows, whole statements each (a statement in flight at a sample \
-                 counts in the window it ran in)"
-            ),
+            windows_from: self.windows_from.clone(),
             ..ShardsResult::default()
         }
         .into_measurement())
