@@ -5,14 +5,15 @@
 //! The load check compares the rows sent with the clustered index's record count; there is
 //! no checksum (the model keeps keys and record sizes, not values), so it is `null`.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
+//! Online DDL gives what the modelled server's rules allow (`sim_ddl`), never a time.
 //! Page reads and writes come from the buffer pool model and are `null` when no pool size
 //! was set (every page cached); so is the whole `buffer_pool` block, whose `est_io_s_*` come
 //! from the simulator's device model (estimates, never measurements).
 
 use keylab_core::{
-    io_share_pct, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError,
-    EngineInfo, IndexResult, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op,
-    PoolCurvePoint, PoolCurveSampler, Row, SimModel, TableSizes,
+    io_share_pct, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters, DdlOutcome, DdlSpec,
+    Engine, EngineError, EngineInfo, IndexResult, LoadOutcome, LoadPlan, LoadVerification,
+    Measurement, Op, PoolCurvePoint, PoolCurveSampler, Row, SimModel, TableSizes,
 };
 use keylab_innodb_model::{Flavour, SimSettings, SimTable};
 use keylab_schema::Table;
@@ -290,6 +291,24 @@ impl Engine for SimEngine {
     fn restart(&mut self) -> Result<(), EngineError> {
         self.table_mut()?.restart();
         Ok(())
+    }
+
+    fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
+        self.table()?;
+        Ok(crate::sim_ddl::outcome(self.settings.flavour, table, ddl, 0))
+    }
+
+    fn ddl_under_writes(
+        &mut self,
+        table: &Table,
+        ddl: &DdlSpec,
+        writers: u32,
+        _rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<DdlOutcome, EngineError> {
+        // The model inserts nothing during the statement: how many rows the writers get in
+        // is the server's timing.
+        self.table()?;
+        Ok(crate::sim_ddl::outcome(self.settings.flavour, table, ddl, writers))
     }
 
     fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {
