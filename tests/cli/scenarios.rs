@@ -2,7 +2,7 @@
 //! scenario errors.
 
 use crate::util::Dir;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const BUILTINS: [&str; 6] = [
     "e1-uuid-vs-ulid",
@@ -164,6 +164,30 @@ fn e5_runs_every_fill_factor_with_churn_and_rebuilds() {
         assert_eq!(churn["delete_method"], "one_transaction");
         assert_eq!(churn["insert_order"], "keylab");
     }
+    // DDL under two writers on the simulator: the rules' answers, every time null.
+    let ddl = &runs[0]["phases"][6];
+    assert_eq!(ddl["concurrent_writers"], 2);
+    let steps = ddl["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 9);
+    for s in steps {
+        assert!(s["wall_ms"].is_null() && s["writers_longest_stall_ms"].is_null(), "{s}");
+        assert!(s["rows_inserted_during_ddl"].is_null(), "{s}");
+    }
+    assert_eq!(steps[2]["after"], "id");
+    assert_eq!(
+        (&steps[2]["supported"], &steps[2]["algorithm_used"]),
+        (&json!(true), &json!("instant"))
+    );
+    assert_eq!(steps[2]["blocks_writers"], false);
+    // MariaDB runs INPLACE instantly when it can.
+    assert_eq!(steps[4]["algorithm_used"], "instant");
+    assert_eq!(
+        (&steps[6]["lock_used"], &steps[6]["blocks_writers"]),
+        (&json!("shared"), &json!(true))
+    );
+    assert_eq!(steps[7]["lock_used"], "shared", "COPY's default lock");
+    assert_eq!((&steps[8]["supported"], &steps[8]["error_code"]), (&json!(false), &json!(1846)));
+    assert!(ddl["add_column_copy_shared_writers_stall_ms"].is_null());
 }
 
 #[test]

@@ -150,6 +150,18 @@ pub fn decide(
                 blocks_writers: true,
             },
         },
+        // MariaDB's handler names the index change as the reason (checked on 10.11.19:
+        // "ALGORITHM=INSTANT is not supported. Reason: DROP INDEX. Try ALGORITHM=NOCOPY").
+        Algorithm::Instant
+            if line == ServerLine::Mariadb && change == (ColumnChange::Drop { indexed: true }) =>
+        {
+            Decision::Refused {
+                code: ER_ALTER_OPERATION_NOT_SUPPORTED_REASON,
+                reason: "ALGORITHM=INSTANT is not supported. Reason: DROP INDEX. Try \
+                         ALGORITHM=NOCOPY"
+                    .into(),
+            }
+        }
         Algorithm::Instant if !instant => Decision::Refused {
             code: ER_ALTER_OPERATION_NOT_SUPPORTED,
             reason: "ALGORITHM=INSTANT is not supported for this operation. Try \
@@ -249,7 +261,8 @@ mod tests {
         assert!(matches!(d, Decision::Accepted { blocks_writers: true, .. }));
         // An indexed column cannot go instantly; INPLACE rebuilds, online.
         let indexed = ColumnChange::Drop { indexed: true };
-        assert_eq!(refused_code(&decide(Mariadb, (10, 11, 0), indexed, Instant, None)), Some(1845));
+        assert_eq!(refused_code(&decide(Mariadb, (10, 11, 0), indexed, Instant, None)), Some(1846));
+        assert_eq!(refused_code(&decide(Mysql, (8, 0, 31), indexed, Instant, None)), Some(1845));
         let d = decide(Mariadb, (10, 11, 0), indexed, Inplace, None);
         assert!(matches!(d, Decision::Accepted { algorithm: Inplace, blocks_writers: false, .. }));
     }

@@ -12,7 +12,10 @@
 //!   (counter deltas and PRIMARY pages every `measure_every` rounds).
 //! - `rebuild`: fill factor, counter deltas, shape before and after.
 //! - `queries`: the names run (timings go to the run's `queries`).
-//! - `ddl`: one entry per statement with its wall time and whether the engine accepted it.
+//! - `ddl`: one entry per statement (`steps`): its wall time, whether the engine accepted it
+//!   (or its error number), the algorithm and lock asked for and used, and with
+//!   `concurrent_writers` the writers' longest stall and rows inserted during it; flat
+//!   `{action}_{algorithm}[_{lock}]_ms` and `..._writers_stall_ms` figures for tables.
 //!
 //! Where the engine gives buffer pool figures, load, churn (also per round) and rebuild
 //! phases carry their deltas flat (`hit_ratio`, `misses_per_op`, `evictions`,
@@ -417,14 +420,22 @@ fn ddl_phase(
         f.insert("concurrent_writers".into(), writers.into());
     }
     for d in &done {
-        // `add_column_instant_ms`: one flat figure per statement for tables.
-        let key = format!(
-            "{}_{}_ms",
+        // `add_column_instant_ms` (`add_column_copy_shared_ms` with a lock): one flat figure
+        // per statement for tables, and the writers' longest stall beside it.
+        let mut key = format!(
+            "{}_{}",
             d["action"].as_str().unwrap_or("?"),
             d["algorithm"].as_str().unwrap_or("?")
         );
-        let ms = if d["supported"] == Json::Bool(true) { d["wall_ms"].clone() } else { Json::Null };
-        f.insert(key, ms);
+        if let Some(lock) = d["lock"].as_str() {
+            key = format!("{key}_{lock}");
+        }
+        let ok = d["supported"] == Json::Bool(true);
+        f.insert(format!("{key}_ms"), if ok { d["wall_ms"].clone() } else { Json::Null });
+        if writers > 0 {
+            let stall = if ok { d["writers_longest_stall_ms"].clone() } else { Json::Null };
+            f.insert(format!("{key}_writers_stall_ms"), stall);
+        }
     }
     f.insert("steps".into(), done.into());
     Ok(partial("ddl", ran, f, &skipped))

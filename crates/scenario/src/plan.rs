@@ -785,7 +785,7 @@ fn phases(
                 {
                     return Err(cx.err(
                         w.span(),
-                        &format!("concurrent_writers is at most {MAX_DDL_WRITERS}, got {writers}"),
+                        format!("concurrent_writers is at most {MAX_DDL_WRITERS}, got {writers}"),
                     ));
                 }
                 let dropped_table_column = d.steps.get_ref().iter().find(|s| {

@@ -68,6 +68,8 @@ impl MariaDbEngine {
                     break;
                 }
             }
+            // Out of rows: the writers stop when the queue is empty.
+            drop(tx);
             let logs: Vec<WriterLog> =
                 handles.into_iter().map(|h| h.join().expect("no writer panics")).collect();
             let (window, result) = ddl.join().expect("the DDL thread does not panic");
