@@ -118,6 +118,13 @@ pub struct EngineArgs {
     /// mariadb-10.11, or a scenario's `[engine] model`].
     #[arg(long, value_name = "MODEL", value_parser = choices::<SimModel>(&SimModel::ALL.map(|m| m.token())))]
     pub model: Option<SimModel>,
+    /// How the simulator mixes the rows of parallel writers' running statements (--engine
+    /// sim, writers > 1): rows (the next row from any running statement: the finest mix,
+    /// the lowest fill), statements (each statement's rows together, AUTO_INCREMENT blocks
+    /// taken when statements start, so out of order) or serial (one statement at a time:
+    /// the highest fill). A server's leaf fill lies between rows and serial.
+    #[arg(long, value_enum, default_value = "rows")]
+    pub interleave: crate::sim_writers::Interleave,
     /// A server to use instead of a private instance:
     /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://), or
     /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for --engine postgres. Without a

@@ -52,7 +52,11 @@ pub fn make_engine(
                 return Ok(Box::new(NbtreeEngine::new(nbtree_settings(settings, check_every))));
             };
             let sim = SimSettings { check_every, flavour, ..sim_settings(settings)? };
-            Ok(Box::new(SimEngine::new(sim).with_autoinc_lock_mode(settings.autoinc_lock_mode)))
+            Ok(Box::new(
+                SimEngine::new(sim)
+                    .with_autoinc_lock_mode(settings.autoinc_lock_mode)
+                    .with_interleave(args.interleave),
+            ))
         }
         EngineKind::Mariadb | EngineKind::Mysql => server_engine(args, settings),
         EngineKind::Postgres => pg_engine(args, settings),

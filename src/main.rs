@@ -13,6 +13,7 @@ mod output;
 mod parallel;
 mod preflight;
 mod progress;
+mod sim_ddl;
 mod sim_engine;
 mod sim_shards;
 mod sim_writers;

@@ -5,14 +5,15 @@
 //! The load check compares the rows sent with the clustered index's record count; there is
 //! no checksum (the model keeps keys and record sizes, not values), so it is `null`.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
+//! Online DDL gives what the modelled server's rules allow (`sim_ddl`), never a time.
 //! Page reads and writes come from the buffer pool model and are `null` when no pool size
 //! was set (every page cached); so is the whole `buffer_pool` block, whose `est_io_s_*` come
 //! from the simulator's device model (estimates, never measurements).
 
 use keylab_core::{
-    io_share_pct, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters, Engine, EngineError,
-    EngineInfo, IndexResult, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op,
-    PoolCurvePoint, PoolCurveSampler, Row, SimModel, TableSizes,
+    io_share_pct, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters, DdlOutcome, DdlSpec,
+    Engine, EngineError, EngineInfo, IndexResult, LoadOutcome, LoadPlan, LoadVerification,
+    Measurement, Op, PoolCurvePoint, PoolCurveSampler, Row, SimModel, TableSizes,
 };
 use keylab_innodb_model::{Flavour, SimSettings, SimTable};
 use keylab_schema::Table;
@@ -26,6 +27,8 @@ pub struct SimEngine {
     settings: SimSettings,
     /// `innodb_autoinc_lock_mode` of the model of parallel writers.
     autoinc_lock_mode: u8,
+    /// How parallel writers' running statements mix.
+    interleave: crate::sim_writers::Interleave,
     table: Option<SimTable>,
     /// Notes for [`EngineInfo::settings`] (prefix indexes modelled).
     notes: Vec<String>,
@@ -40,7 +43,20 @@ impl SimEngine {
             Flavour::MariaDb1011 => 1,
             Flavour::Mysql80 => 2,
         };
-        SimEngine { settings, autoinc_lock_mode, table: None, notes: Vec::new(), curve: None }
+        SimEngine {
+            settings,
+            autoinc_lock_mode,
+            interleave: Default::default(),
+            table: None,
+            notes: Vec::new(),
+            curve: None,
+        }
+    }
+
+    /// The same, mixing parallel writers' running statements as `mix` says.
+    pub fn with_interleave(mut self, mix: crate::sim_writers::Interleave) -> Self {
+        self.interleave = mix;
+        self
     }
 
     /// The same, modelling parallel writers under `innodb_autoinc_lock_mode` = `mode`
@@ -87,6 +103,7 @@ impl Engine for SimEngine {
             if self.settings.change_buffering_on() { "all" } else { "none" }.into(),
         );
         settings.insert("innodb_autoinc_lock_mode".into(), self.autoinc_lock_mode.into());
+        settings.insert("writer_interleave".into(), self.interleave.token().into());
         settings.insert("figures".into(), "simulated".into());
         if !self.notes.is_empty() {
             settings.insert("notes".into(), self.notes.clone().into());
@@ -124,7 +141,7 @@ impl Engine for SimEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
-        let mode = self.autoinc_lock_mode;
+        let (mode, mix) = (self.autoinc_lock_mode, self.interleave);
         let sim = self.table_mut()?;
         let held = sim.len();
         let mut done = 0u64;
@@ -136,7 +153,7 @@ impl Engine for SimEngine {
             let (now, base) = (sim.pool_counters().unwrap_or_default(), base.unwrap_or_default());
             (now.pages_read - base.pages_read, now.pages_written - base.pages_written)
         };
-        let loaded = crate::sim_writers::interleave(table, plan, mode, rows, |row| {
+        let loaded = crate::sim_writers::interleave(table, plan, mode, mix, rows, |row| {
             sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;
             done += 1;
             if done % PROGRESS_EVERY == 0 {
@@ -290,6 +307,24 @@ impl Engine for SimEngine {
     fn restart(&mut self) -> Result<(), EngineError> {
         self.table_mut()?.restart();
         Ok(())
+    }
+
+    fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
+        self.table()?;
+        Ok(crate::sim_ddl::outcome(self.settings.flavour, table, ddl, 0))
+    }
+
+    fn ddl_under_writes(
+        &mut self,
+        table: &Table,
+        ddl: &DdlSpec,
+        writers: u32,
+        _rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<DdlOutcome, EngineError> {
+        // The model inserts nothing during the statement: how many rows the writers get in
+        // is the server's timing.
+        self.table()?;
+        Ok(crate::sim_ddl::outcome(self.settings.flavour, table, ddl, writers))
     }
 
     fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {

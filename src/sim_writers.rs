@@ -16,6 +16,13 @@
 //! the end of a `LOAD DATA` ("bulk insert": its row count is unknown), mode 2 never: a statement
 //! holding it runs alone. The values handed out are the stream's own, in the order taken.
 //!
+//! How the running statements' rows mix is the server's scheduling, not a rule, so the model
+//! has three mixes ([`Interleave`]): `rows`, the next row from any running statement (the
+//! finest mix, the lowest fill: the band's lower bound); `statements`, each statement's rows
+//! inserted together while `AUTO_INCREMENT` blocks are still taken when statements start, so
+//! blocks land out of order; and `serial`, one statement at a time in the order they take
+//! their values (the band's upper bound, the one-writer tree for auto-increment keys).
+//!
 //! This module does not time anything and does not model CPU cores or lock waits.
 
 use keylab_core::{LoadMethod, LoadPlan, Row, WRITER_QUEUE_STATEMENTS};
@@ -26,6 +33,30 @@ use std::collections::VecDeque;
 
 /// Seed of the model's choice of the next writer (the server's own order is not seeded).
 const INTERLEAVE_SEED: u64 = 0x6b65_796c_6162_5732;
+
+/// How the rows of statements running at once mix in the model (`--interleave`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Interleave {
+    /// The next row comes from any running statement, picked at random (seeded).
+    #[default]
+    Rows,
+    /// A statement that inserted its first row inserts all of them before another does;
+    /// statements that start together take their `AUTO_INCREMENT` blocks at their start.
+    Statements,
+    /// One statement at a time, taking its `AUTO_INCREMENT` values as it inserts them.
+    Serial,
+}
+
+impl Interleave {
+    /// The CLI and report token.
+    pub fn token(self) -> &'static str {
+        match self {
+            Interleave::Rows => "rows",
+            Interleave::Statements => "statements",
+            Interleave::Serial => "serial",
+        }
+    }
+}
 
 /// One writer connection in the model.
 #[derive(Default)]
@@ -42,6 +73,7 @@ pub fn interleave<E>(
     table: &Table,
     plan: &LoadPlan,
     autoinc_lock_mode: u8,
+    mix: Interleave,
     rows: &mut dyn Iterator<Item = Row>,
     mut apply: impl FnMut(Row) -> Result<(), E>,
 ) -> Result<u64, E> {
@@ -59,12 +91,14 @@ pub fn interleave<E>(
         [c] if table.auto_increment => Some(*c),
         _ => None,
     };
-    let table_lock = auto_inc.is_some()
-        && match autoinc_lock_mode {
-            0 => true,
-            1 => plan.method == LoadMethod::LoadData,
-            _ => false,
-        };
+    let serial = mix == Interleave::Serial;
+    let table_lock = serial
+        || auto_inc.is_some()
+            && match autoinc_lock_mode {
+                0 => true,
+                1 => plan.method == LoadMethod::LoadData,
+                _ => false,
+            };
     // When a statement's AUTO_INCREMENT values are taken: a block at its start, or one value
     // per row as it is inserted (the same under the table lock: nothing runs in between).
     let block_at_start = !table_lock
@@ -127,7 +161,8 @@ pub fn interleave<E>(
         }
         apply(row)?;
         applied += 1;
-        if table_lock {
+        // The AUTO-INC table lock, or a whole-statement mix: the statement runs to its end.
+        if table_lock || mix != Interleave::Rows {
             lock_holder = (!writers[w].running.is_empty()).then_some(w);
         }
     }
@@ -166,11 +201,12 @@ mod tests {
         let plan = LoadPlan { method, batch: 10, writers, batch_max: None };
         let mut out = Vec::new();
         let mut it = rows(95, 10).into_iter();
-        let n = interleave::<()>(&table(auto_increment), &plan, mode, &mut it, |r| {
-            out.push(r);
-            Ok(())
-        })
-        .unwrap();
+        let n =
+            interleave::<()>(&table(auto_increment), &plan, mode, Interleave::Rows, &mut it, |r| {
+                out.push(r);
+                Ok(())
+            })
+            .unwrap();
         assert_eq!(n, 95);
         out
     }
@@ -240,5 +276,36 @@ mod tests {
         assert_eq!(ids(&out), (1..=95).collect::<Vec<_>>());
         let statements: Vec<Value> = out.iter().map(|r| r[1].clone()).collect();
         assert!(statements.windows(2).filter(|p| p[0] != p[1]).count() > 9, "interleaved");
+    }
+
+    #[test]
+    fn whole_statements_keep_each_statements_rows_together_with_blocks_out_of_order() {
+        let plan = LoadPlan { method: LoadMethod::Multi, batch: 10, writers: 3, batch_max: None };
+        let mut out = Vec::new();
+        let mut it = rows(95, 10).into_iter();
+        interleave::<()>(&table(true), &plan, 1, Interleave::Statements, &mut it, |r| {
+            out.push(r);
+            Ok(())
+        })
+        .unwrap();
+        let statements: Vec<Value> = out.iter().map(|r| r[1].clone()).collect();
+        let runs = 1 + statements.windows(2).filter(|p| p[0] != p[1]).count();
+        assert_eq!(runs, 10, "each statement's rows together: {statements:?}");
+        // Blocks are reserved when statements start, so they need not arrive in order.
+        let firsts: Vec<i64> = out.chunks(10).map(|c| id(&c[0])).collect();
+        assert!(firsts.windows(2).any(|p| p[1] < p[0]), "{firsts:?}");
+    }
+
+    #[test]
+    fn serial_statements_give_the_one_writer_ids() {
+        let plan = LoadPlan { method: LoadMethod::Multi, batch: 10, writers: 3, batch_max: None };
+        let mut out = Vec::new();
+        let mut it = rows(95, 10).into_iter();
+        interleave::<()>(&table(true), &plan, 1, Interleave::Serial, &mut it, |r| {
+            out.push(r);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(ids(&out), (1..=95).collect::<Vec<_>>());
     }
 }

@@ -172,6 +172,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             let engine_args = EngineArgs {
                 engine: kind,
                 model: None,
+                interleave: Default::default(),
                 url: None,
                 database: None,
                 shards: None,

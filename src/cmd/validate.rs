@@ -30,6 +30,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let server = EngineArgs {
         engine: args.engine,
         model: None,
+        interleave: Default::default(),
         url: args.url.clone(),
         database: args.database.clone(),
         shards: None,
@@ -78,6 +79,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let sim = EngineArgs {
         engine: EngineKind::Sim,
         model: Some(model),
+        interleave: Default::default(),
         url: None,
         database: None,
         shards: None,

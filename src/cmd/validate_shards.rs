@@ -29,6 +29,7 @@ pub fn run(args: ValidateArgs, shards: u32) -> Result<()> {
         sharding: None,
         collation: args.collation,
         backends: Vec::new(),
+        interleave: Default::default(),
     };
     let server = engine(args.engine, None);
     let (server_info, server_runs) =

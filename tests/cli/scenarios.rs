@@ -2,7 +2,7 @@
 //! scenario errors.
 
 use crate::util::Dir;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const BUILTINS: [&str; 6] = [
     "e1-uuid-vs-ulid",
@@ -164,6 +164,30 @@ fn e5_runs_every_fill_factor_with_churn_and_rebuilds() {
         assert_eq!(churn["delete_method"], "one_transaction");
         assert_eq!(churn["insert_order"], "keylab");
     }
+    // DDL under two writers on the simulator: the rules' answers, every time null.
+    let ddl = &runs[0]["phases"][6];
+    assert_eq!(ddl["concurrent_writers"], 2);
+    let steps = ddl["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 9);
+    for s in steps {
+        assert!(s["wall_ms"].is_null() && s["writers_longest_stall_ms"].is_null(), "{s}");
+        assert!(s["rows_inserted_during_ddl"].is_null(), "{s}");
+    }
+    assert_eq!(steps[2]["after"], "id");
+    assert_eq!(
+        (&steps[2]["supported"], &steps[2]["algorithm_used"]),
+        (&json!(true), &json!("instant"))
+    );
+    assert_eq!(steps[2]["blocks_writers"], false);
+    // MariaDB runs INPLACE instantly when it can.
+    assert_eq!(steps[4]["algorithm_used"], "instant");
+    assert_eq!(
+        (&steps[6]["lock_used"], &steps[6]["blocks_writers"]),
+        (&json!("shared"), &json!(true))
+    );
+    assert_eq!(steps[7]["lock_used"], "shared", "COPY's default lock");
+    assert_eq!((&steps[8]["supported"], &steps[8]["error_code"]), (&json!(false), &json!(1846)));
+    assert!(ddl["add_column_copy_shared_writers_stall_ms"].is_null());
 }
 
 #[test]
@@ -259,4 +283,37 @@ fn pg_wal_fpi_orders_the_keys_by_full_page_images() {
     };
     let (random, ordered, identity) = (fpi("uuid4:bin"), fpi("uuid7:bin"), fpi("auto-inc"));
     assert!(random > ordered && ordered > identity, "{random} {ordered} {identity}");
+}
+
+/// `--interleave`: the simulator's three mixes of parallel writers' statements. For
+/// auto-increment multi-row inserts: `serial` is the one-writer tree, `rows` the lowest fill,
+/// `statements` (blocks out of order) in between; a bad value exits 2 naming the choices.
+#[test]
+fn interleave_modes_bound_the_fill_of_parallel_writers() {
+    let d = Dir::new();
+    let src = "name = \"w\"\nvariants = [\"auto-inc\"]\n[[tables]]\nname = \"t\"\n\
+               columns = [{ name = \"v\", type = \"int\", gen = { int = [0, 50] } }]\n\
+               [[matrix]]\nwriters = [1, 4]\n\
+               [[phases]]\nload = { rows = 20_000, method = \"multi\", batch = 1_000 }\n";
+    std::fs::write(d.path("w.toml"), src).unwrap();
+    let fill = |mix: &str| -> Vec<f64> {
+        let run = d.keylab(&["run", "w.toml", "--interleave", mix, "--format", "json"]);
+        let v = json(&run.expect_code(0).stdout);
+        assert_eq!(v["engine"]["settings"]["writer_interleave"], mix);
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["indexes"][0]["fill_pct"].as_f64().unwrap())
+            .collect()
+    };
+    let (rows, statements, serial) = (fill("rows"), fill("statements"), fill("serial"));
+    assert_eq!(rows[0], serial[0], "one writer: one tree");
+    assert_eq!(serial[1], serial[0], "serial statements: the one-writer tree");
+    assert!(
+        rows[1] < statements[1] && statements[1] < serial[1],
+        "{rows:?} {statements:?} {serial:?}"
+    );
+    let bad = d.keylab(&["run", "w.toml", "--interleave", "pages"]).expect_code(2);
+    assert!(bad.stderr.contains("rows") && bad.stderr.contains("serial"), "{}", bad.stderr);
 }

@@ -470,6 +470,21 @@ pub trait Engine {
         let _ = (table, ddl);
         Err(EngineError::Unsupported("online DDL needs a real server".into()))
     }
+
+    /// Runs an online schema change while `writers` connections insert rows taken from
+    /// `rows` (one row per autocommitted statement), and reports what the writers saw. The
+    /// writers take rows in order, so the rows inserted are the first
+    /// `writers.rows_inserted` of `rows`.
+    fn ddl_under_writes(
+        &mut self,
+        table: &Table,
+        ddl: &DdlSpec,
+        writers: u32,
+        rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<DdlOutcome, EngineError> {
+        let _ = (table, ddl, writers, rows);
+        Err(EngineError::Unsupported("DDL under concurrent writes needs a real server".into()))
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,8 @@ pub use engine::{
 };
 pub use model::SimModel;
 pub use phase::{
-    DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec, Op, QueryOutcome, QueryPlan, QuerySpec,
+    DdlAction, DdlAlgorithm, DdlLock, DdlOutcome, DdlSpec, DdlWriters, Op, QueryOutcome, QueryPlan,
+    QuerySpec,
 };
 pub use pool_curve::{PoolCurvePoint, PoolCurveSampler, MAX_POINTS as POOL_CURVE_MAX_POINTS};
 pub use prefetch::{Prefetch, SparePermit, SpareThreads};

@@ -93,6 +93,33 @@ pub struct DdlSpec {
     /// instant only on MariaDB 10.4+ and MySQL 8.0.29+); `None` appends it last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
+    /// `LOCK=` of the statement; `None` leaves it to the server (the least restrictive lock
+    /// the algorithm supports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock: Option<DdlLock>,
+}
+
+/// `LOCK=` of an `ALTER TABLE`: what concurrent statements may do while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DdlLock {
+    /// `LOCK=NONE`: reads and writes go on.
+    None,
+    /// `LOCK=SHARED`: reads go on, writes wait.
+    Shared,
+    /// `LOCK=EXCLUSIVE`: reads and writes wait.
+    Exclusive,
+}
+
+impl DdlLock {
+    /// The SQL keyword.
+    pub fn sql(self) -> &'static str {
+        match self {
+            DdlLock::None => "NONE",
+            DdlLock::Shared => "SHARED",
+            DdlLock::Exclusive => "EXCLUSIVE",
+        }
+    }
 }
 
 /// The change a [`DdlSpec`] makes.
@@ -117,13 +144,57 @@ pub enum DdlAlgorithm {
     Copy,
 }
 
-/// What a DDL statement did.
+/// What a DDL statement did. A figure the engine cannot give is `None` (the simulator gives
+/// what the server's rules allow, never a time).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DdlOutcome {
-    /// Wall time, milliseconds.
-    pub wall_ms: f64,
+    /// Wall time, milliseconds (`None` on the simulator).
+    pub wall_ms: Option<f64>,
     /// True when the engine accepted the algorithm (false: it refused, `message` says why).
     pub supported: bool,
-    /// The engine's message when it refused.
+    /// The server's error number when it refused (1845, 1846).
+    pub error_code: Option<u16>,
+    /// The algorithm the server used (`instant`, `inplace`, `copy`), when known: MariaDB may
+    /// run a statement with a better algorithm than the one asked for.
+    pub algorithm_used: Option<String>,
+    /// The lock the statement held against writers (`none`, `shared`, `exclusive`), when
+    /// known (from the rules; a server does not report it: its writers' stall shows it).
+    pub lock_used: Option<String>,
+    /// The engine's message: why it refused, or what it did.
     pub message: Option<String>,
+    /// Concurrent writers during the statement, when the phase ran some.
+    pub writers: Option<DdlWriters>,
+}
+
+impl DdlOutcome {
+    /// A refusal with the server's error number and words.
+    pub fn refused(wall_ms: Option<f64>, code: u16, message: String) -> DdlOutcome {
+        DdlOutcome {
+            wall_ms,
+            supported: false,
+            error_code: Some(code),
+            algorithm_used: None,
+            lock_used: None,
+            message: Some(message),
+            writers: None,
+        }
+    }
+}
+
+/// What concurrent writers saw while a DDL statement ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DdlWriters {
+    /// Writers (connections inserting one row per autocommitted statement).
+    pub writers: u32,
+    /// Whether the statement holds writers back for its whole run (the rules' answer; `None`
+    /// on a server, whose `longest_stall_ms` against `wall_ms` shows it).
+    pub blocks_writers: Option<bool>,
+    /// The longest time one writer waited between two of its inserts, over the statement's
+    /// run (`None` on the simulator).
+    pub longest_stall_ms: Option<f64>,
+    /// Rows the writers inserted between the statement's start and end (`None` on the
+    /// simulator).
+    pub rows_inserted_during: Option<u64>,
+    /// Rows the writers inserted in all (before, during and after the statement).
+    pub rows_inserted: Option<u64>,
 }

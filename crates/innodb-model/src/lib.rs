@@ -39,6 +39,7 @@ mod device;
 mod fsp;
 mod ibuf;
 mod layout;
+pub mod online_ddl;
 mod page;
 mod page_keys;
 pub(crate) mod pool;

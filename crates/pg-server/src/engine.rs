@@ -627,6 +627,16 @@ impl Engine for PgEngine {
                 .into(),
         ))
     }
+
+    fn ddl_under_writes(
+        &mut self,
+        table: &Table,
+        ddl: &keylab_core::DdlSpec,
+        _: u32,
+        _: &mut dyn Iterator<Item = keylab_core::Row>,
+    ) -> Result<keylab_core::DdlOutcome, EngineError> {
+        self.ddl(table, ddl)
+    }
 }
 
 impl PgEngine {

@@ -12,7 +12,10 @@
 //!   (counter deltas and PRIMARY pages every `measure_every` rounds).
 //! - `rebuild`: fill factor, counter deltas, shape before and after.
 //! - `queries`: the names run (timings go to the run's `queries`).
-//! - `ddl`: one entry per statement with its wall time and whether the engine accepted it.
+//! - `ddl`: one entry per statement (`steps`): its wall time, whether the engine accepted it
+//!   (or its error number), the algorithm and lock asked for and used, and with
+//!   `concurrent_writers` the writers' longest stall and rows inserted during it; flat
+//!   `{action}_{algorithm}[_{lock}]_ms` and `..._writers_stall_ms` figures for tables.
 //!
 //! Where the engine gives buffer pool figures, load, churn (also per round) and rebuild
 //! phases carry their deltas flat (`hit_ratio`, `misses_per_op`, `evictions`,
@@ -122,47 +125,8 @@ fn run_phases(
                 f.insert("queries".into(), names.join(", ").into());
                 partial("queries", !names.is_empty(), f, &skipped)
             }
-            PhasePlan::Ddl { steps } => {
-                let mut done = Vec::new();
-                let mut skipped = Vec::new();
-                for step in steps {
-                    let label = format!(
-                        "{} {} {}",
-                        to_json(&step.action).as_str().unwrap_or("?"),
-                        step.column,
-                        to_json(&step.algorithm).as_str().unwrap_or("?")
-                    );
-                    match engine.ddl(run.table(), step) {
-                        Ok(o) => {
-                            st.stale = true;
-                            done.push(json!({
-                                "action": step.action, "column": step.column,
-                                "algorithm": step.algorithm, "wall_ms": o.wall_ms,
-                                "supported": o.supported, "message": o.message,
-                            }));
-                        }
-                        Err(EngineError::Unsupported(reason)) => skipped.push((label, reason)),
-                        Err(e) => return Err(e),
-                    }
-                }
-                let mut f = Map::new();
-                let ran = !done.is_empty();
-                for d in &done {
-                    // `add_column_instant_ms`: one flat figure per statement for tables.
-                    let key = format!(
-                        "{}_{}_ms",
-                        d["action"].as_str().unwrap_or("?"),
-                        d["algorithm"].as_str().unwrap_or("?")
-                    );
-                    let ms = if d["supported"] == Json::Bool(true) {
-                        d["wall_ms"].clone()
-                    } else {
-                        Json::Null
-                    };
-                    f.insert(key, ms);
-                }
-                f.insert("steps".into(), done.into());
-                partial("ddl", ran, f, &skipped)
+            PhasePlan::Ddl { steps, concurrent_writers } => {
+                ddl_phase(engine, run, &mut st, steps, *concurrent_writers)?
             }
         };
         phases.push(result);
@@ -393,6 +357,88 @@ fn pool_figures(f: &mut Map<String, Json>, before: &Measurement, after: &Measure
 
 fn to_json<T: serde::Serialize>(v: &T) -> Json {
     serde_json::to_value(v).unwrap_or(Json::Null)
+}
+
+/// Runs each statement of a ddl phase (under `writers` concurrent writers when not 0) and
+/// records one entry per statement, plus flat `{action}_{algorithm}_ms` figures.
+fn ddl_phase(
+    engine: &mut dyn Engine,
+    run: &RunPlan,
+    st: &mut State,
+    steps: &[keylab_core::DdlSpec],
+    writers: u32,
+) -> Result<PhaseResult, EngineError> {
+    let mut done = Vec::new();
+    let mut skipped = Vec::new();
+    for step in steps {
+        let label = format!(
+            "{} {} {}",
+            to_json(&step.action).as_str().unwrap_or("?"),
+            step.column,
+            to_json(&step.algorithm).as_str().unwrap_or("?")
+        );
+        let outcome = if writers == 0 {
+            engine.ddl(run.table(), step)
+        } else {
+            // The writers take rows in order: the first `rows_inserted` made are the ones in
+            // the table, and only their keys join the live keys (the rest are skipped ids).
+            let mut made = Vec::new();
+            let mut it = (&mut st.rows).inspect(|r| made.push(r.clone()));
+            let out = engine.ddl_under_writes(run.table(), step, writers, &mut it);
+            if let (Ok(o), Some(live)) = (&out, st.live.as_mut()) {
+                let n = o.writers.as_ref().and_then(|w| w.rows_inserted).unwrap_or(0);
+                for row in made.iter().take(n as usize) {
+                    live.record(row);
+                }
+            }
+            out
+        };
+        match outcome {
+            Ok(o) => {
+                st.stale = true;
+                let w = o.writers.as_ref();
+                done.push(json!({
+                    "action": step.action, "column": step.column, "after": step.after,
+                    "algorithm": step.algorithm, "lock": step.lock,
+                    "supported": o.supported, "error_code": o.error_code,
+                    "algorithm_used": o.algorithm_used, "lock_used": o.lock_used,
+                    "wall_ms": o.wall_ms, "message": o.message,
+                    "concurrent_writers": w.map(|w| w.writers),
+                    "blocks_writers": w.and_then(|w| w.blocks_writers),
+                    "writers_longest_stall_ms": w.and_then(|w| w.longest_stall_ms),
+                    "rows_inserted_during_ddl": w.and_then(|w| w.rows_inserted_during),
+                    "rows_inserted": w.and_then(|w| w.rows_inserted),
+                }));
+            }
+            Err(EngineError::Unsupported(reason)) => skipped.push((label, reason)),
+            Err(e) => return Err(e),
+        }
+    }
+    let mut f = Map::new();
+    let ran = !done.is_empty();
+    if writers > 0 {
+        f.insert("concurrent_writers".into(), writers.into());
+    }
+    for d in &done {
+        // `add_column_instant_ms` (`add_column_copy_shared_ms` with a lock): one flat figure
+        // per statement for tables, and the writers' longest stall beside it.
+        let mut key = format!(
+            "{}_{}",
+            d["action"].as_str().unwrap_or("?"),
+            d["algorithm"].as_str().unwrap_or("?")
+        );
+        if let Some(lock) = d["lock"].as_str() {
+            key = format!("{key}_{lock}");
+        }
+        let ok = d["supported"] == Json::Bool(true);
+        f.insert(format!("{key}_ms"), if ok { d["wall_ms"].clone() } else { Json::Null });
+        if writers > 0 {
+            let stall = if ok { d["writers_longest_stall_ms"].clone() } else { Json::Null };
+            f.insert(format!("{key}_writers_stall_ms"), stall);
+        }
+    }
+    f.insert("steps".into(), done.into());
+    Ok(partial("ddl", ran, f, &skipped))
 }
 
 /// Rows of one load call, noting each row's key for later churn.

@@ -77,7 +77,13 @@
 //! # rows (E1's '01J%' selected all of the author's)
 //! [[phases]]
 //! ddl = { steps = [{ action = "add_column", column = "c", algorithm = "instant" }] }
-//!                                        # add_column takes after = "col" (ADD ... AFTER col)
+//!                                        # add_column takes after = "col" (ADD ... AFTER col);
+//!   # a step takes lock = "none" | "shared" | "exclusive" (LOCK=); concurrent_writers = N
+//!   # runs N connections inserting one row per statement while each statement runs, and
+//!   # reports their longest stall and rows inserted during it (servers; the simulator
+//!   # gives the rules' answer: accepted or refused, algorithm and lock used, whether
+//!   # writers wait, times null). Under writers only columns an earlier step added can be
+//!   # dropped.
 //! ```
 //!
 //! Column types: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`, `binary(n)`,

@@ -142,6 +142,8 @@ pub enum PhasePlan {
     Ddl {
         /// Statements.
         steps: Vec<DdlSpec>,
+        /// Writers inserting while each statement runs (0: none).
+        concurrent_writers: u32,
     },
 }
 
@@ -158,6 +160,9 @@ impl PhasePlan {
         }
     }
 }
+
+/// The most writers a ddl phase runs beside its statements.
+pub const MAX_DDL_WRITERS: u32 = 64;
 
 /// The largest scenario file read (the built-ins are a few KiB).
 pub const MAX_SCENARIO_BYTES: u64 = 1024 * 1024;
@@ -830,6 +835,17 @@ fn phases(
                 PhasePlan::Queries { runs: q.runs.get(), queries }
             }
             PhaseSpec::Ddl(d) => {
+                // Every column any table of the scenario has (the writers insert into each).
+                let spec_columns: Vec<&str> = spec
+                    .tables
+                    .get_ref()
+                    .iter()
+                    .flat_map(|t| {
+                        [t.id.name.get_ref().as_str(), t.surrogate.get_ref().as_str()]
+                            .into_iter()
+                            .chain(t.columns.iter().map(|c| c.name.get_ref().as_str()))
+                    })
+                    .collect();
                 if d.steps.get_ref().is_empty() {
                     return Err(cx.err(d.steps.span(), "a ddl phase needs at least one step"));
                 }
@@ -841,7 +857,31 @@ fn phases(
                         "`after` places a new column; only add_column steps take it",
                     ));
                 }
+                let writers = d.concurrent_writers.as_ref().map_or(0, |w| *w.get_ref());
+                if let Some(w) = d.concurrent_writers.as_ref().filter(|_| writers > MAX_DDL_WRITERS)
+                {
+                    return Err(cx.err(
+                        w.span(),
+                        format!("concurrent_writers is at most {MAX_DDL_WRITERS}, got {writers}"),
+                    ));
+                }
+                let dropped_table_column = d.steps.get_ref().iter().find(|s| {
+                    s.action == keylab_core::DdlAction::DropColumn
+                        && spec_columns.contains(&s.column.as_str())
+                });
+                if let Some(s) = dropped_table_column.filter(|_| writers > 0) {
+                    return Err(cx.err(
+                        d.steps.span(),
+                        format!(
+                            "drop_column `{}`: with concurrent_writers the writers insert into \
+                             every column of the table, so only a column an earlier step added \
+                             can be dropped",
+                            s.column
+                        ),
+                    ));
+                }
                 PhasePlan::Ddl {
+                    concurrent_writers: writers,
                     steps: d
                         .steps
                         .get_ref()
@@ -851,6 +891,7 @@ fn phases(
                             column: s.column.clone(),
                             algorithm: s.algorithm,
                             after: s.after.clone(),
+                            lock: s.lock,
                         })
                         .collect(),
                 }

@@ -7,7 +7,7 @@
 //! column) are in `check.rs`; turning a file into runs is `plan.rs`.
 
 use keylab_core::{
-    ChurnDelete, ChurnInsert, DdlAction, DdlAlgorithm, LoadMethod, Placement, SimModel,
+    ChurnDelete, ChurnInsert, DdlAction, DdlAlgorithm, DdlLock, LoadMethod, Placement, SimModel,
 };
 use keylab_keys::{ClockKind, WithinMs};
 use keylab_schema::{Charset, RowFormat};
@@ -536,12 +536,16 @@ fn default_runs() -> NonZeroU32 {
     NonZeroU32::new(10).expect("nonzero")
 }
 
-/// `ddl = { steps = [ { action, column, algorithm }, ... ] }`.
+/// `ddl = { steps = [ { action, column, algorithm, lock }, ... ], concurrent_writers }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DdlPhaseSpec {
     /// Statements, in order.
     pub steps: Spanned<Vec<DdlStepSpec>>,
+    /// Connections inserting rows (one per autocommitted statement) while each statement
+    /// runs (default 0: none).
+    #[serde(default)]
+    pub concurrent_writers: Option<Spanned<u32>>,
 }
 
 /// One `ALTER TABLE`.
@@ -557,6 +561,9 @@ pub struct DdlStepSpec {
     /// `add_column` only: put the new column after this one (`ADD COLUMN ... AFTER col`).
     #[serde(default)]
     pub after: Option<String>,
+    /// `none`, `shared` or `exclusive` (`LOCK=`); absent: no `LOCK=` clause.
+    #[serde(default)]
+    pub lock: Option<DdlLock>,
 }
 
 /// A column type as written: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`,

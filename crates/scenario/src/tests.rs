@@ -114,6 +114,21 @@ fn bad_enum_values_list_the_choices() {
                algorithm = \"copy\", after = \"id\" }] }\n";
     let e = head(&format!("{MINIMAL}{ddl}"));
     assert!(e.contains("only add_column steps take it"), "{e}");
+    let ddl = "[[phases]]\nddl = { concurrent_writers = 2, steps = [{ action = \"drop_column\", \
+               column = \"data\", algorithm = \"inplace\" }] }\n";
+    let e = head(&format!("{MINIMAL}{ddl}"));
+    assert!(e.contains("drop_column `data`: with concurrent_writers the writers insert"), "{e}");
+    let ddl = "[[phases]]\nddl = { concurrent_writers = 65, steps = [{ action = \"add_column\", \
+               column = \"x\", algorithm = \"copy\", lock = \"shared\" }] }\n";
+    let e = head(&format!("{MINIMAL}{ddl}"));
+    assert!(e.starts_with("s.toml:9:30: concurrent_writers is at most 64, got 65"), "{e}");
+    let ddl = "[[phases]]\nddl = { steps = [{ action = \"add_column\", column = \"x\", \
+               algorithm = \"copy\", lock = \"open\" }] }\n";
+    let e = head(&format!("{MINIMAL}{ddl}"));
+    assert!(
+        e.contains("unknown variant `open`, expected one of `none`, `shared`, `exclusive`"),
+        "{e}"
+    );
     let e = head(&format!("{MINIMAL}[engine]\nautoinc_lock_mode = 3\n"));
     assert!(e.starts_with("s.toml:9:21: autoinc_lock_mode 3 is not valid; valid: 0"), "{e}");
     let e = head(&MINIMAL.replace("gen = { fixed", "charset = \"utf8\", gen = { fixed"));
@@ -443,4 +458,19 @@ fn existing_backends_set_the_shards_and_are_checked_where_written() {
     assert!(e.starts_with("s.toml:9:28: a backend is a MariaDB URL: mysql://"), "{e}");
     assert!(!e.contains("hunter2"), "the password is never shown: {e}");
     assert!(e.contains(r#"["mysql://a@h", "http://u:***@h"]"#), "{e}");
+}
+
+#[test]
+fn a_ddl_phase_under_writes_plans_its_writers_and_locks() {
+    let ddl = "[[phases]]\nddl = { concurrent_writers = 2, steps = [\
+               { action = \"add_column\", column = \"x\", algorithm = \"copy\", lock = \"shared\" },\
+               { action = \"drop_column\", column = \"x\", algorithm = \"inplace\" }] }\n";
+    let s = Scenario::parse(&format!("{MINIMAL}{ddl}"), "s.toml").unwrap();
+    let runs = s.plan(1.0).unwrap();
+    let PhasePlan::Ddl { steps, concurrent_writers } = &runs[0].phases[1] else {
+        panic!("{:?}", runs[0].phases)
+    };
+    assert_eq!(*concurrent_writers, 2);
+    assert_eq!(steps[0].lock, Some(keylab_core::DdlLock::Shared));
+    assert_eq!(steps[1].lock, None);
 }

@@ -16,11 +16,13 @@
 //!
 //! Child modules: [`measure`] (reading a table's shape and counters) and the phase
 //! operations after a load, [`churn`] (`apply`, waiting for purge), [`rebuild`]
-//! (`OPTIMIZE TABLE` under a fill factor, and online DDL), [`query`] (timed queries) and
+//! (`OPTIMIZE TABLE` under a fill factor, and online DDL), [`ddl_writes`] (online DDL
+//! while writers insert), [`query`] (timed queries) and
 //! [`stmt_time`] (their server-side times and plans).
 
 mod churn;
 mod churn_styled;
+mod ddl_writes;
 mod id_blocks;
 mod measure;
 mod query;
@@ -817,6 +819,16 @@ impl Engine for MariaDbEngine {
 
     fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
         Ok(self.run_ddl(table, ddl)?)
+    }
+
+    fn ddl_under_writes(
+        &mut self,
+        table: &Table,
+        ddl: &DdlSpec,
+        writers: u32,
+        rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<DdlOutcome, EngineError> {
+        Ok(self.run_ddl_under_writes(table, ddl, writers, rows)?)
     }
 }
 

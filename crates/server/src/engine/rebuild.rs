@@ -71,8 +71,9 @@ pub fn ddl_sql(table: &str, spec: &DdlSpec) -> String {
         },
         DdlAction::DropColumn => format!("DROP COLUMN {column}"),
     };
+    let lock = spec.lock.map(|l| format!(", LOCK={}", l.sql())).unwrap_or_default();
     format!(
-        "ALTER TABLE {} {change}, ALGORITHM={}",
+        "ALTER TABLE {} {change}, ALGORITHM={}{lock}",
         quote_ident(table),
         algorithm_sql(spec.algorithm)
     )
@@ -170,6 +171,20 @@ impl MariaDbEngine {
         table: &Table,
         spec: &DdlSpec,
     ) -> Result<DdlOutcome, ServerError> {
+        let started = self.ddl_start(table, spec)?;
+        let t0 = Instant::now();
+        let result = self.conn.query_drop(&started.stmt);
+        let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+        self.ddl_finish(spec, started, wall_ms, result)
+    }
+
+    /// Checks `spec`, forgets the table's checksum and reads what [`Self::ddl_finish`]
+    /// compares with.
+    pub(super) fn ddl_start(
+        &mut self,
+        table: &Table,
+        spec: &DdlSpec,
+    ) -> Result<DdlStarted, ServerError> {
         let name = self.owned_name(table)?;
         if !valid_identifier(&spec.column) {
             return Err(ServerError::Refused(format!(
@@ -182,21 +197,31 @@ impl MariaDbEngine {
         self.contents.remove(&name);
         let space_before = metrics::space_id(&mut self.conn, self.flavour, &self.database, &name);
         let instant_before = metrics::instant_alter_count(&mut self.conn);
-        let t0 = Instant::now();
-        let result = self.conn.query_drop(&stmt);
-        let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+        Ok(DdlStarted { name, stmt, space_before, instant_before })
+    }
+
+    /// The outcome of the statement `started` that took `wall_ms` and ended in `result`.
+    pub(super) fn ddl_finish(
+        &mut self,
+        spec: &DdlSpec,
+        started: DdlStarted,
+        wall_ms: f64,
+        result: Result<(), mysql::Error>,
+    ) -> Result<DdlOutcome, ServerError> {
+        let DdlStarted { name, stmt, space_before, instant_before } = started;
         match result {
             Ok(()) => {}
             Err(mysql::Error::MySqlError(e)) if ALGORITHM_REFUSED.contains(&e.code) => {
-                return Ok(DdlOutcome {
-                    wall_ms,
-                    supported: false,
-                    message: Some(format!("error {}: {}", e.code, e.message)),
-                });
+                return Ok(DdlOutcome::refused(
+                    Some(wall_ms),
+                    e.code,
+                    format!("error {}: {}", e.code, e.message),
+                ));
             }
             Err(e) => return Err(sql_err(&format!("{stmt} failed"), e)),
         }
         let mut facts = Vec::new();
+        let mut algorithm_used = algorithm_token(spec.algorithm);
         let space_after = metrics::space_id(&mut self.conn, self.flavour, &self.database, &name);
         if let (Some(a), Some(b)) = (space_before, space_after) {
             facts.push(if a == b {
@@ -212,6 +237,9 @@ impl MariaDbEngine {
                     .map(|(a, b)| b.saturating_sub(a));
                 if let Some(n) = instant {
                     facts.push(format!("Innodb_instant_alter_column +{n}"));
+                    if n > 0 {
+                        algorithm_used = "instant";
+                    }
                     if n > 0 && spec.algorithm != DdlAlgorithm::Instant {
                         facts.push(format!(
                             "MariaDB ran ALGORITHM={} instantly (it uses the best algorithm at \
@@ -236,7 +264,34 @@ impl MariaDbEngine {
                 }
             }
         }
-        Ok(DdlOutcome { wall_ms, supported: true, message: Some(facts.join("; ")) })
+        Ok(DdlOutcome {
+            wall_ms: Some(wall_ms),
+            supported: true,
+            error_code: None,
+            algorithm_used: Some(algorithm_used.into()),
+            // The server does not say which lock it held; its writers' stall shows it.
+            lock_used: None,
+            message: Some(facts.join("; ")),
+            writers: None,
+        })
+    }
+}
+
+/// What [`MariaDbEngine::ddl_start`] read before a statement.
+pub(super) struct DdlStarted {
+    /// The table's name.
+    pub name: String,
+    /// The `ALTER TABLE` statement.
+    pub stmt: String,
+    space_before: Option<u64>,
+    instant_before: Option<u64>,
+}
+
+fn algorithm_token(a: DdlAlgorithm) -> &'static str {
+    match a {
+        DdlAlgorithm::Instant => "instant",
+        DdlAlgorithm::Inplace => "inplace",
+        DdlAlgorithm::Copy => "copy",
     }
 }
 
@@ -251,6 +306,7 @@ mod tests {
             column: "c".into(),
             algorithm: DdlAlgorithm::Instant,
             after: None,
+            lock: None,
         };
         assert_eq!(
             ddl_sql("t", &spec),
@@ -263,6 +319,11 @@ mod tests {
         );
         let spec = DdlSpec { action: DdlAction::DropColumn, algorithm: DdlAlgorithm::Copy, ..spec };
         assert_eq!(ddl_sql("t", &spec), "ALTER TABLE `t` DROP COLUMN `c`, ALGORITHM=COPY");
+        let shared = DdlSpec { lock: Some(keylab_core::DdlLock::Shared), ..spec };
+        assert_eq!(
+            ddl_sql("t", &shared),
+            "ALTER TABLE `t` DROP COLUMN `c`, ALGORITHM=COPY, LOCK=SHARED"
+        );
     }
 
     #[test]
