@@ -171,7 +171,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         kind => {
             let engine_args = EngineArgs {
                 engine: kind,
-                model: None,
+                model: Vec::new(),
                 url: None,
                 database: None,
                 shards: None,
@@ -418,6 +418,8 @@ fn run_result(
         strategy,
         encoding,
         placement: "pk".into(),
+        // One model for every candidate: the report's engine names it.
+        model: None,
         rows,
         load,
         counters: m.counters,

@@ -19,7 +19,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let plans = scenario.plan(1.0).map_err(|e| anyhow!("{e}"))?;
     let server = EngineArgs {
         engine: args.engine,
-        model: None,
+        model: Vec::new(),
         url: args.url.clone(),
         database: args.database.clone(),
         shards: None,
@@ -66,7 +66,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     }
     let sim = EngineArgs {
         engine: EngineKind::Sim,
-        model: Some(model),
+        model: vec![model],
         url: None,
         database: None,
         shards: None,
