@@ -35,6 +35,7 @@ mod pool_rows;
 mod postgres_rows;
 mod reading;
 mod reading_e5;
+mod reading_engines;
 mod reading_keys;
 mod reading_load;
 mod reading_phases;

@@ -225,11 +225,7 @@ impl MetricTable {
 
         b.section("Run");
         if models.iter().any(Option::is_some) {
-            b.note(
-                "runs of several models: each model's runs are drawn and ranked apart (ratios \
-                 compare runs of the same model only: an nbtree index and an InnoDB clustered \
-                 index are different things)",
-            );
+            b.note("ratios compare runs of the same model only");
         }
         b.row("placement", "placement", None, |r| Value::Text(r.placement.clone()));
         b.row("rows", "rows", None, |r| Value::Count(r.rows));

@@ -1,0 +1,332 @@
+//! The cross-engine paragraph of the reading: when a report holds runs of more than one
+//! simulator model on the same ids (`keylab compare --model mariadb-10.11,postgres-15`), how
+//! each id pattern ranks on each model by the headline figures (the id index's leaf pages,
+//! leaf fill, page splits per 1,000 rows, full-page images where a model gives them), which
+//! pattern is the best on one model and the worst on another if any, and why, in figures.
+//!
+//! Figures are only ranked within a model (an nbtree index page is not an InnoDB clustered
+//! page); across models the paragraph compares ranks, fill percentages and bytes per record,
+//! which mean the same thing on both. The "why" is said only where the figures show it: the
+//! clustered row (bytes per record of the id index's leaves), the unordered heap (equal heap
+//! pages for ids of the same length in different orders), the in-order fill rules. It does
+//! not judge which model or pattern a team should pick.
+
+use crate::reading::{key_index, key_order, KeyOrder};
+use crate::text::{decimal, group_thousands, times};
+use keylab_core::RunResult;
+
+/// One id pattern (variant and placement) under one model.
+struct Entry<'a> {
+    run: &'a RunResult,
+    pattern: String,
+    model: String,
+}
+
+/// A headline figure, ranked within each model.
+struct Figure {
+    name: &'static str,
+    lower_is_better: bool,
+    value: fn(&RunResult) -> Option<f64>,
+    show: fn(f64) -> String,
+}
+
+fn leaf_pages(r: &RunResult) -> Option<f64> {
+    let i = key_index(r)?;
+    i.leaf_pages.or(i.size_pages).map(|p| p as f64)
+}
+
+fn fill(r: &RunResult) -> Option<f64> {
+    key_index(r)?.fill_pct
+}
+
+fn splits_per_1k(r: &RunResult) -> Option<f64> {
+    let s = r.counters.page_splits?;
+    (r.rows > 0).then(|| s as f64 * 1000.0 / r.rows as f64)
+}
+
+fn fpis(r: &RunResult) -> Option<f64> {
+    r.postgres.as_ref()?.full_page_images.map(|n| n as f64)
+}
+
+const FIGURES: [Figure; 4] = [
+    Figure {
+        name: "id index leaf pages",
+        lower_is_better: true,
+        value: leaf_pages,
+        show: |v| group_thousands(v as u64),
+    },
+    Figure {
+        name: "leaf fill",
+        lower_is_better: false,
+        value: fill,
+        show: |v| format!("{}%", decimal(v, 1)),
+    },
+    Figure {
+        name: "page splits per 1,000 rows",
+        lower_is_better: true,
+        value: splits_per_1k,
+        show: |v| decimal(v, 1),
+    },
+    Figure {
+        name: "full-page images",
+        lower_is_better: true,
+        value: fpis,
+        show: |v| group_thousands(v as u64),
+    },
+];
+
+/// The paragraph for `runs` (of the models `models` gives: all `None`
+/// when the report holds one model, and then there is no paragraph).
+pub(crate) fn cross_engine(runs: &[RunResult], models: &[Option<String>]) -> Vec<String> {
+    let placements = runs.iter().any(|r| r.placement != runs[0].placement);
+    let entries: Vec<Entry> = runs
+        .iter()
+        .zip(models)
+        .filter_map(|(run, model)| {
+            let pattern = if placements {
+                format!("{} ({})", run.variant, run.placement)
+            } else {
+                run.variant.clone()
+            };
+            Some(Entry { run, pattern, model: model.clone()? })
+        })
+        .collect();
+    let mut model_names: Vec<&str> = Vec::new();
+    for e in &entries {
+        if !model_names.contains(&e.model.as_str()) {
+            model_names.push(&e.model);
+        }
+    }
+    // Only the patterns every model ran are ranked against each other.
+    let mut patterns: Vec<&str> = Vec::new();
+    for e in &entries {
+        let everywhere = model_names
+            .iter()
+            .all(|m| entries.iter().any(|o| o.model == *m && o.pattern == e.pattern));
+        if everywhere && !patterns.contains(&e.pattern.as_str()) {
+            patterns.push(&e.pattern);
+        }
+    }
+    if model_names.len() < 2 || patterns.len() < 2 {
+        return Vec::new();
+    }
+    let get = |model: &str, pattern: &str| {
+        entries.iter().find(|e| e.model == model && e.pattern == pattern).map(|e| e.run)
+    };
+    let mut out = Vec::new();
+    let mut flips = Vec::new();
+    let mut same_order = Vec::new();
+    for (n, figure) in FIGURES.iter().enumerate() {
+        // Per model: the patterns with this figure, best first.
+        let ranked: Vec<(&str, Vec<(&str, f64)>)> = model_names
+            .iter()
+            .map(|m| {
+                let mut list: Vec<(&str, f64)> = patterns
+                    .iter()
+                    .filter_map(|p| Some((*p, (figure.value)(get(m, p)?)?)))
+                    .collect();
+                list.sort_by(|a, b| {
+                    let o = a.1.total_cmp(&b.1);
+                    if figure.lower_is_better {
+                        o
+                    } else {
+                        o.reverse()
+                    }
+                });
+                (*m, list)
+            })
+            .filter(|(_, list)| list.len() == patterns.len())
+            .collect();
+        if ranked.len() < 2 {
+            continue;
+        }
+        let same =
+            |a: &[(&str, f64)], b: &[(&str, f64)]| a.iter().map(|x| x.0).eq(b.iter().map(|x| x.0));
+        let alike = ranked.iter().all(|(_, l)| same(l, &ranked[0].1));
+        if n == 0 || !alike {
+            let per_model: Vec<String> = ranked
+                .iter()
+                .map(|(m, list)| {
+                    let items: Vec<String> =
+                        list.iter().map(|(p, v)| format!("{p} {}", (figure.show)(*v))).collect();
+                    format!("{m} {}", items.join(", "))
+                })
+                .collect();
+            let lead = if n == 0 { "Across models, on the same ids, by " } else { "By " };
+            out.push(format!("{lead}{}, best first: {}.", figure.name, per_model.join("; ")));
+        } else {
+            same_order.push(figure.name);
+        }
+        flips.extend(best_here_worst_there(figure, &ranked));
+    }
+    if !same_order.is_empty() {
+        out.push(format!("By {} the order is the same on every model.", same_order.join(" and ")));
+    }
+    match flips.first() {
+        Some(flip) => out.push(flip.clone()),
+        None => out.push(no_flip(&model_names, &patterns, &get)),
+    }
+    out.extend(why(&model_names, &patterns, &get));
+    out
+}
+
+/// A pattern that is the best on one model and the worst on another by `figure` (each model's
+/// spread at least 5%, so a tie is not called a rank).
+fn best_here_worst_there(figure: &Figure, ranked: &[(&str, Vec<(&str, f64)>)]) -> Vec<String> {
+    let spread = |list: &[(&str, f64)]| {
+        let (a, b) = (list[0].1, list[list.len() - 1].1);
+        a.min(b) > 0.0 && a.max(b) / a.min(b) >= 1.05
+    };
+    let mut out = Vec::new();
+    for (good, good_list) in ranked.iter().filter(|(_, l)| spread(l)) {
+        let best = good_list[0];
+        for (bad, bad_list) in ranked.iter().filter(|(_, l)| spread(l)) {
+            let worst = bad_list[bad_list.len() - 1];
+            if good != bad && worst.0 == best.0 {
+                out.push(format!(
+                    "{} is the best on {good} and the worst on {bad} by {}: {} against {}'s {} \
+                     on {good}, {} against {}'s {} on {bad}.",
+                    best.0,
+                    figure.name,
+                    (figure.show)(best.1),
+                    good_list[good_list.len() - 1].0,
+                    (figure.show)(good_list[good_list.len() - 1].1),
+                    (figure.show)(worst.1),
+                    bad_list[0].0,
+                    (figure.show)(bad_list[0].1)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The sentence when no pattern flips: the same best and worst by leaf pages, and the gap on
+/// each model.
+fn no_flip<'a>(
+    models: &[&str],
+    patterns: &[&str],
+    get: &dyn Fn(&str, &str) -> Option<&'a RunResult>,
+) -> String {
+    let gaps: Vec<String> = models
+        .iter()
+        .filter_map(|m| {
+            let mut list: Vec<(&str, f64)> =
+                patterns.iter().filter_map(|p| Some((*p, leaf_pages(get(m, p)?)?))).collect();
+            list.sort_by(|a, b| a.1.total_cmp(&b.1));
+            let (best, worst) = (list.first()?, list.last()?);
+            (best.1 > 0.0).then(|| {
+                format!(
+                    "{} on {m} ({} vs {}, {} worst vs {} best)",
+                    times(worst.1 / best.1),
+                    group_thousands(worst.1 as u64),
+                    group_thousands(best.1 as u64),
+                    worst.0,
+                    best.0
+                )
+            })
+        })
+        .collect();
+    format!(
+        "No id pattern is the best on one model and the worst on another; the gap in id index \
+         leaf pages is {}.",
+        gaps.join(" and ")
+    )
+}
+
+/// Why the models differ, where the figures show it.
+fn why<'a>(
+    models: &[&str],
+    patterns: &[&str],
+    get: &dyn Fn(&str, &str) -> Option<&'a RunResult>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let postgres = |m: &str| m.starts_with("postgres");
+    // The clustered row against the index tuple: bytes per record of the id index's leaves.
+    let per_record = |r: &RunResult, m: &str| {
+        let i = key_index(r)?;
+        let page = if postgres(m) { 8192.0 } else { 16384.0 };
+        let (fill, per_leaf) = (i.fill_pct?, i.records_per_leaf?);
+        (per_leaf > 0.0).then(|| fill / 100.0 * page / per_leaf)
+    };
+    let random = patterns.iter().find(|p| {
+        models
+            .iter()
+            .filter_map(|m| get(m, p))
+            .all(|r| key_order(&r.strategy, &r.encoding) == KeyOrder::Random)
+    });
+    let innodb = models.iter().find(|m| !postgres(m));
+    let nbtree = models.iter().find(|m| postgres(m));
+    if let (Some(p), Some(i), Some(n)) = (random, innodb, nbtree) {
+        let (ri, rn) = (get(i, p), get(n, p));
+        let bytes = ri.zip(rn).and_then(|(a, b)| Some((per_record(a, i)?, per_record(b, n)?)));
+        if let (Some((bi, bn)), Some(a), Some(b)) = (bytes, ri, rn) {
+            if a.placement == "pk" {
+                out.push(format!(
+                    "Why: on {i} the primary key is the clustered index, so its leaves hold the \
+                     whole row (about {bi:.0} bytes per record for {p}) and a random key's \
+                     splits move rows; on {n} the index leaf holds only the key and a heap \
+                     pointer (about {bn:.0} bytes per tuple) and the row goes to the heap."
+                ));
+            }
+            let (fi, fnb) = (fill(a), fill(b));
+            if let (Some(fi), Some(fnb)) = (fi, fnb) {
+                out.push(format!(
+                    "{p}'s random ids split leaves in the middle on both: {}% full on {i}, {}% \
+                     on {n}.",
+                    decimal(fi, 1),
+                    decimal(fnb, 1)
+                ));
+            }
+        }
+    }
+    // The heap is not ordered by the key: ids of the same length in another order take the
+    // same heap pages.
+    if let Some(n) = nbtree {
+        let heap = |p: &str| get(n, p).and_then(|r| Some((r, r.postgres.as_ref()?.heap_pages?)));
+        let found = patterns.iter().enumerate().find_map(|(k, a)| {
+            patterns[k + 1..].iter().find_map(|b| {
+                let ((ra, ha), (rb, hb)) = (heap(a)?, heap(b)?);
+                let orders =
+                    (key_order(&ra.strategy, &ra.encoding), key_order(&rb.strategy, &rb.encoding));
+                let differ = matches!(
+                    orders,
+                    (KeyOrder::Random, KeyOrder::Ordered) | (KeyOrder::Ordered, KeyOrder::Random)
+                );
+                (differ && ha == hb && leaf_pages(ra) != leaf_pages(rb)).then_some((*a, *b, ha))
+            })
+        });
+        if let Some((a, b, pages)) = found {
+            out.push(format!(
+                "On {n} the heap is not ordered by the key: {a} and {b} take the same {} heap \
+                 pages, so their order costs only in the index.",
+                group_thousands(pages)
+            ));
+        }
+    }
+    // The in-order fill rules: InnoDB leaves 1/16 free, nbtree splits the rightmost leaf at
+    // the fillfactor (90 by default).
+    let ordered = patterns.iter().find(|p| {
+        models.iter().filter_map(|m| get(m, p)).all(|r| {
+            key_order(&r.strategy, &r.encoding) == KeyOrder::Ordered
+                && fill(r).is_some_and(|f| f >= 85.0)
+        })
+    });
+    if let (Some(p), Some(i), Some(n)) = (ordered, innodb, nbtree) {
+        let (a, b) = (get(i, p).and_then(fill), get(n, p).and_then(fill));
+        if let (Some(a), Some(b)) = (a, b) {
+            let rule = if get(i, p).is_some_and(|r| r.placement == "pk") {
+                "InnoDB's split of the last page leaves 1/16 of a clustered leaf free"
+            } else {
+                "InnoDB packs in-order secondary leaves nearly full"
+            };
+            out.push(format!(
+                "In-order ids ({p}) fill {}% of a leaf on {i} ({rule}) and {}% on {n} \
+                 (nbtree splits the rightmost leaf at the index fillfactor, 90 by default).",
+                decimal(a, 1),
+                decimal(b, 1)
+            ));
+        }
+    }
+    out
+}
