@@ -92,8 +92,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
     // One engine argument set per model of a `--model` list (the arguments as given
     // otherwise); every variant runs under each, model by model, on the same ids.
     let per_model: Vec<EngineArgs> = match args.engine.models()? {
-        [] | [_] => vec![args.engine.clone()],
-        models => models.iter().map(|m| args.engine.with_model(*m)).collect(),
+        models if models.len() > 1 && args.engine.engine == EngineKind::Sim => {
+            models.iter().map(|m| args.engine.with_model(*m)).collect()
+        }
+        // One model, or a server engine (which refuses --model, naming the whole list).
+        _ => vec![args.engine.clone()],
     };
     // Every model's engine is built before any run, so what does not combine (--shards with
     // postgres-15, --model with a server engine) is refused before anything runs.

@@ -140,9 +140,7 @@ pub(crate) fn cross_engine(runs: &[RunResult], models: &[Option<String>]) -> Vec
         if ranked.len() < 2 {
             continue;
         }
-        let same =
-            |a: &[(&str, f64)], b: &[(&str, f64)]| a.iter().map(|x| x.0).eq(b.iter().map(|x| x.0));
-        let alike = ranked.iter().all(|(_, l)| same(l, &ranked[0].1));
+        let alike = !clearly_reordered(figure, &ranked);
         if n == 0 || !alike {
             let per_model: Vec<String> = ranked
                 .iter()
@@ -160,29 +158,60 @@ pub(crate) fn cross_engine(runs: &[RunResult], models: &[Option<String>]) -> Vec
         flips.extend(best_here_worst_there(figure, &ranked));
     }
     if !same_order.is_empty() {
-        out.push(format!("By {} the order is the same on every model.", same_order.join(" and ")));
+        out.push(format!(
+            "By {} no pattern changes place between models (ties within 1% aside).",
+            same_order.join(" and ")
+        ));
     }
     match flips.first() {
         Some(flip) => out.push(flip.clone()),
         None => out.push(no_flip(&model_names, &patterns, &get)),
     }
+    out.extend(swapped_pair(&model_names, &patterns, &get));
+    out.extend(full_page_images(&model_names, &patterns, &get));
     out.extend(why(&model_names, &patterns, &get));
     out
 }
 
-/// A pattern that is the best on one model and the worst on another by `figure` (each model's
-/// spread at least 5%, so a tie is not called a rank).
-fn best_here_worst_there(figure: &Figure, ranked: &[(&str, Vec<(&str, f64)>)]) -> Vec<String> {
-    let spread = |list: &[(&str, f64)]| {
-        let (a, b) = (list[0].1, list[list.len() - 1].1);
-        a.min(b) > 0.0 && a.max(b) / a.min(b) >= 1.05
+/// Whether `a` is better than `b` by `figure` by more than 1% (closer is a tie).
+fn clearly_better(figure: &Figure, a: f64, b: f64) -> bool {
+    let (lo, hi) = if figure.lower_is_better { (a, b) } else { (b, a) };
+    lo >= 0.0 && hi > lo * 1.01 && hi - lo > 1e-9
+}
+
+/// Whether two patterns are clearly in opposite order on two models (near-ties are no order).
+fn clearly_reordered(figure: &Figure, ranked: &[(&str, Vec<(&str, f64)>)]) -> bool {
+    let pairs = |list: &[(&str, f64)]| {
+        let mut out = Vec::new();
+        for a in list {
+            for b in list {
+                if clearly_better(figure, a.1, b.1) {
+                    out.push((a.0.to_string(), b.0.to_string()));
+                }
+            }
+        }
+        out
     };
+    let all: Vec<Vec<(String, String)>> = ranked.iter().map(|(_, l)| pairs(l)).collect();
+    all.iter().any(|one| {
+        one.iter().any(|(a, b)| all.iter().any(|other| other.contains(&(b.clone(), a.clone()))))
+    })
+}
+
+/// A pattern that is the best on one model and the worst on another by `figure`: clearly
+/// better than the runner-up on the one and clearly worse than the next on the other.
+fn best_here_worst_there(figure: &Figure, ranked: &[(&str, Vec<(&str, f64)>)]) -> Vec<String> {
     let mut out = Vec::new();
-    for (good, good_list) in ranked.iter().filter(|(_, l)| spread(l)) {
+    for (good, good_list) in ranked {
         let best = good_list[0];
-        for (bad, bad_list) in ranked.iter().filter(|(_, l)| spread(l)) {
-            let worst = bad_list[bad_list.len() - 1];
-            if good != bad && worst.0 == best.0 {
+        if !clearly_better(figure, best.1, good_list[1].1) {
+            continue;
+        }
+        for (bad, bad_list) in ranked {
+            let n = bad_list.len();
+            let worst = bad_list[n - 1];
+            let clear = clearly_better(figure, bad_list[n - 2].1, worst.1);
+            if good != bad && worst.0 == best.0 && clear {
                 out.push(format!(
                     "{} is the best on {good} and the worst on {bad} by {}: {} against {}'s {} \
                      on {good}, {} against {}'s {} on {bad}.",
@@ -234,6 +263,95 @@ fn no_flip<'a>(
     )
 }
 
+/// Bytes per record of the id index's leaves: used bytes of a leaf (fill × page size: 16 KiB
+/// on an InnoDB model, nbtree's 8 KiB block on a postgres one) over records per leaf.
+fn bytes_per_record(r: &RunResult, model: &str) -> Option<f64> {
+    let i = key_index(r)?;
+    let page = if model.starts_with("postgres") { 8192.0 } else { 16384.0 };
+    let (fill, per_leaf) = (i.fill_pct?, i.records_per_leaf?);
+    (per_leaf > 0.0).then(|| fill / 100.0 * page / per_leaf)
+}
+
+/// Two patterns whose order by id index leaf pages differs between two models, with the
+/// fill and bytes per record that explain it on each.
+fn swapped_pair<'a>(
+    models: &[&str],
+    patterns: &[&str],
+    get: &dyn Fn(&str, &str) -> Option<&'a RunResult>,
+) -> Option<String> {
+    let pages = |m: &str, p: &str| get(m, p).and_then(leaf_pages);
+    let shape = |m: &str, p: &str| -> Option<String> {
+        let r = get(m, p)?;
+        Some(format!(
+            "{p} {} pages, {}% full, about {:.0} bytes per record",
+            group_thousands(leaf_pages(r)? as u64),
+            decimal(fill(r)?, 1),
+            bytes_per_record(r, m)?
+        ))
+    };
+    for (k, a) in patterns.iter().enumerate() {
+        for b in &patterns[k + 1..] {
+            for m1 in models {
+                for m2 in models {
+                    let (a1, b1, a2, b2) =
+                        (pages(m1, a)?, pages(m1, b)?, pages(m2, a)?, pages(m2, b)?);
+                    if a1 < b1 && a2 > b2 {
+                        return Some(format!(
+                            "{a} and {b} swap places by id index leaf pages: on {m1} {} against \
+                             {}; on {m2} {} against {}.",
+                            shape(m1, a)?,
+                            shape(m1, b)?,
+                            shape(m2, a)?,
+                            shape(m2, b)?
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Full-page images of a model that gives them (PostgreSQL's headline WAL cost of random
+/// keys), ranked; or that none was written because no checkpoint ran during the load.
+fn full_page_images<'a>(
+    models: &[&str],
+    patterns: &[&str],
+    get: &dyn Fn(&str, &str) -> Option<&'a RunResult>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in models {
+        let figures: Vec<(&str, u64, u64)> = patterns
+            .iter()
+            .filter_map(|p| {
+                let pg = get(m, p)?.postgres.as_ref()?;
+                Some((*p, pg.full_page_images?, pg.checkpoints.unwrap_or(0)))
+            })
+            .collect();
+        if figures.len() != patterns.len() {
+            continue;
+        }
+        if figures.iter().all(|f| f.1 == 0 && f.2 == 0) {
+            out.push(format!(
+                "{m} wrote no full-page images: no checkpoint ran during the load (a scenario's \
+                 [engine] checkpoint_every_rows sets one; the built-in pg-wal-fpi does), so this \
+                 report does not show the WAL cost of random keys there."
+            ));
+        } else {
+            let mut sorted = figures.clone();
+            sorted.sort_by_key(|f| f.1);
+            let list: Vec<String> =
+                sorted.iter().map(|(p, n, _)| format!("{p} {}", group_thousands(*n))).collect();
+            out.push(format!(
+                "Full-page images on {m} (one per page first changed after a checkpoint), \
+                 fewest first: {}; the other models give no such figure.",
+                list.join(", ")
+            ));
+        }
+    }
+    out
+}
+
 /// Why the models differ, where the figures show it.
 fn why<'a>(
     models: &[&str],
@@ -243,12 +361,7 @@ fn why<'a>(
     let mut out = Vec::new();
     let postgres = |m: &str| m.starts_with("postgres");
     // The clustered row against the index tuple: bytes per record of the id index's leaves.
-    let per_record = |r: &RunResult, m: &str| {
-        let i = key_index(r)?;
-        let page = if postgres(m) { 8192.0 } else { 16384.0 };
-        let (fill, per_leaf) = (i.fill_pct?, i.records_per_leaf?);
-        (per_leaf > 0.0).then(|| fill / 100.0 * page / per_leaf)
-    };
+    let per_record = bytes_per_record;
     let random = patterns.iter().find(|p| {
         models
             .iter()
