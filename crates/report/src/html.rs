@@ -141,7 +141,7 @@ fn table_part(model: &MetricTable, cols: Range<usize>) -> String {
     }
     html.push_str("</tr></thead>\n<tbody>\n");
     let span = cols.len() + 1;
-    for section in model.sections() {
+    for section in model.sections_in(&cols) {
         let _ = writeln!(
             html,
             r#"<tr class="section"><th colspan="{span}">{}</th></tr>"#,

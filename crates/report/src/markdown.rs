@@ -93,7 +93,7 @@ fn write_table(model: &MetricTable, cols: Range<usize>, out: &mut dyn io::Write)
     let blank = " |".repeat(columns.len());
     writeln!(out, "| metric | {} |", header.join(" | "))?;
     writeln!(out, "|---|{}", "--:|".repeat(columns.len()))?;
-    for section in model.sections() {
+    for section in model.sections_in(&cols) {
         writeln!(out, "| **{}** |{blank}", cell(section.name))?;
         for note in &section.notes {
             writeln!(out, "| _{}_ |{blank}", cell(note))?;

@@ -470,6 +470,22 @@ impl MetricTable {
             .collect()
     }
 
+    /// [`MetricTable::sections`] as drawn for the columns `cols`: in a report of several
+    /// models (drawn one model per part), a row none of these columns has a figure for is
+    /// left out of that part (the InnoDB part shows no PostgreSQL rows), and a section left
+    /// with neither notes nor rows too. A report of one model draws every part alike.
+    pub fn sections_in(&self, cols: &std::ops::Range<usize>) -> Vec<SectionView<'_>> {
+        let mut sections = self.sections();
+        if self.column_models.iter().all(Option::is_none) {
+            return sections;
+        }
+        for s in &mut sections {
+            s.rows.retain(|r| r.cells[cols.clone()].iter().any(|c| !c.value.is_null()));
+        }
+        sections.retain(|s| !s.notes.is_empty() || !s.rows.is_empty());
+        sections
+    }
+
     /// The runs split into groups of at most [`MAX_COLUMNS`] columns, as even as possible
     /// (37 runs: 7 groups of 5 or 6), and never across two models: runs of several models
     /// are drawn one model at a time.

@@ -125,7 +125,7 @@ fn draw(model: &MetricTable, cols: Range<usize>, color: bool) -> String {
         .max()
         .unwrap_or(0);
     let blank = || columns.iter().map(|_| Cell::new("")).collect::<Vec<_>>();
-    for section in model.sections() {
+    for section in model.sections_in(&cols) {
         let mut heading =
             vec![styled(Cell::new(section.name), color, |c| c.add_attribute(Attribute::Bold))];
         heading.extend(blank());
