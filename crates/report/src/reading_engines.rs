@@ -443,3 +443,93 @@ fn why<'a>(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A pk run of `variant` under `model`: its PRIMARY leaf pages, fill and records per leaf.
+    fn run(variant: &str, model: &str, leaves: u64, fill: f64, per_leaf: f64) -> RunResult {
+        let (strategy, encoding) = variant.split_once(':').unwrap_or((variant, ""));
+        let encoding = if encoding.is_empty() { "bigint" } else { encoding };
+        crate::test_run(json!({
+            "variant": variant, "strategy": strategy, "encoding": encoding, "model": model,
+            "rows": 100000,
+            "counters": {"page_splits": leaves, "merge_attempts": null, "merges": null,
+                         "page_reorgs": null, "page_discards": null, "pages_read": null,
+                         "pages_written": null},
+            "indexes": [{"name": "PRIMARY", "size_pages": leaves + 2, "leaf_pages": leaves,
+                         "nonleaf_pages": 2, "height": 2, "fill_pct": fill,
+                         "records_per_leaf": per_leaf, "fill_histogram": null}]
+        }))
+    }
+
+    fn paragraph(runs: &[RunResult]) -> String {
+        cross_engine(runs, &crate::labels::run_models(runs)).join("\n")
+    }
+
+    #[test]
+    fn one_model_has_no_cross_engine_paragraph() {
+        let runs = [
+            run("uuid4:bin", "postgres-15", 543, 63.6, 184.0),
+            run("auto-inc", "postgres-15", 274, 89.8, 365.0),
+        ];
+        assert_eq!(paragraph(&runs), "");
+    }
+
+    #[test]
+    fn a_pattern_best_on_one_model_and_worst_on_the_other_is_named_with_its_figures() {
+        let runs = [
+            run("uuid7:bin", "mariadb-10.11", 100, 93.0, 250.0),
+            run("ulid:text", "mariadb-10.11", 120, 92.0, 210.0),
+            run("uuid4:bin", "mariadb-10.11", 150, 68.0, 170.0),
+            run("uuid7:bin", "postgres-15", 400, 70.0, 250.0),
+            run("ulid:text", "postgres-15", 300, 90.0, 330.0),
+            run("uuid4:bin", "postgres-15", 350, 64.0, 290.0),
+        ];
+        let t = paragraph(&runs);
+        assert!(
+            t.contains(
+                "Across models, on the same ids, by id index leaf pages, best first: \
+                 mariadb-10.11 uuid7:bin 100, ulid:text 120, uuid4:bin 150; postgres-15 \
+                 ulid:text 300, uuid4:bin 350, uuid7:bin 400."
+            ),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "uuid7:bin is the best on mariadb-10.11 and the worst on postgres-15 by id index \
+                 leaf pages: 100 against uuid4:bin's 150 on mariadb-10.11, 400 against \
+                 ulid:text's 300 on postgres-15."
+            ),
+            "{t}"
+        );
+        assert!(!t.contains("No id pattern is the best"), "{t}");
+        // Why, in figures: the clustered row's bytes against the index tuple's.
+        assert!(t.contains("about 66 bytes per record for uuid4:bin"), "{t}");
+        assert!(t.contains("about 18 bytes per tuple"), "{t}");
+        assert!(t.contains("68.0% full on mariadb-10.11, 64.0% on postgres-15"), "{t}");
+    }
+
+    #[test]
+    fn the_same_order_on_both_models_is_said_with_each_gap() {
+        let runs = [
+            run("uuid4:bin", "mariadb-10.11", 71, 68.8, 281.7),
+            run("auto-inc", "mariadb-10.11", 44, 88.8, 454.5),
+            run("uuid4:bin", "postgres-15", 97, 71.2, 206.2),
+            run("auto-inc", "postgres-15", 55, 89.5, 363.6),
+        ];
+        let t = paragraph(&runs);
+        assert!(
+            t.contains("No id pattern is the best on one model and the worst on another"),
+            "{t}"
+        );
+        assert!(
+            t.contains("1.6x on mariadb-10.11 (71 vs 44, uuid4:bin worst vs auto-inc best)"),
+            "{t}"
+        );
+        assert!(t.contains("In-order ids (auto-inc) fill 88.8% of a leaf on mariadb-10.11"), "{t}");
+        assert!(t.contains("and 89.5% on postgres-15"), "{t}");
+    }
+}
