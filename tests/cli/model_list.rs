@@ -152,3 +152,33 @@ fn what_does_not_combine_exits_2() {
         }
     }
 }
+
+/// The same ids can rank the other way round on the other engine: with the id in a secondary
+/// index, ULID text packs InnoDB's in-order secondary leaves nearly full and beats binary
+/// UUIDv4 there, while nbtree's fillfactor 90 and its longer text tuples make it the larger
+/// index on PostgreSQL. The reading says so with the figures.
+#[test]
+fn the_reading_names_a_pattern_best_on_one_engine_and_worst_on_the_other() {
+    let args = [
+        "compare",
+        "--keys",
+        "ulid:text,uuid4:bin",
+        "--placement",
+        "secondary",
+        "--rows",
+        "100000",
+        "--model",
+        "mariadb-10.11,postgres-15",
+    ];
+    let out = Dir::new().keylab(&args).expect_code(0).stdout;
+    let text = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains(
+            "ulid:text is the best on mariadb-10.11 and the worst on postgres-15 by id index leaf \
+             pages"
+        ),
+        "{out}"
+    );
+    assert!(text.contains("swap places by id index leaf pages"), "{out}");
+    assert!(text.contains("InnoDB packs in-order secondary leaves nearly full"), "{out}");
+}
