@@ -115,9 +115,11 @@ pub struct EngineArgs {
     #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&EngineKind::ALL.map(|k| k.token())))]
     pub engine: EngineKind,
     /// Which server's rules the simulator follows (--engine sim only) [default:
-    /// mariadb-10.11, or a scenario's `[engine] model`].
-    #[arg(long, value_name = "MODEL", value_parser = choices::<SimModel>(&SimModel::ALL.map(|m| m.token())))]
-    pub model: Option<SimModel>,
+    /// mariadb-10.11, or a scenario's `[engine] model`]. On compare, a comma list
+    /// (`mariadb-10.11,postgres-15`) runs every variant under each model, on the same ids,
+    /// into one report.
+    #[arg(long, value_name = "MODEL[,MODEL...]", value_delimiter = ',', value_parser = choices::<SimModel>(&SimModel::ALL.map(|m| m.token())))]
+    pub model: Vec<SimModel>,
     /// How the simulator mixes the rows of parallel writers' running statements (--engine
     /// sim, writers > 1): rows (the next row from any running statement: the finest mix,
     /// the lowest fill), statements (each statement's rows together, AUTO_INCREMENT blocks
@@ -153,6 +155,51 @@ pub struct EngineArgs {
     /// A scenario's `[engine] backends`: existing servers to shard over (not a flag).
     #[arg(skip)]
     pub backends: Vec<UrlArg>,
+}
+
+impl EngineArgs {
+    /// The one model `--model` names, `None` without the flag. Commands that run one model
+    /// call [`EngineArgs::one_model_only`] first; compare runs each model of a list through
+    /// [`EngineArgs::with_model`].
+    pub fn model(&self) -> Option<SimModel> {
+        self.model.first().copied()
+    }
+
+    /// These arguments with `--model` set to `model` alone.
+    pub fn with_model(&self, model: SimModel) -> EngineArgs {
+        EngineArgs { model: vec![model], ..self.clone() }
+    }
+
+    /// The models `--model` lists, refused (exit 2) when one is listed twice.
+    pub fn models(&self) -> Result<&[SimModel], crate::UsageError> {
+        for (i, m) in self.model.iter().enumerate() {
+            if self.model[..i].contains(m) {
+                return Err(crate::UsageError(format!(
+                    "--model {}: {m} is listed twice; name each model once (valid: {})",
+                    self.model_list(),
+                    SimModel::choices()
+                )));
+            }
+        }
+        Ok(&self.model)
+    }
+
+    /// Refuses (exit 2) a `--model` list of more than one model on `command`, which runs one.
+    pub fn one_model_only(&self, command: &str) -> Result<(), crate::UsageError> {
+        if self.model.len() > 1 {
+            return Err(crate::UsageError(format!(
+                "--model {}: keylab {command} runs under one model; give one of them, or use \
+                 keylab compare, which runs every variant under each model of a list",
+                self.model_list()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `--model` as given, comma-separated.
+    pub fn model_list(&self) -> String {
+        self.model.iter().map(|m| m.token()).collect::<Vec<_>>().join(",")
+    }
 }
 
 /// The text of `--url`, kept as given (it is parsed when the engine is built, so a bad one

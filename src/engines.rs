@@ -20,10 +20,11 @@ pub fn make_engine(
     settings: &EngineSettings,
     check_every: Option<u64>,
 ) -> Result<Box<dyn Engine>> {
-    if let (Some(model), false) = (args.model, args.engine == EngineKind::Sim) {
+    if !args.model.is_empty() && args.engine != EngineKind::Sim {
         return Err(UsageError(format!(
-            "--model {model} chooses the server the simulator models, so it needs --engine sim; \
+            "--model {} chooses the server the simulator models, so it needs --engine sim; \
              --engine {} is measured on the server itself",
+            args.model_list(),
             args.engine
         ))
         .into());
@@ -47,7 +48,7 @@ pub fn make_engine(
                 .into());
             }
             // The command line's --model wins over the scenario's.
-            let model = args.model.or(settings.model).unwrap_or_default();
+            let model = args.model().or(settings.model).unwrap_or_default();
             let Some(flavour) = flavour(model) else {
                 return Ok(Box::new(NbtreeEngine::new(nbtree_settings(settings, check_every))));
             };
@@ -230,7 +231,7 @@ fn sharded_engine(
     match args.engine {
         EngineKind::Mariadb => {}
         EngineKind::Sim => {
-            let model = args.model.or(settings.model).unwrap_or_default();
+            let model = args.model().or(settings.model).unwrap_or_default();
             let Some(flavour) = flavour(model) else {
                 return Err(UsageError(format!(
                     "--shards runs InnoDB model tables; --model {} has no sharded form (valid: {})",

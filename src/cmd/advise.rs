@@ -171,7 +171,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         kind => {
             let engine_args = EngineArgs {
                 engine: kind,
-                model: None,
+                model: Vec::new(),
                 interleave: Default::default(),
                 url: None,
                 database: None,
@@ -433,6 +433,8 @@ pub(super) fn run_result(
         strategy,
         encoding,
         placement: "pk".into(),
+        // One model for every candidate: the report's engine names it.
+        model: None,
         rows,
         load,
         counters: m.counters,

@@ -1,8 +1,8 @@
 //! `keylab compare`: load the same rows under several key variants and report them side by
 //! side.
 
-use crate::args::CompareArgs;
 use crate::args::DEFAULT_ROWS;
+use crate::args::{CompareArgs, EngineArgs};
 use crate::cmd::keys::gen_config;
 use crate::engines::{check_engine_built, check_variant_on, make_engine};
 use crate::output::{self, Stage};
@@ -89,13 +89,32 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }
         None => None,
     };
-    let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
+    // One engine argument set per model of a `--model` list (the arguments as given
+    // otherwise); every variant runs under each, model by model, on the same ids.
+    let per_model: Vec<EngineArgs> = match args.engine.models()? {
+        models if models.len() > 1 && args.engine.engine == EngineKind::Sim => {
+            models.iter().map(|m| args.engine.with_model(*m)).collect()
+        }
+        // One model, or a server engine (which refuses --model, naming the whole list).
+        _ => vec![args.engine.clone()],
+    };
+    // Every model's engine is built before any run, so what does not combine (--shards with
+    // postgres-15, --model with a server engine) is refused before anything runs.
+    let mut engine = make_engine(&per_model[0], &settings, args.check_every)?;
+    let mut engine_info = engine.info();
+    if per_model.len() > 1 {
+        let infos = per_model[1..]
+            .iter()
+            .map(|a| make_engine(a, &settings, args.check_every).map(|e| e.info()))
+            .collect::<Result<Vec<_>>>()?;
+        engine_info = models_info(engine_info, &infos);
+    }
     let mut report = Report {
         keylab: env!("CARGO_PKG_VERSION").to_string(),
         schema_version: keylab_core::REPORT_SCHEMA_VERSION,
         scenario: "compare".into(),
         seed: args.gen.seed,
-        engine: engine.info(),
+        engine: engine_info,
         runs: Vec::new(),
     };
     if args.perf_schema && args.engine.engine == keylab_core::EngineKind::Sim {
@@ -105,14 +124,13 @@ pub fn run(args: CompareArgs) -> Result<()> {
              counters and statement times are a server's)",
         );
     }
-    // The replayed ids go to the one variant --keys-file allows.
-    let replay = std::sync::Mutex::new(replay);
-    let key_source = || match replay.lock().map(|mut r| r.take()) {
-        Ok(Some(list)) => {
+    // The replayed ids go to the one variant --keys-file allows, under each model.
+    let key_source = || match &replay {
+        Some(list) => {
             let rows = list.len() as u64;
-            (KeySource::Replay(list), rows)
+            (KeySource::Replay(list.clone()), rows)
         }
-        _ => (
+        None => (
             KeySource::Generated(keylab_keys::GenConfig {
                 writers: args.writers,
                 ..gen_config(&args.gen)
@@ -121,7 +139,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
         ),
     };
     let bars = Bars::new();
-    let count = args.keys.len();
+    // Run i is variant i % variants under model i / variants.
+    let variants = args.keys.len();
+    let count = variants * per_model.len();
     let mut done = |n: usize, run: RunResult| {
         report.runs.push(run);
         let stage = if n + 1 == count { Stage::Final } else { Stage::Partial };
@@ -139,11 +159,16 @@ pub fn run(args: CompareArgs) -> Result<()> {
             // Rows are made inline: on a spare job's thread (`run_variant_spare`) they cost
             // more CPU than they save (docs/benchmarks.md §3).
             |i, progress, _spare| {
-                let variant = &args.keys[i];
-                let mut engine = make_engine(&args.engine, &settings, args.check_every)?;
+                let variant = &args.keys[i % variants];
+                let mut engine =
+                    make_engine(&per_model[i / variants], &settings, args.check_every)?;
                 let (keys, rows) = key_source();
+                let at = match per_model[i / variants].model() {
+                    Some(m) if per_model.len() > 1 => format!(" @ {m}"),
+                    _ => String::new(),
+                };
                 run_variant(engine.as_mut(), &workload(variant, rows), keys, &plan, progress)
-                    .with_context(|| format!("variant {variant} failed"))
+                    .with_context(|| format!("variant {variant}{at} failed"))
             },
             &mut done,
         )
@@ -173,6 +198,26 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }
     }
     output::print(&report, &args.output)
+}
+
+/// The engine block of a report whose runs ran under several models: the first model's
+/// engine with the others' folded in (`EngineInfo::absorb`), its `model` the list of models
+/// (`mariadb-10.11,postgres-15`) and its `version` every model's description; each run's own
+/// `model` says which one produced it.
+fn models_info(
+    mut first: keylab_core::EngineInfo,
+    others: &[keylab_core::EngineInfo],
+) -> keylab_core::EngineInfo {
+    let mut models: Vec<String> = first.model.clone().into_iter().collect();
+    let mut versions = vec![first.version.clone()];
+    for other in others {
+        first.absorb(other);
+        models.extend(other.model.clone());
+        versions.push(other.version.clone());
+    }
+    first.model = Some(models.join(","));
+    first.version = versions.join(" + ");
+    first
 }
 
 /// Adds `note` to the engine's `notes` setting.

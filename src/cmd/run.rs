@@ -19,6 +19,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     // starts (--scale is bounded when parsed).
     output::check_exports(&args.output)?;
     check_engine_built(args.engine.engine)?;
+    args.engine.one_model_only("run")?;
     let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;
     let mut plans = scenario.plan(args.scale).map_err(|e| UsageError(e.to_string()))?;
     if let Some(bytes) = args.buffer_pool {

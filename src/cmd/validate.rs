@@ -29,7 +29,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let plans = scenario.plan(1.0).map_err(|e| anyhow!("{e}"))?;
     let server = EngineArgs {
         engine: args.engine,
-        model: None,
+        model: Vec::new(),
         interleave: Default::default(),
         url: args.url.clone(),
         database: args.database.clone(),
@@ -78,7 +78,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     }
     let sim = EngineArgs {
         engine: EngineKind::Sim,
-        model: Some(model),
+        model: vec![model],
         interleave: Default::default(),
         url: None,
         database: None,

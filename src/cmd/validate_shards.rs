@@ -31,13 +31,13 @@ pub fn run(args: ValidateArgs, shards: u32) -> Result<()> {
         backends: Vec::new(),
         interleave: Default::default(),
     };
-    let server = engine(args.engine, None);
+    let server = engine(args.engine, Vec::new());
     let (server_info, server_runs) =
         super::validate::run_all(&server, &plans, 1).context("server runs")?;
     let sim = EngineArgs {
         url: None,
         database: None,
-        ..engine(EngineKind::Sim, Some(SimModel::Mariadb1011))
+        ..engine(EngineKind::Sim, vec![SimModel::Mariadb1011])
     };
     let jobs = args.jobs.unwrap_or_else(crate::parallel::default_jobs);
     let (sim_info, sim_runs) =

@@ -56,6 +56,12 @@ pub struct RunResult {
     pub encoding: String,
     /// `pk` or `secondary`.
     pub placement: String,
+    /// The simulator model that produced this run's figures (`mariadb-10.11`, `mysql-8.0`,
+    /// `postgres-15`; an extension of the contract), so a report that runs the same ids under
+    /// several models (`--model mariadb-10.11,postgres-15`) says which run is which. Absent on a
+    /// server engine (its figures are the server's own) and in results written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Rows loaded.
     pub rows: u64,
     /// The load.

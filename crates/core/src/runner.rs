@@ -65,6 +65,8 @@ pub fn run_variant_spare(
         strategy: workload.variant.strategy.token().to_string(),
         encoding: workload.variant.encoding.token().to_string(),
         placement: workload.placement.to_string(),
+        // The engine names its model (a simulator) or none (a server).
+        model: engine.info().model,
         rows: load.rows,
         load: LoadResult {
             method: plan.method.token().to_string(),

@@ -5,7 +5,8 @@
 //! (1.000 for the best variant, empty when no ratio applies), so a sheet can sort or colour
 //! on it. Rows no run has a figure for are kept. No other report metadata is written (the
 //! header must stay one line for spreadsheet imports), except the simulator's model: a last
-//! `engine.model` column says which server's rules produced each row's figures.
+//! `engine.model` column says which server's rules produced each row's figures (the run's own
+//! `model` in a report of several models, else the engine's).
 //!
 //! Only scalar figures are written: list-valued phase figures (load `samples`, churn
 //! `per_round`, DDL `steps`, `first_batch_ms`) are left out, since one cell cannot hold a
@@ -30,7 +31,8 @@ pub(crate) fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()>
         }
     }
     let engine_model = report.engine.model.as_deref();
-    if engine_model.is_some() {
+    let run_model = |run: usize| report.runs[run].model.as_deref().or(engine_model);
+    if (0..report.runs.len()).any(|run| run_model(run).is_some()) {
         header.push("engine.model".into());
     }
     writer.write_record(&header).map_err(io::Error::other)?;
@@ -43,7 +45,7 @@ pub(crate) fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()>
                 record.push(cell.ratio.map(|r| r.raw()).unwrap_or_default());
             }
         }
-        if let Some(m) = engine_model {
+        if let Some(m) = run_model(run) {
             record.push(m.to_string());
         }
         writer.write_record(&record).map_err(io::Error::other)?;

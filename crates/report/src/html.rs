@@ -15,7 +15,7 @@ use crate::chart_data;
 use crate::settings::{settings_view, SettingsView};
 use crate::table::{MetricRow, MetricTable, Ratio};
 use crate::text::{decimal, escape_html as esc, group_thousands, human_bytes};
-use crate::{headline, load_check_line, part_heading, reading, RenderContext, RATIO_LEGEND};
+use crate::{headline, load_check_line, reading, RenderContext, RATIO_LEGEND};
 use keylab_core::Report;
 use std::fmt::Write as _;
 use std::io;
@@ -126,7 +126,7 @@ fn table(model: &MetricTable) -> String {
     }
     let mut html = String::new();
     for range in model.column_groups() {
-        if let Some(heading) = part_heading(&range, model.columns.len()) {
+        if let Some(heading) = model.part_heading(&range) {
             let _ = writeln!(html, r#"<h3 class="part">{}</h3>"#, esc(&heading));
         }
         html.push_str(&table_part(model, range));
@@ -141,7 +141,7 @@ fn table_part(model: &MetricTable, cols: Range<usize>) -> String {
     }
     html.push_str("</tr></thead>\n<tbody>\n");
     let span = cols.len() + 1;
-    for section in model.sections() {
+    for section in model.sections_in(&cols) {
         let _ = writeln!(
             html,
             r#"<tr class="section"><th colspan="{span}">{}</th></tr>"#,

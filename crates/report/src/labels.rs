@@ -111,7 +111,19 @@ impl TableNames {
     }
 }
 
-/// One label per run, unique within `runs`.
+/// Each run's simulator model when the runs come from more than one (`--model
+/// mariadb-10.11,postgres-15`), else `None` for every run: a report of one model needs no
+/// model in its labels, and its ratios span all runs.
+pub(crate) fn run_models(runs: &[RunResult]) -> Vec<Option<String>> {
+    let first = runs.first().and_then(|r| r.model.clone());
+    if runs.iter().all(|r| r.model == first) {
+        return vec![None; runs.len()];
+    }
+    runs.iter().map(|r| Some(r.model.clone().unwrap_or_else(|| "server".into()))).collect()
+}
+
+/// One label per run, unique within `runs`: with runs of several models, each ends in
+/// ` @ model` (`uuid4:bin @ postgres-15`).
 pub(crate) fn column_labels(runs: &[RunResult]) -> Vec<String> {
     let cells: Vec<Vec<(String, String)>> = runs.iter().map(cell).collect();
     let tables = TableNames::new(runs);
@@ -172,6 +184,11 @@ pub(crate) fn column_labels(runs: &[RunResult]) -> Vec<String> {
                 Some(open) => format!("{open}, {})", extra.join(", ")),
                 None => with_parts(&before[i], &extra),
             };
+        }
+    }
+    for (label, model) in labels.iter_mut().zip(run_models(runs)) {
+        if let Some(model) = model {
+            label.push_str(&format!(" @ {model}"));
         }
     }
     let done = labels.clone();
@@ -262,6 +279,31 @@ mod tests {
         let runs =
             [run("a", "pk", 1, &[("table", "orders")]), run("a", "pk", 1, &[("table", "other")])];
         assert_eq!(column_labels(&runs), ["a", "a (other)"]);
+    }
+
+    #[test]
+    fn runs_of_several_models_are_labelled_by_model() {
+        let with_model = |variant: &str, model: &str| RunResult {
+            model: Some(model.into()),
+            ..run(variant, "pk", 1, &[])
+        };
+        let runs = [
+            with_model("uuid4:bin", "mariadb-10.11"),
+            with_model("auto-inc", "mariadb-10.11"),
+            with_model("uuid4:bin", "postgres-15"),
+            with_model("auto-inc", "postgres-15"),
+        ];
+        assert_eq!(
+            column_labels(&runs),
+            [
+                "uuid4:bin @ mariadb-10.11",
+                "auto-inc @ mariadb-10.11",
+                "uuid4:bin @ postgres-15",
+                "auto-inc @ postgres-15"
+            ]
+        );
+        // One model: labels as before.
+        assert_eq!(column_labels(&runs[..2]), ["uuid4:bin", "auto-inc"]);
     }
 
     #[test]

@@ -32,8 +32,10 @@ mod labels;
 mod markdown;
 mod phases;
 mod pool_rows;
+mod postgres_rows;
 mod reading;
 mod reading_e5;
+mod reading_engines;
 mod reading_keys;
 mod reading_load;
 mod reading_phases;
@@ -114,12 +116,6 @@ pub(crate) fn load_check_line(report: &Report) -> Option<String> {
     (!texts.is_empty()).then(|| format!("Load check: {}.", texts.join("; ")))
 }
 
-/// `Runs 7–12 of 37`: the heading of one part of a table split by
-/// [`MetricTable::column_groups`]; `None` when the table is not split.
-pub(crate) fn part_heading(range: &std::ops::Range<usize>, total: usize) -> Option<String> {
-    (range.len() < total).then(|| format!("Runs {}–{} of {total}", range.start + 1, range.end))
-}
-
 /// The legend of the ratio marks.
 pub(crate) const RATIO_LEGEND: &str = "×N: N times worse than the best variant on that row \
     (sizes, splits, I/O and times: lower is better; rows/s, leaf fill and records per leaf: \
@@ -142,4 +138,17 @@ pub(crate) fn test_run(extra: serde_json::Value) -> keylab_core::RunResult {
         run.extend(extra.clone());
     }
     serde_json::from_value(run).expect("a valid run")
+}
+
+/// A simulator report of `runs` for unit tests.
+#[cfg(test)]
+pub(crate) fn test_report(runs: Vec<keylab_core::RunResult>) -> Report {
+    let mut report: Report = serde_json::from_value(serde_json::json!({
+        "keylab": "0", "scenario": "compare", "seed": 1,
+        "engine": {"kind": "sim", "version": "v", "settings": {}},
+        "runs": []
+    }))
+    .expect("a valid report");
+    report.runs = runs;
+    report
 }

@@ -7,7 +7,7 @@
 
 use crate::settings::settings_view;
 use crate::table::{MetricTable, Ratio};
-use crate::{headline, load_check_line, part_heading, reading, RenderContext, RATIO_LEGEND};
+use crate::{headline, load_check_line, reading, RenderContext, RATIO_LEGEND};
 use keylab_core::Report;
 use std::io;
 use std::ops::Range;
@@ -53,7 +53,7 @@ pub(crate) fn render(
         writeln!(out, "No runs in this report.")?;
     } else {
         for range in model.column_groups() {
-            if let Some(heading) = part_heading(&range, model.columns.len()) {
+            if let Some(heading) = model.part_heading(&range) {
                 writeln!(out, "### {heading}")?;
                 writeln!(out)?;
             }
@@ -93,7 +93,7 @@ fn write_table(model: &MetricTable, cols: Range<usize>, out: &mut dyn io::Write)
     let blank = " |".repeat(columns.len());
     writeln!(out, "| metric | {} |", header.join(" | "))?;
     writeln!(out, "|---|{}", "--:|".repeat(columns.len()))?;
-    for section in model.sections() {
+    for section in model.sections_in(&cols) {
         writeln!(out, "| **{}** |{blank}", cell(section.name))?;
         for note in &section.notes {
             writeln!(out, "| _{}_ |{blank}", cell(note))?;

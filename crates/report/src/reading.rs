@@ -8,7 +8,7 @@
 //! pattern too. Simulated figures are called simulated. This
 //! module does not judge which variant a team should pick.
 
-use crate::labels::{cell, column_labels};
+use crate::labels::{cell, column_labels, run_models};
 use crate::text::{decimal, group_thousands, times};
 use keylab_core::{IndexResult, Report, RunResult};
 use keylab_keys::{Strategy, Variant};
@@ -57,18 +57,24 @@ pub fn reading(report: &Report) -> Vec<String> {
         .map(|(run, label)| Labeled {
             run,
             label,
-            in_order_fill: in_order_fill(&report.engine.kind, report.engine.model.as_deref(), run),
+            in_order_fill: in_order_fill(
+                &report.engine.kind,
+                run.model.as_deref().or(report.engine.model.as_deref()),
+                run,
+            ),
         })
         .collect();
     let mut out = vec![provenance(report)];
-    let groups = placement_groups(&runs);
-    let placements = groups.iter().filter(|((p, _), _)| *p != groups[0].0 .0).count() > 0;
-    let tables = groups.iter().any(|((_, t), _)| *t != groups[0].0 .1);
-    for ((placement, table), group) in &groups {
+    let models = run_models(&report.runs);
+    let groups = placement_groups(&runs, &models);
+    let placements = groups.iter().filter(|((p, _, _), _)| *p != groups[0].0 .0).count() > 0;
+    let tables = groups.iter().any(|((_, t, _), _)| *t != groups[0].0 .1);
+    for ((placement, table, model), group) in &groups {
+        let page_bytes = page_size(report, model.as_deref());
         let mut sentences = if group.len() == 1 {
             vec![describe_single(group[0])]
         } else {
-            compare_group(group, page_size(report))
+            compare_group(group, page_bytes)
         };
         let on_table = if tables { format!(" (table {table})") } else { String::new() };
         let lead = match placement.as_str() {
@@ -80,8 +86,12 @@ pub fn reading(report: &Report) -> Vec<String> {
         if placements || tables {
             sentences[0].insert_str(0, &lead);
         }
+        if let Some(model) = model {
+            sentences[0].insert_str(0, &format!("On {model}: "));
+        }
         out.extend(sentences);
     }
+    out.extend(crate::reading_engines::cross_engine(&report.runs, &models));
     let pairs: Vec<_> = runs.iter().map(|r| (r.run, r.label)).collect();
     out.extend(crate::reading_phases::phase_sentences(&pairs));
     out.extend(crate::reading_settings::setting_effects(&report.runs));
@@ -89,7 +99,7 @@ pub fn reading(report: &Report) -> Vec<String> {
     let key_pages = |r: &RunResult| key_index(r).and_then(|i| i.size_pages.or(i.leaf_pages));
     out.extend(crate::reading_keys::v1_swap(&report.runs, key_pages));
     out.extend(crate::reading_e5::published_comparison(&report.scenario, &report.runs));
-    out.extend(crate::reading_pool::curve_turns(&pairs, key_index, page_size(report)));
+    out.extend(crate::reading_pool::curve_turns(&pairs, key_index, page_size(report, None)));
     out.extend(crate::shard_rows::reading(report, &labels));
     out.extend(throughput(&runs));
     out.extend(crate::reading_load::writers_over_cores(report));
@@ -148,7 +158,7 @@ fn in_order_fill(engine: &str, model: Option<&str>, run: &RunResult) -> &'static
 
 /// The index that holds the id: the primary key (listed first, `PRIMARY` on every engine) as
 /// a clustered key, else the first secondary index.
-fn key_index(run: &RunResult) -> Option<&IndexResult> {
+pub(crate) fn key_index(run: &RunResult) -> Option<&IndexResult> {
     if run.placement == "secondary" {
         run.indexes.get(1).or_else(|| run.indexes.iter().find(|i| i.name != "PRIMARY"))
     } else {
@@ -157,10 +167,12 @@ fn key_index(run: &RunResult) -> Option<&IndexResult> {
 }
 
 /// The page size in bytes from the engine settings (`page_size` or `innodb_page_size`, as a
-/// number of bytes or as `16k`).
-fn page_size(report: &Report) -> Option<f64> {
+/// number of bytes or as `16k`; the nbtree model's `block_size` for runs of a `postgres`
+/// model in a report of several models).
+pub(crate) fn page_size(report: &Report, model: Option<&str>) -> Option<f64> {
     let s = &report.engine.settings;
-    let v = s.get("page_size").or_else(|| s.get("innodb_page_size"))?;
+    let block = model.filter(|m| m.starts_with("postgres")).and_then(|_| s.get("block_size"));
+    let v = block.or_else(|| s.get("page_size")).or_else(|| s.get("innodb_page_size"))?;
     if let Some(n) = v.as_u64() {
         return Some(n as f64);
     }
@@ -184,15 +196,16 @@ fn provenance(report: &Report) -> String {
     }
 }
 
-/// Runs compared with each other: same placement and same table (a scenario's matrix cell
-/// may name another table, such as E1's heavy rows, whose pages say nothing about keys).
-type Group<'a> = ((String, String), Vec<&'a Labeled<'a>>);
+/// Runs compared with each other: same placement, same table (a scenario's matrix cell
+/// may name another table, such as E1's heavy rows, whose pages say nothing about keys) and
+/// same model (an nbtree index's pages are not an InnoDB clustered index's).
+type Group<'a> = ((String, String, Option<String>), Vec<&'a Labeled<'a>>);
 
-fn placement_groups<'a>(runs: &'a [Labeled<'a>]) -> Vec<Group<'a>> {
+fn placement_groups<'a>(runs: &'a [Labeled<'a>], models: &[Option<String>]) -> Vec<Group<'a>> {
     let mut groups: Vec<Group> = Vec::new();
-    for r in runs {
+    for (r, model) in runs.iter().zip(models) {
         let table = cell(r.run).into_iter().find(|(d, _)| d == "table").map(|(_, t)| t);
-        let key = (r.run.placement.clone(), table.unwrap_or_default());
+        let key = (r.run.placement.clone(), table.unwrap_or_default(), model.clone());
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, g)) => g.push(r),
             None => groups.push((key, vec![r])),

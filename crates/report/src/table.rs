@@ -3,10 +3,12 @@
 //! how each is shown lives only here.
 //!
 //! Rows are metrics, columns are runs (variants). Each numeric cell of a row with a direction
-//! ([`Better`]) carries its ratio to the best run on that row. This module formats values but
+//! ([`Better`]) carries its ratio to the best run on that row among the runs of the same
+//! simulator model (a report of `--model mariadb-10.11,postgres-15` compares an nbtree index
+//! with nbtree indexes only, never with an InnoDB clustered index). This module formats values but
 //! knows no output syntax; it does not decide which rows a renderer hides.
 
-use crate::labels::column_labels;
+use crate::labels::{column_labels, run_models};
 use crate::text::{decimal, group_thousands, human_bytes};
 use keylab_core::{Report, RunResult};
 
@@ -182,6 +184,9 @@ pub struct MetricTable {
     pub notes: Vec<SectionNote>,
     /// Section names in display order (a section may have notes and no rows).
     pub section_order: Vec<String>,
+    /// Each column's simulator model when the report holds runs of more than one, else
+    /// `None` for every column. Ratios compare columns of the same model only.
+    pub column_models: Vec<Option<String>>,
 }
 
 /// A note under a section heading.
@@ -208,8 +213,10 @@ impl MetricTable {
     /// Builds the table of `report`.
     pub fn from_report(report: &Report) -> MetricTable {
         let runs = &report.runs;
+        let models = run_models(runs);
         let mut b = Builder {
             runs,
+            models: &models,
             section: String::new(),
             rows: Vec::new(),
             notes: Vec::new(),
@@ -221,6 +228,9 @@ impl MetricTable {
         b.identity("encoding", |r| Value::Text(r.encoding.clone()));
 
         b.section("Run");
+        if models.iter().any(Option::is_some) {
+            b.note("ratios compare runs of the same model only");
+        }
         b.row("placement", "placement", None, |r| Value::Text(r.placement.clone()));
         b.row("rows", "rows", None, |r| Value::Count(r.rows));
         let mixed_rows = runs.iter().any(|r| r.rows != runs[0].rows);
@@ -302,6 +312,7 @@ impl MetricTable {
         crate::pool_rows::add_counter_extensions(&mut b, runs);
         crate::pool_rows::add_buffer_pool_section(&mut b, runs);
         crate::shard_rows::add_shards_section(&mut b, runs);
+        crate::postgres_rows::add_postgres_section(&mut b, runs);
 
         // DATA_FREE has no direction: free space inside the tablespace is reused by later
         // inserts, so more of it is neither good nor bad on its own.
@@ -407,7 +418,13 @@ impl MetricTable {
         let labels = column_labels(runs);
         crate::phases::add_phase_sections(&mut b, runs, &labels);
 
-        MetricTable { columns: labels, rows: b.rows, notes: b.notes, section_order: b.order }
+        MetricTable {
+            columns: labels,
+            rows: b.rows,
+            notes: b.notes,
+            section_order: b.order,
+            column_models: models,
+        }
     }
 
     /// Rows shown in tables: not identity rows, and not rows no run has a figure for.
@@ -457,29 +474,75 @@ impl MetricTable {
             .collect()
     }
 
+    /// [`MetricTable::sections`] as drawn for the columns `cols`: in a report of several
+    /// models (drawn one model per part), a row none of these columns has a figure for is
+    /// left out of that part (the InnoDB part shows no PostgreSQL rows), and a section left
+    /// with neither notes nor rows too. A report of one model draws every part alike.
+    pub fn sections_in(&self, cols: &std::ops::Range<usize>) -> Vec<SectionView<'_>> {
+        let mut sections = self.sections();
+        if self.column_models.iter().all(Option::is_none) {
+            return sections;
+        }
+        for s in &mut sections {
+            s.rows.retain(|r| r.cells[cols.clone()].iter().any(|c| !c.value.is_null()));
+        }
+        sections.retain(|s| !s.notes.is_empty() || !s.rows.is_empty());
+        sections
+    }
+
     /// The runs split into groups of at most [`MAX_COLUMNS`] columns, as even as possible
-    /// (37 runs: 7 groups of 5 or 6).
+    /// (37 runs: 7 groups of 5 or 6), and never across two models: runs of several models
+    /// are drawn one model at a time.
     /// Tables of many runs are drawn once per group, with the same rows; ratios stay
-    /// relative to the best over all runs.
+    /// relative to the best over all runs (of the same model).
     pub fn column_groups(&self) -> Vec<std::ops::Range<usize>> {
-        let n = self.columns.len();
-        let groups = n.div_ceil(MAX_COLUMNS).max(1);
-        let (base, extra) = (n / groups, n % groups);
+        let mut groups = Vec::new();
         let mut start = 0;
-        (0..groups)
-            .map(|g| {
-                let len = base + usize::from(g < extra);
-                let range = start..start + len;
-                start += len;
-                range
-            })
-            .collect()
+        while start < self.columns.len() || groups.is_empty() {
+            let model = self.column_models.get(start);
+            let end = (start..self.columns.len())
+                .find(|&i| self.column_models.get(i) != model)
+                .unwrap_or(self.columns.len());
+            groups.extend(even_split(start..end));
+            start = end;
+        }
+        groups
+    }
+
+    /// The heading of one group of columns ([`MetricTable::column_groups`]): its model when
+    /// the report holds several, and which runs it shows when it is not all of them.
+    pub fn part_heading(&self, range: &std::ops::Range<usize>) -> Option<String> {
+        let total = self.columns.len();
+        let model = self.column_models.get(range.start).cloned().flatten();
+        let runs = (range.len() < total)
+            .then(|| format!("Runs {}–{} of {total}", range.start + 1, range.end));
+        match (model, runs) {
+            (Some(m), Some(runs)) => Some(format!("Model {m} · {runs}")),
+            (Some(m), None) => Some(format!("Model {m}")),
+            (None, runs) => runs,
+        }
     }
 
     /// The row with machine name `key`.
     pub fn row(&self, key: &str) -> Option<&MetricRow> {
         self.rows.iter().find(|r| r.key == key)
     }
+}
+
+/// `range` in parts of at most [`MAX_COLUMNS`], as even as possible.
+fn even_split(range: std::ops::Range<usize>) -> Vec<std::ops::Range<usize>> {
+    let n = range.len();
+    let groups = n.div_ceil(MAX_COLUMNS).max(1);
+    let (base, extra) = (n / groups, n % groups);
+    let mut start = range.start;
+    (0..groups)
+        .map(|g| {
+            let len = base + usize::from(g < extra);
+            let part = start..start + len;
+            start += len;
+            part
+        })
+        .collect()
 }
 
 /// The load check: rows expected and found and whether the checksum matched, as rows (what
@@ -503,6 +566,8 @@ fn add_verification_rows(b: &mut Builder<'_>) {
 /// Collects rows, each computed by a closure over every run.
 pub(crate) struct Builder<'a> {
     runs: &'a [RunResult],
+    /// Each run's model when runs of several models share the table ([`run_models`]).
+    models: &'a [Option<String>],
     /// The section new rows go under.
     section: String,
     rows: Vec<MetricRow>,
@@ -547,7 +612,10 @@ impl Builder<'_> {
         value: impl Fn(&RunResult) -> Value,
     ) {
         let values: Vec<Value> = self.runs.iter().map(value).collect();
-        let ratios = better.map_or_else(|| vec![None; values.len()], |b| ratios(&values, b));
+        let ratios = match better {
+            None => vec![None; values.len()],
+            Some(b) => ratios_by_model(&values, b, self.models),
+        };
         let cells =
             values.into_iter().zip(ratios).map(|(value, ratio)| Cell { value, ratio }).collect();
         self.rows.push(MetricRow {
@@ -589,6 +657,28 @@ fn bytes(v: Option<u64>) -> Value {
 
 fn dec(v: Option<f64>, places: usize) -> Value {
     v.map_or(Value::Null, |value| Value::Decimal { value, places })
+}
+
+/// [`ratios`] within each model's runs: a run is ranked against runs of its own model only.
+fn ratios_by_model(
+    values: &[Value],
+    better: Better,
+    models: &[Option<String>],
+) -> Vec<Option<Ratio>> {
+    let mut out = vec![None; values.len()];
+    let mut seen: Vec<&Option<String>> = Vec::new();
+    for model in models {
+        if seen.contains(&model) {
+            continue;
+        }
+        seen.push(model);
+        let members: Vec<usize> = (0..values.len()).filter(|&i| &models[i] == model).collect();
+        let group: Vec<Value> = members.iter().map(|&i| values[i].clone()).collect();
+        for (i, ratio) in members.into_iter().zip(ratios(&group, better)) {
+            out[i] = ratio;
+        }
+    }
+    out
 }
 
 /// Ratio of each figure to the best one on a row with direction `better`.
@@ -666,6 +756,23 @@ mod tests {
         // Ties share "best".
         let r = ratios(&counts(&[Some(1), Some(1), Some(3)]), Better::Lower);
         assert_eq!(r[..2], [Some(Ratio::Best), Some(Ratio::Best)]);
+    }
+
+    #[test]
+    fn ratios_compare_runs_of_the_same_model_only() {
+        let models = [Some("a".to_string()), Some("a".into()), Some("b".into()), Some("b".into())];
+        let r = ratios_by_model(
+            &counts(&[Some(10), Some(20), Some(40), Some(50)]),
+            Better::Lower,
+            &models,
+        );
+        assert_eq!(r[0], Some(Ratio::Best));
+        assert!(matches!(r[1], Some(Ratio::Times(x)) if (x - 2.0).abs() < 1e-9));
+        assert_eq!(r[2], Some(Ratio::Best), "best of its own model, though 4x the other's best");
+        assert!(matches!(r[3], Some(Ratio::Times(x)) if (x - 1.25).abs() < 1e-9));
+        // One model (None everywhere): one group, as before.
+        let r = ratios_by_model(&counts(&[Some(10), Some(40)]), Better::Lower, &[None, None]);
+        assert!(matches!(r[1], Some(Ratio::Times(x)) if (x - 4.0).abs() < 1e-9));
     }
 
     #[test]

@@ -12,7 +12,7 @@
 use crate::settings::{settings_view, SubTable};
 use crate::table::{MetricTable, Ratio};
 use crate::text::wrap;
-use crate::{headline, load_check_line, part_heading, reading, RenderContext, RATIO_LEGEND};
+use crate::{headline, load_check_line, reading, RenderContext, RATIO_LEGEND};
 use comfy_table::{presets, Attribute, Cell, CellAlignment, Color, ContentArrangement, Table};
 use keylab_core::Report;
 use std::io;
@@ -51,7 +51,7 @@ pub(crate) fn render(
     }
     let groups = model.column_groups();
     for (i, range) in groups.iter().enumerate() {
-        if let Some(heading) = part_heading(range, model.columns.len()) {
+        if let Some(heading) = model.part_heading(range) {
             if i > 0 {
                 writeln!(out)?;
             }
@@ -125,7 +125,7 @@ fn draw(model: &MetricTable, cols: Range<usize>, color: bool) -> String {
         .max()
         .unwrap_or(0);
     let blank = || columns.iter().map(|_| Cell::new("")).collect::<Vec<_>>();
-    for section in model.sections() {
+    for section in model.sections_in(&cols) {
         let mut heading =
             vec![styled(Cell::new(section.name), color, |c| c.add_attribute(Attribute::Bold))];
         heading.extend(blank());

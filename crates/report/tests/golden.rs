@@ -10,7 +10,10 @@
 //! `advise_pg` is `keylab advise tests/fixtures/advise/pg_users.sql --rows 3000 --keys
 //! auto-inc,uuid7:bin` (the nbtree model of PostgreSQL 15).
 //! `sim_pool_curve` is `keylab compare --keys uuid4:text,uuid7:text
-//! --rows 200000 --buffer-pool 6M`: the buffer pool curve and its reading. The load checks (`verification`) and `server_load`'s nested
+//! --rows 200000 --buffer-pool 6M`: the buffer pool curve and its reading. `sim_two_models`
+//! is `keylab compare --keys uuid4:bin,uuid7:bin,auto-inc --rows 20000 --model
+//! mariadb-10.11,postgres-15`: runs of two models, labelled and ranked by model, the
+//! PostgreSQL section and the cross-engine reading. The load checks (`verification`) and `server_load`'s nested
 //! settings were added by hand when those fields appeared.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
 //! review the diff.
@@ -18,7 +21,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 12] = [
+const FIXTURES: [&str; 13] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -31,6 +34,7 @@ const FIXTURES: [&str; 12] = [
     "advise_pg",
     "sim_pool_curve",
     "sharded",
+    "sim_two_models",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -74,6 +78,7 @@ golden! {
     advise_pg => "advise_pg",
     sim_pool_curve => "sim_pool_curve",
     sharded => "sharded",
+    sim_two_models => "sim_two_models",
 }
 
 #[test]

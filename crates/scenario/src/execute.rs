@@ -140,6 +140,7 @@ fn run_phases(
         strategy: run.variant.strategy.token().to_string(),
         encoding: run.variant.encoding.token().to_string(),
         placement: run.placement.to_string(),
+        model: engine.info().model,
         rows: loaded,
         load,
         counters: st.last.counters,

@@ -261,9 +261,10 @@ pub struct EngineSpec {
     /// `performance_schema` on a private server (per-table I/O figures need it).
     #[serde(default)]
     pub performance_schema: Option<bool>,
-    /// The server the simulator models (`mariadb-10.11`, `mysql-8.0`); `--model` overrides
-    /// it, and a server engine, being the server itself, ignores it.
-    #[serde(default)]
+    /// The server the simulator models (`mariadb-10.11`, `mysql-8.0`, `postgres-15`): one
+    /// model, not a list (a list is refused, saying so); `--model` overrides it, and a server
+    /// engine, being the server itself, ignores it.
+    #[serde(default, deserialize_with = "one_model")]
     pub model: Option<SimModel>,
     /// `innodb_autoinc_lock_mode` (0, 1 or 2).
     #[serde(default)]
@@ -285,6 +286,27 @@ pub struct EngineSpec {
     /// front. Sets `shards` to their count.
     #[serde(default)]
     pub backends: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// `[engine] model`: one model token. A list is refused with what to do instead: a scenario
+/// runs under one model (`keylab compare --model a,b` runs variants under several).
+fn one_model<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SimModel>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<serde::de::IgnoredAny>),
+    }
+    match OneOrMany::deserialize(d)? {
+        OneOrMany::One(token) => token.parse().map(Some).map_err(serde::de::Error::custom),
+        OneOrMany::Many(list) => Err(serde::de::Error::custom(format!(
+            "a scenario runs under one model, so `model` takes one of {}, not a list of {}; run the \
+             scenario once per model, or use keylab compare --model MODEL,MODEL to run \
+             variants under several models in one report",
+            SimModel::choices(),
+            list.len()
+        ))),
+    }
 }
 
 /// Id generator settings.

@@ -47,8 +47,12 @@ fn engine_model_chooses_the_simulator_model() {
     let pg = Scenario::parse(&src.replace("mysql-8.0", "postgres-15"), "s.toml").unwrap();
     assert!(pg.plan(1.0).unwrap().iter().all(|r| r.settings.model == Some(SimModel::Postgres15)));
     let e = head(&src.replace("mysql-8.0", "mysql-9.2"));
-    assert!(e.starts_with("s.toml:9:9: unknown variant `mysql-9.2`"), "{e}");
-    assert!(e.contains("`mariadb-10.11`, `mysql-8.0`, `postgres-15`"), "{e}");
+    assert!(e.starts_with("s.toml:9:9: unknown simulator model `mysql-9.2`"), "{e}");
+    assert!(e.contains("mariadb-10.11, mysql-8.0, postgres-15"), "{e}");
+    // A list is refused, saying a scenario runs under one model and what to do instead.
+    let e = head(&src.replace("\"mysql-8.0\"", "[\"mariadb-10.11\", \"postgres-15\"]"));
+    assert!(e.starts_with("s.toml:9:9: a scenario runs under one model"), "{e}");
+    assert!(e.contains("not a list of 2") && e.contains("keylab compare --model"), "{e}");
 }
 
 #[test]

@@ -293,6 +293,7 @@ mod tests {
             strategy: "uuid4".into(),
             encoding: "text".into(),
             placement: "pk".into(),
+            model: None,
             rows: 100,
             load: LoadResult {
                 method: "multi".into(),

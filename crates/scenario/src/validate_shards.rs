@@ -240,6 +240,7 @@ mod tests {
 
     fn base() -> RunResult {
         RunResult {
+            model: None,
             variant: "seq".into(),
             strategy: "seq".into(),
             encoding: "bigint".into(),
