@@ -5,7 +5,8 @@
 //! half's new high key can be suffix-truncated. It does not move items; the tree does.
 
 use crate::geometry::{
-    BT_USABLE_BYTES, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, PIVOT_TID_BYTES,
+    maxalign, KeyLayout, BT_USABLE_BYTES, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES,
+    PIVOT_TID_BYTES,
 };
 
 /// `BTREE_NONLEAF_FILLFACTOR`: internal pages that are rightmost split to 70 % left.
@@ -17,10 +18,12 @@ const MAX_LEAF_INTERVAL: usize = 9;
 /// `MAX_INTERNAL_INTERVAL`: the same on internal pages.
 const MAX_INTERNAL_INTERVAL: usize = 18;
 
-/// The page being split, with the new item counted in place.
+/// The page being split, with the new item counted in place. Items are tuples: a posting
+/// list is one item.
 pub struct SplitInput<'a> {
-    /// Value part (with length byte) of each item of the merged page, in key order; on a
-    /// leaf, what `_bt_keep_natts_fast` compares.
+    /// The index's key layout (what `_bt_keep_natts_fast` compares column by column).
+    pub layout: KeyLayout,
+    /// Value part (with length bytes) of each item of the merged page, in key order.
     pub values: Vec<&'a [u8]>,
     /// Bytes of each merged item, tuple plus line pointer.
     pub sizes: Vec<u32>,
@@ -36,6 +39,11 @@ pub struct SplitInput<'a> {
     pub high_key_value: Option<&'a [u8]>,
     /// The index's leaf fillfactor (`fillfactor` reloption, default 90).
     pub leaf_fillfactor: u8,
+    /// Heap TID of the new item (leaves).
+    pub new_tid: u64,
+    /// Heap TID of the plain tuple just left of the new item (`None` when it is a posting
+    /// list, whose `t_tid` holds no heap TID, or when there is none).
+    pub prev_tid: Option<u64>,
 }
 
 /// One candidate: the first `left` merged items go to the left page.
@@ -54,13 +62,65 @@ enum Strategy {
     SingleValue,
 }
 
-/// `_bt_keep_natts_fast` for a one-column key: 1 when the values differ, 2 (a heap TID is
-/// needed in the pivot) when they are equal.
-fn keep_natts(a: &[u8], b: &[u8]) -> i32 {
-    if a == b {
-        2
+/// `_bt_adjacenthtid`: the higher heap TID was very likely inserted just after the lower
+/// one (same heap block, or the first line pointer of the next block).
+fn adjacent_tids(low: u64, high: u64) -> bool {
+    let (lb, hb) = (low >> 16, high >> 16);
+    lb == hb || (lb + 1 == hb && high & 0xFFFF == 1)
+}
+
+/// What `_bt_afternewitemoff` decides for a non-rightmost leaf.
+enum AfterNewItem {
+    /// Not a localized ascending insert: a 50:50 split.
+    No,
+    /// Apply the leaf fillfactor as on a rightmost page.
+    FillFactor,
+    /// Split just after the new item.
+    JustAfter,
+}
+
+/// `_bt_afternewitemoff`: on a composite index whose page holds equisized small tuples,
+/// a new item that shares its leading column with the item on its left (and, unless it is
+/// last, follows it in the heap) suggests ascending inserts within a group, so the split
+/// goes just after it (or at the leaf fillfactor when that is further left).
+fn after_new_item(inp: &SplitInput<'_>, min_first_right: u32) -> AfterNewItem {
+    let nkeyatts = inp.layout.ncols;
+    let new_size = inp.sizes[inp.new_pos];
+    let old_n = inp.sizes.len() - 1;
+    let old_total: u32 = inp.sizes.iter().sum::<u32>() - new_size;
+    if nkeyatts == 1 || inp.new_pos == 0 {
+        return AfterNewItem::No;
+    }
+    if new_size != min_first_right || new_size * old_n as u32 != old_total {
+        return AfterNewItem::No;
+    }
+    // No wider than two int8 columns.
+    if new_size > maxalign(INDEX_TUPLE_HEADER_BYTES + 16) + LINE_POINTER_BYTES {
+        return AfterNewItem::No;
+    }
+    let new_value = inp.values[inp.new_pos];
+    let prev = inp.values[inp.new_pos - 1];
+    let shares_prefix = |k: usize| k > 1 && k <= nkeyatts;
+    if inp.new_pos == old_n {
+        // Right of every item: ascending in itself, no heap adjacency test.
+        return if shares_prefix(inp.layout.keep_natts(prev, new_value)) {
+            AfterNewItem::FillFactor
+        } else {
+            AfterNewItem::No
+        };
+    }
+    if !inp.prev_tid.is_some_and(|t| adjacent_tids(t, inp.new_tid)) {
+        return AfterNewItem::No;
+    }
+    if !shares_prefix(inp.layout.keep_natts(prev, new_value)) {
+        return AfterNewItem::No;
+    }
+    // Offsets as the server numbers them: the high key is 1, data from 2.
+    let interp = (inp.new_pos + 2) as f64 / (old_n + 2) as f64;
+    if interp > f64::from(inp.leaf_fillfactor) / 100.0 {
+        AfterNewItem::FillFactor
     } else {
-        1
+        AfterNewItem::JustAfter
     }
 }
 
@@ -96,13 +156,24 @@ pub fn find_split(inp: &SplitInput<'_>) -> usize {
     }
     assert!(!cands.is_empty(), "a page with at least two items always has a legal split");
 
+    let nkeyatts = inp.layout.ncols;
+    let keep_natts = |a: &[u8], b: &[u8]| inp.layout.keep_natts(a, b) as i32;
     let (mut mult, mut use_mult) = if !inp.leaf {
         (f64::from(NONLEAF_FILLFACTOR) / 100.0, inp.rightmost)
     } else if inp.rightmost {
         (f64::from(inp.leaf_fillfactor) / 100.0, true)
     } else {
-        // `_bt_afternewitemoff` never applies to one-column indexes: 50:50.
-        (0.5, false)
+        match after_new_item(inp, min_first_right as u32) {
+            AfterNewItem::No => (0.5, false),
+            AfterNewItem::FillFactor => (f64::from(inp.leaf_fillfactor) / 100.0, true),
+            AfterNewItem::JustAfter => {
+                // The legal split that leaves the new item last on the left.
+                if cands.iter().any(|c| c.left == inp.new_pos + 1) {
+                    return inp.new_pos + 1;
+                }
+                (0.5, false)
+            }
+        }
     };
     let mut interval = ((cands.len() as f64 * 0.05).max(1.0) as usize).min(if inp.leaf {
         MAX_LEAF_INTERVAL
@@ -119,17 +190,18 @@ pub fn find_split(inp: &SplitInput<'_>) -> usize {
     } else {
         // `_bt_strategy`: can the initial interval avoid a heap TID in the high key?
         let (lo, hi) = interval_edges(&cands[..interval.min(cands.len())]);
+        let n = nkeyatts as i32;
         let p = keep_natts(last_left(&lo), first_right(&hi));
-        if p <= 1 {
+        if p <= n {
             (Strategy::Default, p)
-        } else if keep_natts(last_left(&page_first), first_right(&page_last)) <= 1 {
-            (Strategy::ManyDuplicates, 1)
-        } else if inp.rightmost
-            || inp.high_key_value.is_some_and(|h| keep_natts(h, inp.values[inp.new_pos]) <= 1)
-        {
-            (Strategy::SingleValue, 2)
+        } else if keep_natts(last_left(&page_first), first_right(&page_last)) <= n {
+            // Either side of the group of duplicates around the delta-best split.
+            (Strategy::ManyDuplicates, n)
+        } else if inp.rightmost {
+            (Strategy::SingleValue, n + 1)
         } else {
-            (Strategy::Default, 2)
+            let h = inp.high_key_value.map_or(n + 1, |h| keep_natts(h, inp.values[inp.new_pos]));
+            (if h <= n { Strategy::SingleValue } else { Strategy::Default }, h)
         }
     };
     match strategy {
@@ -217,6 +289,9 @@ mod tests {
 
     fn input(v: &[Vec<u8>], new_pos: usize, rightmost: bool) -> SplitInput<'_> {
         SplitInput {
+            layout: KeyLayout::new(crate::geometry::KeyType::Varlena { max_bytes: 3 }),
+            new_tid: 1,
+            prev_tid: None,
             values: v.iter().map(Vec::as_slice).collect(),
             sizes: vec![28; v.len()],
             new_pos,
@@ -246,7 +321,7 @@ mod tests {
 
     #[test]
     fn one_value_pages_split_at_96_percent() {
-        let v = vec![vec![7u8]; 292];
+        let v = vec![vec![7u8; 4]; 292];
         let left = find_split(&input(&v, 291, true));
         let pct = (left as u32 * 28) as f64 * 100.0 / f64::from(BT_USABLE_BYTES);
         assert!(pct > 94.0, "{pct}");

@@ -2,11 +2,13 @@
 //! (`_bt_doinsert`, `_bt_split`, `_bt_insert_parent`, `_bt_newroot` in nbtinsert.c), and
 //! page allocation (a recyclable page from the free space map, else the end of the file,
 //! `_bt_allocbuf` in nbtpage.c). Keys are the sort keys of [`crate::geometry::KeyLayout`].
-//! Deduplication into posting lists is not modelled (keylab's ids are unique, so a dedup
-//! pass would find nothing to merge); VACUUM is in `vacuum.rs`, sorted builds in `build.rs`.
+//! A full leaf of a non-unique index is deduplicated before it splits, and posting lists
+//! are kept as described in `dedup.rs`; VACUUM is in `vacuum.rs`, sorted builds in
+//! `build.rs`.
 
+use crate::dedup;
 use crate::geometry::{
-    KeyLayout, BT_USABLE_BYTES, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, PIVOT_TID_BYTES,
+    KeyLayout, BT_USABLE_BYTES, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, MAX_STRIDE,
 };
 use crate::split::{find_split, SplitInput};
 use crate::wal::Wal;
@@ -39,7 +41,8 @@ pub struct Page {
     pub level: u32,
     /// Sort keys of the items, `stride` bytes each.
     pub keys: Vec<u8>,
-    /// Tuple bytes of each item (MAXALIGNed, without line pointer).
+    /// Tuple bytes of each item (MAXALIGNed, without line pointer); 0 for the entries of a
+    /// posting list after its first, which carries the whole tuple's bytes (`dedup.rs`).
     pub sizes: Vec<u16>,
     /// Downlinks (internal pages only).
     pub children: Vec<u32>,
@@ -78,7 +81,8 @@ impl Page {
         self.hole().saturating_sub(LINE_POINTER_BYTES)
     }
 
-    fn key(&self, stride: usize, i: usize) -> &[u8] {
+    /// The sort key of entry `i`, `stride` bytes.
+    pub fn key(&self, stride: usize, i: usize) -> &[u8] {
         &self.keys[i * stride..(i + 1) * stride]
     }
 }
@@ -215,7 +219,7 @@ impl Tree {
         let s = self.stride();
         let w = self.layout.width;
         // The value with heap TID 0 sorts before every entry of that value.
-        let mut buf = [0u8; 80];
+        let mut buf = [0u8; MAX_STRIDE];
         let probe = &mut buf[..s];
         probe.copy_from_slice(key);
         self.layout.set_tid(probe, 0);
@@ -263,6 +267,20 @@ impl Tree {
             return Err(TreeError::Duplicate);
         }
         let size = self.layout.leaf_bytes(key) as u16;
+        if !self.unique {
+            let layout = self.layout;
+            let page = &mut self.pages[leaf as usize];
+            // `_bt_findinsertloc`: a leaf that cannot take the item is deduplicated first.
+            if page.free_space() < u32::from(size) && dedup::dedup_pass(page, &layout, key) {
+                let hole = page.hole();
+                wal.touch(&mut page.epoch, hole);
+            }
+            if let Some((pushed, at)) = dedup::posting_split(page, &layout, pos, key) {
+                let z = layout.leaf_bytes(&pushed) as u16;
+                self.insert_at(leaf, at, &pushed, z, NONE, &mut path, wal);
+                return Ok(());
+            }
+        }
         self.insert_at(leaf, pos, key, size, NONE, &mut path, wal);
         Ok(())
     }
@@ -364,18 +382,27 @@ impl Tree {
         if !leaf {
             children.insert(pos, child);
         }
+        // Split points fall between tuples; a posting list is one tuple.
+        let starts: Vec<usize> = (0..n).filter(|&i| sizes[i] > 0 || i == 0).collect();
+        let new_t = starts.partition_point(|&i| i < pos);
         let left_n = {
+            let tid_at = |i: usize| self.layout.tid(&keys[i * s..(i + 1) * s]);
+            let prev_tid = (leaf && new_t > 0 && starts[new_t] - starts[new_t - 1] == 1)
+                .then(|| tid_at(starts[new_t - 1]));
             let input = SplitInput {
-                values: (0..n).map(|i| &keys[i * s..i * s + w + 1]).collect(),
-                sizes: sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).collect(),
-                new_pos: pos,
+                layout: self.layout,
+                values: starts.iter().map(|&i| &keys[i * s..i * s + w + 1]).collect(),
+                sizes: starts.iter().map(|&i| u32::from(sizes[i]) + LINE_POINTER_BYTES).collect(),
+                new_pos: new_t,
                 leaf,
                 rightmost: old.next == NONE,
                 high_key_bytes: old.high.as_ref().map(|h| u32::from(h.1)),
                 high_key_value: old.high.as_ref().map(|h| &h.0[..=w]),
                 leaf_fillfactor: self.leaf_fillfactor,
+                new_tid: if leaf { self.layout.tid(key) } else { 0 },
+                prev_tid,
             };
-            find_split(&input)
+            starts[find_split(&input)]
         };
         if pos < left_n {
             wal.split_left += 1;
@@ -383,23 +410,11 @@ impl Tree {
             wal.split_right += 1;
         }
         // The left half's new high key: on a leaf, the first right item suffix-truncated
-        // against the last left one (`_bt_truncate`: the heap TID is dropped when the
-        // values differ, else kept as the last left item's); on an internal page, the
-        // first right pivot itself.
+        // against the last left one (`_bt_truncate`); on an internal page, the first right
+        // pivot itself.
         let first_right = &keys[left_n * s..(left_n + 1) * s];
         let (hk, hk_size) = if leaf {
-            let last_left = &keys[(left_n - 1) * s..left_n * s];
-            let mut hk = first_right.to_vec();
-            let mut size = u32::from(sizes[left_n]);
-            if last_left[..=w] == first_right[..=w] {
-                let t = self.layout.tid(last_left);
-                self.layout.set_tid(&mut hk, t);
-                size = self.layout.leaf_bytes(&hk) + PIVOT_TID_BYTES;
-            } else {
-                self.layout.set_tid(&mut hk, 0);
-                size = size.min(self.layout.leaf_bytes(&hk));
-            }
-            (hk, size as u16)
+            self.layout.truncate_pivot(&keys[(left_n - 1) * s..left_n * s], first_right)
         } else {
             (first_right.to_vec(), sizes[left_n])
         };
@@ -411,8 +426,9 @@ impl Tree {
         }
         let right_keys = keys.split_off(left_n * s);
         let right_children = if leaf { Vec::new() } else { children.split_off(left_n) };
-        let slot_bytes =
-            |z: &[u16]| -> u32 { z.iter().map(|&x| u32::from(x) + LINE_POINTER_BYTES).sum() };
+        let slot_bytes = |z: &[u16]| -> u32 {
+            z.iter().filter(|&&x| x > 0).map(|&x| u32::from(x) + LINE_POINTER_BYTES).sum()
+        };
         let right_high_bytes = old.high.as_ref().map_or(0, |h| u32::from(h.1) + LINE_POINTER_BYTES);
         let right = Page {
             level: old.level,

@@ -6,6 +6,7 @@
 //! a later VACUUM finds their deletion older than every running transaction, which puts them
 //! into the free space map.
 
+use crate::dedup::{posting_bytes, used_bytes};
 use crate::tree::{Tree, NONE};
 use crate::wal::Wal;
 use std::collections::HashSet;
@@ -40,24 +41,35 @@ impl Tree {
                 continue;
             }
             let before = page.len();
+            // Tuple by tuple: a plain tuple goes when its TID is dead; a posting list loses
+            // its dead TIDs and shrinks (`_bt_update_posting`), or goes when none is left.
             let mut keep = 0;
-            for i in 0..before {
-                let tid = self.layout.tid(&page.keys[i * s..(i + 1) * s]);
-                if dead.contains(&tid) {
-                    page.used -= u32::from(page.sizes[i]) + crate::geometry::LINE_POINTER_BYTES;
-                    continue;
+            let mut i = 0;
+            while i < before {
+                let end = (i + 1..before).find(|&j| page.sizes[j] > 0).unwrap_or(before);
+                let plain = self.layout.leaf_bytes(&page.keys[i * s..(i + 1) * s]);
+                let first_kept = keep;
+                for j in i..end {
+                    if dead.contains(&self.layout.tid(&page.keys[j * s..(j + 1) * s])) {
+                        continue;
+                    }
+                    if keep != j {
+                        page.keys.copy_within(j * s..(j + 1) * s, keep * s);
+                    }
+                    page.sizes[keep] = 0;
+                    keep += 1;
                 }
-                if keep != i {
-                    page.keys.copy_within(i * s..(i + 1) * s, keep * s);
-                    page.sizes[keep] = page.sizes[i];
+                if keep > first_kept {
+                    page.sizes[first_kept] = posting_bytes(plain, keep - first_kept) as u16;
                 }
-                keep += 1;
+                i = end;
             }
             if keep == before {
                 continue;
             }
             page.keys.truncate(keep * s);
             page.sizes.truncate(keep);
+            page.used = used_bytes(page);
             out.removed += (before - keep) as u64;
             let hole = page.hole();
             wal.touch(&mut page.epoch, hole);
