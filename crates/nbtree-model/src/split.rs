@@ -13,10 +13,10 @@ use crate::geometry::{
 pub const NONLEAF_FILLFACTOR: u8 = 70;
 /// `BTREE_SINGLEVAL_FILLFACTOR`: a page of one value splits to 96 % left.
 pub const SINGLEVAL_FILLFACTOR: u8 = 96;
-/// `MAX_LEAF_INTERVAL`: candidates judged for truncation on leaves.
-const MAX_LEAF_INTERVAL: usize = 9;
-/// `MAX_INTERNAL_INTERVAL`: the same on internal pages.
-const MAX_INTERNAL_INTERVAL: usize = 18;
+/// `LEAF_SPLIT_DISTANCE`: the split interval's tolerance on leaves, a share of the old items' bytes.
+const LEAF_SPLIT_DISTANCE: f64 = 0.050;
+/// `INTERNAL_SPLIT_DISTANCE`: the same on internal pages.
+const INTERNAL_SPLIT_DISTANCE: f64 = 0.075;
 
 /// The page being split, with the new item counted in place. Items are tuples: a posting
 /// list is one item.
@@ -27,6 +27,9 @@ pub struct SplitInput<'a> {
     pub values: Vec<&'a [u8]>,
     /// Bytes of each merged item, tuple plus line pointer.
     pub sizes: Vec<u32>,
+    /// Bytes of each item's posting list (0 for a plain tuple), which suffix truncation
+    /// drops when the item becomes a high key (empty on internal pages).
+    pub posting_list_bytes: Vec<u32>,
     /// Position of the new item in the merged page.
     pub new_pos: usize,
     /// A leaf page.
@@ -142,8 +145,14 @@ pub fn find_split(inp: &SplitInput<'_>) -> usize {
         let mut left_free = left_space - to_left;
         let mut right_free = right_space - (total - to_left);
         // The left page's new high key is charged as the first right tuple, plus a heap
-        // TID on leaves (the worst case of suffix truncation).
-        left_free -= first_right + if inp.leaf { PIVOT_TID_BYTES as i32 } else { 0 };
+        // TID on leaves (the worst case of suffix truncation), less the posting list of a
+        // first right tuple over 64 bytes (`_bt_recsplitloc`; never the new item's).
+        left_free -= first_right;
+        if inp.leaf {
+            let posting = inp.posting_list_bytes.get(left).copied().unwrap_or(0);
+            let drop = if left != inp.new_pos && first_right > 64 { posting as i32 } else { 0 };
+            left_free -= PIVOT_TID_BYTES as i32 - drop;
+        }
         if !inp.leaf {
             // The first item of an internal right page keeps only its header.
             right_free += first_right - (INDEX_TUPLE_HEADER_BYTES + LINE_POINTER_BYTES) as i32;
@@ -175,13 +184,10 @@ pub fn find_split(inp: &SplitInput<'_>) -> usize {
             }
         }
     };
-    let mut interval = ((cands.len() as f64 * 0.05).max(1.0) as usize).min(if inp.leaf {
-        MAX_LEAF_INTERVAL
-    } else {
-        MAX_INTERNAL_INTERVAL
-    });
     let (page_first, page_last) = (cands[0], cands[cands.len() - 1]);
     sort_by_delta(&mut cands, mult, use_mult);
+    let old_total = total - inp.sizes[inp.new_pos] as i32;
+    let mut interval = default_interval(&cands, old_total, inp.leaf);
 
     let last_left = |c: &Candidate| inp.values[c.left - 1];
     let first_right = |c: &Candidate| inp.values[c.left];
@@ -243,6 +249,24 @@ pub fn find_split(inp: &SplitInput<'_>) -> usize {
     chosen.left
 }
 
+/// `_bt_defaultinterval`: the candidates (sorted by delta) whose free space on each side
+/// stays within a tolerance of the best one's, the tolerance being 5 % of the old items'
+/// bytes on leaves and 7.5 % on internal pages; the first one outside ends the interval.
+fn default_interval(cands: &[Candidate], old_total: i32, leaf: bool) -> usize {
+    let distance = if leaf { LEAF_SPLIT_DISTANCE } else { INTERNAL_SPLIT_DISTANCE };
+    let tolerance = (f64::from(old_total) * distance) as i32;
+    let best = cands[0];
+    let (lo_l, lo_r) = (best.left_free - tolerance, best.right_free - tolerance);
+    let (hi_l, hi_r) = (best.left_free + tolerance, best.right_free + tolerance);
+    cands
+        .iter()
+        .skip(1)
+        .position(|c| {
+            c.left_free < lo_l || c.right_free < lo_r || c.left_free > hi_l || c.right_free > hi_r
+        })
+        .map_or(cands.len(), |i| i + 1)
+}
+
 /// `_bt_deltasortsplits`: distance from the wanted balance, truncated to whole bytes as the
 /// server's int16 delta is, then a sort on it (stable here; the server's qsort may order
 /// equal deltas differently).
@@ -292,6 +316,7 @@ mod tests {
             layout: KeyLayout::new(crate::geometry::KeyType::Varlena { max_bytes: 3 }),
             new_tid: 1,
             prev_tid: None,
+            posting_list_bytes: Vec::new(),
             values: v.iter().map(Vec::as_slice).collect(),
             sizes: vec![28; v.len()],
             new_pos,

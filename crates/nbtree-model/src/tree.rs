@@ -393,6 +393,17 @@ impl Tree {
                 layout: self.layout,
                 values: starts.iter().map(|&i| &keys[i * s..i * s + w + 1]).collect(),
                 sizes: starts.iter().map(|&i| u32::from(sizes[i]) + LINE_POINTER_BYTES).collect(),
+                posting_list_bytes: if leaf && !self.unique {
+                    starts
+                        .iter()
+                        .map(|&i| {
+                            let plain = self.layout.leaf_bytes(&keys[i * s..(i + 1) * s]);
+                            u32::from(sizes[i]) - plain
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                },
                 new_pos: new_t,
                 leaf,
                 rightmost: old.next == NONE,
