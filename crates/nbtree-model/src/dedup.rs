@@ -201,6 +201,48 @@ mod tests {
         assert_eq!(posting_bytes(16, 1), 16);
     }
 
+    fn page_of(layout: &KeyLayout, tids: &[u64], value: i64) -> Page {
+        let mut p = Page { next: crate::tree::NONE, prev: crate::tree::NONE, ..Page::default() };
+        let mut k = Vec::new();
+        for &t in tids {
+            layout.encode(&keylab_schema::Value::Int(value), t, &mut k).unwrap();
+            p.keys.extend_from_slice(&k);
+            p.sizes.push(layout.leaf_bytes(&k) as u16);
+        }
+        p.used = used_bytes(&p);
+        p
+    }
+
+    #[test]
+    fn a_dedup_pass_merges_equal_neighbours_up_to_the_cap() {
+        let layout = KeyLayout::new(crate::geometry::KeyType::BigInt);
+        let tids: Vec<u64> = (1..=400).collect();
+        let mut page = page_of(&layout, &tids, 5);
+        let mut new_key = Vec::new();
+        layout.encode(&keylab_schema::Value::Int(6), 9999, &mut new_key).unwrap();
+        assert!(dedup_pass(&mut page, &layout, &new_key));
+        let ranges = tuple_ranges(&page.sizes);
+        // MAXALIGN(16 + 6n) <= 1356: 16 + 6n <= 1352, n <= 222.
+        assert_eq!(ranges[0], (0, 222));
+        assert_eq!(page.sizes[0] as u32, posting_bytes(16, 222));
+        assert_eq!(ranges.len(), 2);
+        assert_eq!(page.used, used_bytes(&page));
+    }
+
+    #[test]
+    fn a_tid_inside_a_posting_list_swaps_out_the_highest() {
+        let layout = KeyLayout::new(crate::geometry::KeyType::BigInt);
+        let mut page = page_of(&layout, &[10, 20, 30], 5);
+        page.sizes = vec![posting_bytes(16, 3) as u16, 0, 0];
+        let mut k = Vec::new();
+        layout.encode(&keylab_schema::Value::Int(5), 15, &mut k).unwrap();
+        let (out, at) = posting_split(&mut page, &layout, 1, &k).expect("inside the list");
+        assert_eq!((layout.tid(&out), at), (30, 3));
+        let tids: Vec<u64> = page.keys.chunks(layout.stride()).map(|c| layout.tid(c)).collect();
+        assert_eq!(tids, vec![10, 15, 20]);
+        assert!(posting_split(&mut page, &layout, 0, &k).is_none(), "before the list");
+    }
+
     #[test]
     fn tuple_ranges_group_posting_members() {
         assert_eq!(tuple_ranges(&[16, 40, 0, 0, 16]), vec![(0, 1), (1, 4), (4, 5)]);

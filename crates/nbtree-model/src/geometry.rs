@@ -386,6 +386,30 @@ mod tests {
     }
 
     #[test]
+    fn composite_keys_order_by_column_and_truncate_by_column() {
+        let l = KeyLayout::composite(&[KeyType::BigInt, KeyType::Int]).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        l.encode_values(&[Value::Int(1), Value::Int(9)], 5, &mut a).unwrap();
+        l.encode_values(&[Value::Int(2), Value::Int(-3)], 1, &mut b).unwrap();
+        assert!(a < b, "the first column decides");
+        // int8 at 8, int4 at 16: 20 bytes, MAXALIGNed to 24 (pageinspect: itemlen 24).
+        assert_eq!(l.leaf_bytes(&a), 24);
+        assert_eq!(l.keep_natts(&a, &b), 1);
+        let (hk, z) = l.truncate_pivot(&a, &b);
+        assert_eq!(z, 16, "only the first column is kept");
+        assert!(hk > a && hk < b && l.tid(&hk) == 0);
+        l.encode_values(&[Value::Int(1), Value::Int(9)], 8, &mut b).unwrap();
+        assert_eq!(l.keep_natts(&a, &b), 3);
+        let (hk, z) = l.truncate_pivot(&a, &b);
+        assert_eq!((z, l.tid(&hk)), (24 + 8, 5), "all columns and the last left heap TID");
+        // A NULL sorts last and adds the null bitmap: data from 16, int8 at 16 = 24.
+        l.encode_values(&[Value::Null, Value::Int(1)], 1, &mut b).unwrap();
+        assert!(b > a);
+        assert_eq!(l.leaf_bytes(&b), 24);
+        assert!(l.encode_values(&[Value::Int(1)], 1, &mut b).is_err(), "one value for two columns");
+    }
+
+    #[test]
     fn heap_tuples_are_header_plus_aligned_data() {
         let cols = [ColumnType::Binary { bytes: 16 }];
         assert_eq!(heap_tuple_bytes(&cols, &[Value::Bytes(vec![0; 16])]), 24 + 16);

@@ -306,6 +306,8 @@ fn interval_edges(interval: &[Candidate]) -> (Candidate, Candidate) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::KeyType;
+    use keylab_schema::Value;
 
     fn values(n: usize) -> Vec<Vec<u8>> {
         (0..n as u32).map(|i| i.to_be_bytes().to_vec()).collect()
@@ -313,7 +315,7 @@ mod tests {
 
     fn input(v: &[Vec<u8>], new_pos: usize, rightmost: bool) -> SplitInput<'_> {
         SplitInput {
-            layout: KeyLayout::new(crate::geometry::KeyType::Varlena { max_bytes: 3 }),
+            layout: KeyLayout::new(KeyType::Varlena { max_bytes: 3 }),
             new_tid: 1,
             prev_tid: None,
             posting_list_bytes: Vec::new(),
@@ -342,6 +344,42 @@ mod tests {
         let v = values(291);
         let left = find_split(&input(&v, 100, false));
         assert!((144..=146).contains(&left), "{left}");
+    }
+
+    #[test]
+    fn ascending_inserts_inside_a_group_split_just_after_the_new_item() {
+        // (a int8, b int8) tuples of 24 bytes; the new item (a = 1, b = 100) lands at 100,
+        // just right of (1, 99) inserted a moment before (same heap block).
+        let layout = KeyLayout::composite(&[KeyType::BigInt, KeyType::BigInt]).unwrap();
+        let mut keys = Vec::new();
+        for i in 0..291u64 {
+            let (a, b) = if i <= 100 { (1, i) } else { (2, i) };
+            let mut k = Vec::new();
+            layout
+                .encode_values(&[Value::UInt(a), Value::UInt(b)], (7 << 16) | (i + 1), &mut k)
+                .unwrap();
+            keys.push(k);
+        }
+        let values: Vec<&[u8]> = keys.iter().map(|k| layout.value(k)).collect();
+        let mut inp = SplitInput {
+            layout,
+            values,
+            sizes: vec![28; 291],
+            posting_list_bytes: Vec::new(),
+            new_pos: 100,
+            leaf: true,
+            rightmost: false,
+            high_key_bytes: Some(16),
+            high_key_value: None,
+            leaf_fillfactor: 90,
+            new_tid: (7 << 16) | 101,
+            prev_tid: Some((7 << 16) | 100),
+        };
+        assert_eq!(find_split(&inp), 101, "the new item is the last on the left");
+        // Not adjacent in the heap: a plain 50:50 split by free space.
+        inp.prev_tid = Some(3 << 16);
+        let left = find_split(&inp);
+        assert!((140..=150).contains(&left), "{left}");
     }
 
     #[test]
