@@ -168,7 +168,7 @@ pub fn posting_split(
 /// `_bt_load` with deduplication: sorted entries of a non-unique index grouped into the
 /// tuples a sorted build writes, as (entries, tuple bytes); equal neighbours merge while
 /// the posting list stays within [`BUILD_MAX_POSTING_BYTES`].
-pub fn build_groups<'a>(layout: &KeyLayout, keys: &[&'a [u8]]) -> Vec<(usize, usize, u16)> {
+pub fn build_groups(layout: &KeyLayout, keys: &[&[u8]]) -> Vec<(usize, usize, u16)> {
     let mut out: Vec<(usize, usize, u16)> = Vec::new();
     let mut i = 0;
     while i < keys.len() {
