@@ -259,6 +259,10 @@ impl KeyLayout {
     /// null bitmap when a kept column is NULL (the data then starts at 16), each non-NULL
     /// value at its type's alignment, MAXALIGNed.
     pub fn tuple_bytes(&self, key: &[u8], natts: usize) -> u32 {
+        if self.ncols == 1 && natts == 1 && key[self.width] != NULL_LEN {
+            // The common one-column key, without the per-column walk.
+            return self.cols[0].leaf_tuple_bytes(u32::from(key[self.width]));
+        }
         let mut lens = [0u8; MAX_KEY_COLUMNS];
         let mut at = 0;
         for (i, ty) in self.types().iter().enumerate() {
