@@ -11,6 +11,7 @@ mod keys;
 mod leftovers;
 mod limits;
 mod model;
+mod pg_dedup;
 mod pg_model;
 mod pool;
 mod postgres;

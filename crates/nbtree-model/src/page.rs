@@ -15,16 +15,30 @@ pub fn head(key: &[u8]) -> u64 {
     u64::from_be_bytes(key[..8].try_into().expect("sort keys are at least 9 bytes"))
 }
 
+/// Bytes an entry of `size` tuple bytes takes with its line pointer: a posting list's
+/// entries after the first (size 0, `dedup.rs`) take none.
+#[inline]
+fn slot_bytes(size: u16) -> u32 {
+    if size == 0 {
+        0
+    } else {
+        u32::from(size) + LINE_POINTER_BYTES
+    }
+}
+
 /// One nbtree page. Internal pages hold pivots and downlinks; their first item is "minus
 /// infinity" (a bare 8-byte header). Every page but the rightmost of its level has a high key.
-/// Items are addressed by their position in key order (`0..len()`).
+/// Items are addressed by their position in key order (`0..len()`). An item is one sort key
+/// (one heap TID): a posting list of a non-unique leaf is several items in a row, the first
+/// carrying the whole tuple's bytes and the others size 0 (`dedup.rs`).
 #[derive(Debug, Clone, Default)]
 pub struct Page {
     /// 0 = leaf.
     pub level: u32,
     /// Sort keys by storage slot (arrival order), `stride` bytes each.
     keys: Vec<u8>,
-    /// Tuple bytes (MAXALIGNed, without line pointer) by storage slot.
+    /// Tuple bytes (MAXALIGNed, without line pointer) by storage slot; 0 for the entries
+    /// of a posting list after its first.
     sizes: Vec<u16>,
     /// Downlinks by storage slot (internal pages only).
     children: Vec<u32>,
@@ -97,6 +111,18 @@ impl Page {
         self.children[usize::from(self.order[i])]
     }
 
+    /// Sets item `i`'s tuple bytes (0: it continues the posting list before it).
+    pub fn set_size(&mut self, i: usize, size: u16) {
+        let j = usize::from(self.order[i]);
+        self.used = self.used - slot_bytes(self.sizes[j]) + slot_bytes(size);
+        self.sizes[j] = size;
+    }
+
+    /// Tuples on the page: items that do not continue a posting list.
+    pub fn tuple_count(&self) -> usize {
+        self.sizes.iter().filter(|&&z| z > 0).count()
+    }
+
     /// Points item `i`'s downlink at `child`.
     pub fn set_child(&mut self, i: usize, child: u32) {
         self.children[usize::from(self.order[i])] = child;
@@ -104,7 +130,7 @@ impl Page {
 
     /// Tuple and line-pointer bytes of the data items (the high key excluded).
     pub fn item_bytes(&self) -> u32 {
-        self.sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).sum()
+        self.sizes.iter().map(|&z| slot_bytes(z)).sum()
     }
 
     /// The first position in `lo..len()` whose key is not below `key`.
@@ -136,7 +162,7 @@ impl Page {
         }
         self.order.insert(pos, slot);
         self.heads.insert(pos, head(key));
-        self.used += u32::from(size) + LINE_POINTER_BYTES;
+        self.used += slot_bytes(size);
     }
 
     /// Adds an item after the last one.
@@ -168,7 +194,7 @@ impl Page {
         if self.level > 0 {
             self.children.truncate(last);
         }
-        self.used -= u32::from(size) + LINE_POINTER_BYTES;
+        self.used -= slot_bytes(size);
         (key, size, child)
     }
 
@@ -207,7 +233,7 @@ impl Page {
     ) {
         let n = sizes.len();
         debug_assert_eq!(keys.len(), n * stride);
-        let item_bytes: u32 = sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).sum();
+        let item_bytes: u32 = sizes.iter().map(|&z| slot_bytes(z)).sum();
         self.used = item_bytes + extra_bytes;
         let mean = (item_bytes / n.max(1) as u32).max(1);
         let room = n + (BT_USABLE_BYTES.saturating_sub(self.used) / mean) as usize;
