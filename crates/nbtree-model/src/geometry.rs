@@ -108,6 +108,40 @@ impl KeyType {
     }
 }
 
+/// Appends one column's part of a sort key: the value's order-preserving bytes padded to
+/// the type's width, then its length byte (`NULL_LEN` for NULL, which sorts last).
+#[inline]
+fn encode_column(ty: KeyType, value: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    let start = out.len();
+    let w = ty.width();
+    match (ty, value) {
+        (_, Value::Null) => {
+            out.resize(start + w, 0xFF);
+            out.push(NULL_LEN);
+            return Ok(());
+        }
+        (KeyType::Int, Value::Int(v)) => {
+            out.extend_from_slice(&((*v as i32 as u32) ^ (1 << 31)).to_be_bytes())
+        }
+        (KeyType::Int, Value::UInt(v)) => {
+            out.extend_from_slice(&((*v as u32) ^ (1 << 31)).to_be_bytes())
+        }
+        (KeyType::BigInt | KeyType::Timestamp, Value::UInt(v)) => {
+            out.extend_from_slice(&(*v ^ (1 << 63)).to_be_bytes())
+        }
+        _ => value.write_sort_key(out),
+    }
+    let len = out.len() - start;
+    if len > w {
+        return Err(format!(
+            "a key of {len} bytes is longer than the nbtree model keeps ({w} bytes)"
+        ));
+    }
+    out.resize(start + w, 0);
+    out.push(len as u8);
+    Ok(())
+}
+
 /// Where a varlena of `len` data bytes ends when it starts at `off` (short 1-byte header up
 /// to 126 data bytes, `VARATT_CAN_MAKE_SHORT`; otherwise a 4-byte header, int-aligned).
 pub fn varlena_end(off: u32, len: u32) -> u32 {
@@ -177,7 +211,13 @@ impl KeyLayout {
 
     /// Writes the sort key of a one-column `value` with heap TID `tid` into `out`.
     pub fn encode(&self, value: &Value, tid: u64, out: &mut Vec<u8>) -> Result<(), String> {
-        self.encode_values([value], tid, out)
+        if self.ncols != 1 {
+            return Err(format!("1 key value for an index of {} columns", self.ncols));
+        }
+        out.clear();
+        encode_column(self.cols[0], value, out)?;
+        out.extend_from_slice(&tid.to_be_bytes());
+        Ok(())
     }
 
     /// Writes the sort key of `values` (one per key column, in order) with heap TID `tid`
@@ -190,41 +230,30 @@ impl KeyLayout {
     ) -> Result<(), String> {
         out.clear();
         let mut n = 0;
-        for (ty, value) in self.types().iter().zip(values) {
+        for (&ty, value) in self.types().iter().zip(values) {
             n += 1;
-            let start = out.len();
-            let w = ty.width();
-            match (ty, value) {
-                (_, Value::Null) => {
-                    out.resize(start + w, 0xFF);
-                    out.push(NULL_LEN);
-                    continue;
-                }
-                (KeyType::Int, Value::Int(v)) => {
-                    out.extend_from_slice(&((*v as i32 as u32) ^ (1 << 31)).to_be_bytes())
-                }
-                (KeyType::Int, Value::UInt(v)) => {
-                    out.extend_from_slice(&((*v as u32) ^ (1 << 31)).to_be_bytes())
-                }
-                (KeyType::BigInt | KeyType::Timestamp, Value::UInt(v)) => {
-                    out.extend_from_slice(&(*v ^ (1 << 63)).to_be_bytes())
-                }
-                _ => value.write_sort_key(out),
-            }
-            let len = out.len() - start;
-            if len > w {
-                return Err(format!(
-                    "a key of {len} bytes is longer than the nbtree model keeps ({w} bytes)"
-                ));
-            }
-            out.resize(start + w, 0);
-            out.push(len as u8);
+            encode_column(ty, value, out)?;
         }
         if n != self.ncols {
             return Err(format!("{n} key values for an index of {} columns", self.ncols));
         }
         out.extend_from_slice(&tid.to_be_bytes());
         Ok(())
+    }
+
+    /// Writes the sort key of the `columns` of `row` with heap TID `tid` into `out`.
+    #[inline]
+    pub fn encode_row(
+        &self,
+        columns: &[usize],
+        row: &[Value],
+        tid: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        match columns {
+            [c] => self.encode(&row[*c], tid, out),
+            _ => self.encode_values(columns.iter().map(|&c| &row[c]), tid, out),
+        }
     }
 
     /// Value length of a one-column sort key.
@@ -250,6 +279,7 @@ impl KeyLayout {
     }
 
     /// Leaf tuple bytes (MAXALIGNed, no line pointer) of a sort key: every key column.
+    #[inline]
     pub fn leaf_bytes(&self, key: &[u8]) -> u32 {
         self.tuple_bytes(key, self.ncols)
     }
@@ -258,11 +288,17 @@ impl KeyLayout {
     /// (`index_form_tuple`, and `index_truncate_tuple` for pivots): the 8-byte header, a
     /// null bitmap when a kept column is NULL (the data then starts at 16), each non-NULL
     /// value at its type's alignment, MAXALIGNed.
+    #[inline]
     pub fn tuple_bytes(&self, key: &[u8], natts: usize) -> u32 {
         if self.ncols == 1 && natts == 1 && key[self.width] != NULL_LEN {
             // The common one-column key, without the per-column walk.
             return self.cols[0].leaf_tuple_bytes(u32::from(key[self.width]));
         }
+        self.tuple_bytes_by_column(key, natts)
+    }
+
+    /// [`KeyLayout::tuple_bytes`] column by column.
+    fn tuple_bytes_by_column(&self, key: &[u8], natts: usize) -> u32 {
         let mut lens = [0u8; MAX_KEY_COLUMNS];
         let mut at = 0;
         for (i, ty) in self.types().iter().enumerate() {

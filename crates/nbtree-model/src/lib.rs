@@ -196,7 +196,7 @@ impl NbtreeTable {
         for ix in self.indexes.iter().skip(1).filter(|ix| ix.tree.unique) {
             ix.tree
                 .layout
-                .encode_values(ix.columns.iter().map(|&c| &row[c]), tid, &mut self.key)
+                .encode_row(&ix.columns, row, tid, &mut self.key)
                 .map_err(ModelError::Unsupported)?;
             if ix.tree.has_live_value(&self.key, |t| !dead.contains(&t)) {
                 return Err(duplicate(&ix.name));
@@ -205,7 +205,7 @@ impl NbtreeTable {
         for (n, ix) in self.indexes.iter_mut().enumerate() {
             ix.tree
                 .layout
-                .encode_values(ix.columns.iter().map(|&c| &row[c]), tid, &mut self.key)
+                .encode_row(&ix.columns, row, tid, &mut self.key)
                 .map_err(ModelError::Unsupported)?;
             let live = |t: u64| !dead.contains(&t);
             if let Err(TreeError::Duplicate) = ix.tree.insert(&self.key, &live, &mut self.wal) {

@@ -325,21 +325,36 @@ impl Tree {
         if leaf {
             children.clear();
         }
-        // Split points fall between tuples; a posting list is one tuple.
-        let starts: Vec<usize> = (0..n).filter(|&i| sizes[i] > 0 || i == 0).collect();
-        let new_t = starts.partition_point(|&i| i < pos);
+        // Split points fall between tuples; a posting list is one tuple. `starts` lists
+        // where tuples start only when the page has posting lists (else every item is one).
+        let starts: Vec<usize> = if leaf && !self.unique && sizes.contains(&0) {
+            (0..n).filter(|&i| sizes[i] > 0 || i == 0).collect()
+        } else {
+            Vec::new()
+        };
+        let start = |t: usize| if starts.is_empty() { t } else { starts[t] };
+        let tuples = if starts.is_empty() { n } else { starts.len() };
+        let new_t = if starts.is_empty() { pos } else { starts.partition_point(|&i| i < pos) };
         let left_n = {
             let tid_at = |i: usize| self.layout.tid(&keys[i * s..(i + 1) * s]);
-            let prev_tid = (leaf && new_t > 0 && starts[new_t] - starts[new_t - 1] == 1)
-                .then(|| tid_at(starts[new_t - 1]));
+            let prev_tid = (leaf && new_t > 0 && start(new_t) - start(new_t - 1) == 1)
+                .then(|| tid_at(start(new_t - 1)));
             let input = SplitInput {
                 layout: self.layout,
-                values: starts.iter().map(|&i| &keys[i * s..i * s + w + 1]).collect(),
-                sizes: starts.iter().map(|&i| u32::from(sizes[i]) + LINE_POINTER_BYTES).collect(),
+                values: if starts.is_empty() {
+                    keys.chunks_exact(s).map(|k| &k[..=w]).collect()
+                } else {
+                    starts.iter().map(|&i| &keys[i * s..i * s + w + 1]).collect()
+                },
+                sizes: if starts.is_empty() {
+                    sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).collect()
+                } else {
+                    starts.iter().map(|&i| u32::from(sizes[i]) + LINE_POINTER_BYTES).collect()
+                },
                 posting_list_bytes: if leaf && !self.unique {
-                    starts
-                        .iter()
-                        .map(|&i| {
+                    (0..tuples)
+                        .map(|t| {
+                            let i = start(t);
                             let plain = self.layout.leaf_bytes(&keys[i * s..(i + 1) * s]);
                             u32::from(sizes[i]) - plain
                         })
@@ -356,7 +371,7 @@ impl Tree {
                 new_tid: if leaf { self.layout.tid(key) } else { 0 },
                 prev_tid,
             };
-            starts[find_split(&input)]
+            start(find_split(&input))
         };
         if pos < left_n {
             wal.split_left += 1;
