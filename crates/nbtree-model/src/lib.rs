@@ -2,8 +2,10 @@
 //! page by page, with the server's rules for tuple sizes, split points, suffix truncation,
 //! sorted builds, VACUUM's page deletion and recycling, and full-page images after each
 //! checkpoint. Rules are read from PostgreSQL's source (REL_15_STABLE: nbtsplitloc.c,
-//! nbtinsert.c, nbtdedup.c, nbtutils.c, nbtsort.c, nbtpage.c, nbtree.c, hio.c) and described in our own words at the
-//! code that follows each; `docs/model-rules-nbtree.md` lists them.
+//! nbtinsert.c, nbtdedup.c, nbtutils.c, nbtsort.c, nbtpage.c, nbtree.c, hio.c) and described
+//! in our own words at the code that follows each; `docs/model-rules-nbtree.md` lists them.
+//! A page keeps its items behind line pointers in key order (`page.rs`); a posting list is
+//! a run of items whose first carries the tuple's bytes and the others size 0 (`dedup.rs`).
 //!
 //! Indexes have one or more key columns (composite keys compare column by column and their
 //! pivots are truncated by column); non-unique indexes deduplicate into posting lists as
