@@ -198,27 +198,6 @@ impl Page {
         (key, size, child)
     }
 
-    /// Keeps only the items whose key `keep` accepts, in order; returns how many went.
-    pub fn retain(&mut self, stride: usize, mut keep: impl FnMut(&[u8]) -> bool) -> usize {
-        let before = self.len();
-        let old = std::mem::take(self);
-        self.level = old.level;
-        self.high = old.high.clone();
-        self.prev = old.prev;
-        self.next = old.next;
-        self.used = old.used - old.item_bytes();
-        self.deleted_xid = old.deleted_xid;
-        self.epoch = old.epoch;
-        for i in 0..before {
-            let key = old.key(stride, i);
-            if keep(key) {
-                let child = if old.level > 0 { old.child(i) } else { u32::MAX };
-                self.push_item(stride, key, old.size(i), child);
-            }
-        }
-        before - self.len()
-    }
-
     /// Replaces the items with `keys` (sorted, `stride` bytes each), their sizes and, on
     /// internal pages, downlinks; the byte count is set to the items plus `extra_bytes`.
     /// The arrays get room for as many more items of the same mean size as the page has
@@ -290,7 +269,7 @@ mod tests {
     }
 
     #[test]
-    fn insert_remove_and_retain_keep_key_order_and_bytes() {
+    fn insert_and_remove_keep_key_order_and_bytes() {
         let mut p = Page { level: 1, ..Page::default() };
         for (pos, v) in [(0, 5), (0, 1), (1, 3), (3, 9), (3, 7)] {
             p.insert_item(9, pos, &k(v, v), 16, u32::from(v));
@@ -305,9 +284,23 @@ mod tests {
         assert_eq!((key[0], size, child), (3, 16, 3));
         p.check_storage(9).unwrap();
         assert_eq!((1..4).map(|i| p.child(i)).collect::<Vec<_>>(), [5, 7, 9]);
-        assert_eq!(p.retain(9, |x| x[0] != 7), 1);
+    }
+
+    #[test]
+    fn posting_list_entries_of_size_0_take_no_bytes() {
+        let mut p = Page::default();
+        for v in 1..=4 {
+            p.push_item(9, &k(5, v), 16, u32::MAX);
+        }
+        assert_eq!((p.used, p.tuple_count()), (4 * 20, 4));
+        // Entries 1..4 become one posting list of 40 bytes (`_bt_form_posting`).
+        p.set_size(1, 40);
+        p.set_size(2, 0);
+        p.set_size(3, 0);
+        assert_eq!((p.used, p.item_bytes(), p.tuple_count()), (20 + 44, 64, 2));
+        p.insert_item(9, 3, &k(5, 3), 0, u32::MAX);
+        let (_, size, _) = p.remove_item(9, 4);
+        assert_eq!((size, p.used), (0, 64));
         p.check_storage(9).unwrap();
-        assert_eq!((0..3).map(|i| p.child(i)).collect::<Vec<_>>(), [1, 5, 9]);
-        assert_eq!(p.used, 3 * 20);
     }
 }
