@@ -23,12 +23,13 @@ const CHURN_TRANSACTION_OPS: u64 = 1_000;
 pub struct NbtreeEngine {
     settings: NbtreeSettings,
     table: Option<NbtreeTable>,
+    notes: Vec<String>,
 }
 
 impl NbtreeEngine {
     /// A model with these settings.
     pub fn new(settings: NbtreeSettings) -> Self {
-        NbtreeEngine { settings, table: None }
+        NbtreeEngine { settings, table: None, notes: Vec::new() }
     }
 
     fn table_mut(&mut self) -> Result<&mut NbtreeTable, EngineError> {
@@ -65,9 +66,15 @@ impl Engine for NbtreeEngine {
             },
         );
         settings.insert("full_page_writes".into(), "on".into());
-        settings.insert("deduplicate_items".into(), "on (not modelled: unique ids)".into());
+        settings.insert(
+            "deduplicate_items".into(),
+            "on (non-unique indexes; unique ones not deduplicated)".into(),
+        );
         settings.insert("collation".into(), "C".into());
         settings.insert("figures".into(), "simulated".into());
+        if !self.notes.is_empty() {
+            settings.insert("notes".into(), self.notes.clone().into());
+        }
         EngineInfo {
             kind: "sim".into(),
             version: format!(
@@ -215,6 +222,12 @@ impl Engine for NbtreeEngine {
     }
 
     fn rebuild(&mut self, _table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
+        let note = "rebuild phases: the fill factor becomes each index's fillfactor, then \
+                    REINDEX (a sorted build of every index), PostgreSQL's counterpart of \
+                    innodb_fill_factor + OPTIMIZE TABLE; the heap keeps its own";
+        if !self.notes.iter().any(|n| n == note) {
+            self.notes.push(note.into());
+        }
         self.table_mut()?.rebuild(fill_factor_pct).map_err(rejected)
     }
 

@@ -21,8 +21,9 @@ use keylab_schema::Table;
 use std::collections::HashSet;
 
 /// Why the nbtree model cannot hold `table`, or `None` when it can. The one place that
-/// decides: it asks the model itself, so when the model keys on several columns (or on more
-/// types) PostgreSQL tables with such indexes move to it with no change here.
+/// decides: it asks the model itself (which keys on one or more columns of its key types),
+/// so when the model takes more types PostgreSQL tables with such indexes move to it with no
+/// change here.
 pub fn nbtree_gap(table: &Table) -> Option<String> {
     NbtreeTable::new(table, NbtreeSettings::default()).err().map(|e| e.to_string())
 }

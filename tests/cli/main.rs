@@ -12,6 +12,7 @@ mod leftovers;
 mod limits;
 mod model;
 mod model_list;
+mod pg_dedup;
 mod pg_model;
 mod pool;
 mod postgres;

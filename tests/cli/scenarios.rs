@@ -271,6 +271,8 @@ fn a_bad_id_share_exits_2_at_its_line_and_column() {
 fn pg_wal_fpi_orders_the_keys_by_full_page_images() {
     let v = run_builtin("pg-wal-fpi", "0.05");
     assert_eq!(v["engine"]["model"], "postgres-15");
+    // The settings phase shows PostgreSQL's 8 KiB block, not InnoDB's page size.
+    assert_eq!(v["runs"][0]["phases"][0]["page_size_bytes"], 8192, "{}", v["runs"][0]);
     let fpi = |variant: &str| {
         let r = v["runs"]
             .as_array()

@@ -3,8 +3,10 @@
 //! would leave less than BLCKSZ x (100 - fillfactor) % free (internal levels: 70 %); the
 //! last item then moves to a new page and a suffix-truncated copy becomes the old page's high
 //! key. Blocks are numbered in the order pages are started, parents included. Every page is
-//! written to the WAL whole (`log_newpage`). Posting lists (deduplication) are not modelled.
+//! written to the WAL whole (`log_newpage`). A non-unique index's equal neighbours are
+//! merged into posting lists first (`dedup::build_groups`); a posting list is one item.
 
+use crate::dedup::build_groups;
 use crate::geometry::{
     KeyLayout, BT_USABLE_BYTES, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, PAGE_BYTES,
     PIVOT_TID_BYTES,
@@ -18,6 +20,10 @@ struct Level {
     block: u32,
     page: Page,
     low: (Vec<u8>, u16),
+    /// Items (tuples) on the page.
+    items: usize,
+    /// Entry index where the last item starts.
+    last_start: usize,
 }
 
 struct Builder {
@@ -36,16 +42,17 @@ impl Builder {
         // The high key's line pointer is reserved from the start (`_bt_blnewpage`).
         page.used = LINE_POINTER_BYTES;
         let minus_infinity = (vec![0; self.layout.stride()], INDEX_TUPLE_HEADER_BYTES as u16);
-        Level { block, page, low: minus_infinity }
+        Level { block, page, low: minus_infinity, items: 0, last_start: 0 }
     }
 
+    /// Adds one item: on leaves `key` holds the sort keys of the item's entries (several for
+    /// a posting list), on internal levels one pivot.
     fn add(&mut self, level: usize, key: &[u8], size: u16, child: u32) {
         if self.levels.len() == level {
             let st = self.start(level as u32);
             self.levels.push(st);
         }
         let s = self.layout.stride();
-        let w = self.layout.width;
         let leaf = level == 0;
         let full = if leaf {
             PAGE_BYTES * (100 - u32::from(self.leaf_fillfactor)) / 100
@@ -54,26 +61,21 @@ impl Builder {
         };
         let st = &self.levels[level];
         let free = st.page.free_space();
-        let n = st.page.len();
         let room = u32::from(size) + if leaf { PIVOT_TID_BYTES } else { 0 };
-        if free < room || (free < full && n >= 2) {
+        if free < room || (free < full && st.items >= 2) {
             let mut next = self.start(level as u32);
             let st = &mut self.levels[level];
             // The last item moves to the new page; its copy, truncated on leaves, becomes
             // the old page's high key.
-            let (last, last_size, last_child) = st.page.remove_item(s, n - 1);
+            let ls = st.last_start;
+            let n = st.page.len();
+            let last: Vec<u8> = st.page.keys_in_order(s).skip(ls).flatten().copied().collect();
+            let (mut last_size, mut last_child) = (0, NONE);
+            for i in (ls..n).rev() {
+                (_, last_size, last_child) = st.page.remove_item(s, i);
+            }
             let (hk, hk_size) = if leaf {
-                let last_left = st.page.key(s, n - 2);
-                let mut hk = last.clone();
-                if last_left[..=w] == last[..=w] {
-                    self.layout.set_tid(&mut hk, self.layout.tid(last_left));
-                    let z = self.layout.leaf_bytes(&hk) + PIVOT_TID_BYTES;
-                    (hk, z as u16)
-                } else {
-                    self.layout.set_tid(&mut hk, 0);
-                    let z = self.layout.leaf_bytes(&hk);
-                    (hk, z as u16)
-                }
+                self.layout.truncate_pivot(st.page.key(s, ls - 1), &last[..s])
             } else {
                 (last.clone(), last_size)
             };
@@ -83,12 +85,12 @@ impl Builder {
             next.page.prev = st.block;
             next.low = (hk, hk_size);
             let done = std::mem::replace(st, next);
-            push_item(&mut self.levels[level].page, &last, last_size, last_child, s);
+            push_item(&mut self.levels[level], &last, last_size, last_child, s);
             let (low, block) = (done.low.clone(), done.block);
             self.pages[block as usize] = done.page;
             self.add(level + 1, &low.0, low.1, block);
         }
-        push_item(&mut self.levels[level].page, key, size, child, s);
+        push_item(&mut self.levels[level], key, size, child, s);
     }
 
     /// `_bt_uppershutdown`: each level's last page is rightmost (no high key) and goes to
@@ -117,11 +119,20 @@ impl Builder {
 }
 
 /// Adds an item at the end of a page being built; the first item of an internal page is
-/// stored as minus infinity (`_bt_sortaddtup`).
-fn push_item(page: &mut Page, key: &[u8], size: u16, child: u32, stride: usize) {
+/// stored as minus infinity (`_bt_sortaddtup`). A posting list's entries after the first
+/// carry size 0.
+fn push_item(st: &mut Level, key: &[u8], size: u16, child: u32, stride: usize) {
+    let page = &mut st.page;
     let size =
         if page.level > 0 && page.is_empty() { INDEX_TUPLE_HEADER_BYTES as u16 } else { size };
-    page.push_item(stride, key, size, child);
+    debug_assert!(key.len() % stride == 0 && !key.is_empty());
+    st.last_start = page.len();
+    st.items += 1;
+    let mut entries = key.chunks_exact(stride);
+    page.push_item(stride, entries.next().expect("an item has a key"), size, child);
+    for entry in entries {
+        page.push_item(stride, entry, 0, child);
+    }
 }
 
 /// Rebuilds `tree` from `keys` (sorted sort keys) at `leaf_fillfactor`, logging every page.
@@ -138,9 +149,19 @@ pub fn rebuild<'a>(
         levels: Vec::new(),
         epoch: wal.epoch,
     };
-    for k in keys {
-        let z = tree.layout.leaf_bytes(k) as u16;
-        b.add(0, k, z, NONE);
+    if tree.unique {
+        for k in keys {
+            let z = tree.layout.leaf_bytes(k) as u16;
+            b.add(0, k, z, NONE);
+        }
+    } else {
+        let keys: Vec<&[u8]> = keys.collect();
+        let mut item = Vec::new();
+        for (start, end, z) in build_groups(&tree.layout, &keys) {
+            item.clear();
+            keys[start..end].iter().for_each(|k| item.extend_from_slice(k));
+            b.add(0, &item, z, NONE);
+        }
     }
     let (pages, root) = b.finish();
     for p in &pages[1..] {

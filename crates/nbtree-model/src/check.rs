@@ -1,9 +1,12 @@
 //! The invariant checker: after any operation every live page's byte count adds up and fits,
 //! keys are in order within and across pages, high keys bound their pages, pivots equal the
-//! high key of the child on their left, and sibling links agree. Used by tests and by
+//! high key of the child on their left, sibling links agree, and every posting list holds
+//! one value in at least two entries, is sized as `_bt_form_posting` sizes it, fits
+//! `BTMaxItemSize` and exists only on leaves of non-unique indexes. Used by tests and by
 //! `--check-every`.
 
-use crate::geometry::{BT_USABLE_BYTES, LINE_POINTER_BYTES};
+use crate::dedup::{posting_bytes, tuple_ranges, used_bytes, BT_MAX_ITEM_BYTES};
+use crate::geometry::BT_USABLE_BYTES;
 use crate::tree::{Tree, NONE};
 
 impl Tree {
@@ -17,12 +20,37 @@ impl Tree {
             if p.deleted_xid.is_some() {
                 continue;
             }
-            let sum: u32 =
-                p.item_bytes() + p.high.as_ref().map_or(0, |h| u32::from(h.1) + LINE_POINTER_BYTES);
+            let sum = used_bytes(p);
             if sum != p.used || p.used > BT_USABLE_BYTES {
                 return Err(format!("block {b}: used {} but items add to {sum}", p.used));
             }
             p.check_storage(s).map_err(|e| format!("block {b}: {e}"))?;
+            if p.level > 0 && p.tuple_count() != p.len() {
+                return Err(format!("block {b}: a posting list on an internal page"));
+            }
+            if p.level == 0 {
+                for (start, end) in tuple_ranges((0..p.len()).map(|i| p.size(i))) {
+                    let key = |i: usize| p.key(s, i);
+                    let plain = self.layout.leaf_bytes(key(start));
+                    if end - start == 1 {
+                        if u32::from(p.size(start)) != plain {
+                            return Err(format!("block {b}: item {start} is mis-sized"));
+                        }
+                        continue;
+                    }
+                    if self.unique {
+                        return Err(format!("block {b}: a posting list in a unique index"));
+                    }
+                    let size = u32::from(p.size(start));
+                    if size != posting_bytes(plain, end - start) || size > BT_MAX_ITEM_BYTES {
+                        return Err(format!("block {b}: posting list {start} is mis-sized"));
+                    }
+                    let v = self.layout.value(key(start));
+                    if (start + 1..end).any(|i| self.layout.value(key(i)) != v) {
+                        return Err(format!("block {b}: posting list {start} holds two values"));
+                    }
+                }
+            }
             let first = usize::from(p.level > 0);
             for i in first + 1..p.len() {
                 if p.key(s, i - 1) >= p.key(s, i) {

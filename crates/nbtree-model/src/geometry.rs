@@ -93,14 +93,53 @@ impl KeyType {
     /// 8-byte header, the value at its type's alignment (a short varlena has a 1-byte header
     /// and no alignment; a longer one a 4-byte header, 4-aligned), MAXALIGNed.
     pub fn leaf_tuple_bytes(self, len: u32) -> u32 {
-        let h = INDEX_TUPLE_HEADER_BYTES;
-        maxalign(match self {
-            KeyType::BigInt | KeyType::Timestamp => align(h, 8) + 8,
-            KeyType::Int => align(h, 4) + 4,
-            KeyType::Uuid => h + 16,
-            KeyType::Varlena { .. } => varlena_end(h, len),
-        })
+        maxalign(self.data_end(INDEX_TUPLE_HEADER_BYTES, len))
     }
+
+    /// Where a value of `len` bytes of this type ends when the previous column ended at
+    /// `off` (`att_align_nominal` then the value: `heap_fill_tuple`'s layout).
+    pub fn data_end(self, off: u32, len: u32) -> u32 {
+        match self {
+            KeyType::BigInt | KeyType::Timestamp => align(off, 8) + 8,
+            KeyType::Int => align(off, 4) + 4,
+            KeyType::Uuid => off + 16,
+            KeyType::Varlena { .. } => varlena_end(off, len),
+        }
+    }
+}
+
+/// Appends one column's part of a sort key: the value's order-preserving bytes padded to
+/// the type's width, then its length byte (`NULL_LEN` for NULL, which sorts last).
+#[inline]
+fn encode_column(ty: KeyType, value: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    let start = out.len();
+    let w = ty.width();
+    match (ty, value) {
+        (_, Value::Null) => {
+            out.resize(start + w, 0xFF);
+            out.push(NULL_LEN);
+            return Ok(());
+        }
+        (KeyType::Int, Value::Int(v)) => {
+            out.extend_from_slice(&((*v as i32 as u32) ^ (1 << 31)).to_be_bytes())
+        }
+        (KeyType::Int, Value::UInt(v)) => {
+            out.extend_from_slice(&((*v as u32) ^ (1 << 31)).to_be_bytes())
+        }
+        (KeyType::BigInt | KeyType::Timestamp, Value::UInt(v)) => {
+            out.extend_from_slice(&(*v ^ (1 << 63)).to_be_bytes())
+        }
+        _ => value.write_sort_key(out),
+    }
+    let len = out.len() - start;
+    if len > w {
+        return Err(format!(
+            "a key of {len} bytes is longer than the nbtree model keeps ({w} bytes)"
+        ));
+    }
+    out.resize(start + w, 0);
+    out.push(len as u8);
+    Ok(())
 }
 
 /// Where a varlena of `len` data bytes ends when it starts at `off` (short 1-byte header up
@@ -117,22 +156,52 @@ pub fn varlena_end(off: u32, len: u32) -> u32 {
 /// keys are refused rather than cut.
 pub const MAX_KEY_BYTES: u32 = 64;
 
-/// Sort-key layout of one index: value bytes (padded with zeros), one length byte, then the
-/// heap TID big-endian (8 bytes; 0 means "truncated", the minus infinity of pivots). Bytewise
-/// comparison of two sort keys is the server's order: values as `uuid` bytewise, integers
-/// numerically, text bytewise (`COLLATE "C"`), then heap TID (nbtree's heapkeyspace order).
+/// Key columns an index may have in the model (PostgreSQL allows 32; keylab's indexes have few).
+pub const MAX_KEY_COLUMNS: usize = 4;
+/// The longest sort key of any layout, bytes.
+pub const MAX_STRIDE: usize = MAX_KEY_COLUMNS * (MAX_KEY_BYTES as usize + 1) + 8;
+/// The length byte of a NULL column (a real value's length is at most `MAX_KEY_BYTES`).
+const NULL_LEN: u8 = 0xFF;
+
+/// Sort-key layout of one index: per key column, its value bytes (padded with zeros) and one
+/// length byte; then the heap TID big-endian (8 bytes; 0 means "truncated", the minus
+/// infinity of pivots). Bytewise comparison of two sort keys is the server's order: column by
+/// column (values as `uuid` bytewise, integers numerically, text bytewise as `COLLATE "C"`,
+/// NULL last as under the default `NULLS LAST`), then heap TID (heapkeyspace order). A pivot's
+/// truncated columns are all zeros, below every real value of the column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyLayout {
-    /// Stored type of the key column.
-    pub ty: KeyType,
-    /// Width of the value part.
+    /// Stored type of each key column (the first `ncols` are used).
+    pub cols: [KeyType; MAX_KEY_COLUMNS],
+    /// Key columns.
+    pub ncols: usize,
+    /// Offset of the last column's length byte: the value part is `key[..=width]`.
     pub width: usize,
 }
 
 impl KeyLayout {
-    /// The layout for `ty`.
+    /// The layout of a one-column key.
     pub fn new(ty: KeyType) -> Self {
-        KeyLayout { ty, width: ty.width() }
+        Self::composite(&[ty]).expect("one column always fits")
+    }
+
+    /// The layout of a key of `types`, in index column order.
+    pub fn composite(types: &[KeyType]) -> Result<Self, String> {
+        if types.is_empty() || types.len() > MAX_KEY_COLUMNS {
+            return Err(format!(
+                "an index of {} key columns is outside the nbtree model (1 to {MAX_KEY_COLUMNS})",
+                types.len()
+            ));
+        }
+        let mut cols = [KeyType::Int; MAX_KEY_COLUMNS];
+        cols[..types.len()].copy_from_slice(types);
+        let width = types.iter().map(|t| t.width() + 1).sum::<usize>() - 1;
+        Ok(KeyLayout { cols, ncols: types.len(), width })
+    }
+
+    /// Key columns in use.
+    pub fn types(&self) -> &[KeyType] {
+        &self.cols[..self.ncols]
     }
 
     /// Bytes of one sort key.
@@ -140,41 +209,59 @@ impl KeyLayout {
         self.width + 1 + 8
     }
 
-    /// Writes the sort key of `value` with heap TID `tid` into `out` (cleared first).
+    /// Writes the sort key of a one-column `value` with heap TID `tid` into `out`.
     pub fn encode(&self, value: &Value, tid: u64, out: &mut Vec<u8>) -> Result<(), String> {
+        if self.ncols != 1 {
+            return Err(format!("1 key value for an index of {} columns", self.ncols));
+        }
         out.clear();
-        match (self.ty, value) {
-            (_, Value::Null) => return Err("a NULL key is not modelled".into()),
-            (KeyType::Int, Value::Int(v)) => {
-                out.extend_from_slice(&((*v as i32 as u32) ^ (1 << 31)).to_be_bytes())
-            }
-            (KeyType::Int, Value::UInt(v)) => {
-                out.extend_from_slice(&((*v as u32) ^ (1 << 31)).to_be_bytes())
-            }
-            (KeyType::BigInt | KeyType::Timestamp, Value::UInt(v)) => {
-                out.extend_from_slice(&(*v ^ (1 << 63)).to_be_bytes())
-            }
-            _ => value.write_sort_key(out),
-        }
-        let len = out.len();
-        if len > self.width {
-            return Err(format!(
-                "a key of {len} bytes is longer than the nbtree model keeps ({} bytes)",
-                self.width
-            ));
-        }
-        out.resize(self.width, 0);
-        out.push(len as u8);
+        encode_column(self.cols[0], value, out)?;
         out.extend_from_slice(&tid.to_be_bytes());
         Ok(())
     }
 
-    /// Value length of a sort key.
+    /// Writes the sort key of `values` (one per key column, in order) with heap TID `tid`
+    /// into `out` (cleared first).
+    pub fn encode_values<'a>(
+        &self,
+        values: impl IntoIterator<Item = &'a Value>,
+        tid: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        out.clear();
+        let mut n = 0;
+        for (&ty, value) in self.types().iter().zip(values) {
+            n += 1;
+            encode_column(ty, value, out)?;
+        }
+        if n != self.ncols {
+            return Err(format!("{n} key values for an index of {} columns", self.ncols));
+        }
+        out.extend_from_slice(&tid.to_be_bytes());
+        Ok(())
+    }
+
+    /// Writes the sort key of the `columns` of `row` with heap TID `tid` into `out`.
+    #[inline]
+    pub fn encode_row(
+        &self,
+        columns: &[usize],
+        row: &[Value],
+        tid: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        match columns {
+            [c] => self.encode(&row[*c], tid, out),
+            _ => self.encode_values(columns.iter().map(|&c| &row[c]), tid, out),
+        }
+    }
+
+    /// Value length of a one-column sort key.
     pub fn len_of(&self, key: &[u8]) -> u32 {
         u32::from(key[self.width])
     }
 
-    /// The value part with its length byte (what `_bt_keep_natts_fast` compares).
+    /// The value part with its length bytes (what `_bt_keep_natts_fast` compares).
     pub fn value<'a>(&self, key: &'a [u8]) -> &'a [u8] {
         &key[..=self.width]
     }
@@ -191,9 +278,75 @@ impl KeyLayout {
         key[self.width + 1..self.width + 9].copy_from_slice(&tid.to_be_bytes());
     }
 
-    /// Leaf tuple bytes (MAXALIGNed, no line pointer) of a sort key.
+    /// Leaf tuple bytes (MAXALIGNed, no line pointer) of a sort key: every key column.
+    #[inline]
     pub fn leaf_bytes(&self, key: &[u8]) -> u32 {
-        self.ty.leaf_tuple_bytes(self.len_of(key))
+        self.tuple_bytes(key, self.ncols)
+    }
+
+    /// Bytes of an index tuple holding the first `natts` key columns of `key`
+    /// (`index_form_tuple`, and `index_truncate_tuple` for pivots): the 8-byte header, a
+    /// null bitmap when a kept column is NULL (the data then starts at 16), each non-NULL
+    /// value at its type's alignment, MAXALIGNed.
+    #[inline]
+    pub fn tuple_bytes(&self, key: &[u8], natts: usize) -> u32 {
+        if self.ncols == 1 && natts == 1 && key[self.width] != NULL_LEN {
+            // The common one-column key, without the per-column walk.
+            return self.cols[0].leaf_tuple_bytes(u32::from(key[self.width]));
+        }
+        self.tuple_bytes_by_column(key, natts)
+    }
+
+    /// [`KeyLayout::tuple_bytes`] column by column.
+    fn tuple_bytes_by_column(&self, key: &[u8], natts: usize) -> u32 {
+        let mut lens = [0u8; MAX_KEY_COLUMNS];
+        let mut at = 0;
+        for (i, ty) in self.types().iter().enumerate() {
+            at += ty.width();
+            lens[i] = key[at];
+            at += 1;
+        }
+        let has_null = lens[..natts].contains(&NULL_LEN);
+        let mut off = if has_null { 16 } else { INDEX_TUPLE_HEADER_BYTES };
+        for (ty, &len) in self.types()[..natts].iter().zip(&lens) {
+            if len != NULL_LEN {
+                off = ty.data_end(off, u32::from(len));
+            }
+        }
+        maxalign(off)
+    }
+
+    /// `_bt_keep_natts_fast`: the key columns a pivot between `a` and `b` must keep (the
+    /// leading equal columns plus one; `ncols + 1` when every column is equal and the heap
+    /// TID must be kept). Compares value parts only.
+    pub fn keep_natts(&self, a: &[u8], b: &[u8]) -> usize {
+        let mut at = 0;
+        for (i, ty) in self.types().iter().enumerate() {
+            let end = at + ty.width() + 1;
+            if a[at..end] != b[at..end] {
+                return i + 1;
+            }
+            at = end;
+        }
+        self.ncols + 1
+    }
+
+    /// `_bt_truncate`: the left half's new high key between its last item `last_left` and
+    /// the right half's first item `first_right`, with its tuple bytes. The columns past
+    /// the distinguishing one are cut (zeroed here); when every column is equal the pivot
+    /// keeps them all plus `last_left`'s heap TID (a MAXALIGNed TID more).
+    pub fn truncate_pivot(&self, last_left: &[u8], first_right: &[u8]) -> (Vec<u8>, u16) {
+        let natts = self.keep_natts(last_left, first_right);
+        let mut hk = first_right.to_vec();
+        if natts > self.ncols {
+            self.set_tid(&mut hk, self.tid(last_left));
+            let z = self.leaf_bytes(&hk) + PIVOT_TID_BYTES;
+            return (hk, z as u16);
+        }
+        let cut: usize = self.types()[..natts].iter().map(|t| t.width() + 1).sum();
+        hk[cut..].fill(0);
+        let z = self.tuple_bytes(&hk, natts);
+        (hk, z as u16)
     }
 }
 
@@ -270,6 +423,30 @@ mod tests {
         assert!(a < b, "a prefix sorts first");
         assert_eq!(t.tid(&a), 9);
         assert!(t.encode(&Value::Bytes(vec![b'x'; 9]), 1, &mut a).is_err());
+    }
+
+    #[test]
+    fn composite_keys_order_by_column_and_truncate_by_column() {
+        let l = KeyLayout::composite(&[KeyType::BigInt, KeyType::Int]).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        l.encode_values(&[Value::Int(1), Value::Int(9)], 5, &mut a).unwrap();
+        l.encode_values(&[Value::Int(2), Value::Int(-3)], 1, &mut b).unwrap();
+        assert!(a < b, "the first column decides");
+        // int8 at 8, int4 at 16: 20 bytes, MAXALIGNed to 24 (pageinspect: itemlen 24).
+        assert_eq!(l.leaf_bytes(&a), 24);
+        assert_eq!(l.keep_natts(&a, &b), 1);
+        let (hk, z) = l.truncate_pivot(&a, &b);
+        assert_eq!(z, 16, "only the first column is kept");
+        assert!(hk > a && hk < b && l.tid(&hk) == 0);
+        l.encode_values(&[Value::Int(1), Value::Int(9)], 8, &mut b).unwrap();
+        assert_eq!(l.keep_natts(&a, &b), 3);
+        let (hk, z) = l.truncate_pivot(&a, &b);
+        assert_eq!((z, l.tid(&hk)), (24 + 8, 5), "all columns and the last left heap TID");
+        // A NULL sorts last and adds the null bitmap: data from 16, int8 at 16 = 24.
+        l.encode_values(&[Value::Null, Value::Int(1)], 1, &mut b).unwrap();
+        assert!(b > a);
+        assert_eq!(l.leaf_bytes(&b), 24);
+        assert!(l.encode_values(&[Value::Int(1)], 1, &mut b).is_err(), "one value for two columns");
     }
 
     #[test]

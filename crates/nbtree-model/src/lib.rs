@@ -2,15 +2,22 @@
 //! page by page, with the server's rules for tuple sizes, split points, suffix truncation,
 //! sorted builds, VACUUM's page deletion and recycling, and full-page images after each
 //! checkpoint. Rules are read from PostgreSQL's source (REL_15_STABLE: nbtsplitloc.c,
-//! nbtinsert.c, nbtsort.c, nbtpage.c, nbtree.c, hio.c) and described in our own words at the
-//! code that follows each; `docs/model-rules-nbtree.md` lists them.
+//! nbtinsert.c, nbtdedup.c, nbtutils.c, nbtsort.c, nbtpage.c, nbtree.c, hio.c) and described
+//! in our own words at the code that follows each; `docs/model-rules-nbtree.md` lists them.
+//! A page keeps its items behind line pointers in key order (`page.rs`); a posting list is
+//! a run of items whose first carries the tuple's bytes and the others size 0 (`dedup.rs`).
 //!
-//! It does no I/O, reads no clock and no entropy. It does not model deduplication into
-//! posting lists (keylab's ids are unique), collations other than "C", TOAST, HOT updates,
-//! LP_DEAD hints, WAL bytes or ordinary WAL records, or a buffer pool.
+//! Indexes have one or more key columns (composite keys compare column by column and their
+//! pivots are truncated by column); non-unique indexes deduplicate into posting lists as
+//! `deduplicate_items = on` does (nbtdedup.c).
+//!
+//! It does no I/O, reads no clock and no entropy. It does not model unique indexes'
+//! deduplication of version duplicates or bottom-up deletion, collations other than "C",
+//! TOAST, HOT updates, LP_DEAD hints, WAL bytes or ordinary WAL records, or a buffer pool.
 
 mod build;
 mod check;
+pub mod dedup;
 pub mod geometry;
 mod heap;
 mod page;
@@ -81,8 +88,8 @@ pub enum ModelError {
 pub struct IndexModel {
     /// Index name as PostgreSQL names it (`<table>_pkey` for the primary key).
     pub name: String,
-    /// The indexed column.
-    pub column: usize,
+    /// The indexed columns, in index order (table column positions).
+    pub columns: Vec<usize>,
     /// The tree.
     pub tree: Tree,
 }
@@ -136,35 +143,32 @@ fn check_fillfactor(what: &str, v: u8) -> Result<(), ModelError> {
 }
 
 impl NbtreeTable {
-    /// The table, empty, with its indexes: the primary key (one column) and every secondary.
+    /// The table, empty, with its indexes: the primary key and every secondary, each of one
+    /// or more key columns.
     pub fn new(table: &Table, settings: NbtreeSettings) -> Result<Self, ModelError> {
         check_fillfactor("index", settings.index_fillfactor_pct)?;
         check_fillfactor("table", settings.heap_fillfactor_pct)?;
-        let [pk] = table.primary_key[..] else {
-            return Err(ModelError::Unsupported(
-                "the nbtree model keys on one column; this primary key has several".into(),
-            ));
-        };
-        let mut defs = vec![(format!("{}_pkey", table.name), pk, true)];
+        if table.primary_key.is_empty() {
+            return Err(ModelError::Unsupported("the nbtree model needs a primary key".into()));
+        }
+        let mut defs = vec![(format!("{}_pkey", table.name), table.primary_key.clone(), true)];
         for ix in &table.indexes {
-            let [c] = ix.columns[..] else {
-                return Err(ModelError::Unsupported(format!(
-                    "index {} has several columns; the nbtree model keys on one",
-                    ix.name
-                )));
-            };
-            defs.push((ix.name.clone(), c, ix.unique));
+            defs.push((ix.name.clone(), ix.columns.clone(), ix.unique));
         }
         let mut collation = None;
         let mut indexes = Vec::new();
-        for (name, column, unique) in defs {
-            let ty = &table.columns[column].ty;
-            let kt = KeyType::of(ty).map_err(ModelError::Unsupported)?;
-            collation = collation.or(geometry::collation_of(ty));
-            let layout = KeyLayout::new(kt);
+        for (name, columns, unique) in defs {
+            let mut types = Vec::with_capacity(columns.len());
+            for &c in &columns {
+                let ty = &table.columns[c].ty;
+                types.push(KeyType::of(ty).map_err(ModelError::Unsupported)?);
+                collation = collation.or(geometry::collation_of(ty));
+            }
+            let layout = KeyLayout::composite(&types)
+                .map_err(|e| ModelError::Unsupported(format!("index {name}: {e}")))?;
             indexes.push(IndexModel {
                 name,
-                column,
+                columns,
                 tree: Tree::new(layout, settings.index_fillfactor_pct, unique, 0),
             });
         }
@@ -194,7 +198,7 @@ impl NbtreeTable {
         for ix in self.indexes.iter().skip(1).filter(|ix| ix.tree.unique) {
             ix.tree
                 .layout
-                .encode(&row[ix.column], tid, &mut self.key)
+                .encode_row(&ix.columns, row, tid, &mut self.key)
                 .map_err(ModelError::Unsupported)?;
             if ix.tree.has_live_value(&self.key, |t| !dead.contains(&t)) {
                 return Err(duplicate(&ix.name));
@@ -203,7 +207,7 @@ impl NbtreeTable {
         for (n, ix) in self.indexes.iter_mut().enumerate() {
             ix.tree
                 .layout
-                .encode(&row[ix.column], tid, &mut self.key)
+                .encode_row(&ix.columns, row, tid, &mut self.key)
                 .map_err(ModelError::Unsupported)?;
             let live = |t: u64| !dead.contains(&t);
             if let Err(TreeError::Duplicate) = ix.tree.insert(&self.key, &live, &mut self.wal) {
@@ -230,11 +234,8 @@ impl NbtreeTable {
     /// Deletes the row whose primary key is `pk`; false when there is none. The index
     /// entries stay until [`NbtreeTable::vacuum`].
     pub fn delete(&mut self, pk: &[Value]) -> Result<bool, ModelError> {
-        let [value] = pk else {
-            return Err(ModelError::Unsupported("a one-column primary key is expected".into()));
-        };
         let ix = &self.indexes[0];
-        ix.tree.layout.encode(value, 1, &mut self.key).map_err(ModelError::Unsupported)?;
+        ix.tree.layout.encode_values(pk, 1, &mut self.key).map_err(ModelError::Unsupported)?;
         let dead = &self.dead;
         let Some(tid) = ix.tree.find_value(&self.key).into_iter().find(|t| !dead.contains(t))
         else {

@@ -15,16 +15,30 @@ pub fn head(key: &[u8]) -> u64 {
     u64::from_be_bytes(key[..8].try_into().expect("sort keys are at least 9 bytes"))
 }
 
+/// Bytes an entry of `size` tuple bytes takes with its line pointer: a posting list's
+/// entries after the first (size 0, `dedup.rs`) take none.
+#[inline]
+fn slot_bytes(size: u16) -> u32 {
+    if size == 0 {
+        0
+    } else {
+        u32::from(size) + LINE_POINTER_BYTES
+    }
+}
+
 /// One nbtree page. Internal pages hold pivots and downlinks; their first item is "minus
 /// infinity" (a bare 8-byte header). Every page but the rightmost of its level has a high key.
-/// Items are addressed by their position in key order (`0..len()`).
+/// Items are addressed by their position in key order (`0..len()`). An item is one sort key
+/// (one heap TID): a posting list of a non-unique leaf is several items in a row, the first
+/// carrying the whole tuple's bytes and the others size 0 (`dedup.rs`).
 #[derive(Debug, Clone, Default)]
 pub struct Page {
     /// 0 = leaf.
     pub level: u32,
     /// Sort keys by storage slot (arrival order), `stride` bytes each.
     keys: Vec<u8>,
-    /// Tuple bytes (MAXALIGNed, without line pointer) by storage slot.
+    /// Tuple bytes (MAXALIGNed, without line pointer) by storage slot; 0 for the entries
+    /// of a posting list after its first.
     sizes: Vec<u16>,
     /// Downlinks by storage slot (internal pages only).
     children: Vec<u32>,
@@ -97,6 +111,18 @@ impl Page {
         self.children[usize::from(self.order[i])]
     }
 
+    /// Sets item `i`'s tuple bytes (0: it continues the posting list before it).
+    pub fn set_size(&mut self, i: usize, size: u16) {
+        let j = usize::from(self.order[i]);
+        self.used = self.used - slot_bytes(self.sizes[j]) + slot_bytes(size);
+        self.sizes[j] = size;
+    }
+
+    /// Tuples on the page: items that do not continue a posting list.
+    pub fn tuple_count(&self) -> usize {
+        self.sizes.iter().filter(|&&z| z > 0).count()
+    }
+
     /// Points item `i`'s downlink at `child`.
     pub fn set_child(&mut self, i: usize, child: u32) {
         self.children[usize::from(self.order[i])] = child;
@@ -104,7 +130,7 @@ impl Page {
 
     /// Tuple and line-pointer bytes of the data items (the high key excluded).
     pub fn item_bytes(&self) -> u32 {
-        self.sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).sum()
+        self.sizes.iter().map(|&z| slot_bytes(z)).sum()
     }
 
     /// The first position in `lo..len()` whose key is not below `key`.
@@ -136,7 +162,7 @@ impl Page {
         }
         self.order.insert(pos, slot);
         self.heads.insert(pos, head(key));
-        self.used += u32::from(size) + LINE_POINTER_BYTES;
+        self.used += slot_bytes(size);
     }
 
     /// Adds an item after the last one.
@@ -168,29 +194,8 @@ impl Page {
         if self.level > 0 {
             self.children.truncate(last);
         }
-        self.used -= u32::from(size) + LINE_POINTER_BYTES;
+        self.used -= slot_bytes(size);
         (key, size, child)
-    }
-
-    /// Keeps only the items whose key `keep` accepts, in order; returns how many went.
-    pub fn retain(&mut self, stride: usize, mut keep: impl FnMut(&[u8]) -> bool) -> usize {
-        let before = self.len();
-        let old = std::mem::take(self);
-        self.level = old.level;
-        self.high = old.high.clone();
-        self.prev = old.prev;
-        self.next = old.next;
-        self.used = old.used - old.item_bytes();
-        self.deleted_xid = old.deleted_xid;
-        self.epoch = old.epoch;
-        for i in 0..before {
-            let key = old.key(stride, i);
-            if keep(key) {
-                let child = if old.level > 0 { old.child(i) } else { u32::MAX };
-                self.push_item(stride, key, old.size(i), child);
-            }
-        }
-        before - self.len()
     }
 
     /// Replaces the items with `keys` (sorted, `stride` bytes each), their sizes and, on
@@ -207,7 +212,7 @@ impl Page {
     ) {
         let n = sizes.len();
         debug_assert_eq!(keys.len(), n * stride);
-        let item_bytes: u32 = sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).sum();
+        let item_bytes: u32 = sizes.iter().map(|&z| slot_bytes(z)).sum();
         self.used = item_bytes + extra_bytes;
         let mean = (item_bytes / n.max(1) as u32).max(1);
         let room = n + (BT_USABLE_BYTES.saturating_sub(self.used) / mean) as usize;
@@ -264,7 +269,7 @@ mod tests {
     }
 
     #[test]
-    fn insert_remove_and_retain_keep_key_order_and_bytes() {
+    fn insert_and_remove_keep_key_order_and_bytes() {
         let mut p = Page { level: 1, ..Page::default() };
         for (pos, v) in [(0, 5), (0, 1), (1, 3), (3, 9), (3, 7)] {
             p.insert_item(9, pos, &k(v, v), 16, u32::from(v));
@@ -279,9 +284,23 @@ mod tests {
         assert_eq!((key[0], size, child), (3, 16, 3));
         p.check_storage(9).unwrap();
         assert_eq!((1..4).map(|i| p.child(i)).collect::<Vec<_>>(), [5, 7, 9]);
-        assert_eq!(p.retain(9, |x| x[0] != 7), 1);
+    }
+
+    #[test]
+    fn posting_list_entries_of_size_0_take_no_bytes() {
+        let mut p = Page::default();
+        for v in 1..=4 {
+            p.push_item(9, &k(5, v), 16, u32::MAX);
+        }
+        assert_eq!((p.used, p.tuple_count()), (4 * 20, 4));
+        // Entries 1..4 become one posting list of 40 bytes (`_bt_form_posting`).
+        p.set_size(1, 40);
+        p.set_size(2, 0);
+        p.set_size(3, 0);
+        assert_eq!((p.used, p.item_bytes(), p.tuple_count()), (20 + 44, 64, 2));
+        p.insert_item(9, 3, &k(5, 3), 0, u32::MAX);
+        let (_, size, _) = p.remove_item(9, 4);
+        assert_eq!((size, p.used), (0, 64));
         p.check_storage(9).unwrap();
-        assert_eq!((0..3).map(|i| p.child(i)).collect::<Vec<_>>(), [1, 5, 9]);
-        assert_eq!(p.used, 3 * 20);
     }
 }

@@ -5,25 +5,31 @@
 //! half's new high key can be suffix-truncated. It does not move items; the tree does.
 
 use crate::geometry::{
-    BT_USABLE_BYTES, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, PIVOT_TID_BYTES,
+    maxalign, KeyLayout, BT_USABLE_BYTES, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES,
+    PIVOT_TID_BYTES,
 };
 
 /// `BTREE_NONLEAF_FILLFACTOR`: internal pages that are rightmost split to 70 % left.
 pub const NONLEAF_FILLFACTOR: u8 = 70;
 /// `BTREE_SINGLEVAL_FILLFACTOR`: a page of one value splits to 96 % left.
 pub const SINGLEVAL_FILLFACTOR: u8 = 96;
-/// `MAX_LEAF_INTERVAL`: candidates judged for truncation on leaves.
-const MAX_LEAF_INTERVAL: usize = 9;
-/// `MAX_INTERNAL_INTERVAL`: the same on internal pages.
-const MAX_INTERNAL_INTERVAL: usize = 18;
+/// `LEAF_SPLIT_DISTANCE`: the split interval's tolerance on leaves, a share of the old items' bytes.
+const LEAF_SPLIT_DISTANCE: f64 = 0.050;
+/// `INTERNAL_SPLIT_DISTANCE`: the same on internal pages.
+const INTERNAL_SPLIT_DISTANCE: f64 = 0.075;
 
-/// The page being split, with the new item counted in place.
+/// The page being split, with the new item counted in place. Items are tuples: a posting
+/// list is one item.
 pub struct SplitInput<'a> {
-    /// Value part (with length byte) of each item of the merged page, in key order; on a
-    /// leaf, what `_bt_keep_natts_fast` compares.
+    /// The index's key layout (what `_bt_keep_natts_fast` compares column by column).
+    pub layout: KeyLayout,
+    /// Value part (with length bytes) of each item of the merged page, in key order.
     pub values: Vec<&'a [u8]>,
     /// Bytes of each merged item, tuple plus line pointer.
     pub sizes: Vec<u32>,
+    /// Bytes of each item's posting list (0 for a plain tuple), which suffix truncation
+    /// drops when the item becomes a high key (empty on internal pages).
+    pub posting_list_bytes: Vec<u32>,
     /// Position of the new item in the merged page.
     pub new_pos: usize,
     /// A leaf page.
@@ -36,6 +42,11 @@ pub struct SplitInput<'a> {
     pub high_key_value: Option<&'a [u8]>,
     /// The index's leaf fillfactor (`fillfactor` reloption, default 90).
     pub leaf_fillfactor: u8,
+    /// Heap TID of the new item (leaves).
+    pub new_tid: u64,
+    /// Heap TID of the plain tuple just left of the new item (`None` when it is a posting
+    /// list, whose `t_tid` holds no heap TID, or when there is none).
+    pub prev_tid: Option<u64>,
 }
 
 /// One candidate: the first `left` merged items go to the left page.
@@ -54,13 +65,65 @@ enum Strategy {
     SingleValue,
 }
 
-/// `_bt_keep_natts_fast` for a one-column key: 1 when the values differ, 2 (a heap TID is
-/// needed in the pivot) when they are equal.
-fn keep_natts(a: &[u8], b: &[u8]) -> i32 {
-    if a == b {
-        2
+/// `_bt_adjacenthtid`: the higher heap TID was very likely inserted just after the lower
+/// one (same heap block, or the first line pointer of the next block).
+fn adjacent_tids(low: u64, high: u64) -> bool {
+    let (lb, hb) = (low >> 16, high >> 16);
+    lb == hb || (lb + 1 == hb && high & 0xFFFF == 1)
+}
+
+/// What `_bt_afternewitemoff` decides for a non-rightmost leaf.
+enum AfterNewItem {
+    /// Not a localized ascending insert: a 50:50 split.
+    No,
+    /// Apply the leaf fillfactor as on a rightmost page.
+    FillFactor,
+    /// Split just after the new item.
+    JustAfter,
+}
+
+/// `_bt_afternewitemoff`: on a composite index whose page holds equisized small tuples,
+/// a new item that shares its leading column with the item on its left (and, unless it is
+/// last, follows it in the heap) suggests ascending inserts within a group, so the split
+/// goes just after it (or at the leaf fillfactor when that is further left).
+fn after_new_item(inp: &SplitInput<'_>, min_first_right: u32) -> AfterNewItem {
+    let nkeyatts = inp.layout.ncols;
+    let new_size = inp.sizes[inp.new_pos];
+    let old_n = inp.sizes.len() - 1;
+    let old_total: u32 = inp.sizes.iter().sum::<u32>() - new_size;
+    if nkeyatts == 1 || inp.new_pos == 0 {
+        return AfterNewItem::No;
+    }
+    if new_size != min_first_right || new_size * old_n as u32 != old_total {
+        return AfterNewItem::No;
+    }
+    // No wider than two int8 columns.
+    if new_size > maxalign(INDEX_TUPLE_HEADER_BYTES + 16) + LINE_POINTER_BYTES {
+        return AfterNewItem::No;
+    }
+    let new_value = inp.values[inp.new_pos];
+    let prev = inp.values[inp.new_pos - 1];
+    let shares_prefix = |k: usize| k > 1 && k <= nkeyatts;
+    if inp.new_pos == old_n {
+        // Right of every item: ascending in itself, no heap adjacency test.
+        return if shares_prefix(inp.layout.keep_natts(prev, new_value)) {
+            AfterNewItem::FillFactor
+        } else {
+            AfterNewItem::No
+        };
+    }
+    if !inp.prev_tid.is_some_and(|t| adjacent_tids(t, inp.new_tid)) {
+        return AfterNewItem::No;
+    }
+    if !shares_prefix(inp.layout.keep_natts(prev, new_value)) {
+        return AfterNewItem::No;
+    }
+    // Offsets as the server numbers them: the high key is 1, data from 2.
+    let interp = (inp.new_pos + 2) as f64 / (old_n + 2) as f64;
+    if interp > f64::from(inp.leaf_fillfactor) / 100.0 {
+        AfterNewItem::FillFactor
     } else {
-        1
+        AfterNewItem::JustAfter
     }
 }
 
@@ -82,8 +145,14 @@ pub fn find_split(inp: &SplitInput<'_>) -> usize {
         let mut left_free = left_space - to_left;
         let mut right_free = right_space - (total - to_left);
         // The left page's new high key is charged as the first right tuple, plus a heap
-        // TID on leaves (the worst case of suffix truncation).
-        left_free -= first_right + if inp.leaf { PIVOT_TID_BYTES as i32 } else { 0 };
+        // TID on leaves (the worst case of suffix truncation), less the posting list of a
+        // first right tuple over 64 bytes (`_bt_recsplitloc`; never the new item's).
+        left_free -= first_right;
+        if inp.leaf {
+            let posting = inp.posting_list_bytes.get(left).copied().unwrap_or(0);
+            let drop = if left != inp.new_pos && first_right > 64 { posting as i32 } else { 0 };
+            left_free -= PIVOT_TID_BYTES as i32 - drop;
+        }
         if !inp.leaf {
             // The first item of an internal right page keeps only its header.
             right_free += first_right - (INDEX_TUPLE_HEADER_BYTES + LINE_POINTER_BYTES) as i32;
@@ -96,21 +165,29 @@ pub fn find_split(inp: &SplitInput<'_>) -> usize {
     }
     assert!(!cands.is_empty(), "a page with at least two items always has a legal split");
 
+    let nkeyatts = inp.layout.ncols;
+    let keep_natts = |a: &[u8], b: &[u8]| inp.layout.keep_natts(a, b) as i32;
     let (mut mult, mut use_mult) = if !inp.leaf {
         (f64::from(NONLEAF_FILLFACTOR) / 100.0, inp.rightmost)
     } else if inp.rightmost {
         (f64::from(inp.leaf_fillfactor) / 100.0, true)
     } else {
-        // `_bt_afternewitemoff` never applies to one-column indexes: 50:50.
-        (0.5, false)
+        match after_new_item(inp, min_first_right as u32) {
+            AfterNewItem::No => (0.5, false),
+            AfterNewItem::FillFactor => (f64::from(inp.leaf_fillfactor) / 100.0, true),
+            AfterNewItem::JustAfter => {
+                // The legal split that leaves the new item last on the left.
+                if cands.iter().any(|c| c.left == inp.new_pos + 1) {
+                    return inp.new_pos + 1;
+                }
+                (0.5, false)
+            }
+        }
     };
-    let mut interval = ((cands.len() as f64 * 0.05).max(1.0) as usize).min(if inp.leaf {
-        MAX_LEAF_INTERVAL
-    } else {
-        MAX_INTERNAL_INTERVAL
-    });
     let (page_first, page_last) = (cands[0], cands[cands.len() - 1]);
     sort_by_delta(&mut cands, mult, use_mult);
+    let old_total = total - inp.sizes[inp.new_pos] as i32;
+    let mut interval = default_interval(&cands, old_total, inp.leaf);
 
     let last_left = |c: &Candidate| inp.values[c.left - 1];
     let first_right = |c: &Candidate| inp.values[c.left];
@@ -119,17 +196,18 @@ pub fn find_split(inp: &SplitInput<'_>) -> usize {
     } else {
         // `_bt_strategy`: can the initial interval avoid a heap TID in the high key?
         let (lo, hi) = interval_edges(&cands[..interval.min(cands.len())]);
+        let n = nkeyatts as i32;
         let p = keep_natts(last_left(&lo), first_right(&hi));
-        if p <= 1 {
+        if p <= n {
             (Strategy::Default, p)
-        } else if keep_natts(last_left(&page_first), first_right(&page_last)) <= 1 {
-            (Strategy::ManyDuplicates, 1)
-        } else if inp.rightmost
-            || inp.high_key_value.is_some_and(|h| keep_natts(h, inp.values[inp.new_pos]) <= 1)
-        {
-            (Strategy::SingleValue, 2)
+        } else if keep_natts(last_left(&page_first), first_right(&page_last)) <= n {
+            // Either side of the group of duplicates around the delta-best split.
+            (Strategy::ManyDuplicates, n)
+        } else if inp.rightmost {
+            (Strategy::SingleValue, n + 1)
         } else {
-            (Strategy::Default, 2)
+            let h = inp.high_key_value.map_or(n + 1, |h| keep_natts(h, inp.values[inp.new_pos]));
+            (if h <= n { Strategy::SingleValue } else { Strategy::Default }, h)
         }
     };
     match strategy {
@@ -171,6 +249,24 @@ pub fn find_split(inp: &SplitInput<'_>) -> usize {
     chosen.left
 }
 
+/// `_bt_defaultinterval`: the candidates (sorted by delta) whose free space on each side
+/// stays within a tolerance of the best one's, the tolerance being 5 % of the old items'
+/// bytes on leaves and 7.5 % on internal pages; the first one outside ends the interval.
+fn default_interval(cands: &[Candidate], old_total: i32, leaf: bool) -> usize {
+    let distance = if leaf { LEAF_SPLIT_DISTANCE } else { INTERNAL_SPLIT_DISTANCE };
+    let tolerance = (f64::from(old_total) * distance) as i32;
+    let best = cands[0];
+    let (lo_l, lo_r) = (best.left_free - tolerance, best.right_free - tolerance);
+    let (hi_l, hi_r) = (best.left_free + tolerance, best.right_free + tolerance);
+    cands
+        .iter()
+        .skip(1)
+        .position(|c| {
+            c.left_free < lo_l || c.right_free < lo_r || c.left_free > hi_l || c.right_free > hi_r
+        })
+        .map_or(cands.len(), |i| i + 1)
+}
+
 /// `_bt_deltasortsplits`: distance from the wanted balance, truncated to whole bytes as the
 /// server's int16 delta is, then a sort on it (stable here; the server's qsort may order
 /// equal deltas differently).
@@ -210,6 +306,8 @@ fn interval_edges(interval: &[Candidate]) -> (Candidate, Candidate) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::KeyType;
+    use keylab_schema::Value;
 
     fn values(n: usize) -> Vec<Vec<u8>> {
         (0..n as u32).map(|i| i.to_be_bytes().to_vec()).collect()
@@ -217,6 +315,10 @@ mod tests {
 
     fn input(v: &[Vec<u8>], new_pos: usize, rightmost: bool) -> SplitInput<'_> {
         SplitInput {
+            layout: KeyLayout::new(KeyType::Varlena { max_bytes: 3 }),
+            new_tid: 1,
+            prev_tid: None,
+            posting_list_bytes: Vec::new(),
             values: v.iter().map(Vec::as_slice).collect(),
             sizes: vec![28; v.len()],
             new_pos,
@@ -245,8 +347,44 @@ mod tests {
     }
 
     #[test]
+    fn ascending_inserts_inside_a_group_split_just_after_the_new_item() {
+        // (a int8, b int8) tuples of 24 bytes; the new item (a = 1, b = 100) lands at 100,
+        // just right of (1, 99) inserted a moment before (same heap block).
+        let layout = KeyLayout::composite(&[KeyType::BigInt, KeyType::BigInt]).unwrap();
+        let mut keys = Vec::new();
+        for i in 0..291u64 {
+            let (a, b) = if i <= 100 { (1, i) } else { (2, i) };
+            let mut k = Vec::new();
+            layout
+                .encode_values(&[Value::UInt(a), Value::UInt(b)], (7 << 16) | (i + 1), &mut k)
+                .unwrap();
+            keys.push(k);
+        }
+        let values: Vec<&[u8]> = keys.iter().map(|k| layout.value(k)).collect();
+        let mut inp = SplitInput {
+            layout,
+            values,
+            sizes: vec![28; 291],
+            posting_list_bytes: Vec::new(),
+            new_pos: 100,
+            leaf: true,
+            rightmost: false,
+            high_key_bytes: Some(16),
+            high_key_value: None,
+            leaf_fillfactor: 90,
+            new_tid: (7 << 16) | 101,
+            prev_tid: Some((7 << 16) | 100),
+        };
+        assert_eq!(find_split(&inp), 101, "the new item is the last on the left");
+        // Not adjacent in the heap: a plain 50:50 split by free space.
+        inp.prev_tid = Some(3 << 16);
+        let left = find_split(&inp);
+        assert!((140..=150).contains(&left), "{left}");
+    }
+
+    #[test]
     fn one_value_pages_split_at_96_percent() {
-        let v = vec![vec![7u8]; 292];
+        let v = vec![vec![7u8; 4]; 292];
         let left = find_split(&input(&v, 291, true));
         let pct = (left as u32 * 28) as f64 * 100.0 / f64::from(BT_USABLE_BYTES);
         assert!(pct > 94.0, "{pct}");

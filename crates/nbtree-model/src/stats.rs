@@ -27,9 +27,11 @@ pub struct IndexStats {
     pub avg_leaf_density: f64,
     /// `pgstatindex`'s `leaf_fragmentation`, percent.
     pub leaf_fragmentation: f64,
-    /// Leaf entries (high keys excluded).
+    /// Leaf items (high keys excluded; a posting list is one item, as pageinspect counts).
     pub entries: u64,
-    /// Entries per leaf.
+    /// Heap TIDs in the leaves (a posting list counts each of its TIDs).
+    pub heap_tids: u64,
+    /// Leaf items per leaf.
     pub entries_per_leaf: f64,
     /// Leaves by used share of their usable bytes, in tenths (0-10 %, ..., 90-100 %).
     pub fill_histogram: [u64; 10],
@@ -49,6 +51,7 @@ impl Tree {
             avg_leaf_density: 0.0,
             leaf_fragmentation: 0.0,
             entries: 0,
+            heap_tids: 0,
             entries_per_leaf: 0.0,
             fill_histogram: [0; 10],
         };
@@ -66,7 +69,8 @@ impl Tree {
                 continue;
             }
             st.leaf_pages += 1;
-            st.entries += p.len() as u64;
+            st.entries += p.tuple_count() as u64;
+            st.heap_tids += p.len() as u64;
             free += u64::from(p.free_space());
             if p.next != NONE && (p.next as usize) < b {
                 fragments += 1;

@@ -146,6 +146,84 @@ fn sorted_build_of_ascending_keys_matches_the_fillfactor() {
     assert!(before.leaf_pages.abs_diff(after.leaf_pages) <= 2, "{before:?} {after:?}");
 }
 
+/// `t(pk bigint, a bigint, b int)` with non-unique indexes on `(a, b)` and on `a`.
+fn composite_table() -> Table {
+    let big = ColumnType::BigInt { unsigned: false };
+    Table {
+        name: "t".into(),
+        columns: vec![
+            Column::new("pk", big, false),
+            Column::new("a", big, false),
+            Column::new("b", ColumnType::Int, false),
+        ],
+        primary_key: vec![0],
+        auto_increment: true,
+        indexes: vec![
+            Index {
+                name: "t_a_b".into(),
+                columns: vec![1, 2],
+                unique: false,
+                prefix_chars: Vec::new(),
+            },
+            Index { name: "t_a".into(), columns: vec![1], unique: false, prefix_chars: Vec::new() },
+        ],
+        row_format: RowFormat::Dynamic,
+    }
+}
+
+#[test]
+fn duplicates_become_posting_lists_and_vacuum_shrinks_them() {
+    let settings = NbtreeSettings { check_every: Some(997), ..NbtreeSettings::default() };
+    let mut m = NbtreeTable::new(&composite_table(), settings).unwrap();
+    for i in 0..20_000i64 {
+        m.insert(&[Value::Int(i + 1), Value::Int(i % 50), Value::Int(i % 3)]).unwrap();
+    }
+    let s = m.stats();
+    let (ab, a) = (&s.indexes[1].1, &s.indexes[2].1);
+    assert_eq!((ab.heap_tids, a.heap_tids), (20_000, 20_000));
+    // 400 TIDs per value of `a`: posting lists of at most 1356 bytes hold 222 of them, so
+    // a leaf holds far fewer items than TIDs; without deduplication 20,000 16-byte tuples
+    // need at least 20000 / 407 = 50 leaves.
+    assert!(a.entries < 2_000 && a.leaf_pages < 25, "{a:?}");
+    assert!(ab.entries < 2_000, "{ab:?}");
+    for i in (0..20_000i64).step_by(2) {
+        assert!(m.delete(&[Value::Int(i + 1)]).unwrap());
+    }
+    m.commit();
+    m.vacuum().unwrap();
+    let after = &m.stats().indexes[2].1;
+    assert_eq!(after.heap_tids, 10_000);
+    assert!(after.avg_leaf_density < a.avg_leaf_density, "{a:?} {after:?}");
+    m.rebuild(90).unwrap();
+    let built = &m.stats().indexes[2].1;
+    // Sorted builds cap posting lists at 812 bytes (133 int8 TIDs).
+    assert_eq!(built.heap_tids, 10_000);
+    assert!(built.entries >= 10_000 / 133, "{built:?}");
+}
+
+#[test]
+fn a_tid_inside_a_posting_list_splits_it() {
+    let mut m = NbtreeTable::new(&composite_table(), checked()).unwrap();
+    // Fill one leaf with value 7 so the dedup pass merges it; then free heap space by
+    // deleting and vacuuming, so the next rows get low heap TIDs inside the lists' ranges.
+    for i in 0..3_000i64 {
+        m.insert(&[Value::Int(i + 1), Value::Int(7), Value::Int(0)]).unwrap();
+    }
+    for i in (0..3_000i64).step_by(3) {
+        m.delete(&[Value::Int(i + 1)]).unwrap();
+    }
+    m.commit();
+    m.vacuum().unwrap();
+    for i in 3_000..4_000i64 {
+        m.insert(&[Value::Int(i + 1), Value::Int(7), Value::Int(0)]).unwrap();
+    }
+    m.check_all().unwrap();
+    let a = &m.indexes()[2].tree;
+    let tids: Vec<u64> = a.entries().map(|k| a.layout.tid(k)).collect();
+    assert_eq!(tids.len(), 3_000);
+    assert!(tids.windows(2).all(|w| w[0] < w[1]), "entries stay in heap TID order");
+}
+
 mod prop {
     use super::*;
     use proptest::prelude::*;
@@ -194,6 +272,50 @@ mod prop {
             want.retain(|_, n| *n > 0);
             prop_assert_eq!(got, want);
             prop_assert_eq!(m.live_rows(), by_pk.len() as u64);
+        }
+
+        #[test]
+        fn composite_posting_lists_hold_what_a_btreemap_holds(
+            ops in proptest::collection::vec((0u8..4, 0i64..12, 0i64..4), 1..1500),
+            rebuild_at in 0usize..1500,
+        ) {
+            let mut m = NbtreeTable::new(&composite_table(), checked()).unwrap();
+            let mut rows: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+            let mut next_pk = 1;
+            for (n, (op, a, b)) in ops.into_iter().enumerate() {
+                if op < 3 {
+                    m.insert(&[Value::Int(next_pk), Value::Int(a), Value::Int(b)]).unwrap();
+                    rows.insert(next_pk, (a, b));
+                    next_pk += 1;
+                } else if let Some(&pk) = rows.keys().nth((a * 7 + b) as usize % (rows.len().max(1))) {
+                    prop_assert!(m.delete(&[Value::Int(pk)]).unwrap());
+                    rows.remove(&pk);
+                }
+                if n % 97 == 0 {
+                    m.commit();
+                    m.vacuum().unwrap();
+                }
+                if n == rebuild_at {
+                    m.rebuild(80).unwrap();
+                }
+            }
+            m.commit();
+            m.vacuum().unwrap();
+            let mut want: BTreeMap<(i64, i64), usize> = BTreeMap::new();
+            for &(a, b) in rows.values() {
+                *want.entry((a, b)).or_default() += 1;
+            }
+            let ix = &m.indexes()[1].tree;
+            let mut got: BTreeMap<(i64, i64), usize> = BTreeMap::new();
+            for k in ix.entries() {
+                let a = (u64::from_be_bytes(k[..8].try_into().unwrap()) ^ (1 << 63)) as i64;
+                let b = (u32::from_be_bytes(k[9..13].try_into().unwrap()) ^ (1 << 31)) as i32;
+                *got.entry((a, i64::from(b))).or_default() += 1;
+            }
+            prop_assert_eq!(got, want);
+            let one = &m.indexes()[2].tree;
+            prop_assert_eq!(one.entries().count(), rows.len());
+            prop_assert_eq!(m.stats().indexes[2].1.heap_tids, rows.len() as u64);
         }
     }
 }

@@ -2,11 +2,12 @@
 //! (`_bt_doinsert`, `_bt_split`, `_bt_insert_parent`, `_bt_newroot` in nbtinsert.c), and
 //! page allocation (a recyclable page from the free space map, else the end of the file,
 //! `_bt_allocbuf` in nbtpage.c). Keys are the sort keys of [`crate::geometry::KeyLayout`].
-//! Deduplication into posting lists is not modelled (keylab's ids are unique, so a dedup
-//! pass would find nothing to merge); VACUUM is in `vacuum.rs`, sorted builds in `build.rs`,
-//! how a page stores its items in `page.rs`.
+//! A full leaf of a non-unique index is deduplicated before it splits, and posting lists
+//! are kept as described in `dedup.rs`; VACUUM is in `vacuum.rs`, sorted builds in
+//! `build.rs`, how a page stores its items in `page.rs`.
 
-use crate::geometry::{KeyLayout, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, PIVOT_TID_BYTES};
+use crate::dedup;
+use crate::geometry::{KeyLayout, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, MAX_STRIDE};
 use crate::page::head;
 pub use crate::page::Page;
 use crate::split::{find_split, SplitInput};
@@ -135,7 +136,7 @@ impl Tree {
         let s = self.stride();
         let w = self.layout.width;
         // The value with heap TID 0 sorts before every entry of that value.
-        let mut buf = [0u8; 80];
+        let mut buf = [0u8; MAX_STRIDE];
         let probe = &mut buf[..s];
         probe.copy_from_slice(key);
         self.layout.set_tid(probe, 0);
@@ -183,13 +184,43 @@ impl Tree {
         let refused = self.unique && self.live_duplicate_near(leaf, pos, key, live);
         if !refused {
             let size = self.layout.leaf_bytes(key) as u16;
-            self.insert_at(leaf, pos, key, size, NONE, &mut path, wal);
+            if self.unique {
+                self.insert_at(leaf, pos, key, size, NONE, &mut path, wal);
+            } else {
+                self.insert_non_unique(leaf, pos, key, size, &mut path, wal);
+            }
         }
         self.path = path;
         if refused {
             Err(TreeError::Duplicate)
         } else {
             Ok(())
+        }
+    }
+
+    /// The insert into a non-unique index's leaf: `_bt_findinsertloc` deduplicates a leaf
+    /// that cannot take the item first (`_bt_dedup_pass`), and an item landing inside a
+    /// posting list's TID range swaps with its highest TID (`_bt_swap_posting`).
+    fn insert_non_unique(
+        &mut self,
+        leaf: u32,
+        pos: usize,
+        key: &[u8],
+        size: u16,
+        path: &mut Vec<(u32, usize)>,
+        wal: &mut Wal,
+    ) {
+        let layout = self.layout;
+        let page = &mut self.pages[leaf as usize];
+        if page.free_space() < u32::from(size) && dedup::dedup_pass(page, &layout, key) {
+            let hole = page.hole();
+            wal.touch(&mut page.epoch, hole);
+        }
+        if let Some((pushed, at)) = dedup::posting_split(page, &layout, pos, key) {
+            let z = layout.leaf_bytes(&pushed) as u16;
+            self.insert_at(leaf, at, &pushed, z, NONE, path, wal);
+        } else {
+            self.insert_at(leaf, pos, key, size, NONE, path, wal);
         }
     }
 
@@ -294,18 +325,53 @@ impl Tree {
         if leaf {
             children.clear();
         }
+        // Split points fall between tuples; a posting list is one tuple. `starts` lists
+        // where tuples start only when the page has posting lists (else every item is one).
+        let starts: Vec<usize> = if leaf && !self.unique && sizes.contains(&0) {
+            (0..n).filter(|&i| sizes[i] > 0 || i == 0).collect()
+        } else {
+            Vec::new()
+        };
+        let start = |t: usize| if starts.is_empty() { t } else { starts[t] };
+        let tuples = if starts.is_empty() { n } else { starts.len() };
+        let new_t = if starts.is_empty() { pos } else { starts.partition_point(|&i| i < pos) };
         let left_n = {
+            let tid_at = |i: usize| self.layout.tid(&keys[i * s..(i + 1) * s]);
+            let prev_tid = (leaf && new_t > 0 && start(new_t) - start(new_t - 1) == 1)
+                .then(|| tid_at(start(new_t - 1)));
             let input = SplitInput {
-                values: (0..n).map(|i| &keys[i * s..i * s + w + 1]).collect(),
-                sizes: sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).collect(),
-                new_pos: pos,
+                layout: self.layout,
+                values: if starts.is_empty() {
+                    keys.chunks_exact(s).map(|k| &k[..=w]).collect()
+                } else {
+                    starts.iter().map(|&i| &keys[i * s..i * s + w + 1]).collect()
+                },
+                sizes: if starts.is_empty() {
+                    sizes.iter().map(|&z| u32::from(z) + LINE_POINTER_BYTES).collect()
+                } else {
+                    starts.iter().map(|&i| u32::from(sizes[i]) + LINE_POINTER_BYTES).collect()
+                },
+                posting_list_bytes: if leaf && !self.unique {
+                    (0..tuples)
+                        .map(|t| {
+                            let i = start(t);
+                            let plain = self.layout.leaf_bytes(&keys[i * s..(i + 1) * s]);
+                            u32::from(sizes[i]) - plain
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+                new_pos: new_t,
                 leaf,
                 rightmost: old.next == NONE,
                 high_key_bytes: old.high.as_ref().map(|h| u32::from(h.1)),
                 high_key_value: old.high.as_ref().map(|h| &h.0[..=w]),
                 leaf_fillfactor: self.leaf_fillfactor,
+                new_tid: if leaf { self.layout.tid(key) } else { 0 },
+                prev_tid,
             };
-            find_split(&input)
+            start(find_split(&input))
         };
         if pos < left_n {
             wal.split_left += 1;
@@ -313,23 +379,11 @@ impl Tree {
             wal.split_right += 1;
         }
         // The left half's new high key: on a leaf, the first right item suffix-truncated
-        // against the last left one (`_bt_truncate`: the heap TID is dropped when the
-        // values differ, else kept as the last left item's); on an internal page, the
-        // first right pivot itself.
+        // against the last left one (`_bt_truncate`); on an internal page, the first right
+        // pivot itself.
         let first_right = &keys[left_n * s..(left_n + 1) * s];
         let (hk, hk_size) = if leaf {
-            let last_left = &keys[(left_n - 1) * s..left_n * s];
-            let mut hk = first_right.to_vec();
-            let mut size = u32::from(sizes[left_n]);
-            if last_left[..=w] == first_right[..=w] {
-                let t = self.layout.tid(last_left);
-                self.layout.set_tid(&mut hk, t);
-                size = self.layout.leaf_bytes(&hk) + PIVOT_TID_BYTES;
-            } else {
-                self.layout.set_tid(&mut hk, 0);
-                size = size.min(self.layout.leaf_bytes(&hk));
-            }
-            (hk, size as u16)
+            self.layout.truncate_pivot(&keys[(left_n - 1) * s..left_n * s], first_right)
         } else {
             (first_right.to_vec(), sizes[left_n])
         };

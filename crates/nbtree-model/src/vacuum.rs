@@ -6,6 +6,7 @@
 //! a later VACUUM finds their deletion older than every running transaction, which puts them
 //! into the free space map.
 
+use crate::dedup::posting_bytes;
 use crate::tree::{Tree, NONE};
 use crate::wal::Wal;
 use std::collections::HashSet;
@@ -43,8 +44,32 @@ impl Tree {
             if !page.keys_in_order(s).any(|k| dead.contains(&layout.tid(k))) {
                 continue;
             }
-            let removed = page.retain(s, |k| !dead.contains(&layout.tid(k)));
-            out.removed += removed as u64;
+            // Tuple by tuple: a plain tuple goes when its TID is dead; a posting list loses
+            // its dead TIDs and shrinks (`_bt_update_posting`), or goes when none is left.
+            let before = page.len();
+            let mut keys = Vec::with_capacity(before * s);
+            let mut sizes: Vec<u16> = Vec::with_capacity(before);
+            let mut i = 0;
+            while i < before {
+                let end = (i + 1..before).find(|&j| page.size(j) > 0).unwrap_or(before);
+                let plain = layout.leaf_bytes(page.key(s, i));
+                let first_kept = sizes.len();
+                for j in i..end {
+                    let k = page.key(s, j);
+                    if !dead.contains(&layout.tid(k)) {
+                        keys.extend_from_slice(k);
+                        sizes.push(0);
+                    }
+                }
+                let kept = sizes.len() - first_kept;
+                if kept > 0 {
+                    sizes[first_kept] = posting_bytes(plain, kept) as u16;
+                }
+                i = end;
+            }
+            let other_bytes = page.used - page.item_bytes();
+            page.set_items(s, &keys, &sizes, &[], other_bytes);
+            out.removed += (before - page.len()) as u64;
             let hole = page.hole();
             wal.touch(&mut page.epoch, hole);
             if page.is_empty() {

@@ -217,7 +217,10 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
     for (k, v) in &run.cell {
         f.insert(format!("cell_{k}"), v.clone().into());
     }
-    f.insert("page_size_bytes".into(), s.page_size_bytes.into());
+    // PostgreSQL engines report their fixed `block_size` (8 KiB); the plan's page size is
+    // InnoDB's setting and does not apply to them.
+    let page_size = info.settings.get("block_size").and_then(Json::as_u64);
+    f.insert("page_size_bytes".into(), page_size.unwrap_or(s.page_size_bytes.into()).into());
     f.insert("buffer_pool_bytes".into(), s.buffer_pool_bytes.into());
     f.insert("fill_factor_pct".into(), s.fill_factor_pct.into());
     f.insert("merge_threshold_pct".into(), s.merge_threshold_pct.into());
