@@ -6,16 +6,13 @@
 //! them), a failed job must stop new ones from starting, and the number of jobs alive, hence
 //! of simulated tables in memory, must be exactly `jobs`; a work-stealing pool gives none of
 //! these directly. Each job builds its own engine and drops it (and its table) before the
-//! next starts; only the results are kept. The jobs of the budget that no run uses (fewer
-//! runs than jobs, or a worker that found no run left) are [`SpareThreads`] that a run may
-//! take to make its rows on ([`keylab_core::Prefetch`]): runs plus row threads stay within
-//! `jobs` (no command takes them yet: measured, moving row generation there cost more than
-//! it saved, docs/benchmarks.md §3). It does not run server engines: one server,
+//! next starts; only the results are kept. A run makes its rows on its own thread (a second
+//! thread for rows was measured to cost more than it saved, docs/benchmarks.md §3). It does
+//! not run server engines: one server,
 //! one job at a time (the commands keep their sequential loop for those).
 
 use crate::progress::Bars;
 use crate::progress::LoadProgress;
-use keylab_core::SpareThreads;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -37,8 +34,7 @@ pub fn default_jobs() -> usize {
 /// Runs `work(i)` for every `i < count` on up to `jobs` threads and calls `done(i, result)`
 /// in increasing `i`, each as soon as every job before it has finished. With one job (or one
 /// item) everything runs on the calling thread, in order. Each worker has its own progress
-/// bar in `bars`. `work` is given the budget's spare threads: `jobs` minus the workers, and
-/// one more each time a worker finds no job left.
+/// bar in `bars`.
 pub fn run_ordered<R, W, D>(
     jobs: usize,
     count: usize,
@@ -48,15 +44,14 @@ pub fn run_ordered<R, W, D>(
 ) -> Result<(), Failure>
 where
     R: Send,
-    W: Fn(usize, &mut LoadProgress, &SpareThreads) -> anyhow::Result<R> + Sync,
+    W: Fn(usize, &mut LoadProgress) -> anyhow::Result<R> + Sync,
     D: FnMut(usize, R) -> anyhow::Result<()>,
 {
     let workers = jobs.clamp(1, count.max(1));
-    let spare = SpareThreads::new(jobs.max(1) - workers);
     if workers == 1 {
         let mut progress = bars.bar();
         for i in 0..count {
-            let result = work(i, &mut progress, &spare).map_err(Failure::Job)?;
+            let result = work(i, &mut progress).map_err(Failure::Job)?;
             done(i, result).map_err(Failure::Sink)?;
         }
         return Ok(());
@@ -67,7 +62,7 @@ where
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (next_job, stop, work, spare) = (&next_job, &stop, &work, &spare);
+            let (next_job, stop, work) = (&next_job, &stop, &work);
             scope.spawn(move || {
                 let mut progress = bars.bar();
                 while !stop.load(Ordering::Relaxed) {
@@ -77,7 +72,7 @@ where
                     if i >= count {
                         break;
                     }
-                    let result = work(i, &mut progress, spare);
+                    let result = work(i, &mut progress);
                     let failed = result.is_err();
                     if failed {
                         stop.store(true, Ordering::Relaxed);
@@ -86,8 +81,6 @@ where
                         break;
                     }
                 }
-                // This worker's thread is free for the runs still going.
-                spare.release();
             });
         }
         drop(tx);
@@ -125,7 +118,7 @@ mod tests {
                 jobs,
                 8,
                 &Bars::hidden(),
-                |i, _, _| {
+                |i, _| {
                     // Later jobs finish first.
                     std::thread::sleep(std::time::Duration::from_millis(10 * (8 - i as u64)));
                     Ok(i * 10)
@@ -148,7 +141,7 @@ mod tests {
                 jobs,
                 10,
                 &Bars::hidden(),
-                |i, _, _| if i == 4 { Err(anyhow!("job 4 broke")) } else { Ok(i) },
+                |i, _| if i == 4 { Err(anyhow!("job 4 broke")) } else { Ok(i) },
                 |i, _| {
                     seen.push(i);
                     Ok(())
@@ -166,7 +159,7 @@ mod tests {
             2,
             6,
             &Bars::hidden(),
-            |i, _, _| Ok(i),
+            |i, _| Ok(i),
             |i, _| if i == 1 { Err(anyhow!("disk full")) } else { Ok(()) },
         )
         .unwrap_err();

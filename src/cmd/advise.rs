@@ -476,7 +476,7 @@ fn run_candidates(
         parallel::default_jobs(),
         candidates.len(),
         &bars,
-        |i, progress, _spare| Ok(run(&candidates[i], progress)),
+        |i, progress| Ok(run(&candidates[i], progress)),
         |_, r| {
             results.push(r);
             Ok(())

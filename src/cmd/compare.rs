@@ -156,9 +156,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
             jobs,
             count,
             &bars,
-            // Rows are made inline: on a spare job's thread (`run_variant_spare`) they cost
-            // more CPU than they save (docs/benchmarks.md §3).
-            |i, progress, _spare| {
+            |i, progress| {
                 let variant = &args.keys[i % variants];
                 let mut engine =
                     make_engine(&per_model[i / variants], &settings, args.check_every)?;

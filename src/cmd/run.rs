@@ -109,7 +109,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             jobs,
             plans.len(),
             &bars,
-            |n, progress, _spare| {
+            |n, progress| {
                 let plan = &plans[n];
                 let mut eng = make_engine(&args.engine, &plan.settings, None)?;
                 let run = keylab_scenario::execute(eng.as_mut(), plan, args.seed, progress)

@@ -152,7 +152,7 @@ pub(super) fn run_all(
             jobs,
             plans.len(),
             &bars,
-            |n, progress, _spare| {
+            |n, progress| {
                 let plan = &plans[n];
                 let mut eng = make_engine(args, &plan.settings, None)?;
                 let run = keylab_scenario::execute(eng.as_mut(), plan, 1, progress)

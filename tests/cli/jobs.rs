@@ -35,7 +35,7 @@ fn compare_gives_the_same_json_and_exports_with_one_job_or_four() {
     assert_eq!(one, four);
 }
 
-/// One variant with two jobs (one of them spare) gives the same output as with one job.
+/// One variant with two jobs (one of them idle) gives the same output as with one job.
 #[test]
 fn one_variant_gives_the_same_output_with_one_job_or_two() {
     let d = Dir::new();

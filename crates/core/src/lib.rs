@@ -17,7 +17,6 @@ mod engine;
 mod model;
 mod phase;
 mod pool_curve;
-mod prefetch;
 mod result;
 mod runner;
 mod shard;
@@ -34,13 +33,12 @@ pub use phase::{
     QuerySpec,
 };
 pub use pool_curve::{PoolCurvePoint, PoolCurveSampler, MAX_POINTS as POOL_CURVE_MAX_POINTS};
-pub use prefetch::{Prefetch, SparePermit, SpareThreads};
 pub use result::{
     hit_ratio, io_share_pct, misses_per_op, per_1k_rows, BufferPoolResult, ChangeBufferResult,
     Counters, EngineInfo, IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult,
     PostgresFigures, QueryResult, Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
-pub use runner::{run_variant, run_variant_spare, Progress};
+pub use runner::{run_variant, Progress};
 pub use shard::{
     key_shard, range_bounds, range_shard, total_of, window_rows, windows_of, ShardResult,
     ShardWindow, Sharding, ShardsResult,

@@ -1,7 +1,6 @@
 //! Runs one workload on one engine and turns what the engine reports into a [`RunResult`].
 
 use crate::engine::{Engine, EngineError, LoadPlan};
-use crate::prefetch::{Prefetch, SpareThreads};
 use crate::result::{LoadResult, RunResult};
 use crate::workload::{KeySource, Workload};
 
@@ -25,19 +24,6 @@ pub fn run_variant(
     plan: &LoadPlan,
     progress: &mut dyn Progress,
 ) -> Result<RunResult, EngineError> {
-    run_variant_spare(engine, workload, keys, plan, progress, None)
-}
-
-/// [`run_variant`], whose rows are made on a thread of `spare` once one is free
-/// ([`Prefetch`]): the same rows in the same order, so the same result.
-pub fn run_variant_spare(
-    engine: &mut dyn Engine,
-    workload: &Workload,
-    keys: KeySource,
-    plan: &LoadPlan,
-    progress: &mut dyn Progress,
-    spare: Option<&SpareThreads>,
-) -> Result<RunResult, EngineError> {
     let table = workload.table();
     let block = match &keys {
         KeySource::Generated(cfg) => cfg.block,
@@ -50,7 +36,7 @@ pub fn run_variant_spare(
     engine.create_table(&table)?;
     progress.start(&workload.variant.to_string(), workload.rows);
     let outcome = (|| {
-        let mut rows = Prefetch::new(workload.row_gen(keys), spare);
+        let mut rows = workload.row_gen(keys);
         let load = engine.load(&table, plan, &mut rows, &mut |n| progress.advance(n))?;
         let measured = engine.measure(&table)?;
         Ok((load, measured))
