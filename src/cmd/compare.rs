@@ -32,18 +32,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
         ..EngineSettings::default()
     };
     if let Some(bytes) = args.buffer_pool {
-        // The same floor on every engine, so a command that runs on the simulator runs on a
-        // server unchanged.
-        let min = keylab_scenario::min_buffer_pool_bytes(settings.page_size_bytes);
-        if bytes < min {
-            return Err(UsageError(format!(
-                "--buffer-pool {bytes} bytes is below the smallest pool MariaDB starts with at \
-                 --page-size {}: {} MiB (write it as 64M, 1G, 16MiB, ...)",
-                args.page_size,
-                min.div_ceil(1 << 20)
-            ))
-            .into());
-        }
+        check_pool_floor(
+            bytes,
+            settings.page_size_bytes,
+            &format!("--page-size {}", args.page_size),
+        )?;
     }
     let (batch, batch_max) = args.batch;
     if batch_max.is_some()
@@ -345,4 +338,20 @@ fn read_keys_file(
         _ => {}
     }
     Ok(keys)
+}
+
+/// `--buffer-pool` below the smallest pool MariaDB starts with at `page_size_bytes` is refused
+/// (exit 2), on every engine, so a command that runs on the simulator runs on a server
+/// unchanged; `at` names the page size for the message.
+pub(super) fn check_pool_floor(bytes: u64, page_size_bytes: u32, at: &str) -> Result<()> {
+    let min = keylab_scenario::min_buffer_pool_bytes(page_size_bytes);
+    if bytes < min {
+        return Err(UsageError(format!(
+            "--buffer-pool {bytes} bytes is below the smallest pool MariaDB starts with at {at}: \
+             {} MiB (write it as 64M, 1G, 16MiB, ...)",
+            min.div_ceil(1 << 20)
+        ))
+        .into());
+    }
+    Ok(())
 }

@@ -25,17 +25,11 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     if let Some(bytes) = args.buffer_pool {
         for plan in &mut plans {
             // The floor `compare` applies, at each run's page size.
-            let min = keylab_scenario::min_buffer_pool_bytes(plan.settings.page_size_bytes);
-            if bytes < min {
-                return Err(UsageError(format!(
-                    "--buffer-pool {bytes} bytes is below the smallest pool MariaDB starts with \
-                     at run `{}`'s page size ({} bytes): {} MiB (write it as 64M, 1G, 16MiB, ...)",
-                    plan.label,
-                    plan.settings.page_size_bytes,
-                    min.div_ceil(1 << 20)
-                ))
-                .into());
-            }
+            let at = format!(
+                "run `{}`'s page size ({} bytes)",
+                plan.label, plan.settings.page_size_bytes
+            );
+            super::compare::check_pool_floor(bytes, plan.settings.page_size_bytes, &at)?;
             plan.settings.buffer_pool_bytes = Some(bytes);
         }
     }
