@@ -27,17 +27,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     let scenario = keylab_scenario::validate_scenario()
         .map_err(|e| anyhow!("the validation matrix is broken: {e}"))?;
     let plans = scenario.plan(1.0).map_err(|e| anyhow!("{e}"))?;
-    let server = EngineArgs {
-        engine: args.engine,
-        model: Vec::new(),
-        interleave: Default::default(),
-        url: args.url.clone(),
-        database: args.database.clone(),
-        shards: None,
-        sharding: None,
-        collation: args.collation,
-        backends: Vec::new(),
-    };
+    let server = engine_args(&args, None);
     // The server first: if it cannot start, say so before any simulation.
     let (server_info, server_runs) = run_all(&server, &plans, 1).context("server runs")?;
     // The simulator models the server it is compared with (or the closest model, said so).
@@ -76,17 +66,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     if let Some(note) = &model_note {
         eprintln!("keylab: {note}");
     }
-    let sim = EngineArgs {
-        engine: EngineKind::Sim,
-        model: vec![model],
-        interleave: Default::default(),
-        url: None,
-        database: None,
-        shards: None,
-        sharding: None,
-        collation: args.collation,
-        backends: Vec::new(),
-    };
+    let sim = engine_args(&args, Some(model));
     let (sim_info, sim_runs) =
         run_all(&sim, &plans, args.jobs.unwrap_or_else(parallel::default_jobs))
             .context("simulator runs")?;
@@ -139,6 +119,23 @@ pub fn run(args: ValidateArgs) -> Result<()> {
 /// Every planned run on engines of `args`' kind (one engine per distinct settings), and
 /// their description. Simulator runs go on up to `jobs` threads, one simulator each; a
 /// server's run one at a time.
+/// The engine one side of a validation runs on, one server and not sharded: the server
+/// `args` name (`--engine`, `--url`, `--database`), or with `model` the simulator of it.
+pub(super) fn engine_args(args: &ValidateArgs, model: Option<SimModel>) -> EngineArgs {
+    let server = model.is_none();
+    EngineArgs {
+        engine: if server { args.engine } else { EngineKind::Sim },
+        model: model.into_iter().collect(),
+        interleave: Default::default(),
+        url: args.url.clone().filter(|_| server),
+        database: args.database.clone().filter(|_| server),
+        shards: None,
+        sharding: None,
+        collation: args.collation,
+        backends: Vec::new(),
+    }
+}
+
 pub(super) fn run_all(
     args: &EngineArgs,
     plans: &[RunPlan],

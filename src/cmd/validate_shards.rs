@@ -6,7 +6,7 @@
 
 use crate::args::{EngineArgs, ValidateArgs};
 use anyhow::{anyhow, Context, Result};
-use keylab_core::{EngineKind, SimModel};
+use keylab_core::SimModel;
 use keylab_scenario::{validate, validate_shards};
 use std::io::Write;
 
@@ -20,24 +20,12 @@ pub fn run(args: ValidateArgs, shards: u32) -> Result<()> {
         .into_iter()
         .filter(|p| args.sharding.is_none_or(|s| p.settings.sharding == Some(s)))
         .collect();
-    let engine = |engine, model| EngineArgs {
-        engine,
-        model,
-        url: args.url.clone(),
-        database: args.database.clone(),
-        shards: Some(shards),
-        sharding: None,
-        collation: args.collation,
-        backends: Vec::new(),
-        interleave: Default::default(),
-    };
-    let server = engine(args.engine, Vec::new());
+    let server = EngineArgs { shards: Some(shards), ..super::validate::engine_args(&args, None) };
     let (server_info, server_runs) =
         super::validate::run_all(&server, &plans, 1).context("server runs")?;
     let sim = EngineArgs {
-        url: None,
-        database: None,
-        ..engine(EngineKind::Sim, vec![SimModel::Mariadb1011])
+        shards: Some(shards),
+        ..super::validate::engine_args(&args, Some(SimModel::Mariadb1011))
     };
     let jobs = args.jobs.unwrap_or_else(crate::parallel::default_jobs);
     let (sim_info, sim_runs) =
