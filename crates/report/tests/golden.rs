@@ -13,8 +13,11 @@
 //! --rows 200000 --buffer-pool 6M`: the buffer pool curve and its reading. `sim_two_models`
 //! is `keylab compare --keys uuid4:bin,uuid7:bin,auto-inc --rows 20000 --model
 //! mariadb-10.11,postgres-15`: runs of two models, labelled and ranked by model, the
-//! PostgreSQL section and the cross-engine reading. The load checks (`verification`) and `server_load`'s nested
-//! settings were added by hand when those fields appeared.
+//! PostgreSQL section and the cross-engine reading. `sharded` is `keylab compare --keys
+//! seq,uuid4:bin --rows 6000 --engine mariadb --shards 2`: a measured run on a private Spider
+//! head over two private backends (its timings are one run's on a shared machine). The load
+//! checks (`verification`) and `server_load`'s nested settings were added by hand when those
+//! fields appeared.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
 //! review the diff.
 
