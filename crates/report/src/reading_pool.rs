@@ -60,8 +60,14 @@ pub(crate) fn curve_turns(
                 group_thousands(last.rows),
                 decimal(last.reads_per_1k_rows, 1)
             )),
+            None if last.pages_read == 0 => out.push(format!(
+                "Buffer pool: {label} still reads nothing at {} rows, with {}: its inserts \
+                 keep touching the same few leaves.",
+                group_thousands(last.rows),
+                level(last.rows)
+            )),
             None => out.push(format!(
-                "Buffer pool: {label} still reads (almost) nothing at {} rows ({} during the \
+                "Buffer pool: {label} still reads almost nothing at {} rows ({} during the \
                  load, {} per 1,000 inserts), with {}: its inserts keep touching the same few \
                  leaves.",
                 group_thousands(last.rows),
