@@ -222,7 +222,7 @@ impl Scenario {
         Ok(scenario)
     }
 
-    /// Reads and parses a scenario file (refused past [`MAX_SCENARIO_BYTES`], so
+    /// Reads and parses a scenario file (refused past `MAX_SCENARIO_BYTES` (1 MiB), so
     /// `/dev/zero` or a mistaken data file fails at once instead of filling memory).
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
         use std::io::Read;
