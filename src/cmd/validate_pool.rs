@@ -3,9 +3,10 @@
 //! page reads and writes against the server's (`Innodb_buffer_pool_reads`, read-ahead off on
 //! a private server so that both count every page read; `Innodb_pages_written`).
 //!
-//! Reads are the check (the model follows the server's LRU and page cleaner rules; the
-//! server's figure also counts undo, rollback-segment and file-space pages, about 10 % of it at
-//! 16 MiB, which the model does not hold); writes are compared and explained, not held to a
+//! Reads are the check (the model follows the server's LRU and page cleaner rules and the
+//! tablespace's file-space pages; the server's figure also counts the system tablespace's
+//! pages, rollback-segment headers read by purge above all, and the ibuf bitmap, 6 to 10 % of
+//! it at 16 MiB, which the model does not hold); writes are compared and explained, not held to a
 //! bound: in these loads every page the server writes is an LRU batch write (no adaptive
 //! flush-list flushing), and a page whose write is under way can be needed, buffer-fixed and
 //! dirtied again by the next insert, so the server writes about 1.2 pages per page read where

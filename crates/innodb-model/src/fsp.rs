@@ -119,6 +119,12 @@ impl Fsp {
         self.page_bytes
     }
 
+    /// The page holding `page`'s extent descriptor (`xdes_calc_descriptor_page`): page 0, the
+    /// FSP header, for the first period, then each period's first page.
+    pub(crate) fn xdes_page_of(&self, page: u32) -> u32 {
+        page / self.descr_page_period() * self.descr_page_period()
+    }
+
     /// Initializes the extent at the free limit (`fsp_fill_free_list` loop body): an extent
     /// holding a descriptor page becomes a fragment extent with its first 2 pages in use.
     fn init_extent(&mut self, first_page: u32) {

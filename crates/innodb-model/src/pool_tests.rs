@@ -135,3 +135,23 @@ fn an_lru_batch_writes_dirty_pages_past_256_and_frees_them_when_written() {
     }
     assert!((0..300).all(|i| p.contains(i)));
 }
+
+#[test]
+fn a_page_allocation_changes_the_inode_page_and_the_fsp_header() {
+    let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+    let mut p = Pool::new(100, 16384, s, false);
+    // CREATE TABLE made both in memory: no read, both dirty.
+    p.create_file_space_pages();
+    p.file_space_change(0);
+    assert_eq!((p.counters.pages_read, p.len()), (0, 2));
+    p.restart();
+    // After a restart they are read on the next allocation, and changed.
+    p.file_space_change(0);
+    assert_eq!((p.counters.pages_read, p.len()), (2, 2));
+    // A page past the first descriptor period: its descriptor page is read too.
+    p.file_space_change(16384);
+    assert_eq!((p.counters.pages_read, p.len()), (3, 3));
+    let written = p.counters.pages_written;
+    p.flush_all();
+    assert_eq!(p.counters.pages_written - written, 3);
+}

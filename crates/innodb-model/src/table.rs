@@ -229,6 +229,9 @@ impl SimTable {
             counters,
             pool,
         };
+        if let Some(pool) = &mut space.pool {
+            pool.create_file_space_pages();
+        }
         let trees = layouts.into_iter().map(|l| Tree::create(&mut space, l)).collect();
         (space, trees)
     }

@@ -45,6 +45,14 @@ impl Space {
             pool.access(p.0, false);
         }
     }
+    /// Page `p` was allocated or freed in this tablespace: the buffer pool sees the file-space
+    /// pages that change with it ([`crate::pool::Pool::file_space_change`]).
+    #[inline]
+    pub fn touch_file_space(&mut self, p: u32) {
+        if let Some(pool) = &mut self.pool {
+            pool.file_space_change(self.fsp.xdes_page_of(p));
+        }
+    }
     /// A page changed through a path that does not go through `page_mut`.
     #[inline]
     pub fn touch_dirty(&mut self, p: PageNo) {
@@ -100,6 +108,7 @@ impl Tree {
             split_recs: Default::default(),
         };
         let root = sp.fsp.alloc_page(seg_top, 0, Dir::Neither);
+        sp.touch_file_space(root);
         t.install_page(sp, root, 0);
         t.root = PageNo(root);
         t
@@ -176,6 +185,7 @@ impl Tree {
     ) -> PageNo {
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
         let no = sp.fsp.alloc_page(seg, hint, dir);
+        sp.touch_file_space(no);
         self.install_page_for(sp, no, level, moving);
         PageNo(no)
     }
@@ -185,6 +195,7 @@ impl Tree {
         let level = sp.page(p).level;
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
         sp.fsp.free_page(seg, p.0);
+        sp.touch_file_space(p.0);
         sp.pages[p.0 as usize] = None;
         if self.last_leaf.get() == Some(p) {
             self.last_leaf.set(None);
@@ -201,6 +212,7 @@ impl Tree {
         let mut hint = near.0 + 1;
         for _ in 0..n {
             let p = sp.fsp.alloc_page(self.seg_leaf, hint, Dir::Neither);
+            sp.touch_file_space(p);
             if let Some(pool) = &mut sp.pool {
                 pool.create(p);
             }
@@ -214,6 +226,7 @@ impl Tree {
     pub fn free_blob_pages(&mut self, sp: &mut Space, pages: &[u32]) {
         for &p in pages {
             sp.fsp.free_page(self.seg_leaf, p);
+            sp.touch_file_space(p);
             if let Some(pool) = &mut sp.pool {
                 pool.forget(p);
             }
