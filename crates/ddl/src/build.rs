@@ -102,6 +102,14 @@ impl FileBuilder {
         self.tables.iter_mut().find(|t| t.table.name.eq_ignore_ascii_case(&n))
     }
 
+    /// A note on the table just created (`on_last`), else on the file's first table.
+    pub(crate) fn note(&mut self, on_last: bool, note: Note) {
+        match self.tables.last_mut().filter(|_| on_last) {
+            Some(t) => t.notes.push(note),
+            None => self.loose.push(note),
+        }
+    }
+
     pub(crate) fn note_unread(&mut self, at: Position) {
         self.loose.push(Note {
             at,

@@ -282,9 +282,36 @@ fn read_statement(
     };
     file.set_words(&chunk);
     let saved = chunk.clone();
-    let parsed = Parser::new(sql).with_tokens_with_locations(chunk).parse_statement();
+    let mut parser = Parser::new(sql).with_tokens_with_locations(chunk);
+    let parsed = parser.parse_statement();
+    // sqlparser stops where a statement it knows ends; what follows is named, not dropped.
+    let rest = parser.peek_token();
+    let unread = (parsed.is_ok() && rest.token != Token::EOF).then(|| {
+        let from = rest.span.start;
+        let text: String = saved
+            .iter()
+            .filter(|t| (t.span.start.line, t.span.start.column) >= (from.line, from.column))
+            .map(|t| t.token.to_string())
+            .collect();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let shown: String = text.chars().take(60).collect();
+        let more = if shown.len() < text.len() { " ..." } else { "" };
+        Note {
+            at: from.into(),
+            message: format!(
+                "`{shown}{more}` not read (keylab's SQL parser does not know it); the statement \
+                 is read without it"
+            ),
+        }
+    });
     match parsed {
-        Ok(statement) => file.statement(statement, first, parameters),
+        Ok(statement) => {
+            file.statement(statement, first, parameters)?;
+            if let Some(note) = unread {
+                file.note(kind == Kind::CreateTable, note);
+            }
+            Ok(())
+        }
         Err(e) if kind == Kind::AlterTable => {
             // pg_dump's `ALTER COLUMN c ADD GENERATED ... AS IDENTITY (SEQUENCE NAME ...)` is
             // beyond sqlparser; it only makes the column an identity.

@@ -307,6 +307,14 @@ fn unmodelled_mysql_table_options_are_noted() {
         notes[0].starts_with("1:87 table option COMPRESSION=zlib is not modelled"),
         "{notes:?}"
     );
+    // What sqlparser stops before is named too.
+    let d = parse("CREATE TABLE t (id INT PRIMARY KEY) ENGINE=InnoDB ENCRYPTED=YES;", "m.sql")
+        .unwrap()
+        .tables
+        .remove(0);
+    assert_eq!(d.notes.len(), 1);
+    assert_eq!(d.notes[0].at, Position { line: 1, column: 51 });
+    assert!(d.notes[0].message.starts_with("`ENCRYPTED=YES` not read"), "{:?}", d.notes);
     let e = err("CREATE TABLE t (id INT PRIMARY KEY)\n  ROW_FORMAT=REDUNDANT;");
     assert_eq!((e.at.line, e.at.column), (2, 3));
     assert!(e.message.contains("ROW_FORMAT=REDUNDANT is not modelled; valid: DYNAMIC, COMPACT"));
