@@ -140,11 +140,13 @@ fn fill_factors_are_applied_on_the_nbtree_model_and_noted_on_innodb() {
     // Without fillfactors nothing of this shows.
     assert!(plain["engine"]["settings"].get("index_fillfactor_by_index").is_none());
     assert!(!notes(&plain).contains("fillfactor"), "{}", notes(&plain));
-    // Ascending auto-inc keys: the primary key's leaves fill to 70 %, not 90 %, and the heap
-    // keeps 20 % of every page free.
+    // Ascending auto-inc keys: the primary key's leaves fill to 70 %, not 90 % (the last
+    // leaf, partly filled, pulls both averages down), and the heap keeps 20 % of every page
+    // free.
     let fill = |r: &serde_json::Value| r["runs"][1]["indexes"][0]["fill_pct"].as_f64().unwrap();
-    assert!((60.0..=71.5).contains(&fill(&ff)), "{}", fill(&ff));
-    assert!(fill(&plain) > 88.0, "{}", fill(&plain));
+    let leaves = |r: &serde_json::Value| r["runs"][1]["indexes"][0]["leaf_pages"].as_f64().unwrap();
+    assert!(fill(&ff) < 71.5 && fill(&plain) - fill(&ff) > 10.0, "{} {}", fill(&ff), fill(&plain));
+    assert!(leaves(&ff) > 1.2 * leaves(&plain), "{} vs {}", leaves(&ff), leaves(&plain));
     let heap = |r: &serde_json::Value| r["runs"][1]["postgres"]["heap_pages"].as_u64().unwrap();
     assert!(heap(&ff) > heap(&plain), "{} vs {}", heap(&ff), heap(&plain));
     // On the InnoDB model each value is read and named, not applied.
