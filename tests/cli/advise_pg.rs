@@ -107,10 +107,7 @@ fn an_index_without_an_nbtree_key_type_falls_back_to_innodb_naming_the_type() {
 /// `pg_users.sql` with the user's fillfactors: 80 on the table, 70 on the primary key
 /// (pg_dump writes it on the constraint) and on `users_created`.
 fn users_with_fill_factors() -> String {
-    USERS
-        .replace("    bio text\n);", "    bio text\n)\nWITH (fillfactor='80');")
-        .replace("PRIMARY KEY (id);", "PRIMARY KEY (id) WITH (fillfactor='70');")
-        .replace("btree (created_at);", "btree (created_at) WITH (fillfactor='70');")
+    include_str!("../fixtures/advise/pg_users_fillfactor.sql").to_string()
 }
 
 #[test]
