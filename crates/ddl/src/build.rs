@@ -3,7 +3,7 @@
 //! CONSTRAINT`, identity columns and table options. Refusals carry their position; skips
 //! become notes.
 
-use crate::storage::{self, ConstraintParameters, Owner, StorageOption};
+use crate::storage::{self, AlterIndex, ConstraintParameters, Owner, StorageOption};
 use crate::types::{charset_named, map_type, Mapped};
 use crate::{DdlFile, DdlTable, FillFactor, IndexFillFactor, Note, Position, SourceDialect};
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table};
@@ -100,6 +100,46 @@ impl FileBuilder {
     fn table_mut(&mut self, name: &ObjectName) -> Option<&mut TableBuilder> {
         let n = last_name(name);
         self.tables.iter_mut().find(|t| t.table.name.eq_ignore_ascii_case(&n))
+    }
+
+    /// `ALTER INDEX`: `SET (...)` of a secondary index keylab read is applied like the same
+    /// parameters in its `CREATE INDEX`; anything else is noted.
+    pub(crate) fn alter_index(&mut self, alter: AlterIndex) -> Result<(), Refusal> {
+        let (index, options) = match alter {
+            AlterIndex::Set { index, options } => (index, options),
+            AlterIndex::Other(at) => {
+                self.loose.push(Note {
+                    at,
+                    message: "ALTER INDEX statement not read (keylab reads its SET (...) \
+                              storage parameters); the index is advised as created"
+                        .into(),
+                });
+                return Ok(());
+            }
+        };
+        let owner = self
+            .tables
+            .iter_mut()
+            .find(|t| t.table.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&index)));
+        match owner {
+            Some(t) => {
+                let name = t.table.indexes.iter().find(|i| i.name.eq_ignore_ascii_case(&index));
+                let name = name.map(|i| i.name.clone());
+                t.index_parameters(name, &options)
+            }
+            None => {
+                let at = options.first().map(|o| o.at).unwrap_or_default();
+                self.loose.push(Note {
+                    at,
+                    message: format!(
+                        "ALTER INDEX {index} SET (...) not applied: no index of that name was \
+                         read (a primary key's or unique constraint's parameters go in its \
+                         WITH (...))"
+                    ),
+                });
+                Ok(())
+            }
+        }
     }
 
     /// A note on the table just created (`on_last`), else on the file's first table.

@@ -176,6 +176,7 @@ enum Kind {
     CreateTable,
     CreateIndex,
     AlterTable,
+    AlterIndex,
     Other,
 }
 
@@ -194,6 +195,7 @@ fn kind_of(tokens: &[TokenWithSpan]) -> Kind {
         ["CREATE", "TABLE", ..] | ["CREATE", "UNLOGGED", "TABLE", ..] => Kind::CreateTable,
         ["CREATE", "INDEX", ..] | ["CREATE", "UNIQUE", "INDEX", ..] => Kind::CreateIndex,
         ["ALTER", "TABLE", ..] => Kind::AlterTable,
+        ["ALTER", "INDEX", ..] => Kind::AlterIndex,
         _ => Kind::Other,
     }
 }
@@ -257,6 +259,10 @@ fn read_statement(
     if kind == Kind::Other {
         file.skipped += 1;
         return Ok(());
+    }
+    if kind == Kind::AlterIndex {
+        // sqlparser reads only ALTER INDEX ... RENAME; SET (...) is read from the tokens.
+        return file.alter_index(storage::alter_index(&chunk));
     }
     let first = chunk
         .iter()

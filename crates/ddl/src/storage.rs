@@ -159,6 +159,48 @@ pub(crate) fn take_constraint_parameters(
     (kept, taken)
 }
 
+/// What an `ALTER INDEX` statement does, as far as keylab reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AlterIndex {
+    /// `ALTER INDEX [IF EXISTS] name SET (key = value, ...)`.
+    Set { index: String, options: Vec<StorageOption> },
+    /// Anything else (a rename, a tablespace, `RESET`, ...), from where.
+    Other(Position),
+}
+
+/// Reads an `ALTER INDEX` statement's tokens.
+pub(crate) fn alter_index(tokens: &[TokenWithSpan]) -> AlterIndex {
+    let words: Vec<&TokenWithSpan> = tokens.iter().filter(|t| significant(t)).collect();
+    let start = words.first().map(|t| t.span.start.into()).unwrap_or_default();
+    // ALTER INDEX [IF EXISTS] [schema .] name SET ( ... )
+    let mut i = 2;
+    if words.get(i).is_some_and(|t| is_word(&t.token, "if")) {
+        i += 2;
+    }
+    let mut name = None;
+    while let Some(t) = words.get(i) {
+        match &t.token {
+            Token::Word(w) if !w.value.eq_ignore_ascii_case("set") || name.is_none() => {
+                name = Some(w.value.clone());
+                i += 1;
+            }
+            Token::Period => i += 1,
+            _ => break,
+        }
+    }
+    let set = words.get(i).is_some_and(|t| is_word(&t.token, "set"));
+    let open = words.get(i + 1).is_some_and(|t| t.token == Token::LParen);
+    let close = words.last().is_some_and(|t| t.token == Token::RParen);
+    match name {
+        Some(index) if set && open && close && words.len() > i + 3 => {
+            let inner: Vec<TokenWithSpan> =
+                words[i + 2..words.len() - 1].iter().map(|t| (*t).clone()).collect();
+            AlterIndex::Set { index, options: options_of(&inner) }
+        }
+        _ => AlterIndex::Other(start),
+    }
+}
+
 /// `fillfactor`'s value as a percentage, or why it is not one.
 pub(crate) fn fill_factor_pct(o: &StorageOption) -> Result<u8, (Position, String)> {
     o.value.parse().ok().filter(|f| (10..=100).contains(f)).ok_or_else(|| {
@@ -178,6 +220,27 @@ mod tests {
 
     fn text(t: &[TokenWithSpan]) -> String {
         t.iter().map(|t| t.token.to_string()).collect()
+    }
+
+    #[test]
+    fn alter_index_set_is_read() {
+        let s = "ALTER INDEX IF EXISTS public.t_e SET (fillfactor = 60)";
+        match alter_index(&tokens(s)) {
+            AlterIndex::Set { index, options } => {
+                assert_eq!(index, "t_e");
+                assert_eq!(
+                    (options[0].key.as_str(), options[0].value.as_str()),
+                    ("fillfactor", "60")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        for odd in ["ALTER INDEX", "ALTER INDEX SET (", "ALTER INDEX x SET ()", "ALTER INDEX x SET"]
+        {
+            assert!(matches!(alter_index(&tokens(odd)), AlterIndex::Other(_)), "{odd}");
+        }
+        let s = "ALTER INDEX t_e RENAME TO t_f";
+        assert_eq!(alter_index(&tokens(s)), AlterIndex::Other(Position { line: 1, column: 1 }));
     }
 
     #[test]

@@ -288,6 +288,20 @@ fn postgres_fillfactors_are_read_with_their_places() {
     assert_eq!(d.fill_factor.map(|f| f.pct), Some(75));
     assert_eq!(d.index_fill_factors[0].index, None);
     assert_eq!(d.index_fill_factors[0].fill_factor.pct, 65);
+    // ALTER INDEX ... SET (...) of an index read before applies to it; others are named.
+    let src = "CREATE TABLE t (id bigint PRIMARY KEY, c text);\n\
+               CREATE INDEX t_c ON t USING btree (c);\n\
+               ALTER INDEX t_c SET (fillfactor = 55);\nALTER INDEX t_pkey SET (fillfactor = 50);";
+    let d = parse(src, "r.sql").unwrap().tables.remove(0);
+    assert_eq!(d.index_fill_factors.len(), 1);
+    assert_eq!(d.index_fill_factors[0].index.as_deref(), Some("t_c"));
+    assert_eq!(d.index_fill_factors[0].fill_factor.pct, 55);
+    assert!(
+        d.notes.iter().any(|n| n.message.starts_with("ALTER INDEX t_pkey SET (...) not applied")
+            && n.at == Position { line: 4, column: 25 }),
+        "{:?}",
+        d.notes
+    );
     let e = err("CREATE TABLE t (id bigint);\nALTER TABLE ONLY t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id) WITH (fillfactor='5');");
     assert_eq!((e.at.line, e.at.column), (3, 50));
     assert!(e.message.contains("valid: 10..=100"), "{e}");
