@@ -305,6 +305,31 @@ mod tests {
     }
 
     #[test]
+    fn the_users_fill_factors_are_shown_and_an_unknown_index_is_refused() {
+        let t = table();
+        let mut e = NbtreeEngine::new(NbtreeSettings::default());
+        let plain = e.info().settings;
+        assert!(!plain.contains_key("index_fillfactor_by_index"));
+        assert_eq!(plain["table_fillfactor"], 100);
+        let ff = FillFactors { table_pct: Some(80), primary_key_pct: Some(70), index_pct: vec![] };
+        e.set_fill_factors(&ff).unwrap();
+        let s = e.info().settings;
+        assert_eq!(s["table_fillfactor"], 80);
+        assert_eq!(s["index_fillfactor"], 90);
+        assert_eq!(s["index_fillfactor_by_index"]["PRIMARY"], 70);
+        e.create_table(&t).unwrap();
+        let ascending = |i: u64| vec![Value::Bytes((i << 20).to_be_bytes().repeat(2))];
+        e.load(&t, &LoadPlan::default(), &mut (0..20_000).map(ascending), &mut |_| {}).unwrap();
+        let fill = e.measure(&t).unwrap().indexes[0].fill_pct.unwrap();
+        assert!((68.0..=71.0).contains(&fill), "{fill}");
+        let unknown =
+            FillFactors { index_pct: vec![("nope".into(), 50)], ..FillFactors::default() };
+        e.set_fill_factors(&unknown).unwrap();
+        let err = e.create_table(&t).unwrap_err();
+        assert!(err.to_string().contains("index `nope`"), "{err}");
+    }
+
+    #[test]
     fn load_churn_and_rebuild_give_nbtree_figures() {
         let t = table();
         let mut e = NbtreeEngine::new(NbtreeSettings::default());
