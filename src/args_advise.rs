@@ -13,7 +13,10 @@ pub const DEFAULT_CANDIDATES: &str = "auto-inc,uuid4:bin,uuid7:bin,ulid:bin,snow
 /// `keylab advise`.
 #[derive(Debug, Args)]
 pub struct AdviseArgs {
-    /// The DDL file (MySQL/MariaDB or PostgreSQL dialect).
+    /// The DDL file (MySQL/MariaDB or PostgreSQL dialect). PostgreSQL's fillfactors (of the
+    /// table and of each index) are applied on the nbtree model and on --engine postgres, and
+    /// noted as not applied on InnoDB; what keylab does not model is refused or noted at
+    /// FILE:LINE:COLUMN.
     #[arg(value_name = "FILE.sql", required_unless_present = "url", conflicts_with = "url")]
     pub file: Option<PathBuf>,
     /// Read the table from your server instead of a file, read-only.

@@ -3,12 +3,13 @@
 //! PostgreSQL 15, never a measurement; timings are `null`. Each load statement (or row
 //! transaction) commits one transaction; several writers are modelled as one (their
 //! interleaving on a server is the server's). Churn commits every thousand operations and
-//! ends with a `VACUUM`; rebuilds are `REINDEX` with the index `fillfactor`. There is no
-//! buffer pool, so restarts are not applicable.
+//! ends with a `VACUUM`; rebuilds are `REINDEX` with the index `fillfactor`. A table's own
+//! `fillfactor`s ([`FillFactors`], `keylab advise`) set its heap's and each index's. There is
+//! no buffer pool, so restarts are not applicable.
 
 use keylab_core::{
-    Counters, Engine, EngineError, EngineInfo, IndexResult, LoadMethod, LoadOutcome, LoadPlan,
-    LoadVerification, Measurement, Op, PostgresFigures, Row, SimModel, TableSizes,
+    Counters, Engine, EngineError, EngineInfo, FillFactors, IndexResult, LoadMethod, LoadOutcome,
+    LoadPlan, LoadVerification, Measurement, Op, PostgresFigures, Row, SimModel, TableSizes,
 };
 use keylab_nbtree_model::{geometry::PAGE_BYTES, ModelError, NbtreeSettings, NbtreeTable};
 use keylab_schema::Table;
@@ -24,12 +25,18 @@ pub struct NbtreeEngine {
     settings: NbtreeSettings,
     table: Option<NbtreeTable>,
     notes: Vec<String>,
+    fill_factors: FillFactors,
 }
 
 impl NbtreeEngine {
     /// A model with these settings.
     pub fn new(settings: NbtreeSettings) -> Self {
-        NbtreeEngine { settings, table: None, notes: Vec::new() }
+        NbtreeEngine {
+            settings,
+            table: None,
+            notes: Vec::new(),
+            fill_factors: FillFactors::default(),
+        }
     }
 
     fn table_mut(&mut self) -> Result<&mut NbtreeTable, EngineError> {
@@ -57,7 +64,21 @@ impl Engine for NbtreeEngine {
         let mut settings = BTreeMap::new();
         settings.insert("block_size".into(), PAGE_BYTES.into());
         settings.insert("index_fillfactor".into(), s.index_fillfactor_pct.into());
-        settings.insert("table_fillfactor".into(), s.heap_fillfactor_pct.into());
+        let ff = &self.fill_factors;
+        settings.insert(
+            "table_fillfactor".into(),
+            ff.table_pct.unwrap_or(s.heap_fillfactor_pct).into(),
+        );
+        if ff.primary_key_pct.is_some() || !ff.index_pct.is_empty() {
+            let mut own = serde_json::Map::new();
+            if let Some(p) = ff.primary_key_pct {
+                own.insert("PRIMARY".into(), p.into());
+            }
+            for (name, p) in &ff.index_pct {
+                own.insert(name.clone(), (*p).into());
+            }
+            settings.insert("index_fillfactor_by_index".into(), own.into());
+        }
         settings.insert(
             "checkpoint_every_rows".into(),
             match s.checkpoint_every_rows {
@@ -88,7 +109,30 @@ impl Engine for NbtreeEngine {
     }
 
     fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
-        self.table = Some(NbtreeTable::new(table, self.settings).map_err(rejected)?);
+        let ff = &self.fill_factors;
+        let settings = NbtreeSettings {
+            heap_fillfactor_pct: ff.table_pct.unwrap_or(self.settings.heap_fillfactor_pct),
+            ..self.settings
+        };
+        let mut t = NbtreeTable::new(table, settings).map_err(rejected)?;
+        if let Some(p) = ff.primary_key_pct {
+            t.set_index_fillfactor(0, p).map_err(rejected)?;
+        }
+        for (name, p) in &ff.index_pct {
+            let i = table.indexes.iter().position(|ix| ix.name == *name).ok_or_else(|| {
+                EngineError::Rejected(format!(
+                    "fillfactor {p} given for index `{name}`, which table `{}` does not have",
+                    table.name
+                ))
+            })?;
+            t.set_index_fillfactor(1 + i, *p).map_err(rejected)?;
+        }
+        self.table = Some(t);
+        Ok(())
+    }
+
+    fn set_fill_factors(&mut self, fill_factors: &FillFactors) -> Result<(), EngineError> {
+        self.fill_factors = fill_factors.clone();
         Ok(())
     }
 
@@ -258,6 +302,31 @@ mod tests {
         let mut b = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes().to_vec();
         b.extend_from_slice(&i.to_be_bytes());
         vec![Value::Bytes(b)]
+    }
+
+    #[test]
+    fn the_users_fill_factors_are_shown_and_an_unknown_index_is_refused() {
+        let t = table();
+        let mut e = NbtreeEngine::new(NbtreeSettings::default());
+        let plain = e.info().settings;
+        assert!(!plain.contains_key("index_fillfactor_by_index"));
+        assert_eq!(plain["table_fillfactor"], 100);
+        let ff = FillFactors { table_pct: Some(80), primary_key_pct: Some(70), index_pct: vec![] };
+        e.set_fill_factors(&ff).unwrap();
+        let s = e.info().settings;
+        assert_eq!(s["table_fillfactor"], 80);
+        assert_eq!(s["index_fillfactor"], 90);
+        assert_eq!(s["index_fillfactor_by_index"]["PRIMARY"], 70);
+        e.create_table(&t).unwrap();
+        let ascending = |i: u64| vec![Value::Bytes((i << 20).to_be_bytes().repeat(2))];
+        e.load(&t, &LoadPlan::default(), &mut (0..20_000).map(ascending), &mut |_| {}).unwrap();
+        let fill = e.measure(&t).unwrap().indexes[0].fill_pct.unwrap();
+        assert!((68.0..=71.0).contains(&fill), "{fill}");
+        let unknown =
+            FillFactors { index_pct: vec![("nope".into(), 50)], ..FillFactors::default() };
+        e.set_fill_factors(&unknown).unwrap();
+        let err = e.create_table(&t).unwrap_err();
+        assert!(err.to_string().contains("index `nope`"), "{err}");
     }
 
     #[test]

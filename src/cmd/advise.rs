@@ -12,6 +12,7 @@ use super::advise_figures::{advice_phase, recommendation, WorkingSet};
 use super::advise_live::{read_live, LiveTable};
 use super::advise_rows::{plan_columns, AdviseRows, ColumnValues};
 use super::advise_sim::{choose_model, run_nbtree, run_sim};
+use super::advise_storage::{fill_factors, FillFactorTarget};
 use crate::args::{EngineArgs, OutputArgs};
 use crate::args_advise::AdviseArgs;
 use crate::engines::{make_engine, nbtree_settings, sim_settings};
@@ -24,8 +25,8 @@ use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{
-    Engine, EngineError, EngineKind, EngineSettings, LoadPlan, LoadResult, Report, RunResult,
-    SimModel,
+    Engine, EngineError, EngineKind, EngineSettings, FillFactors, LoadPlan, LoadResult, Report,
+    RunResult, SimModel,
 };
 use keylab_ddl::DdlTable;
 use keylab_innodb_model::SimSettings;
@@ -58,6 +59,8 @@ pub struct Candidate {
     /// The table is a heap (PostgreSQL): a secondary entry points at a 6-byte TID, not at
     /// the primary key, so the key's width does not reach the secondary indexes.
     pub heap_table: bool,
+    /// The user's PostgreSQL fillfactors, the table created with them (empty elsewhere).
+    pub fill_factors: FillFactors,
 }
 
 /// Runs `keylab advise`.
@@ -111,8 +114,15 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         EngineKind::Sim => model == SimModel::Postgres15,
         kind => kind == EngineKind::Postgres,
     };
+    let target = match (args.engine, heap_table) {
+        (EngineKind::Sim, true) => FillFactorTarget::NbtreeModel,
+        (EngineKind::Postgres, _) => FillFactorTarget::PostgresServer,
+        _ => FillFactorTarget::Innodb,
+    };
+    let fill = fill_factors(ddl, file.dialect, &origin, target, &mut notes);
     for c in &mut candidates {
         c.heap_table = heap_table;
+        c.fill_factors = fill.clone();
     }
     let cur = &candidates[0];
     let widths: Vec<String> = cur
@@ -150,7 +160,9 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let (results, engine_info) = match args.engine {
         EngineKind::Sim if model == SimModel::Postgres15 => {
             let nb = nbtree_settings(&settings, None);
-            let info = NbtreeEngine::new(nb).info();
+            let mut info_engine = NbtreeEngine::new(nb);
+            info_engine.set_fill_factors(&fill)?;
+            let info = info_engine.info();
             let results =
                 run_candidates(&candidates, |c, progress| run_nbtree(c, &args, nb, progress))?;
             (results, info)
@@ -181,6 +193,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
                 backends: Vec::new(),
             };
             let mut engine = make_engine(&engine_args, &settings, None)?;
+            engine.set_fill_factors(&fill)?;
             let info = engine.info();
             let results = candidates
                 .iter()
@@ -362,6 +375,7 @@ fn candidates(
         key: t.primary_key.clone(),
         table: Table { name: format!("{}_current", t.name), ..t.clone() },
         heap_table: false,
+        fill_factors: FillFactors::default(),
     }];
     let mut seen = HashSet::new();
     for &v in &args.keys {
@@ -388,6 +402,7 @@ fn candidates(
             key,
             table,
             heap_table: false,
+            fill_factors: FillFactors::default(),
         });
     }
     if t.primary_key.len() > 1 {
@@ -493,6 +508,7 @@ fn run_server(
     engine: &mut dyn Engine,
 ) -> Result<(RunResult, WorkingSet)> {
     let plan = LoadPlan::default();
+    engine.set_fill_factors(&c.fill_factors)?;
     engine.create_table(&c.table)?;
     let outcome = (|| {
         let mut rows =

@@ -148,6 +148,7 @@ pub fn run_nbtree(
     progress: &mut LoadProgress,
 ) -> Result<(RunResult, WorkingSet)> {
     let mut engine = NbtreeEngine::new(settings);
+    engine.set_fill_factors(&c.fill_factors)?;
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
     let t = engine.nbtree_table_mut()?;
     let ws = load_counting(c, args, progress, |row, leaves| {

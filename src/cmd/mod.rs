@@ -5,6 +5,7 @@ mod advise_figures;
 mod advise_live;
 mod advise_rows;
 mod advise_sim;
+mod advise_storage;
 mod compare;
 mod inspect;
 mod keys;

@@ -104,6 +104,117 @@ fn an_index_without_an_nbtree_key_type_falls_back_to_innodb_naming_the_type() {
     assert!(run.expect_code(2).stderr.contains("needs --engine sim"));
 }
 
+/// `pg_users.sql` with the user's fillfactors: 80 on the table, 70 on the primary key
+/// (pg_dump writes it on the constraint) and on `users_created`.
+fn users_with_fill_factors() -> String {
+    include_str!("../fixtures/advise/pg_users_fillfactor.sql").to_string()
+}
+
+#[test]
+fn fill_factors_are_applied_on_the_nbtree_model_and_noted_on_innodb() {
+    let d = Dir::new();
+    std::fs::write(d.path("u.sql"), users_with_fill_factors()).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["advise", "u.sql", "--rows", "3000", "--keys", "auto-inc"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--format", "json"]);
+        json(&d.keylab(&args).expect_code(0).stdout)
+    };
+    let (ff, plain) = (run(&[]), {
+        std::fs::write(d.path("u.sql"), USERS).unwrap();
+        let r = run(&[]);
+        std::fs::write(d.path("u.sql"), users_with_fill_factors()).unwrap();
+        r
+    });
+    let n = notes(&ff);
+    assert!(n.contains("u.sql:15:7: fillfactor=80 of the table applied on the model"), "{n}");
+    assert!(n.contains("u.sql:18:54: fillfactor=70 of the primary key applied"), "{n}");
+    assert!(n.contains("fillfactor=70 of index `users_created` applied"), "{n}");
+    let settings = &ff["engine"]["settings"];
+    assert_eq!(settings["table_fillfactor"], 80);
+    assert_eq!(settings["index_fillfactor"], 90, "the others keep the default");
+    assert_eq!(settings["index_fillfactor_by_index"]["PRIMARY"], 70);
+    // Without fillfactors nothing of this shows.
+    assert!(plain["engine"]["settings"].get("index_fillfactor_by_index").is_none());
+    assert!(!notes(&plain).contains("fillfactor"), "{}", notes(&plain));
+    // Ascending auto-inc keys: the primary key's leaves fill to 70 %, not 90 % (the last
+    // leaf, partly filled, pulls both averages down), and the heap keeps 20 % of every page
+    // free.
+    let fill = |r: &serde_json::Value| r["runs"][1]["indexes"][0]["fill_pct"].as_f64().unwrap();
+    let leaves = |r: &serde_json::Value| r["runs"][1]["indexes"][0]["leaf_pages"].as_f64().unwrap();
+    assert!(fill(&ff) < 71.5 && fill(&plain) - fill(&ff) > 10.0, "{} {}", fill(&ff), fill(&plain));
+    assert!(leaves(&ff) > 1.2 * leaves(&plain), "{} vs {}", leaves(&ff), leaves(&plain));
+    let heap = |r: &serde_json::Value| r["runs"][1]["postgres"]["heap_pages"].as_u64().unwrap();
+    assert!(heap(&ff) > heap(&plain), "{} vs {}", heap(&ff), heap(&plain));
+    // On the InnoDB model each value is read and named, not applied.
+    let innodb = run(&["--model", "mariadb-10.11"]);
+    let n = notes(&innodb);
+    assert!(n.contains("u.sql:15:7: fillfactor=80 of the table read but not applied"), "{n}");
+    assert!(n.contains("of index `users_created` read but not applied: InnoDB"), "{n}");
+    // A fillfactor that is no percentage is refused at its place.
+    let bad = users_with_fill_factors().replace("fillfactor='80'", "fillfactor='5'");
+    std::fs::write(d.path("u.sql"), bad).unwrap();
+    let out = d.keylab(&["advise", "u.sql", "--rows", "10"]).expect_code(2);
+    assert!(out.stderr.contains("u.sql:15:7: FILLFACTOR 5 is not a percentage"), "{}", out.stderr);
+}
+
+/// The user's fillfactors hold on both sides: 80 on the heap, 70 on the primary key and on
+/// one secondary index give the same pages per index and heap pages on the nbtree model and
+/// on a private PostgreSQL 15 that creates the tables WITH them (within 0.5%).
+#[test]
+fn nbtree_model_and_private_postgres_agree_under_the_users_fill_factors() {
+    if !installed_or_skip("nbtree_model_and_private_postgres_agree_under_the_users_fill_factors") {
+        return;
+    }
+    let d = Dir::new();
+    std::fs::write(d.path("u.sql"), users_with_fill_factors()).unwrap();
+    let run = |engine: &str| {
+        let out = d
+            .keylab(&[
+                "advise",
+                "u.sql",
+                "--rows",
+                "20000",
+                "--keys",
+                "auto-inc,uuid7:bin,uuid4:bin",
+                "--engine",
+                engine,
+                "--format",
+                "json",
+            ])
+            .expect_code(0);
+        json(&out.stdout)
+    };
+    let (sim, server) = (run("sim"), run("postgres"));
+    assert_eq!(sim["engine"]["model"], "postgres-15");
+    assert_eq!(server["engine"]["settings"]["table_fillfactor"], 80);
+    assert_eq!(server["engine"]["settings"]["index_fillfactor_by_index"]["users_created"], 70);
+    assert!(notes(&server).contains("the server's index is created WITH (fillfactor = 70)"));
+    let (sim, server) = (sim["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
+    assert_eq!((sim.len(), server.len()), (4, 4));
+    for (s, m) in sim.iter().zip(server) {
+        assert_eq!(s["variant"], m["variant"]);
+        for a in s["indexes"].as_array().unwrap() {
+            let b = m["indexes"].as_array().unwrap().iter().find(|b| b["name"] == a["name"]);
+            let b = b.expect("same index names");
+            for k in ["size_pages", "leaf_pages"] {
+                let (x, y) = (a[k].as_f64().unwrap(), b[k].as_f64().unwrap());
+                assert!(
+                    (x - y).abs() <= y * 0.005,
+                    "{} {} {k}: model {x}, server {y}",
+                    s["variant"],
+                    a["name"]
+                );
+            }
+        }
+        assert_eq!(s["postgres"]["heap_pages"], m["postgres"]["heap_pages"], "{}", s["variant"]);
+    }
+    // The primary key of ascending ids is at its fillfactor on the server too.
+    let pk = &server[1]["indexes"][0];
+    assert_eq!(pk["name"], "PRIMARY");
+    assert!((69.0..=71.5).contains(&pk["fill_pct"].as_f64().unwrap()), "{pk}");
+}
+
 #[test]
 fn bad_postgres_urls_and_tables_exit_2_without_the_password() {
     let d = Dir::new();
@@ -181,10 +292,11 @@ fn url_reads_a_postgres_users_table_read_only() {
     let mut app = users.config("app").connect(postgres::NoTls).unwrap();
     app.batch_execute(
         "CREATE SCHEMA shop; \
-         CREATE TABLE shop.orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
-         customer_id integer NOT NULL, email varchar(191) UNIQUE, note text, \
-         created_at timestamp(0) NOT NULL DEFAULT now()) WITH (fillfactor = 90); \
-         CREATE INDEX ix_customer_created ON shop.orders (customer_id, created_at); \
+         CREATE TABLE shop.orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY \
+         WITH (fillfactor = 70), customer_id integer NOT NULL, email varchar(191) UNIQUE, \
+         note text, created_at timestamp(0) NOT NULL DEFAULT now()) WITH (fillfactor = 90); \
+         CREATE INDEX ix_customer_created ON shop.orders (customer_id, created_at) \
+         WITH (fillfactor = 60); \
          CREATE INDEX ix_lower ON shop.orders (lower(email)); \
          CREATE INDEX ix_recent ON shop.orders (created_at) WHERE customer_id > 5; \
          INSERT INTO shop.orders (customer_id, email, note) SELECT i % 37, \
@@ -235,10 +347,16 @@ fn url_reads_a_postgres_users_table_read_only() {
         "auto-inc ids",
         "index `ix_lower` skipped",
         "index `ix_recent` skipped: a partial index",
-        "FILLFACTOR=90 read",
+        "fillfactor=90 of the table applied on the model",
+        "fillfactor=70 of the primary key applied on the model",
+        "fillfactor=60 of index `ix_customer_created` applied on the model",
     ] {
         assert!(n.contains(want), "{want}: {n}");
     }
+    let settings = &r["engine"]["settings"];
+    assert_eq!(settings["table_fillfactor"], 90);
+    assert_eq!(settings["index_fillfactor_by_index"]["PRIMARY"], 70);
+    assert_eq!(settings["index_fillfactor_by_index"]["ix_customer_created"], 60);
     let log = std::fs::read_to_string(users.dir().join("server.log")).unwrap();
     let statements: Vec<&str> = log
         .lines()

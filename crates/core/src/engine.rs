@@ -387,6 +387,30 @@ impl IdBlocks {
     }
 }
 
+/// PostgreSQL's `fillfactor` storage parameters a table and its indexes are created with
+/// (`WITH (fillfactor = N)`); each `None`/absent one is the server's default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FillFactors {
+    /// The table's (its heap's), 10..=100.
+    pub table_pct: Option<u8>,
+    /// The primary key's index, 10..=100.
+    pub primary_key_pct: Option<u8>,
+    /// Secondary indexes', by their name in the table, 10..=100.
+    pub index_pct: Vec<(String, u8)>,
+}
+
+impl FillFactors {
+    /// True when every value is the server's default.
+    pub fn is_empty(&self) -> bool {
+        self.table_pct.is_none() && self.primary_key_pct.is_none() && self.index_pct.is_empty()
+    }
+
+    /// The fillfactor given for secondary index `name`.
+    pub fn of_index(&self, name: &str) -> Option<u8> {
+        self.index_pct.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
+    }
+}
+
 /// An engine keylab runs experiments on: the simulator or a real server.
 ///
 /// Calls come in this order for each workload: `create_table`, `load`, `measure`, then
@@ -401,6 +425,17 @@ pub trait Engine {
     /// (the simulator) ignore it: the ids' order already comes from the generator.
     fn set_id_blocks(&mut self, blocks: Option<IdBlocks>) {
         let _ = blocks;
+    }
+    /// The `fillfactor`s the next tables are created with (called before `create_table`).
+    /// Engines with no such storage parameters (InnoDB) refuse any but the defaults.
+    fn set_fill_factors(&mut self, fill_factors: &FillFactors) -> Result<(), EngineError> {
+        if fill_factors.is_empty() {
+            Ok(())
+        } else {
+            Err(EngineError::Unsupported(
+                "this engine has no per-table or per-index fillfactor".into(),
+            ))
+        }
     }
     /// Loads `rows` into `table` under `plan`; `on_rows` is called with the number of rows
     /// just loaded, for progress.

@@ -24,8 +24,8 @@ mod workload;
 
 pub use engine::{
     parse_batch, ChurnDelete, ChurnInsert, ChurnStyle, Engine, EngineError, EngineKind,
-    EngineSettings, IdBlockSource, IdBlocks, LoadMethod, LoadOutcome, LoadPlan, Measurement,
-    PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS,
+    EngineSettings, FillFactors, IdBlockSource, IdBlocks, LoadMethod, LoadOutcome, LoadPlan,
+    Measurement, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS,
 };
 pub use model::SimModel;
 pub use phase::{

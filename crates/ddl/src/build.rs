@@ -3,8 +3,13 @@
 //! CONSTRAINT`, identity columns and table options. Refusals carry their position; skips
 //! become notes.
 
+mod parameters;
+
+use parameters::layout_neutral;
+
+use crate::storage::{ConstraintParameters, StorageOption};
 use crate::types::{charset_named, map_type, Mapped};
-use crate::{DdlFile, DdlTable, Note, Position, SourceDialect};
+use crate::{DdlFile, DdlTable, FillFactor, IndexFillFactor, Note, Position, SourceDialect};
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table};
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ColumnOption, CreateIndex, CreateTable, Expr,
@@ -19,7 +24,9 @@ struct TableBuilder {
     table: Table,
     at: Position,
     notes: Vec<Note>,
-    fill_factor_pct: Option<u8>,
+    fill_factor: Option<FillFactor>,
+    index_fill_factors: Vec<IndexFillFactor>,
+    dialect: SourceDialect,
     has_pk: bool,
 }
 
@@ -29,6 +36,9 @@ pub(crate) struct FileBuilder {
     pub(crate) skipped: usize,
     /// Notes for statements that name no table keylab read.
     loose: Vec<Note>,
+    /// The words of the statement being read, upper case, with their places (sqlparser
+    /// gives MySQL table options no place of their own).
+    words: Vec<(String, Position)>,
 }
 
 fn last_name(name: &ObjectName) -> String {
@@ -41,7 +51,13 @@ fn pos_of(s: &impl Spanned) -> Position {
 
 impl FileBuilder {
     pub(crate) fn new(dialect: SourceDialect) -> Self {
-        FileBuilder { dialect, tables: Vec::new(), skipped: 0, loose: Vec::new() }
+        FileBuilder {
+            dialect,
+            tables: Vec::new(),
+            skipped: 0,
+            loose: Vec::new(),
+            words: Vec::new(),
+        }
     }
 
     pub(crate) fn finish(self) -> DdlFile {
@@ -60,7 +76,8 @@ impl FileBuilder {
                 table: b.table,
                 at: b.at,
                 notes: b.notes,
-                fill_factor_pct: b.fill_factor_pct,
+                fill_factor: b.fill_factor,
+                index_fill_factors: b.index_fill_factors,
             })
             .collect();
         if let Some(first) = tables.first_mut() {
@@ -69,9 +86,32 @@ impl FileBuilder {
         DdlFile { dialect: self.dialect, tables, skipped_statements: self.skipped }
     }
 
+    pub(crate) fn dialect(&self) -> SourceDialect {
+        self.dialect
+    }
+
+    /// The statement about to be read, for the places of its words.
+    pub(crate) fn set_words(&mut self, tokens: &[TokenWithSpan]) {
+        self.words = tokens
+            .iter()
+            .filter_map(|t| match &t.token {
+                Token::Word(w) => Some((w.value.to_ascii_uppercase(), t.span.start.into())),
+                _ => None,
+            })
+            .collect();
+    }
+
     fn table_mut(&mut self, name: &ObjectName) -> Option<&mut TableBuilder> {
         let n = last_name(name);
         self.tables.iter_mut().find(|t| t.table.name.eq_ignore_ascii_case(&n))
+    }
+
+    /// A note on the table just created (`on_last`), else on the file's first table.
+    pub(crate) fn note(&mut self, on_last: bool, note: Note) {
+        match self.tables.last_mut().filter(|_| on_last) {
+            Some(t) => t.notes.push(note),
+            None => self.loose.push(note),
+        }
     }
 
     pub(crate) fn note_unread(&mut self, at: Position) {
@@ -108,10 +148,20 @@ impl FileBuilder {
         }
     }
 
-    pub(crate) fn statement(&mut self, s: Statement, at: Position) -> Result<(), Refusal> {
+    /// Reads statement `s`; `parameters` are its constraints' index parameters, taken out
+    /// of it before it was parsed.
+    pub(crate) fn statement(
+        &mut self,
+        s: Statement,
+        at: Position,
+        parameters: Vec<ConstraintParameters>,
+    ) -> Result<(), Refusal> {
         match s {
             Statement::CreateTable(ct) => {
-                let t = self.create_table(&ct, at)?;
+                let mut t = self.create_table(&ct, at)?;
+                for p in parameters {
+                    t.constraint_parameters(p)?;
+                }
                 self.tables.push(t);
                 Ok(())
             }
@@ -120,6 +170,9 @@ impl FileBuilder {
                 let Some(t) = self.table_mut(&name) else { return Ok(()) };
                 for op in operations {
                     t.alter(op, at)?;
+                }
+                for p in parameters {
+                    t.constraint_parameters(p)?;
                 }
                 Ok(())
             }
@@ -142,13 +195,15 @@ impl FileBuilder {
             },
             at,
             notes: Vec::new(),
-            fill_factor_pct: None,
+            fill_factor: None,
+            index_fill_factors: Vec::new(),
+            dialect: self.dialect,
             has_pk: false,
         };
         if ct.query.is_some() || ct.like.is_some() {
             return Err((at, "CREATE TABLE ... AS/LIKE has no columns to read; give the table's own definition (SHOW CREATE TABLE)".into()));
         }
-        let default_charset = b.options(&ct.table_options)?;
+        let default_charset = b.options(&ct.table_options, &self.words)?;
         let mut pk_inline = Vec::new();
         let mut unique_inline = Vec::new();
         for (i, c) in ct.columns.iter().enumerate() {
@@ -251,16 +306,23 @@ impl FileBuilder {
             t.notes.push(skip("INCLUDE columns are not modelled"));
             return Ok(());
         }
-        if !ci.with.is_empty() {
-            t.notes.push(Note {
-                at,
-                message: format!(
-                    "index `{name}`: its WITH options (fillfactor) are not modelled: InnoDB \
-                     inserts fill pages by its split rules"
-                ),
-            });
+        let options: Vec<StorageOption> = ci
+            .with
+            .iter()
+            .map(|e| {
+                let text = e.to_string();
+                let (key, value) = text.split_once('=').unwrap_or((text.as_str(), "true"));
+                StorageOption {
+                    key: key.trim().trim_matches('"').to_ascii_lowercase(),
+                    value: value.trim().trim_matches(['\'', '"']).to_string(),
+                    at: if e.span().start.line > 0 { pos_of(e) } else { at },
+                }
+            })
+            .collect();
+        let added = t.add_index(name.clone(), &ci.columns, ci.unique, at);
+        if added && !options.is_empty() {
+            t.index_parameters(Some(name), &options)?;
         }
-        t.add_index(name, &ci.columns, ci.unique, at);
         Ok(())
     }
 }
@@ -295,7 +357,11 @@ impl TableBuilder {
     }
 
     /// Table options; returns the default character set.
-    fn options(&mut self, opts: &CreateTableOptions) -> Result<Charset, Refusal> {
+    fn options(
+        &mut self,
+        opts: &CreateTableOptions,
+        words: &[(String, Position)],
+    ) -> Result<Charset, Refusal> {
         let list: &[SqlOption] = match opts {
             CreateTableOptions::None => &[],
             CreateTableOptions::With(v)
@@ -309,7 +375,18 @@ impl TableBuilder {
                 SqlOption::KeyValue { key, value } => {
                     let k = key.value.to_ascii_uppercase();
                     let v = value.to_string().trim_matches(['\'', '"', '`']).to_string();
-                    let at: Position = key.span.start.into();
+                    let at: Position = if key.span.start.line > 0 {
+                        key.span.start.into()
+                    } else {
+                        // The last word of that name: table options follow the columns.
+                        let first = k.split(' ').next().unwrap_or_default();
+                        words
+                            .iter()
+                            .rev()
+                            .find(|(w, _)| w == first)
+                            .map(|w| w.1)
+                            .unwrap_or_default()
+                    };
                     match k.as_str() {
                         "ROW_FORMAT" => {
                             self.table.row_format = match v.to_ascii_uppercase().as_str() {
@@ -366,7 +443,11 @@ impl TableBuilder {
                                         )
                                     },
                                 )?;
-                            self.fill_factor_pct = Some(ff);
+                            self.fill_factor = Some(FillFactor { pct: ff, at });
+                            if self.dialect == SourceDialect::Postgres {
+                                // The heap's fillfactor: the caller applies or notes it.
+                                continue;
+                            }
                             self.notes.push(Note {
                                 at,
                                 message: format!(
@@ -376,7 +457,14 @@ impl TableBuilder {
                                 ),
                             });
                         }
-                        _ => {}
+                        _ if layout_neutral(&k) => {}
+                        _ => self.notes.push(Note {
+                            at,
+                            message: format!(
+                                "table option {k}={v} is not modelled; the table is advised as \
+                                 if it were not given"
+                            ),
+                        }),
                     }
                 }
                 SqlOption::NamedParenthesizedList(l)
@@ -459,6 +547,11 @@ impl TableBuilder {
                 Ok(())
             }
             AlterTableOperation::OwnerTo { .. } => Ok(()),
+            // `ALTER TABLE ... SET (fillfactor = N)`: the table's storage parameters.
+            AlterTableOperation::SetOptionsParens { options } => {
+                let options = CreateTableOptions::With(options);
+                self.options(&options, &[]).map(|_| ())
+            }
             other => {
                 self.notes.push(Note {
                     at,
@@ -558,10 +651,18 @@ impl TableBuilder {
         Ok((out, prefix_chars, None))
     }
 
-    fn add_index(&mut self, name: String, columns: &[IndexColumn], unique: bool, at: Position) {
+    /// Adds the index; false when it is skipped (with a note).
+    fn add_index(
+        &mut self,
+        name: String,
+        columns: &[IndexColumn],
+        unique: bool,
+        at: Position,
+    ) -> bool {
         match self.resolve(columns, &name) {
             Ok((cols, prefix_chars, None)) => {
-                self.table.indexes.push(Index { name, columns: cols, unique, prefix_chars })
+                self.table.indexes.push(Index { name, columns: cols, unique, prefix_chars });
+                return true;
             }
             Ok((_, _, Some(why))) => self.notes.push(Note {
                 at,
@@ -569,6 +670,7 @@ impl TableBuilder {
             }),
             Err((at, why)) => self.notes.push(Note { at, message: format!("{why}; skipped") }),
         }
+        false
     }
 }
 

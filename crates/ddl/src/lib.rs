@@ -6,7 +6,8 @@
 //! dump's other statements neither stop nor change the reading). It keeps what changes the
 //! InnoDB layout: columns, types, nullability, character sets and collations, the primary
 //! key, every secondary index (composite, unique), `AUTO_INCREMENT`/identity, the row format
-//! and `FILLFACTOR`. Whatever it cannot model is named at `file:line:column`: refused (a
+//! and `FILLFACTOR` (PostgreSQL's `fillfactor` of the table and of each index, with where it
+//! was given, for the caller to apply or note). Whatever it cannot model is named at `file:line:column`: refused (a
 //! generated column, partitioning, an unknown type, a row format the model lacks) or skipped
 //! with a [`Note`] (a FULLTEXT/spatial, expression or partial index, a prefix of a TEXT or
 //! BLOB column); a prefix key part of a CHAR/VARCHAR column is kept (`Index::prefix_chars`).
@@ -15,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod build;
+mod storage;
 mod types;
 
 use keylab_schema::Table;
@@ -85,7 +87,28 @@ pub struct DdlTable {
     /// What was not modelled as written.
     pub notes: Vec<Note>,
     /// `FILLFACTOR` of the table, when given.
-    pub fill_factor_pct: Option<u8>,
+    pub fill_factor: Option<FillFactor>,
+    /// PostgreSQL's `fillfactor` of the indexes that give one (`WITH (fillfactor = N)` of
+    /// `CREATE INDEX` or of a primary-key or unique constraint), in file order.
+    pub index_fill_factors: Vec<IndexFillFactor>,
+}
+
+/// A `fillfactor` storage parameter and where it was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FillFactor {
+    /// The percentage (10..=100).
+    pub pct: u8,
+    /// Where.
+    pub at: Position,
+}
+
+/// An index's `fillfactor`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexFillFactor {
+    /// The secondary index's name as in [`Table::indexes`]; `None` for the primary key.
+    pub index: Option<String>,
+    /// The value and where.
+    pub fill_factor: FillFactor,
 }
 
 /// Every table of a file.
@@ -153,6 +176,7 @@ enum Kind {
     CreateTable,
     CreateIndex,
     AlterTable,
+    AlterIndex,
     Other,
 }
 
@@ -171,6 +195,7 @@ fn kind_of(tokens: &[TokenWithSpan]) -> Kind {
         ["CREATE", "TABLE", ..] | ["CREATE", "UNLOGGED", "TABLE", ..] => Kind::CreateTable,
         ["CREATE", "INDEX", ..] | ["CREATE", "UNIQUE", "INDEX", ..] => Kind::CreateIndex,
         ["ALTER", "TABLE", ..] => Kind::AlterTable,
+        ["ALTER", "INDEX", ..] => Kind::AlterIndex,
         _ => Kind::Other,
     }
 }
@@ -235,6 +260,10 @@ fn read_statement(
         file.skipped += 1;
         return Ok(());
     }
+    if kind == Kind::AlterIndex {
+        // sqlparser reads only ALTER INDEX ... RENAME; SET (...) is read from the tokens.
+        return file.alter_index(storage::alter_index(&chunk));
+    }
     let first = chunk
         .iter()
         .find(|t| !matches!(t.token, Token::Whitespace(_)))
@@ -250,10 +279,45 @@ fn read_statement(
             ));
         }
     }
+    // sqlparser reads no index parameters of a constraint: they are read apart.
+    let constraints = matches!(kind, Kind::CreateTable | Kind::AlterTable);
+    let (chunk, parameters) = if file.dialect() == SourceDialect::Postgres && constraints {
+        storage::take_constraint_parameters(chunk, kind == Kind::CreateTable)
+    } else {
+        (chunk, Vec::new())
+    };
+    file.set_words(&chunk);
     let saved = chunk.clone();
-    let parsed = Parser::new(sql).with_tokens_with_locations(chunk).parse_statement();
+    let mut parser = Parser::new(sql).with_tokens_with_locations(chunk);
+    let parsed = parser.parse_statement();
+    // sqlparser stops where a statement it knows ends; what follows is named, not dropped.
+    let rest = parser.peek_token();
+    let unread = (parsed.is_ok() && rest.token != Token::EOF).then(|| {
+        let from = rest.span.start;
+        let text: String = saved
+            .iter()
+            .filter(|t| (t.span.start.line, t.span.start.column) >= (from.line, from.column))
+            .map(|t| t.token.to_string())
+            .collect();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let shown: String = text.chars().take(60).collect();
+        let more = if shown.len() < text.len() { " ..." } else { "" };
+        Note {
+            at: from.into(),
+            message: format!(
+                "`{shown}{more}` not read (keylab's SQL parser does not know it); the statement \
+                 is read without it"
+            ),
+        }
+    });
     match parsed {
-        Ok(statement) => file.statement(statement, first),
+        Ok(statement) => {
+            file.statement(statement, first, parameters)?;
+            if let Some(note) = unread {
+                file.note(kind == Kind::CreateTable, note);
+            }
+            Ok(())
+        }
         Err(e) if kind == Kind::AlterTable => {
             // pg_dump's `ALTER COLUMN c ADD GENERATED ... AS IDENTITY (SEQUENCE NAME ...)` is
             // beyond sqlparser; it only makes the column an identity.

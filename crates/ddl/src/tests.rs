@@ -114,7 +114,7 @@ fn pg_dump_schema_only_is_read_whole() {
     let d = f.table(Some("public.orders")).unwrap();
     let t = &d.table;
     assert_eq!((t.primary_key.clone(), t.auto_increment), (vec![0], true));
-    assert_eq!(d.fill_factor_pct, Some(90));
+    assert_eq!(d.fill_factor.map(|f| f.pct), Some(90));
     assert_eq!(t.columns[3].ty, ColumnType::DateTime);
     let names: Vec<&str> = t.indexes.iter().map(|i| i.name.as_str()).collect();
     assert_eq!(names, ["orders_email_key", "orders_customer"]);
@@ -254,4 +254,82 @@ proptest! {
             prop_assert!(e.at.line >= 1);
         }
     }
+}
+
+/// pg_dump's fillfactor of the table, of a primary key and unique constraint (which
+/// sqlparser does not read) and of an index are all kept with their places; other storage
+/// parameters are noted.
+#[test]
+fn postgres_fillfactors_are_read_with_their_places() {
+    let src = "CREATE TABLE public.t (\n    id bigint NOT NULL,\n    e character varying(40)\n)\n\
+               WITH (fillfactor='80', toast_tuple_target='200');\n\
+               ALTER TABLE ONLY public.t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id) WITH (fillfactor='70');\n\
+               ALTER TABLE ONLY public.t\n    ADD CONSTRAINT t_e_key UNIQUE (e) WITH (fillfactor='60');\n\
+               CREATE INDEX t_e ON public.t USING btree (e) WITH (fillfactor='50', deduplicate_items='off');\n";
+    let f = parse(src, "p.sql").unwrap();
+    let d = f.table(None).unwrap();
+    assert_eq!(d.table.primary_key, [0]);
+    assert_eq!(d.fill_factor, Some(FillFactor { pct: 80, at: Position { line: 5, column: 7 } }));
+    let ix: Vec<(Option<&str>, u8, u64)> = d
+        .index_fill_factors
+        .iter()
+        .map(|f| (f.index.as_deref(), f.fill_factor.pct, f.fill_factor.at.line))
+        .collect();
+    assert_eq!(ix, [(None, 70, 7), (Some("t_e_key"), 60, 9), (Some("t_e"), 50, 10)]);
+    assert_eq!(d.index_fill_factors[0].fill_factor.at.column, 50);
+    let notes = d.notes.iter().map(|n| n.message.as_str()).collect::<Vec<_>>().join("\n");
+    assert!(notes.contains("table option TOAST_TUPLE_TARGET=200 is not modelled"), "{notes}");
+    assert!(notes.contains("index `t_e`: storage parameter deduplicate_items=off"), "{notes}");
+    assert!(!notes.contains("FILLFACTOR"), "PostgreSQL's fillfactor is the caller's: {notes}");
+    // ALTER TABLE ... SET (fillfactor = N) and an inline primary key's parameters.
+    let src = "CREATE TABLE t (id bigint PRIMARY KEY WITH (fillfactor = 65), c text);\n\
+               ALTER TABLE ONLY t SET (fillfactor = 75);";
+    let d = parse(src, "q.sql").unwrap().tables.remove(0);
+    assert_eq!(d.fill_factor.map(|f| f.pct), Some(75));
+    assert_eq!(d.index_fill_factors[0].index, None);
+    assert_eq!(d.index_fill_factors[0].fill_factor.pct, 65);
+    // ALTER INDEX ... SET (...) of an index read before applies to it; others are named.
+    let src = "CREATE TABLE t (id bigint PRIMARY KEY, c text);\n\
+               CREATE INDEX t_c ON t USING btree (c);\n\
+               ALTER INDEX t_c SET (fillfactor = 55);\nALTER INDEX t_pkey SET (fillfactor = 50);";
+    let d = parse(src, "r.sql").unwrap().tables.remove(0);
+    assert_eq!(d.index_fill_factors.len(), 1);
+    assert_eq!(d.index_fill_factors[0].index.as_deref(), Some("t_c"));
+    assert_eq!(d.index_fill_factors[0].fill_factor.pct, 55);
+    assert!(
+        d.notes.iter().any(|n| n.message.starts_with("ALTER INDEX t_pkey SET (...) not applied")
+            && n.at == Position { line: 4, column: 25 }),
+        "{:?}",
+        d.notes
+    );
+    let e = err("CREATE TABLE t (id bigint);\nALTER TABLE ONLY t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id) WITH (fillfactor='5');");
+    assert_eq!((e.at.line, e.at.column), (3, 50));
+    assert!(e.message.contains("valid: 10..=100"), "{e}");
+}
+
+/// MySQL table options that would change the layout and that keylab does not model are named
+/// with their places; statistics and comments are not.
+#[test]
+fn unmodelled_mysql_table_options_are_noted() {
+    let src = "CREATE TABLE t (id INT PRIMARY KEY) ENGINE=InnoDB AUTO_INCREMENT=5 \
+               STATS_PERSISTENT=1 COMPRESSION='zlib' COMMENT='x';";
+    let d = parse(src, "m.sql").unwrap().tables.remove(0);
+    let notes: Vec<String> =
+        d.notes.iter().map(|n| format!("{}:{} {}", n.at.line, n.at.column, n.message)).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("1:87 table option COMPRESSION=zlib is not modelled"),
+        "{notes:?}"
+    );
+    // What sqlparser stops before is named too.
+    let d = parse("CREATE TABLE t (id INT PRIMARY KEY) ENGINE=InnoDB ENCRYPTED=YES;", "m.sql")
+        .unwrap()
+        .tables
+        .remove(0);
+    assert_eq!(d.notes.len(), 1);
+    assert_eq!(d.notes[0].at, Position { line: 1, column: 51 });
+    assert!(d.notes[0].message.starts_with("`ENCRYPTED=YES` not read"), "{:?}", d.notes);
+    let e = err("CREATE TABLE t (id INT PRIMARY KEY)\n  ROW_FORMAT=REDUNDANT;");
+    assert_eq!((e.at.line, e.at.column), (2, 3));
+    assert!(e.message.contains("ROW_FORMAT=REDUNDANT is not modelled; valid: DYNAMIC, COMPACT"));
 }

@@ -295,6 +295,19 @@ impl NbtreeTable {
         self.check_all()
     }
 
+    /// Index `index`'s own leaf `fillfactor` (0 is the primary key), as `CREATE INDEX ...
+    /// WITH (fillfactor = N)` gives it: rightmost leaf splits and sorted builds of that index
+    /// leave this much of a leaf used (`BTGetTargetPageFreeSpace`); internal pages keep 70.
+    pub fn set_index_fillfactor(&mut self, index: usize, pct: u8) -> Result<(), ModelError> {
+        check_fillfactor("index", pct)?;
+        let n = self.indexes.len();
+        let ix = self.indexes.get_mut(index).ok_or_else(|| {
+            ModelError::Unsupported(format!("no index {index}; the table has {n}"))
+        })?;
+        ix.tree.leaf_fillfactor = pct;
+        Ok(())
+    }
+
     /// Live rows.
     pub fn live_rows(&self) -> u64 {
         self.live_rows

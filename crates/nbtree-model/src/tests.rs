@@ -56,6 +56,29 @@ fn ascending_bigints_fill_leaves_to_the_fillfactor() {
     assert_eq!(s.height, 2);
 }
 
+/// One index's own fillfactor: the secondary index at 70 fills its leaves to 70 % while the
+/// primary key keeps the table-wide 90 %; the heap fillfactor leaves its reserve.
+#[test]
+fn an_index_fillfactor_applies_to_that_index_only() {
+    let t = table(ColumnType::BigInt { unsigned: false }, true);
+    let settings = NbtreeSettings { heap_fillfactor_pct: 80, ..NbtreeSettings::default() };
+    let mut m = NbtreeTable::new(&t, settings).unwrap();
+    m.set_index_fillfactor(1, 70).unwrap();
+    assert!(m.set_index_fillfactor(2, 70).is_err());
+    assert!(m.set_index_fillfactor(0, 5).is_err());
+    let mut full = NbtreeTable::new(&t, NbtreeSettings::default()).unwrap();
+    for i in 0..20_000 {
+        m.insert(&[Value::Int(i), Value::Int(i)]).unwrap();
+        full.insert(&[Value::Int(i), Value::Int(i)]).unwrap();
+    }
+    let (s, f) = (m.stats(), full.stats());
+    assert!((89.0..=91.0).contains(&s.indexes[0].1.avg_leaf_density), "{s:?}");
+    assert!((69.0..=71.0).contains(&s.indexes[1].1.avg_leaf_density), "{s:?}");
+    // 20 % of each 8 KiB heap page kept free: a quarter more pages than at 100.
+    let ratio = s.heap_pages as f64 / f.heap_pages as f64;
+    assert!((1.2..=1.3).contains(&ratio), "{} vs {}", s.heap_pages, f.heap_pages);
+}
+
 #[test]
 fn random_uuids_split_in_half_and_fragment() {
     let t = table(ColumnType::Binary { bytes: 16 }, false);

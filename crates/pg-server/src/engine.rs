@@ -13,8 +13,8 @@ use crate::metrics::{count_wal, index_names, index_shape, report_name, WalCounts
 use crate::owner;
 use crate::sql::{self, qualified, quote_ident, TextCollation};
 use keylab_core::{
-    BufferPoolResult, Counters, Engine, EngineError, EngineInfo, LoadOutcome, LoadPlan,
-    LoadVerification, Measurement, Op, PostgresFigures, Row, TableSizes,
+    BufferPoolResult, Counters, Engine, EngineError, EngineInfo, FillFactors, LoadOutcome,
+    LoadPlan, LoadVerification, Measurement, Op, PostgresFigures, Row, TableSizes,
 };
 use keylab_schema::Table;
 use keylab_server::load::latency_ms;
@@ -81,6 +81,8 @@ pub struct PgEngine {
     checkpoint_every_rows: Option<u64>,
     /// Rows loaded since `create_table`, for that clock.
     rows_loaded: u64,
+    /// The `fillfactor`s tables are created with (`keylab advise`: the user's own).
+    fill_factors: FillFactors,
 }
 
 impl PgEngine {
@@ -189,6 +191,7 @@ impl PgEngine {
             current: None,
             checkpoint_every_rows: None,
             rows_loaded: 0,
+            fill_factors: FillFactors::default(),
         })
     }
 
@@ -413,6 +416,20 @@ impl Engine for PgEngine {
         }
         put("block_size", 8192.into());
         put("text_collation", self.collation.token().into());
+        let ff = &self.fill_factors;
+        if let Some(p) = ff.table_pct {
+            put("table_fillfactor", p.into());
+        }
+        if ff.primary_key_pct.is_some() || !ff.index_pct.is_empty() {
+            let mut own = serde_json::Map::new();
+            if let Some(p) = ff.primary_key_pct {
+                own.insert("PRIMARY".into(), p.into());
+            }
+            for (name, p) in &ff.index_pct {
+                own.insert(name.clone(), (*p).into());
+            }
+            put("index_fillfactor_by_index", own.into());
+        }
         put("schema", self.schema.clone().into());
         put("notes", self.notes.clone().into());
         EngineInfo { kind: "postgres".into(), version: self.version.clone(), model: None, settings }
@@ -427,13 +444,20 @@ impl Engine for PgEngine {
         self.current = Some(table.name.clone());
         self.rows_loaded = 0;
         owner::register(&mut self.client, &self.schema, &table.name)?;
-        for stmt in sql::create_statements(table, &self.schema, self.collation) {
+        let statements =
+            sql::create_statements(table, &self.schema, self.collation, &self.fill_factors);
+        for stmt in statements {
             self.client.batch_execute(&stmt).map_err(|e| sql_err("CREATE failed", e))?;
         }
         self.flush_stats();
         let lsn = self.flushed_lsn()?;
         let stat_wal_start = self.stat_wal();
         self.tally = Tally { start_lsn: lsn.clone(), counted_lsn: lsn, wal: None, stat_wal_start };
+        Ok(())
+    }
+
+    fn set_fill_factors(&mut self, fill_factors: &FillFactors) -> Result<(), EngineError> {
+        self.fill_factors = fill_factors.clone();
         Ok(())
     }
 

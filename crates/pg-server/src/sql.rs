@@ -6,6 +6,7 @@
 //! collation the engine runs with ([`TextCollation`]), or `"C"` where the id needs byte
 //! order. This module does not connect.
 
+use keylab_core::FillFactors;
 use keylab_schema::{time_text, Charset, ColumnType, Table, Value};
 use md5::{Digest, Md5};
 use std::fmt::Write as _;
@@ -84,8 +85,19 @@ pub fn pkey_name(table: &Table) -> String {
     format!("{}_pkey", table.name)
 }
 
-/// `CREATE TABLE` and `CREATE INDEX` statements for `table` in `schema`.
-pub fn create_statements(table: &Table, schema: &str, collation: TextCollation) -> Vec<String> {
+/// ` WITH (fillfactor = N)` when a fillfactor is given, else nothing.
+fn with_fill_factor(pct: Option<u8>) -> String {
+    pct.map(|p| format!(" WITH (fillfactor = {p})")).unwrap_or_default()
+}
+
+/// `CREATE TABLE` and `CREATE INDEX` statements for `table` in `schema`, the table and each
+/// index with its `fillfactor` from `fill_factors` where one is given.
+pub fn create_statements(
+    table: &Table,
+    schema: &str,
+    collation: TextCollation,
+    fill_factors: &FillFactors,
+) -> Vec<String> {
     let name = |i: usize| quote_ident(&table.columns[i].name);
     let mut cols: Vec<String> = table
         .columns
@@ -103,20 +115,26 @@ pub fn create_statements(table: &Table, schema: &str, collation: TextCollation) 
         .collect();
     let pk: Vec<String> = table.primary_key.iter().map(|&i| name(i)).collect();
     cols.push(format!(
-        "CONSTRAINT {} PRIMARY KEY ({})",
+        "CONSTRAINT {} PRIMARY KEY ({}){}",
         quote_ident(&pkey_name(table)),
-        pk.join(", ")
+        pk.join(", "),
+        with_fill_factor(fill_factors.primary_key_pct)
     ));
-    let mut out =
-        vec![format!("CREATE TABLE {} ({})", qualified(schema, &table.name), cols.join(", "))];
+    let mut out = vec![format!(
+        "CREATE TABLE {} ({}){}",
+        qualified(schema, &table.name),
+        cols.join(", "),
+        with_fill_factor(fill_factors.table_pct)
+    )];
     for ix in &table.indexes {
         let cols: Vec<String> = ix.columns.iter().map(|&i| name(i)).collect();
         out.push(format!(
-            "CREATE {}INDEX {} ON {} ({})",
+            "CREATE {}INDEX {} ON {} ({}){}",
             if ix.unique { "UNIQUE " } else { "" },
             quote_ident(&index_name(table, &ix.name)),
             qualified(schema, &table.name),
-            cols.join(", ")
+            cols.join(", "),
+            with_fill_factor(fill_factors.of_index(&ix.name))
         ));
     }
     out
@@ -331,7 +349,8 @@ mod tests {
 
     #[test]
     fn tables_use_identity_uuid_and_the_chosen_collation() {
-        let s = create_statements(&table(true), "keylab", TextCollation::C);
+        let none = FillFactors::default();
+        let s = create_statements(&table(true), "keylab", TextCollation::C, &none);
         assert_eq!(
             s[0],
             "CREATE TABLE \"keylab\".\"t\" (\"pk\" bigint GENERATED ALWAYS AS IDENTITY, \"id\" \
@@ -339,8 +358,20 @@ mod tests {
              KEY (\"pk\"))"
         );
         assert_eq!(s[1], "CREATE INDEX \"t_k_id\" ON \"keylab\".\"t\" (\"id\")");
-        let d = create_statements(&table(true), "keylab", TextCollation::Default);
+        let d = create_statements(&table(true), "keylab", TextCollation::Default, &none);
         assert!(d[0].contains("\"data\" varchar(255),"), "{}", d[0]);
+        let ff = FillFactors {
+            table_pct: Some(80),
+            primary_key_pct: Some(70),
+            index_pct: vec![("k_id".into(), 60)],
+        };
+        let f = create_statements(&table(true), "keylab", TextCollation::C, &ff);
+        assert!(
+            f[0].ends_with("PRIMARY KEY (\"pk\") WITH (fillfactor = 70)) WITH (fillfactor = 80)"),
+            "{}",
+            f[0]
+        );
+        assert!(f[1].ends_with("(\"id\") WITH (fillfactor = 60)"), "{}", f[1]);
     }
 
     #[test]

@@ -120,6 +120,21 @@ pub fn fill_factor_of(reloptions: &[String]) -> Option<u8> {
     reloptions.iter().find_map(|o| o.strip_prefix("fillfactor=")?.trim().parse().ok())
 }
 
+/// ` WITH (key='value', ...)` of a `reloptions` array, or nothing when it is empty.
+pub fn with_options(reloptions: &[String]) -> String {
+    if reloptions.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = reloptions
+        .iter()
+        .map(|o| match o.split_once('=') {
+            Some((k, v)) => format!("{k}='{}'", v.replace('\'', "''")),
+            None => o.clone(),
+        })
+        .collect();
+    format!(" WITH ({})", parts.join(", "))
+}
+
 /// Reads `schema.table` in the URL's database, read-only.
 pub fn read_user_table(
     url: &ServerUrl,
@@ -203,14 +218,21 @@ fn read_in_transaction(
         .collect();
     let constraints = client
         .query(
-            "SELECT conname::text, pg_catalog.pg_get_constraintdef(oid) \
-             FROM pg_catalog.pg_constraint WHERE conrelid = $1 AND contype IN ('p', 'u') \
-             ORDER BY contype, oid",
+            "SELECT k.conname::text, pg_catalog.pg_get_constraintdef(k.oid), \
+             (SELECT c.reloptions::text[] FROM pg_catalog.pg_class c WHERE c.oid = k.conindid) \
+             FROM pg_catalog.pg_constraint k WHERE k.conrelid = $1 AND k.contype IN ('p', 'u') \
+             ORDER BY k.contype, k.oid",
             &[&oid],
         )
         .map_err(|e| sql("pg_constraint", e))?
         .iter()
-        .map(|r| (r.get(0), r.get(1)))
+        .map(|r| {
+            // The one-argument pg_get_constraintdef leaves the index's WITH (...) out (only
+            // its full-command form prints it), so the index's reloptions are added here.
+            let def: String = r.get(1);
+            let options: Option<Vec<String>> = r.get(2);
+            (r.get(0), def + &with_options(&options.unwrap_or_default()))
+        })
         .collect();
     let indexes = client
         .query(
@@ -297,6 +319,10 @@ mod tests {
         }
     }
 
+    fn ff70() -> Vec<String> {
+        vec!["fillfactor=70".into()]
+    }
+
     fn orders() -> CatalogTable {
         let mut id = col("id", "bigint", true);
         id.identity = true;
@@ -314,7 +340,7 @@ mod tests {
                 col("created_at", "timestamp(0) without time zone", true),
             ],
             constraints: vec![
-                ("orders_pkey".into(), "PRIMARY KEY (id)".into()),
+                ("orders_pkey".into(), format!("PRIMARY KEY (id){}", with_options(&ff70()))),
                 ("orders_email_key".into(), "UNIQUE (email)".into()),
             ],
             indexes: vec![
@@ -334,7 +360,13 @@ mod tests {
         let file = keylab_ddl::parse_as(&sql, "db", keylab_ddl::SourceDialect::Postgres).unwrap();
         assert_eq!(file.dialect, keylab_ddl::SourceDialect::Postgres);
         let t = file.table(None).unwrap();
-        assert_eq!(t.fill_factor_pct, Some(80));
+        assert_eq!(t.fill_factor.map(|f| f.pct), Some(80));
+        // The primary key's reloptions, added to its pg_get_constraintdef, are read too.
+        assert_eq!(t.index_fill_factors.len(), 1);
+        assert_eq!(
+            (t.index_fill_factors[0].index.as_deref(), t.index_fill_factors[0].fill_factor.pct),
+            (None, 70)
+        );
         let table = &t.table;
         assert_eq!(table.name, "orders");
         assert_eq!(table.primary_key, vec![0]);
@@ -380,5 +412,8 @@ mod tests {
         assert_eq!(orders().variable_columns(), ["email", "note"]);
         assert_eq!(fill_factor_of(&["autovacuum_enabled=false".into()]), None);
         assert_eq!(fill_factor_of(&["fillfactor=70".into()]), Some(70));
+        assert_eq!(with_options(&[]), "");
+        let two = ["fillfactor=70".to_string(), "deduplicate_items=off".to_string()];
+        assert_eq!(with_options(&two), " WITH (fillfactor='70', deduplicate_items='off')");
     }
 }

@@ -8,7 +8,9 @@
 //! --rows 3000`, `advise_server` the same of `accounts.sql` with `--keys uuid7:bin,auto-inc
 //! --engine mariadb` (advice phases, notes at file:line:column, a recommendation);
 //! `advise_pg` is `keylab advise tests/fixtures/advise/pg_users.sql --rows 3000 --keys
-//! auto-inc,uuid7:bin` (the nbtree model of PostgreSQL 15).
+//! auto-inc,uuid7:bin` (the nbtree model of PostgreSQL 15), `advise_pg_fillfactor` the same of
+//! `pg_users_fillfactor.sql` (the user's table and index fillfactors applied: notes at their
+//! places, `table_fillfactor` and the nested `index_fillfactor_by_index` settings).
 //! `sim_pool_curve` is `keylab compare --keys uuid4:text,uuid7:text
 //! --rows 200000 --buffer-pool 6M`: the buffer pool curve and its reading. `sim_two_models`
 //! is `keylab compare --keys uuid4:bin,uuid7:bin,auto-inc --rows 20000 --model
@@ -24,7 +26,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 13] = [
+const FIXTURES: [&str; 14] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -35,6 +37,7 @@ const FIXTURES: [&str; 13] = [
     "advise_sim",
     "advise_server",
     "advise_pg",
+    "advise_pg_fillfactor",
     "sim_pool_curve",
     "sharded",
     "sim_two_models",
@@ -79,6 +82,7 @@ golden! {
     advise_sim => "advise_sim",
     advise_server => "advise_server",
     advise_pg => "advise_pg",
+    advise_pg_fillfactor => "advise_pg_fillfactor",
     sim_pool_curve => "sim_pool_curve",
     sharded => "sharded",
     sim_two_models => "sim_two_models",
