@@ -69,15 +69,8 @@ impl Engine for NbtreeEngine {
             "table_fillfactor".into(),
             ff.table_pct.unwrap_or(s.heap_fillfactor_pct).into(),
         );
-        if ff.primary_key_pct.is_some() || !ff.index_pct.is_empty() {
-            let mut own = serde_json::Map::new();
-            if let Some(p) = ff.primary_key_pct {
-                own.insert("PRIMARY".into(), p.into());
-            }
-            for (name, p) in &ff.index_pct {
-                own.insert(name.clone(), (*p).into());
-            }
-            settings.insert("index_fillfactor_by_index".into(), own.into());
+        if let Some(own) = ff.by_index_setting() {
+            settings.insert("index_fillfactor_by_index".into(), own);
         }
         settings.insert(
             "checkpoint_every_rows".into(),

@@ -193,21 +193,7 @@ fn nbtree_model_and_private_postgres_agree_under_the_users_fill_factors() {
     let (sim, server) = (sim["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
     assert_eq!((sim.len(), server.len()), (4, 4));
     for (s, m) in sim.iter().zip(server) {
-        assert_eq!(s["variant"], m["variant"]);
-        for a in s["indexes"].as_array().unwrap() {
-            let b = m["indexes"].as_array().unwrap().iter().find(|b| b["name"] == a["name"]);
-            let b = b.expect("same index names");
-            for k in ["size_pages", "leaf_pages"] {
-                let (x, y) = (a[k].as_f64().unwrap(), b[k].as_f64().unwrap());
-                assert!(
-                    (x - y).abs() <= y * 0.005,
-                    "{} {} {k}: model {x}, server {y}",
-                    s["variant"],
-                    a["name"]
-                );
-            }
-        }
-        assert_eq!(s["postgres"]["heap_pages"], m["postgres"]["heap_pages"], "{}", s["variant"]);
+        assert_same_pages(s, m);
     }
     // The primary key of ascending ids is at its fillfactor on the server too.
     let pk = &server[1]["indexes"][0];
@@ -257,24 +243,34 @@ fn nbtree_model_and_private_postgres_agree_on_a_users_table() {
     assert_eq!(sim.len(), 6);
     assert_eq!(server.len(), 6);
     for (s, m) in sim.iter().zip(server) {
-        assert_eq!(s["variant"], m["variant"]);
-        let (si, mi) = (s["indexes"].as_array().unwrap(), m["indexes"].as_array().unwrap());
-        assert_eq!(si.len(), 4, "PRIMARY and 3 secondaries");
-        assert_eq!(mi.len(), 4);
-        for a in si {
-            let b = mi.iter().find(|b| b["name"] == a["name"]).expect("same index names");
-            for k in ["size_pages", "leaf_pages"] {
-                let (x, y) = (a[k].as_f64().unwrap(), b[k].as_f64().unwrap());
-                assert!(
-                    (x - y).abs() <= y * 0.005,
-                    "{} {} {k}: model {x}, server {y}",
-                    s["variant"],
-                    a["name"]
-                );
-            }
-        }
-        assert_eq!(s["postgres"]["heap_pages"], m["postgres"]["heap_pages"], "{}", s["variant"]);
+        assert_eq!(s["indexes"].as_array().unwrap().len(), 4, "PRIMARY and 3 secondaries");
+        assert_eq!(m["indexes"].as_array().unwrap().len(), 4);
+        assert_same_pages(s, m);
     }
+}
+
+/// One candidate's run on the model (`sim`) and on the server: the same variant, the same
+/// pages per index (size and leaves, within 0.5%) and the same heap pages.
+fn assert_same_pages(sim: &serde_json::Value, server: &serde_json::Value) {
+    assert_eq!(sim["variant"], server["variant"]);
+    for a in sim["indexes"].as_array().unwrap() {
+        let b = server["indexes"].as_array().unwrap().iter().find(|b| b["name"] == a["name"]);
+        let b = b.expect("same index names");
+        for k in ["size_pages", "leaf_pages"] {
+            let (x, y) = (a[k].as_f64().unwrap(), b[k].as_f64().unwrap());
+            assert!(
+                (x - y).abs() <= y * 0.005,
+                "{} {} {k}: model {x}, server {y}",
+                sim["variant"],
+                a["name"]
+            );
+        }
+    }
+    assert_eq!(
+        sim["postgres"]["heap_pages"], server["postgres"]["heap_pages"],
+        "{}",
+        sim["variant"]
+    );
 }
 
 /// `--url postgres://... --table SCHEMA.TABLE` on a private instance holding the user's

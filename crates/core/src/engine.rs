@@ -409,6 +409,22 @@ impl FillFactors {
     pub fn of_index(&self, name: &str) -> Option<u8> {
         self.index_pct.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
     }
+
+    /// The engine setting `index_fillfactor_by_index` (`PRIMARY` and each named index), or
+    /// `None` when no index has its own.
+    pub fn by_index_setting(&self) -> Option<serde_json::Value> {
+        if self.primary_key_pct.is_none() && self.index_pct.is_empty() {
+            return None;
+        }
+        let mut own = serde_json::Map::new();
+        if let Some(p) = self.primary_key_pct {
+            own.insert("PRIMARY".into(), p.into());
+        }
+        for (name, p) in &self.index_pct {
+            own.insert(name.clone(), (*p).into());
+        }
+        Some(own.into())
+    }
 }
 
 /// An engine keylab runs experiments on: the simulator or a real server.

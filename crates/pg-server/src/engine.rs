@@ -420,15 +420,8 @@ impl Engine for PgEngine {
         if let Some(p) = ff.table_pct {
             put("table_fillfactor", p.into());
         }
-        if ff.primary_key_pct.is_some() || !ff.index_pct.is_empty() {
-            let mut own = serde_json::Map::new();
-            if let Some(p) = ff.primary_key_pct {
-                own.insert("PRIMARY".into(), p.into());
-            }
-            for (name, p) in &ff.index_pct {
-                own.insert(name.clone(), (*p).into());
-            }
-            put("index_fillfactor_by_index", own.into());
+        if let Some(own) = ff.by_index_setting() {
+            put("index_fillfactor_by_index", own);
         }
         put("schema", self.schema.clone().into());
         put("notes", self.notes.clone().into());
