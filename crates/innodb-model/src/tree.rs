@@ -274,7 +274,18 @@ impl Tree {
         let kw = self.kw();
         let page = sp.page(p);
         let same = |k: &[u8]| k[..prefix] == key[..prefix];
-        if pos > 0 && same(page.key(pos - 1, kw)) || pos < page.len() && same(page.key(pos, kw)) {
+        // Between two records of the page, an entry whose prefix bits differ rules its record
+        // out without reading its key.
+        let inside = pos > 0 && pos < page.len();
+        let same_at = |i: usize| {
+            !(inside && page.entry_differs_within(i, key, prefix)) && same(page.key(i, kw))
+        };
+        let found = pos > 0 && same_at(pos - 1) || pos < page.len() && same_at(pos);
+        debug_assert_eq!(
+            found,
+            pos > 0 && same(page.key(pos - 1, kw)) || pos < page.len() && same(page.key(pos, kw))
+        );
+        if found {
             return true;
         }
         if pos == 0 {
