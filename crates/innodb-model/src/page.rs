@@ -20,9 +20,7 @@ pub(crate) fn dir_res(n: u32) -> u32 {
 pub(crate) use crate::page_keys::key_le;
 #[cfg(test)]
 pub(crate) use crate::page_keys::lower_bound;
-use crate::page_keys::{
-    common_prefix, entry, key_word, lower_bound_near, span_word, Entry, HEAP_MASK,
-};
+use crate::page_keys::{common_prefix, entry, key_word, lower_bound_near, HEAP_MASK};
 
 mod search;
 mod touch;
@@ -42,10 +40,10 @@ const SLOT_EXTRA: usize = 4;
 #[repr(C, align(64))]
 pub(crate) struct Page {
     // Line 0.
-    /// Every record in key order as an `entry` (prefix bits and heap slot in 8 bytes): an
+    /// Every record in key order as an `entry` (prefix bits and heap slot in 4 bytes): an
     /// insert shifts this one small array, and the search walks it (a few cache lines per
     /// page).
-    recs: Vec<Entry>,
+    recs: Vec<u32>,
     /// The heap slots (as InnoDB stores records), `kw + 4` bytes each: the encoded key, the
     /// size (header + data) of its record (u16 LE, stale for a freed slot) and the bytes of
     /// the slot (u16 LE; a record reusing a larger freed slot leaves it unchanged). An insert
@@ -200,7 +198,7 @@ impl Page {
 
     /// Prefix bits of the i-th record in key order (its prefix word, heap bits cleared).
     #[inline]
-    fn prefix(&self, i: usize) -> Entry {
+    fn prefix(&self, i: usize) -> u32 {
         self.recs[i] & !HEAP_MASK
     }
 
@@ -437,9 +435,9 @@ impl Page {
         if narrows {
             self.reprefix(kw);
         } else if pos == 0 {
-            self.span.0 = span_word(e);
+            self.span.0 = e & !HEAP_MASK;
         } else if pos + 1 == self.recs.len() {
-            self.span.1 = span_word(e);
+            self.span.1 = e & !HEAP_MASK;
         }
     }
 

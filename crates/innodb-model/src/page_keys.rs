@@ -42,35 +42,24 @@ pub(crate) fn key_word(k: &[u8], off: usize) -> u64 {
     }
 }
 
-/// One record's entry in `Page::recs`: prefix bits of its key above its heap slot.
-pub(crate) type Entry = u64;
-
 /// Low bits of a `Page::recs` entry that hold the heap slot: a record takes at least its
 /// 5-byte header, so even a 64 KiB page has fewer than 2^14 heap slots.
 pub(crate) const HEAP_BITS: u32 = 14;
-pub(crate) const HEAP_MASK: Entry = (1 << HEAP_BITS) - 1;
+pub(crate) const HEAP_MASK: u32 = (1 << HEAP_BITS) - 1;
 
-/// One record's entry in `Page::recs`: the high 50 bits of its prefix word (so entries sort
-/// as their keys do, ties left to whole keys) above its heap slot. 50 bits, not the 18 of a
-/// 4-byte entry: text keys (hex, letters) carry 4-6 bits per byte, so 18 bits left ties in
-/// most leaves of a 100-record page, and each tie reads whole keys (cache misses).
+/// One record's entry in `Page::recs`: the high 18 bits of its prefix word (so entries sort
+/// as their keys do, ties left to whole keys) above its heap slot.
 #[inline]
-pub(crate) fn entry(prefix: Entry, heap: u16) -> Entry {
-    debug_assert!((heap as Entry) <= HEAP_MASK);
-    prefix & !HEAP_MASK | heap as Entry
-}
-
-/// The top 32 bits of an entry: what the `Page::span` search hint keeps.
-#[inline]
-pub(crate) fn span_word(e: Entry) -> u32 {
-    (e >> 32) as u32
+pub(crate) fn entry(prefix: u32, heap: u16) -> u32 {
+    debug_assert!((heap as u32) <= HEAP_MASK);
+    prefix & !HEAP_MASK | heap as u32
 }
 
 /// `a.partition_point(|&x| x < v)` for a sorted array that is usually not in cache: each
 /// round reads 15 evenly spaced words whose loads do not depend on one another (so their
 /// cache misses overlap) and narrows the range to a sixteenth; a binary search, whose every
-/// load waits on the previous one, pays a miss per step instead. With 8-byte entries a
-/// typical leaf (a few dozen cache lines) takes one round, a pivot per line or two (measured:
+/// load waits on the previous one, pays a miss per step instead. With 4-byte entries a
+/// typical leaf (about 17 cache lines) takes one round, about one pivot per line (measured:
 /// 8 and 32 ways were slower).
 #[inline]
 pub(crate) fn lower_bound<T: Copy + Ord>(a: &[T], v: T) -> usize {

@@ -49,9 +49,9 @@ impl Page {
         // The first entry whose prefix bits are ≥ kp: the heap bits below only add to it.
         let guess = self.guess(kp);
         if LOAD_TAIL {
-            // 8 entries = one 64-byte line.
-            let mut acc = 0;
-            for e in self.recs.iter().skip(guess + 8).step_by(8) {
+            // 16 entries = one 64-byte line.
+            let mut acc = 0u32;
+            for e in self.recs.iter().skip(guess + 16).step_by(16) {
                 acc ^= e;
             }
             std::hint::black_box(acc);
@@ -115,10 +115,10 @@ impl Page {
         }
     }
 
-    /// The prefix bits of an entry for a key word: the bits after the shared bits.
+    /// The prefix bits of an entry for a key word: the 32 bits after the shared bits.
     #[inline]
-    pub(super) fn word_prefix(&self, w: u64) -> Entry {
-        (w << self.shift) & !HEAP_MASK
+    pub(super) fn word_prefix(&self, w: u64) -> u32 {
+        ((w << self.shift) >> 32) as u32 & !HEAP_MASK
     }
 
     /// Copies the shared bytes of the first key into `head`.
@@ -144,7 +144,7 @@ impl Page {
     /// The `span` hint as the entries give it.
     pub(super) fn span_now(&self) -> (u32, u32) {
         match (self.recs.first(), self.recs.last()) {
-            (Some(&a), Some(&b)) => (span_word(a), span_word(b)),
+            (Some(&a), Some(&b)) => (a & !HEAP_MASK, b & !HEAP_MASK),
             _ => (0, 0),
         }
     }
@@ -153,8 +153,7 @@ impl Page {
     /// spread evenly between the first and the last (random keys are): the search reads the
     /// entries around it first, one or two cache lines instead of one per sixteenth.
     #[inline]
-    pub(super) fn guess(&self, kp: Entry) -> usize {
-        let kp = span_word(kp);
+    pub(super) fn guess(&self, kp: u32) -> usize {
         let (first, last) = self.span;
         let n = self.recs.len();
         if kp <= first || n < 2 {
