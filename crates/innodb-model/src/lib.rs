@@ -47,6 +47,7 @@ mod row_store;
 mod split;
 mod stats;
 mod table;
+mod table_insert;
 mod table_ops;
 mod tree;
 mod tree_delete;
@@ -312,3 +313,5 @@ mod tests_churn;
 mod tests_fingerprint;
 #[cfg(test)]
 mod tests_prop;
+#[cfg(test)]
+mod tests_two_pass;

@@ -23,6 +23,7 @@ pub(crate) use crate::page_keys::lower_bound;
 use crate::page_keys::{common_prefix, entry, key_word, lower_bound_near, HEAP_MASK};
 
 mod search;
+mod touch;
 
 /// Shared key bytes kept in the page struct (`Page::head`).
 const HEAD_BYTES: usize = 16;

@@ -44,7 +44,10 @@ pub struct SimTable {
     col_checks: Vec<ColCheck>,
     /// Per index (PRIMARY first), the leaf page the last insert put its record on: what an
     /// insert working set is counted from.
-    last_leaves: Vec<u32>,
+    pub(crate) last_leaves: Vec<u32>,
+    /// Inserts go into one index after the other even without a buffer pool (tests compare
+    /// that path with `insert_found`'s).
+    pub(crate) one_index_at_a_time: bool,
 }
 
 /// One column's value rules: NULL allowed (nullable, or the AUTO_INCREMENT key), for
@@ -202,6 +205,7 @@ impl SimTable {
             del_map_key: Vec::new(),
             col_checks: Self::col_checks(table),
             last_leaves: vec![0; 1 + table.indexes.len()],
+            one_index_at_a_time: false,
         })
     }
 
@@ -392,6 +396,7 @@ impl SimTable {
                 self.trees[t].rewiden(&mut self.space, &w);
             }
         }
+        let two_pass = self.space.pool.is_none() && !self.one_index_at_a_time;
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
         let mut bounds = [(0usize, 0u32, 0u32); 8];
@@ -409,6 +414,10 @@ impl SimTable {
                 tree.layout.encode_key(row, &mut keys);
                 let rec = tree.layout.leaf_record(row, &self.table, &self.space.geo)?;
                 bounds[t] = (start, rec.size_bytes, rec.blob_pages);
+            }
+            if two_pass {
+                // `insert_found` checks uniqueness at the positions it finds.
+                return Ok(());
             }
             // Uniqueness before any change (row_ins_duplicate_error_in_clust / _scan_sec).
             for (t, tree) in self.trees.iter().enumerate() {
@@ -428,6 +437,13 @@ impl SimTable {
         if let Err(e) = result {
             self.keys = keys;
             return Err(e);
+        }
+        if two_pass {
+            let found = self.insert_found(row, &keys, bounds);
+            self.keys = keys;
+            let blob_pages = found?;
+            self.after_insert_row(row, blob_pages);
+            return Ok(());
         }
         let mut blob_pages = Vec::new();
         for (t, tree) in self.trees.iter_mut().enumerate() {
@@ -454,6 +470,13 @@ impl SimTable {
             }
         }
         self.keys = keys;
+        self.after_insert_row(row, blob_pages);
+        Ok(())
+    }
+
+    /// The bookkeeping of a row inserted into every index: the row count, its BLOB pages and
+    /// (for deletes) its secondary-index values.
+    fn after_insert_row(&mut self, row: &[Value], blob_pages: Vec<u32>) {
         self.rows += 1;
         if self.trees.len() > 1 || !blob_pages.is_empty() {
             let pk = &self.table.primary_key;
@@ -469,7 +492,6 @@ impl SimTable {
             self.del_map_key = k;
         }
         self.after_op();
-        Ok(())
     }
 
     /// Rows whose secondary values are kept for deletes.

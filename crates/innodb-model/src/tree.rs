@@ -80,10 +80,10 @@ pub(crate) struct Tree {
     /// room for about that many. Reserving the most that could ever fit cost gigabytes on
     /// indexes of nullable columns, whose minimum record is tiny (E5: 3.2 GB for 1M rows).
     split_recs: [std::cell::Cell<usize>; 2],
-    /// The leaf the last `insert_unique` went to: when it is still the rightmost leaf and the
-    /// new key is above its last key, the descent would end there, so an ascending load skips
-    /// it. Validated on every use; cleared when the page is freed (its number may be reused).
-    last_leaf: std::cell::Cell<Option<PageNo>>,
+    /// The leaf the last `insert_unique` (or, for any index, `SimTable::insert_found`) went
+    /// to: when it is still the rightmost leaf and the new key is above its last key, the
+    /// descent would end there, so an ascending load skips it. Validated on every use; cleared when the page is freed (its number may be reused).
+    pub(crate) last_leaf: std::cell::Cell<Option<PageNo>>,
 }
 
 impl Tree {
@@ -270,11 +270,35 @@ impl Tree {
     /// True when a record whose key starts with `prefix` exists (unique secondary check):
     /// such records sit together, around the position of `key`.
     pub fn contains_prefix(&self, sp: &Space, key: &[u8], prefix: usize) -> bool {
-        let kw = self.kw();
         let (p, pos) = self.descend_ro(sp, key, 0);
+        self.contains_prefix_at(sp, p, pos, key, prefix)
+    }
+
+    /// [`Tree::contains_prefix`] from the leaf and insert position a descent for `key`
+    /// found: the records before and after that position, on this leaf or its neighbours.
+    pub(crate) fn contains_prefix_at(
+        &self,
+        sp: &Space,
+        p: PageNo,
+        pos: usize,
+        key: &[u8],
+        prefix: usize,
+    ) -> bool {
+        let kw = self.kw();
         let page = sp.page(p);
         let same = |k: &[u8]| k[..prefix] == key[..prefix];
-        if pos > 0 && same(page.key(pos - 1, kw)) || pos < page.len() && same(page.key(pos, kw)) {
+        // Between two records of the page, an entry whose prefix bits differ rules its record
+        // out without reading its key.
+        let inside = pos > 0 && pos < page.len();
+        let same_at = |i: usize| {
+            !(inside && page.entry_differs_within(i, key, prefix)) && same(page.key(i, kw))
+        };
+        let found = pos > 0 && same_at(pos - 1) || pos < page.len() && same_at(pos);
+        debug_assert_eq!(
+            found,
+            pos > 0 && same(page.key(pos - 1, kw)) || pos < page.len() && same(page.key(pos, kw))
+        );
+        if found {
             return true;
         }
         if pos == 0 {
@@ -344,7 +368,7 @@ impl Tree {
     /// last key: every node pointer on the right edge is then ≤ `key`, so a PAGE_CUR_LE
     /// descent would take the last child at every level and end there, after the last record.
     /// `None` (search from the root) with a buffer pool, whose accesses the descent makes.
-    fn rightmost_leaf_below(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
+    pub(crate) fn rightmost_leaf_below(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
         let p = self.last_leaf.get()?;
         if sp.pool.is_some() {
             return None;
@@ -358,7 +382,7 @@ impl Tree {
         above.then_some(p)
     }
 
-    fn insert_at(
+    pub(crate) fn insert_at(
         &mut self,
         sp: &mut Space,
         p: PageNo,
