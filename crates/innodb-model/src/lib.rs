@@ -43,6 +43,7 @@ pub mod online_ddl;
 mod page;
 mod page_keys;
 pub(crate) mod pool;
+mod prefetch;
 mod row_store;
 mod split;
 mod stats;
@@ -310,5 +311,7 @@ mod tests;
 mod tests_churn;
 #[cfg(test)]
 mod tests_fingerprint;
+#[cfg(test)]
+mod tests_prefetch;
 #[cfg(test)]
 mod tests_prop;

@@ -166,3 +166,37 @@ impl Page {
         }
     }
 }
+
+impl Page {
+    /// Prefetches the lines an insert of `key` will touch (`crate::prefetch`): the entries
+    /// from a line before the guessed position to the end (the search reads those around the
+    /// guess, the insert shifts those after it) and the heap slot the record will take (the
+    /// PAGE_FREE head, else the heap top). Reads only this struct.
+    pub(crate) fn prefetch_insert_lines(&self, key: &[u8]) {
+        use crate::prefetch::prefetch_line;
+        let n = self.recs.len();
+        if n > 0 {
+            let off = self.shared as usize;
+            let guess = self.guess(self.word_prefix(key_word(key, off))).min(n - 1);
+            // 16 entries per 64-byte line.
+            let mut i = guess.saturating_sub(16);
+            while i < n {
+                prefetch_line(&self.recs[i]);
+                i += 16;
+            }
+            prefetch_line(&self.recs[n - 1]);
+        }
+        let slot = if self.free_head_bytes > 0 {
+            if let Some(head) = self.free_list.last() {
+                prefetch_line(head);
+            }
+            self.free_head_slot as usize
+        } else {
+            self.n_heap as usize
+        };
+        // The slot's key and its size fields (they may straddle a line).
+        let at = self.heap.as_ptr().wrapping_add(slot * self.stride());
+        prefetch_line(at);
+        prefetch_line(at.wrapping_add(self.stride() - 1));
+    }
+}
