@@ -9,7 +9,10 @@
 //! and row `i + AHEAD / 2`'s leaf (whose struct is by then in cache) has its entry and heap
 //! lines prefetched. The prefetch path only reads the tree and issues hints: it changes no
 //! page, no counter and no buffer-pool access, so every figure is the one that inserting the
-//! rows one by one gives (`tests_prefetch.rs` checks it). It runs only without a buffer pool
+//! rows one by one gives (`tests_prefetch.rs` checks it). When no page split, was allocated
+//! or freed between a row's descent and its insert (`Tree::reshapes`), no non-leaf page
+//! changed, so the insert starts at the leaf that descent found instead of descending again
+//! (debug builds check that both give the same leaf). It runs only without a buffer pool
 //! model (with one, a descent is a counted page access) and on tables whose PRIMARY key is
 //! given in the row (not AUTO_INCREMENT: ascending keys hit the cached rightmost leaf).
 //!
@@ -100,11 +103,12 @@ impl SimTable {
         // The keys and leaves of the rows ahead, by row index mod AHEAD.
         let kw = self.trees[0].kw();
         let mut keys = vec![0u8; AHEAD * kw];
-        let mut leaves: [Option<PageNo>; AHEAD] = [None; AHEAD];
+        // Each row's leaf, with the tree's reshape count when it was found.
+        let mut leaves: [Option<(PageNo, u64)>; AHEAD] = [None; AHEAD];
         let mut key = Vec::with_capacity(kw);
         let columns = self.table.columns.len();
         // Encodes row j's key into its slot and prefetches its leaf's struct.
-        let mut stage1 = |t: &SimTable, keys: &mut [u8], j: usize| -> Option<PageNo> {
+        let mut stage1 = |t: &SimTable, keys: &mut [u8], j: usize| -> Option<(PageNo, u64)> {
             let row = &rows[j];
             // A row that `insert` will refuse is not encoded (encoding assumes every column).
             if row.len() != columns || t.trees[0].kw() != kw {
@@ -117,7 +121,8 @@ impl SimTable {
                 return None;
             }
             slot.copy_from_slice(&key);
-            t.trees[0].prefetch_leaf(&t.space, slot)
+            let reshapes = t.trees[0].reshapes.get();
+            t.trees[0].prefetch_leaf(&t.space, slot).map(|p| (p, reshapes))
         };
         for j in 0..rows.len().min(AHEAD) {
             leaves[j % AHEAD] = stage1(self, &mut keys, j);
@@ -125,11 +130,21 @@ impl SimTable {
         let mut result = Ok(());
         for i in 0..rows.len() {
             let j = i + AHEAD_LINES;
-            if let (true, Some(p)) = (j < rows.len(), leaves[j % AHEAD]) {
+            if let (true, Some((p, _))) = (j < rows.len(), leaves[j % AHEAD]) {
                 let k = &keys[(j % AHEAD) * kw..(j % AHEAD + 1) * kw];
                 self.trees[0].prefetch_leaf_lines(&self.space, p, k);
             }
-            if let Err(e) = self.insert(&rows[i]) {
+            // No non-leaf page changed since row i's descent: its insert starts at that leaf.
+            let tree = &self.trees[0];
+            if let Some((p, reshapes)) = leaves[i % AHEAD] {
+                if reshapes == tree.reshapes.get() && tree.kw() == kw {
+                    tree.leaf_hint.set(Some(p));
+                }
+            }
+            let inserted = self.insert(&rows[i]);
+            // Unused when the row was refused before its PRIMARY insert.
+            self.trees[0].leaf_hint.set(None);
+            if let Err(e) = inserted {
                 result = Err((i, e));
                 break;
             }
