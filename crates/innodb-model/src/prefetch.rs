@@ -7,7 +7,8 @@
 //! so one insert cannot overlap them. Rows inserted in a batch can: while row `i` is inserted,
 //! row `i + AHEAD` is located with a read-only descent and its leaf's struct is prefetched,
 //! and row `i + AHEAD / 2`'s leaf (whose struct is by then in cache) has its entry and heap
-//! lines prefetched. The prefetch path only reads the tree and issues hints: it changes no
+//! lines prefetched, and row `i + AHEAD / 4`'s stored keys that its search will compare (those
+//! whose prefix bits tie with its key's; frequent with text keys). The prefetch path only reads the tree and issues hints: it changes no
 //! page, no counter and no buffer-pool access, so every figure is the one that inserting the
 //! rows one by one gives (`tests_prefetch.rs` checks it). When no page split, was allocated
 //! or freed between a row's descent and its insert (`Tree::reshapes`), no non-leaf page
@@ -30,6 +31,8 @@ use keylab_schema::Value;
 pub(crate) const AHEAD: usize = 8;
 /// Rows between a row's entry-and-heap prefetch and its insert.
 const AHEAD_LINES: usize = AHEAD / 2;
+/// Rows between a row's tied-key prefetch (its entries are in cache by then) and its insert.
+const AHEAD_KEYS: usize = AHEAD / 4;
 
 /// Hints the CPU to load the cache line holding `p` into every cache level. Any address is
 /// allowed: a prefetch never faults and never changes memory (no-op off x86_64).
@@ -88,6 +91,18 @@ impl Tree {
     }
 }
 
+impl Tree {
+    /// Stage 3: the stored keys a search of leaf `p` for `key` will compare, when `p` is
+    /// still a leaf.
+    pub(crate) fn prefetch_leaf_keys(&self, sp: &Space, p: PageNo, key: &[u8]) {
+        if let Some(Some(page)) = sp.pages.get(p.0 as usize) {
+            if page.level == 0 {
+                page.prefetch_tied_keys(key);
+            }
+        }
+    }
+}
+
 impl SimTable {
     /// Inserts `rows` in order, exactly as calling [`SimTable::insert`] on each would (same
     /// tree, counters and errors), while prefetching the memory of the inserts a few rows
@@ -133,6 +148,11 @@ impl SimTable {
             if let (true, Some((p, _))) = (j < rows.len(), leaves[j % AHEAD]) {
                 let k = &keys[(j % AHEAD) * kw..(j % AHEAD + 1) * kw];
                 self.trees[0].prefetch_leaf_lines(&self.space, p, k);
+            }
+            let j = i + AHEAD_KEYS;
+            if let (true, Some((p, _))) = (j < rows.len(), leaves[j % AHEAD]) {
+                let k = &keys[(j % AHEAD) * kw..(j % AHEAD + 1) * kw];
+                self.trees[0].prefetch_leaf_keys(&self.space, p, k);
             }
             // No non-leaf page changed since row i's descent: its insert starts at that leaf.
             let tree = &self.trees[0];
