@@ -2,6 +2,9 @@
 //! come from its model of InnoDB, so every one of them is a prediction, never a measurement.
 //! One writer inserts the rows in stream order; several interleave their statements' rows as
 //! `sim_writers` models it (the load method and batch matter only then); timings are left `null` because the simulator's speed predicts nothing about a server's.
+//! Without a buffer pool, rows reach the model in batches of `INSERT_BATCH_ROWS`
+//! (`SimTable::insert_batch`, which prefetches the memory of the rows ahead): the same rows in
+//! the same order, so the same figures; with one, row by row, sampling the pool's curve.
 //! The load check compares the rows sent with the clustered index's record count; there is
 //! no checksum (the model keeps keys and record sizes, not values), so it is `null`.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
