@@ -31,6 +31,10 @@ use keylab_schema::Value;
 pub(crate) const AHEAD: usize = 8;
 /// Rows between a row's entry-and-heap prefetch and its insert.
 const AHEAD_LINES: usize = AHEAD / 2;
+/// Rows of a batch after which the lookahead stops for the rest of the batch when fewer than
+/// a quarter of the rows ahead needed a descent (ascending keys go to the cached rightmost
+/// leaf: the lookahead would only add the work of encoding their keys).
+const PROBE_ROWS: usize = 64;
 /// Rows between a row's tied-key prefetch (its entries are in cache by then) and its insert.
 const AHEAD_KEYS: usize = AHEAD / 4;
 
@@ -52,10 +56,16 @@ pub(crate) fn prefetch_line<T>(p: *const T) {
 impl Tree {
     /// Stage 1: the leaf a PAGE_CUR_LE descent for `key` reaches now (no buffer-pool access;
     /// the leaf itself is not read), with its `Page` struct's first two cache lines
-    /// prefetched. `None` when the key does not have this index's width.
+    /// prefetched. `None` when the key does not have this index's width or goes to the
+    /// remembered rightmost leaf.
     pub(crate) fn prefetch_leaf(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
         let kw = self.kw();
         if key.len() != kw {
+            return None;
+        }
+        // An ascending key goes to the remembered rightmost leaf, in cache, without a descent
+        // (`insert_unique`): nothing to prefetch, and a descent here would be all cost.
+        if self.rightmost_leaf_below(sp, key).is_some() {
             return None;
         }
         // `descend_ro` to level 0, stopping at the child pointer instead of reading the leaf.
@@ -171,6 +181,15 @@ impl SimTable {
             // Row i's slot is free now: row i + AHEAD takes it.
             let j = i + AHEAD;
             leaves[i % AHEAD] = if j < rows.len() { stage1(self, &mut keys, j) } else { None };
+            if i + 1 == PROBE_ROWS && leaves.iter().filter(|l| l.is_some()).count() * 4 < AHEAD {
+                // Mostly ascending keys: the rest of the batch without the lookahead.
+                for (k, row) in rows.iter().enumerate().skip(PROBE_ROWS) {
+                    if let Err(e) = self.insert(row) {
+                        return Err((k, e));
+                    }
+                }
+                break;
+            }
         }
         result
     }

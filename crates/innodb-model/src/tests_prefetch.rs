@@ -96,3 +96,21 @@ fn batch_with_a_secondary_index_a_pool_or_auto_increment_matches_row_by_row() {
         rows.iter().map(|r| vec![Value::Null, r[0].clone(), r[1].clone()]).collect();
     same_both_ways(&auto, d, &rows);
 }
+
+#[test]
+fn batch_of_ascending_keys_with_duplicates_matches_row_by_row() {
+    // Ascending keys stop the lookahead after the batch's first rows (`PROBE_ROWS`); the
+    // rest of the batch, duplicates included, goes row by row.
+    let table = e1_table(ColumnType::Binary { bytes: 16 }, false);
+    let mut i = 0u64;
+    let mut rows = random_rows(5_000, 11, |r| {
+        i += 1;
+        let mut b = (0x0190_0000_0000_0000u64 + i).to_be_bytes().to_vec();
+        b.extend_from_slice(&r.next_u64().to_be_bytes());
+        b
+    });
+    for k in [200, 201, 1_000, 4_321] {
+        rows[k] = rows[k - 1].clone();
+    }
+    same_both_ways(&table, SimSettings::default(), &rows);
+}

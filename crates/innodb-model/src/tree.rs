@@ -356,7 +356,7 @@ impl Tree {
     /// last key: every node pointer on the right edge is then ≤ `key`, so a PAGE_CUR_LE
     /// descent would take the last child at every level and end there, after the last record.
     /// `None` (search from the root) with a buffer pool, whose accesses the descent makes.
-    fn rightmost_leaf_below(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
+    pub(crate) fn rightmost_leaf_below(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
         let p = self.last_leaf.get()?;
         if sp.pool.is_some() {
             return None;
