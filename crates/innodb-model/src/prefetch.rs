@@ -4,18 +4,21 @@
 //! Random inserts into a tree far larger than the CPU caches spend most of their time
 //! waiting on a chain of cache misses in the leaf: its `Page` struct, then the record entries
 //! it searches and shifts, then the heap slot it writes. Each miss depends on the one before,
-//! so one insert cannot overlap them. Rows inserted in a batch can: while row `i` is inserted,
-//! row `i + AHEAD` is located with a read-only descent and its leaf's struct is prefetched,
-//! and row `i + AHEAD / 2`'s leaf (whose struct is by then in cache) has its entry and heap
-//! lines prefetched, and row `i + AHEAD / 4`'s stored keys that its search will compare (those
-//! whose prefix bits tie with its key's; frequent with text keys). The prefetch path only reads the tree and issues hints: it changes no
-//! page, no counter and no buffer-pool access, so every figure is the one that inserting the
-//! rows one by one gives (`tests_prefetch.rs` checks it). When no page split, was allocated
-//! or freed between a row's descent and its insert (`Tree::reshapes`), no non-leaf page
-//! changed, so the insert starts at the leaf that descent found instead of descending again
-//! (debug builds check that both give the same leaf). It runs only without a buffer pool
-//! model (with one, a descent is a counted page access) and on tables whose PRIMARY key is
-//! given in the row (not AUTO_INCREMENT: ascending keys hit the cached rightmost leaf).
+//! so one insert cannot overlap them. Rows inserted in a batch can: while row `i` is
+//! inserted, row `i + AHEAD` is located with a read-only descent and its leaf's struct is
+//! prefetched; row `i + AHEAD / 2`'s leaf (whose struct is by then in cache) has its entry
+//! and heap lines prefetched; row `i + AHEAD / 4` has the stored keys prefetched that its
+//! search will compare (those whose prefix bits tie with its key's: frequent with text keys).
+//!
+//! The prefetch path only reads the tree and issues hints: it changes no page, no counter and
+//! no buffer-pool access, so every figure is the one that inserting the rows one by one gives
+//! (`tests_prefetch.rs` checks it). When no page split, was allocated or was freed between a
+//! row's descent and its insert (`Tree::reshapes`), no non-leaf page changed, so the insert
+//! starts at the leaf that descent found instead of descending again (debug builds check that
+//! both give the same leaf). It runs only without a buffer pool model (with one, a descent is
+//! a counted page access) and on tables whose PRIMARY key is given in the row (not
+//! AUTO_INCREMENT). Keys above the remembered rightmost leaf need no descent and get no
+//! prefetch; a batch whose first rows are mostly such keys goes on row by row.
 //!
 //! Not for: changing what is inserted or in which order; a prefetch that finds a page freed
 //! or changed since its descent is skipped (it only costs time).
@@ -26,8 +29,8 @@ use crate::tree::{Space, Tree};
 use crate::SimError;
 use keylab_schema::Value;
 
-/// Rows between a row's descent-and-struct prefetch and its insert (measured at 10M random
-/// `uuid4:bin` rows; a longer distance gains nothing once the misses overlap).
+/// Rows between a row's descent-and-struct prefetch and its insert (16 measured no faster
+/// at 5M random `uuid4:bin` rows: docs/benchmarks.md §6).
 pub(crate) const AHEAD: usize = 8;
 /// Rows between a row's entry-and-heap prefetch and its insert.
 const AHEAD_LINES: usize = AHEAD / 2;
