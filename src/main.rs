@@ -35,6 +35,7 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 fn main() -> ExitCode {
+    keep_freed_memory();
     let cli = args::Cli::parse();
     // Ctrl-C and the other signals that end a program must stop any private server this
     // run starts and remove its files.
@@ -83,3 +84,25 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 /// insert and a page per split, and glibc's malloc/free were ~8% of a 10M-row load.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// `mi_option_purge_delay` in mimalloc 3's `mi_option_t` (mimalloc.h; the crate pins the
+/// version in Cargo.lock). Declared here: `libmimalloc-sys` exports it only with a feature
+/// that needs another crate.
+const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+
+extern "C" {
+    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+}
+
+/// Tells mimalloc never to return freed memory to the OS (`purge_delay` -1): the simulator's
+/// trees only grow, and a page buffer freed when it grows is soon reused; purging it made the
+/// kernel fault in and zero it again (`clear_page_erms`, most of the run's system time).
+/// Peak memory is unchanged: the memory is reused, not added (docs/benchmarks.md §4).
+fn keep_freed_memory() {
+    // SAFETY: sets one documented integer option; mimalloc reads options at any time and
+    // `mi_option_set` is safe to call from any thread.
+    #[allow(unsafe_code)]
+    unsafe {
+        mi_option_set(MI_OPTION_PURGE_DELAY, -1);
+    }
+}

@@ -2,6 +2,9 @@
 //! come from its model of InnoDB, so every one of them is a prediction, never a measurement.
 //! One writer inserts the rows in stream order; several interleave their statements' rows as
 //! `sim_writers` models it (the load method and batch matter only then); timings are left `null` because the simulator's speed predicts nothing about a server's.
+//! Without a buffer pool, rows reach the model in batches of `INSERT_BATCH_ROWS`
+//! (`SimTable::insert_batch`, which prefetches the memory of the rows ahead): the same rows in
+//! the same order, so the same figures; with one, row by row, sampling the pool's curve.
 //! The load check compares the rows sent with the clustered index's record count; there is
 //! no checksum (the model keeps keys and record sizes, not values), so it is `null`.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
@@ -21,6 +24,10 @@ use std::collections::BTreeMap;
 
 /// Rows between progress reports.
 const PROGRESS_EVERY: u64 = 16_384;
+
+/// Rows inserted per `SimTable::insert_batch` call without a buffer pool: enough that the
+/// batch's first rows, which have no rows before them to prefetch during, are few.
+const INSERT_BATCH_ROWS: usize = 1024;
 
 /// The embedded InnoDB page simulator.
 pub struct SimEngine {
@@ -80,6 +87,26 @@ impl SimEngine {
 
     fn table_mut(&mut self) -> Result<&mut SimTable, EngineError> {
         self.table.as_mut().ok_or_else(|| EngineError::Failed("no table created".into()))
+    }
+    /// The outcome of a load of `loaded` rows into a table that held `held`.
+    fn loaded(
+        &mut self,
+        held: u64,
+        loaded: u64,
+        curve: Option<Vec<PoolCurvePoint>>,
+    ) -> LoadOutcome {
+        let rows_found = self.table.as_ref().map(SimTable::primary_records);
+        // The model stores keys and record sizes, not column values: no checksum to compare.
+        let verification = LoadVerification {
+            rows_expected: held + loaded,
+            rows_found,
+            checksum_equal: None,
+            checked: "rows: the model's PRIMARY record count; no checksum (the model keeps keys \
+                      and record sizes, not values)"
+                .into(),
+        };
+        self.curve = curve;
+        LoadOutcome { rows: loaded, verification: Some(verification), ..LoadOutcome::default() }
     }
 }
 
@@ -153,6 +180,33 @@ impl Engine for SimEngine {
             let (now, base) = (sim.pool_counters().unwrap_or_default(), base.unwrap_or_default());
             (now.pages_read - base.pages_read, now.pages_written - base.pages_written)
         };
+        if base.is_none() {
+            // No buffer pool, so no curve to sample: rows go in batches, whose inserts
+            // prefetch the memory of the rows ahead (`SimTable::insert_batch`).
+            let mut batch: Vec<Row> = Vec::with_capacity(INSERT_BATCH_ROWS);
+            let mut flush = |batch: &mut Vec<Row>| {
+                let result = sim.insert_batch(batch);
+                let inserted = result.as_ref().map_or_else(|&(i, _)| i, |()| batch.len()) as u64;
+                let before = done;
+                done += inserted;
+                let reports = done / PROGRESS_EVERY - before / PROGRESS_EVERY;
+                if reports > 0 {
+                    on_rows(reports * PROGRESS_EVERY);
+                }
+                batch.clear();
+                result.map_err(|(_, e)| EngineError::Rejected(e.to_string()))
+            };
+            let loaded = crate::sim_writers::interleave(table, plan, mode, mix, rows, |row| {
+                batch.push(row);
+                if batch.len() == INSERT_BATCH_ROWS {
+                    flush(&mut batch)?;
+                }
+                Ok::<(), EngineError>(())
+            })?;
+            flush(&mut batch)?;
+            on_rows(loaded % PROGRESS_EVERY);
+            return Ok(self.loaded(held, loaded, None));
+        }
         let loaded = crate::sim_writers::interleave(table, plan, mode, mix, rows, |row| {
             sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;
             done += 1;
@@ -173,17 +227,7 @@ impl Engine for SimEngine {
             let (read, written) = since(sim);
             s.finish(loaded, read, Some(written))
         });
-        // The model stores keys and record sizes, not column values: no checksum to compare.
-        let verification = LoadVerification {
-            rows_expected: held + loaded,
-            rows_found: Some(sim.primary_records()),
-            checksum_equal: None,
-            checked: "rows: the model's PRIMARY record count; no checksum (the model keeps keys \
-                      and record sizes, not values)"
-                .into(),
-        };
-        self.curve = curve;
-        Ok(LoadOutcome { rows: loaded, verification: Some(verification), ..LoadOutcome::default() })
+        Ok(self.loaded(held, loaded, curve))
     }
 
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {

@@ -82,8 +82,15 @@ pub(crate) struct Tree {
     split_recs: [std::cell::Cell<usize>; 2],
     /// The leaf the last `insert_unique` (or, for any index, `SimTable::insert_found`) went
     /// to: when it is still the rightmost leaf and the new key is above its last key, the
-    /// descent would end there, so an ascending load skips it. Validated on every use; cleared when the page is freed (its number may be reused).
+    /// descent would end there, so an ascending load skips it. Validated on every use;
+    /// cleared when the page is freed (its number may be reused).
     pub(crate) last_leaf: std::cell::Cell<Option<PageNo>>,
+    /// Pessimistic inserts, page allocations and frees so far: while it stays the same, no
+    /// non-leaf page changed, so a descent for a key ends at the leaf it ended at before.
+    pub(crate) reshapes: std::cell::Cell<u64>,
+    /// The leaf a descent for the next `insert_unique`'s key ends at, found by the caller
+    /// with no reshape since (`SimTable::insert_batch`); consumed by that call.
+    pub(crate) leaf_hint: std::cell::Cell<Option<PageNo>>,
 }
 
 impl Tree {
@@ -106,6 +113,8 @@ impl Tree {
             merge_limit: g.merge_limit,
             last_leaf: std::cell::Cell::new(None),
             split_recs: Default::default(),
+            reshapes: std::cell::Cell::new(0),
+            leaf_hint: std::cell::Cell::new(None),
         };
         let root = sp.fsp.alloc_page(seg_top, 0, Dir::Neither);
         sp.touch_file_space(root);
@@ -160,6 +169,12 @@ impl Tree {
         }
     }
 
+    /// Notes a change that may change non-leaf pages (see `reshapes`).
+    #[inline]
+    pub(crate) fn note_reshape(&self) {
+        self.reshapes.set(self.reshapes.get() + 1);
+    }
+
     /// Notes that a page of `level` splits holding `n_recs` records (sizes later pages).
     #[inline]
     pub(crate) fn note_split(&self, level: u16, n_recs: usize) {
@@ -184,6 +199,7 @@ impl Tree {
         moving: Option<usize>,
     ) -> PageNo {
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
+        self.note_reshape();
         let no = sp.fsp.alloc_page(seg, hint, dir);
         sp.touch_file_space(no);
         self.install_page_for(sp, no, level, moving);
@@ -194,6 +210,7 @@ impl Tree {
     pub(crate) fn free(&self, sp: &mut Space, p: PageNo) {
         let level = sp.page(p).level;
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
+        self.note_reshape();
         sp.fsp.free_page(seg, p.0);
         sp.touch_file_space(p.0);
         sp.pages[p.0 as usize] = None;
@@ -337,13 +354,22 @@ impl Tree {
     /// duplicate, with nothing changed.
     pub fn insert_unique(&mut self, sp: &mut Space, key: &[u8], size: u32) -> Option<PageNo> {
         let kw = self.kw();
+        let hint = self.leaf_hint.take();
         if let Some(p) = self.rightmost_leaf_below(sp, key) {
             let pos = sp.page(p).len();
             let p = self.insert_at(sp, p, pos, key, size, 0);
             self.last_leaf.set(Some(p));
             return Some(p);
         }
-        let mut p = self.root;
+        // Without a buffer pool the descent's page accesses count nothing: a hinted leaf
+        // (where the descent would end) skips it.
+        let mut p = match hint {
+            Some(leaf) if sp.pool.is_none() => {
+                debug_assert_eq!(self.descend_ro(sp, key, 0).0, leaf, "stale leaf hint");
+                leaf
+            }
+            _ => self.root,
+        };
         // The descent of `descend` to the leaf, keeping the leaf search's equality flag (the
         // record before the cursor equals `key`) so the key is not read again.
         let (pos, dup) = loop {
@@ -394,6 +420,7 @@ impl Tree {
         if self.optimistic(sp, p, pos, key, size, child) {
             return p;
         }
+        self.note_reshape();
         if sp.page(p).level == 0 {
             // btr_cur_pessimistic_insert reserves tree_height / 16 + 3 extents first.
             let height = sp.page(self.root).level as u32 + 1;

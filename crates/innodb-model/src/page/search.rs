@@ -166,3 +166,62 @@ impl Page {
         }
     }
 }
+
+impl Page {
+    /// Prefetches the lines an insert of `key` will touch (`crate::prefetch`): the entries
+    /// from a line before the guessed position to the end (the search reads those around the
+    /// guess, the insert shifts those after it) and the heap slot the record will take (the
+    /// PAGE_FREE head, else the heap top). Reads only this struct.
+    pub(crate) fn prefetch_insert_lines(&self, key: &[u8]) {
+        use crate::prefetch::prefetch_line;
+        let n = self.recs.len();
+        if n > 0 {
+            let off = self.shared as usize;
+            let guess = self.guess(self.word_prefix(key_word(key, off))).min(n - 1);
+            // 16 entries per 64-byte line.
+            let mut i = guess.saturating_sub(16);
+            while i < n {
+                prefetch_line(&self.recs[i]);
+                i += 16;
+            }
+            prefetch_line(&self.recs[n - 1]);
+        }
+        let slot = if self.free_head_bytes > 0 {
+            if let Some(head) = self.free_list.last() {
+                prefetch_line(head);
+            }
+            self.free_head_slot as usize
+        } else {
+            self.n_heap as usize
+        };
+        // The slot's key and its size fields (they may straddle a line).
+        let at = self.heap.as_ptr().wrapping_add(slot * self.stride());
+        prefetch_line(at);
+        prefetch_line(at.wrapping_add(self.stride() - 1));
+    }
+}
+
+impl Page {
+    /// Prefetches the stored keys a search for `key` will compare (`crate::prefetch`, after
+    /// [`Page::prefetch_insert_lines`] loaded the entries): those whose prefix bits equal the
+    /// key's. Text keys tie often (a hex digit holds 4 bits in 8), and each tie is a read of a
+    /// heap slot that would otherwise miss during the search. Reads only this page.
+    pub(crate) fn prefetch_tied_keys(&self, key: &[u8]) {
+        let n = self.recs.len();
+        if n == 0 || key.len() != self.kw as usize {
+            return;
+        }
+        let kp = self.word_prefix(key_word(key, self.shared as usize));
+        let lo = lower_bound_near(&self.recs, kp, self.guess(kp));
+        // The record before the position is read for the equality check, the ties after it
+        // by the search; a few at most (more are rare and read in order anyway).
+        for i in lo.saturating_sub(1)..(lo + 4).min(n) {
+            if self.prefix(i) == kp {
+                let at = self.heap_no(i) as usize * self.stride();
+                crate::prefetch::prefetch_line(self.heap.as_ptr().wrapping_add(at));
+            } else if i >= lo {
+                break;
+            }
+        }
+    }
+}

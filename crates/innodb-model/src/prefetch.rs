@@ -1,0 +1,205 @@
+//! Software prefetch of the memory an upcoming insert will touch, and the lookahead insert
+//! that uses it ([`SimTable::insert_batch`]).
+//!
+//! Random inserts into a tree far larger than the CPU caches spend most of their time
+//! waiting on a chain of cache misses in the leaf: its `Page` struct, then the record entries
+//! it searches and shifts, then the heap slot it writes. Each miss depends on the one before,
+//! so one insert cannot overlap them. Rows inserted in a batch can: while row `i` is
+//! inserted, row `i + AHEAD` is located with a read-only descent and its leaf's struct is
+//! prefetched; row `i + AHEAD / 2`'s leaf (whose struct is by then in cache) has its entry
+//! and heap lines prefetched; row `i + AHEAD / 4` has the stored keys prefetched that its
+//! search will compare (those whose prefix bits tie with its key's: frequent with text keys).
+//!
+//! The prefetch path only reads the tree and issues hints: it changes no page, no counter and
+//! no buffer-pool access, so every figure is the one that inserting the rows one by one gives
+//! (`tests_prefetch.rs` checks it). When no page split, was allocated or was freed between a
+//! row's descent and its insert (`Tree::reshapes`), no non-leaf page changed, so the insert
+//! starts at the leaf that descent found instead of descending again (debug builds check that
+//! both give the same leaf). It runs only without a buffer pool model (with one, a descent is
+//! a counted page access) and on tables whose PRIMARY key is given in the row (not
+//! AUTO_INCREMENT). Keys above the remembered rightmost leaf need no descent and get no
+//! prefetch; a batch whose first rows are mostly such keys goes on row by row.
+//!
+//! Not for: changing what is inserted or in which order; a prefetch that finds a page freed
+//! or changed since its descent is skipped (it only costs time).
+
+use crate::page::PageNo;
+use crate::table::SimTable;
+use crate::tree::{Space, Tree};
+use crate::SimError;
+use keylab_schema::Value;
+
+/// Rows between a row's descent-and-struct prefetch and its insert (16 measured no faster
+/// at 5M random `uuid4:bin` rows: docs/benchmarks.md §6).
+pub(crate) const AHEAD: usize = 8;
+/// Rows between a row's entry-and-heap prefetch and its insert.
+const AHEAD_LINES: usize = AHEAD / 2;
+/// Rows of a batch after which the lookahead stops for the rest of the batch when fewer than
+/// a quarter of the rows ahead needed a descent (ascending keys go to the cached rightmost
+/// leaf: the lookahead would only add the work of encoding their keys).
+const PROBE_ROWS: usize = 64;
+/// Rows between a row's tied-key prefetch (its entries are in cache by then) and its insert.
+const AHEAD_KEYS: usize = AHEAD / 4;
+
+/// Hints the CPU to load the cache line holding `p` into every cache level. Any address is
+/// allowed: a prefetch never faults and never changes memory (no-op off x86_64).
+#[inline(always)]
+pub(crate) fn prefetch_line<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHT0 is a hint: it reads nothing architecturally visible and cannot
+    // fault, whatever the address (Intel SDM, PREFETCHh).
+    #[allow(unsafe_code)]
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+impl Tree {
+    /// Stage 1: the leaf a PAGE_CUR_LE descent for `key` reaches now (no buffer-pool access;
+    /// the leaf itself is not read), with its `Page` struct's first two cache lines
+    /// prefetched. `None` when the key does not have this index's width or goes to the
+    /// remembered rightmost leaf.
+    pub(crate) fn prefetch_leaf(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
+        let kw = self.kw();
+        if key.len() != kw {
+            return None;
+        }
+        // An ascending key goes to the remembered rightmost leaf, in cache, without a descent
+        // (`insert_unique`): nothing to prefetch, and a descent here would be all cost.
+        if self.rightmost_leaf_below(sp, key).is_some() {
+            return None;
+        }
+        // `descend_ro` to level 0, stopping at the child pointer instead of reading the leaf.
+        let mut p = self.root;
+        let leaf = loop {
+            let page = sp.page(p);
+            if page.level == 0 {
+                break p;
+            }
+            let (cnt, _) = page.search(key, kw);
+            let child = PageNo(page.children[cnt.saturating_sub(1)]);
+            if page.level == 1 {
+                break child;
+            }
+            p = child;
+        };
+        // The element's address, computed without reading it (that read is the miss).
+        let at = sp.pages.as_ptr().wrapping_add(leaf.0 as usize).cast::<u8>();
+        prefetch_line(at);
+        prefetch_line(at.wrapping_add(64));
+        Some(leaf)
+    }
+
+    /// Stage 2: the record-entry and heap lines an insert of `key` into leaf `p` will read
+    /// and write, when `p` is still a leaf.
+    pub(crate) fn prefetch_leaf_lines(&self, sp: &Space, p: PageNo, key: &[u8]) {
+        match sp.pages.get(p.0 as usize) {
+            Some(Some(page)) if page.level == 0 && key.len() == self.kw() => {
+                page.prefetch_insert_lines(key)
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Tree {
+    /// Stage 3: the stored keys a search of leaf `p` for `key` will compare, when `p` is
+    /// still a leaf.
+    pub(crate) fn prefetch_leaf_keys(&self, sp: &Space, p: PageNo, key: &[u8]) {
+        if let Some(Some(page)) = sp.pages.get(p.0 as usize) {
+            if page.level == 0 {
+                page.prefetch_tied_keys(key);
+            }
+        }
+    }
+}
+
+impl SimTable {
+    /// Inserts `rows` in order, exactly as calling [`SimTable::insert`] on each would (same
+    /// tree, counters and errors), while prefetching the memory of the inserts a few rows
+    /// ahead (module docs). On an error, the rows before the failing one are inserted and
+    /// `Err((their count, error))` is returned.
+    pub fn insert_batch(&mut self, rows: &[Vec<Value>]) -> Result<(), (usize, SimError)> {
+        if !self.prefetch_applies() {
+            for (i, row) in rows.iter().enumerate() {
+                self.insert(row).map_err(|e| (i, e))?;
+            }
+            return Ok(());
+        }
+        // The keys and leaves of the rows ahead, by row index mod AHEAD.
+        let kw = self.trees[0].kw();
+        let mut keys = vec![0u8; AHEAD * kw];
+        // Each row's leaf, with the tree's reshape count when it was found.
+        let mut leaves: [Option<(PageNo, u64)>; AHEAD] = [None; AHEAD];
+        let mut key = Vec::with_capacity(kw);
+        let columns = self.table.columns.len();
+        // Encodes row j's key into its slot and prefetches its leaf's struct.
+        let mut stage1 = |t: &SimTable, keys: &mut [u8], j: usize| -> Option<(PageNo, u64)> {
+            let row = &rows[j];
+            // A row that `insert` will refuse is not encoded (encoding assumes every column).
+            if row.len() != columns || t.trees[0].kw() != kw {
+                return None;
+            }
+            key.clear();
+            t.trees[0].layout.encode_key(row, &mut key);
+            let slot = &mut keys[(j % AHEAD) * kw..(j % AHEAD + 1) * kw];
+            if key.len() != kw {
+                return None;
+            }
+            slot.copy_from_slice(&key);
+            let reshapes = t.trees[0].reshapes.get();
+            t.trees[0].prefetch_leaf(&t.space, slot).map(|p| (p, reshapes))
+        };
+        for j in 0..rows.len().min(AHEAD) {
+            leaves[j % AHEAD] = stage1(self, &mut keys, j);
+        }
+        let mut result = Ok(());
+        for i in 0..rows.len() {
+            let j = i + AHEAD_LINES;
+            if let (true, Some((p, _))) = (j < rows.len(), leaves[j % AHEAD]) {
+                let k = &keys[(j % AHEAD) * kw..(j % AHEAD + 1) * kw];
+                self.trees[0].prefetch_leaf_lines(&self.space, p, k);
+            }
+            let j = i + AHEAD_KEYS;
+            if let (true, Some((p, _))) = (j < rows.len(), leaves[j % AHEAD]) {
+                let k = &keys[(j % AHEAD) * kw..(j % AHEAD + 1) * kw];
+                self.trees[0].prefetch_leaf_keys(&self.space, p, k);
+            }
+            // No non-leaf page changed since row i's descent: its insert starts at that leaf.
+            let tree = &self.trees[0];
+            if let Some((p, reshapes)) = leaves[i % AHEAD] {
+                if reshapes == tree.reshapes.get() && tree.kw() == kw {
+                    tree.leaf_hint.set(Some(p));
+                }
+            }
+            let inserted = self.insert(&rows[i]);
+            // Unused when the row was refused before its PRIMARY insert.
+            self.trees[0].leaf_hint.set(None);
+            if let Err(e) = inserted {
+                result = Err((i, e));
+                break;
+            }
+            // Row i's slot is free now: row i + AHEAD takes it.
+            let j = i + AHEAD;
+            leaves[i % AHEAD] = if j < rows.len() { stage1(self, &mut keys, j) } else { None };
+            if i + 1 == PROBE_ROWS && leaves.iter().filter(|l| l.is_some()).count() * 4 < AHEAD {
+                // Mostly ascending keys: the rest of the batch without the lookahead.
+                for (k, row) in rows.iter().enumerate().skip(PROBE_ROWS) {
+                    if let Err(e) = self.insert(row) {
+                        return Err((k, e));
+                    }
+                }
+                break;
+            }
+        }
+        result
+    }
+
+    /// True when [`SimTable::insert_batch`] prefetches: no buffer pool model, a PRIMARY key
+    /// given in every row (not AUTO_INCREMENT).
+    fn prefetch_applies(&self) -> bool {
+        self.space.pool.is_none() && !self.table.auto_increment
+    }
+}
