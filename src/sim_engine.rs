@@ -2,9 +2,9 @@
 //! come from its model of InnoDB, so every one of them is a prediction, never a measurement.
 //! One writer inserts the rows in stream order; several interleave their statements' rows as
 //! `sim_writers` models it (the load method and batch matter only then); timings are left `null` because the simulator's speed predicts nothing about a server's.
-//! Without a buffer pool, rows reach the model in batches of `INSERT_BATCH_ROWS`
-//! (`SimTable::insert_batch`, which prefetches the memory of the rows ahead): the same rows in
-//! the same order, so the same figures; with one, row by row, sampling the pool's curve.
+//! Rows reach the model in batches of `INSERT_BATCH_ROWS` (`SimTable::insert_batch`, which
+//! prefetches the memory of the rows ahead): the same rows in the same order, so the same
+//! figures; with a buffer pool a batch also ends at each sample of the pool's curve.
 //! The load check compares the rows sent with the clustered index's record count; there is
 //! no checksum (the model keeps keys and record sizes, not values), so it is `null`.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
@@ -180,39 +180,25 @@ impl Engine for SimEngine {
             let (now, base) = (sim.pool_counters().unwrap_or_default(), base.unwrap_or_default());
             (now.pages_read - base.pages_read, now.pages_written - base.pages_written)
         };
-        if base.is_none() {
-            // No buffer pool, so no curve to sample: rows go in batches, whose inserts
-            // prefetch the memory of the rows ahead (`SimTable::insert_batch`).
-            let mut batch: Vec<Row> = Vec::with_capacity(INSERT_BATCH_ROWS);
-            let mut flush = |batch: &mut Vec<Row>| {
-                let result = sim.insert_batch(batch);
-                let inserted = result.as_ref().map_or_else(|&(i, _)| i, |()| batch.len()) as u64;
-                let before = done;
-                done += inserted;
-                let reports = done / PROGRESS_EVERY - before / PROGRESS_EVERY;
-                if reports > 0 {
-                    on_rows(reports * PROGRESS_EVERY);
-                }
-                batch.clear();
-                result.map_err(|(_, e)| EngineError::Rejected(e.to_string()))
-            };
-            let loaded = crate::sim_writers::interleave(table, plan, mode, mix, rows, |row| {
-                batch.push(row);
-                if batch.len() == INSERT_BATCH_ROWS {
-                    flush(&mut batch)?;
-                }
-                Ok::<(), EngineError>(())
-            })?;
-            flush(&mut batch)?;
-            on_rows(loaded % PROGRESS_EVERY);
-            return Ok(self.loaded(held, loaded, None));
-        }
-        let loaded = crate::sim_writers::interleave(table, plan, mode, mix, rows, |row| {
-            sim.insert(&row).map_err(|e| EngineError::Rejected(e.to_string()))?;
-            done += 1;
-            if done % PROGRESS_EVERY == 0 {
-                on_rows(PROGRESS_EVERY);
+        // Rows go in batches, whose inserts prefetch the memory of the rows ahead
+        // (`SimTable::insert_batch`); with a pool a batch also ends where the curve takes its
+        // next sample, so every sample sees the counters after exactly its row.
+        let mut batch: Vec<Row> = Vec::with_capacity(INSERT_BATCH_ROWS);
+        // Inserts the batch when it is full, reaches the curve's next sample, or `last`.
+        let mut flush = |batch: &mut Vec<Row>, last: bool| {
+            let full = batch.len() == INSERT_BATCH_ROWS || done + batch.len() as u64 == due;
+            if !(full || last) {
+                return Ok(());
             }
+            let result = sim.insert_batch(batch);
+            let inserted = result.as_ref().map_or_else(|&(i, _)| i, |()| batch.len()) as u64;
+            let before = done;
+            done += inserted;
+            let reports = done / PROGRESS_EVERY - before / PROGRESS_EVERY;
+            if reports > 0 {
+                on_rows(reports * PROGRESS_EVERY);
+            }
+            batch.clear();
             if done == due {
                 if let Some(s) = sampler.as_mut() {
                     let (read, written) = since(sim);
@@ -220,8 +206,13 @@ impl Engine for SimEngine {
                     due = s.next_due();
                 }
             }
-            Ok::<(), EngineError>(())
+            result.map_err(|(_, e)| EngineError::Rejected(e.to_string()))
+        };
+        let loaded = crate::sim_writers::interleave(table, plan, mode, mix, rows, |row| {
+            batch.push(row);
+            flush(&mut batch, false)
         })?;
+        flush(&mut batch, true)?;
         on_rows(loaded % PROGRESS_EVERY);
         let curve = sampler.map(|s| {
             let (read, written) = since(sim);

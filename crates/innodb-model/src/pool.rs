@@ -203,6 +203,26 @@ impl Pool {
     }
 
     /// True when page `p` is cached.
+    /// Hints the CPU to load page `p`'s LRU node, which an access to `p` reads (the
+    /// prefetching batch insert, `prefetch.rs`). Changes nothing.
+    pub(crate) fn prefetch_node(&self, p: u32) {
+        if let Some(n) = self.nodes.get(p as usize) {
+            crate::prefetch::prefetch_line(n);
+        }
+    }
+
+    /// Hints the CPU to load the LRU nodes around page `p`'s (once its own is loaded): moving
+    /// `p` to the head unlinks it between them. Changes nothing.
+    pub(crate) fn prefetch_neighbours(&self, p: u32) {
+        if let Some(n) = self.nodes.get(p as usize) {
+            for q in [n.prev, n.next] {
+                if let Some(m) = self.nodes.get(q as usize) {
+                    crate::prefetch::prefetch_line(m);
+                }
+            }
+        }
+    }
+
     pub fn contains(&self, p: u32) -> bool {
         self.nodes.get(p as usize).is_some_and(|n| n.in_pool)
     }

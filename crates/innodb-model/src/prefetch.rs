@@ -15,9 +15,9 @@
 //! (`tests_prefetch.rs` checks it). When no page split, was allocated or was freed between a
 //! row's descent and its insert (`Tree::reshapes`), no non-leaf page changed, so the insert
 //! starts at the leaf that descent found instead of descending again (debug builds check that
-//! both give the same leaf). It runs only without a buffer pool model (with one, a descent is
-//! a counted page access) and on tables whose PRIMARY key is given in the row (not
-//! AUTO_INCREMENT). Keys above the remembered rightmost leaf need no descent and get no
+//! both give the same leaf); with a buffer pool model the insert descends again all the same
+//! (a descent is a counted page access there), and only the prefetch applies. It runs on
+//! tables whose PRIMARY key is given in the row (not AUTO_INCREMENT). Keys above the remembered rightmost leaf need no descent and get no
 //! prefetch; a batch whose first rows are mostly such keys goes on row by row.
 //!
 //! Not for: changing what is inserted or in which order; a prefetch that finds a page freed
@@ -68,7 +68,7 @@ impl Tree {
         }
         // An ascending key goes to the remembered rightmost leaf, in cache, without a descent
         // (`insert_unique`): nothing to prefetch, and a descent here would be all cost.
-        if self.rightmost_leaf_below(sp, key).is_some() {
+        if self.ascending_leaf(sp, key).is_some() {
             return None;
         }
         // `descend_ro` to level 0, stopping at the child pointer instead of reading the leaf.
@@ -95,6 +95,9 @@ impl Tree {
     /// Stage 2: the record-entry and heap lines an insert of `key` into leaf `p` will read
     /// and write, when `p` is still a leaf.
     pub(crate) fn prefetch_leaf_lines(&self, sp: &Space, p: PageNo, key: &[u8]) {
+        if let Some(pool) = &sp.pool {
+            pool.prefetch_neighbours(p.0);
+        }
         match sp.pages.get(p.0 as usize) {
             Some(Some(page)) if page.level == 0 && key.len() == self.kw() => {
                 page.prefetch_insert_lines(key)
@@ -150,7 +153,11 @@ impl SimTable {
             }
             slot.copy_from_slice(&key);
             let reshapes = t.trees[0].reshapes.get();
-            t.trees[0].prefetch_leaf(&t.space, slot).map(|p| (p, reshapes))
+            let leaf = t.trees[0].prefetch_leaf(&t.space, slot);
+            if let (Some(pool), Some(p)) = (&t.space.pool, leaf) {
+                pool.prefetch_node(p.0);
+            }
+            leaf.map(|p| (p, reshapes))
         };
         for j in 0..rows.len().min(AHEAD) {
             leaves[j % AHEAD] = stage1(self, &mut keys, j);
@@ -197,9 +204,10 @@ impl SimTable {
         result
     }
 
-    /// True when [`SimTable::insert_batch`] prefetches: no buffer pool model, a PRIMARY key
-    /// given in every row (not AUTO_INCREMENT).
+    /// True when [`SimTable::insert_batch`] prefetches: a PRIMARY key given in every row (not
+    /// AUTO_INCREMENT). The lookahead reads pages without a buffer-pool access, and with a
+    /// pool the insert ignores its leaf hint (`Tree::insert_unique`), so a pool changes nothing.
     fn prefetch_applies(&self) -> bool {
-        self.space.pool.is_none() && !self.table.auto_increment
+        !self.table.auto_increment
     }
 }

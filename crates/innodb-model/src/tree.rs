@@ -395,10 +395,16 @@ impl Tree {
     /// descent would take the last child at every level and end there, after the last record.
     /// `None` (search from the root) with a buffer pool, whose accesses the descent makes.
     pub(crate) fn rightmost_leaf_below(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
-        let p = self.last_leaf.get()?;
         if sp.pool.is_some() {
             return None;
         }
+        self.ascending_leaf(sp, key)
+    }
+
+    /// Where a descent for `key` ends when it goes to the remembered rightmost leaf (as
+    /// [`Tree::rightmost_leaf_below`], with or without a buffer pool).
+    pub(crate) fn ascending_leaf(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
+        let p = self.last_leaf.get()?;
         let page = sp.pages.get(p.0 as usize)?.as_ref()?;
         let n = page.len();
         let above = page.level == 0
