@@ -66,14 +66,11 @@ impl ShardValidation {
     }
 }
 
-/// `(sim - server) / server x 100`.
+/// `(sim - server) / server x 100` (`validate_pool::error_pct`), and 0 when both are 0: a
+/// shard holding nothing on both sides is equal.
 fn error_pct(sim: Option<u64>, server: Option<u64>) -> Option<f64> {
-    let (a, b) = (sim? as f64, server? as f64);
-    if b > 0.0 {
-        Some((a - b) * 100.0 / b)
-    } else {
-        (a == 0.0).then_some(0.0)
-    }
+    crate::validate_pool::error_pct(sim, server)
+        .or_else(|| (sim? == 0 && server? == 0).then_some(0.0))
 }
 
 /// The figures compared per shard, with their bound.
