@@ -47,7 +47,7 @@ pub struct PoolSettings {
     pub checkpoint_every_ops: Option<u64>,
     /// `innodb_change_buffer_max_size`: the change buffer's cap, percent of the pool.
     pub change_buffer_max_pct: u8,
-    /// `innodb_lru_scan_depth`: the free pages the page cleaner keeps (see [`Pool::insert`]);
+    /// `innodb_lru_scan_depth`: the free pages the page cleaner keeps (see `Pool::insert`);
     /// 0 turns that rule off (pages are evicted only when the pool is full).
     #[serde(default = "default_lru_scan_depth")]
     pub lru_scan_depth: usize,

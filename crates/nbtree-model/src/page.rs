@@ -93,7 +93,7 @@ impl Page {
         &self.keys[j * stride..(j + 1) * stride]
     }
 
-    /// The [`head`] of item `i`'s key.
+    /// The `head` of item `i`'s key.
     #[inline]
     pub fn head(&self, i: usize) -> u64 {
         self.heads[i]

@@ -42,7 +42,7 @@ fn key_list(table: &Table, deletes: &[Vec<Value>]) -> String {
     format!("({}) IN ({})", names.join(", "), tuples.join(", "))
 }
 
-/// Churn: the operations in order, committed every [`OPS_PER_TRANSACTION`], then `VACUUM`.
+/// Churn: the operations in order, committed every `OPS_PER_TRANSACTION`, then `VACUUM`.
 pub fn apply(
     engine: &mut PgEngine,
     table: &Table,

@@ -14,11 +14,11 @@
 //! instance the measurement flushes the table's dirty pages (`FLUSH TABLES ... FOR EXPORT`),
 //! so an interval's `pages_written` includes writing out the pages it dirtied.
 //!
-//! Child modules: [`measure`] (reading a table's shape and counters) and the phase
-//! operations after a load, [`churn`] (`apply`, waiting for purge), [`rebuild`]
-//! (`OPTIMIZE TABLE` under a fill factor, and online DDL), [`ddl_writes`] (online DDL
-//! while writers insert), [`query`] (timed queries) and
-//! [`stmt_time`] (their server-side times and plans).
+//! Child modules: `measure` (reading a table's shape and counters) and the phase
+//! operations after a load, `churn` (`apply`, waiting for purge), `rebuild`
+//! (`OPTIMIZE TABLE` under a fill factor, and online DDL), `ddl_writes` (online DDL
+//! while writers insert), `query` (timed queries) and
+//! `stmt_time` (their server-side times and plans).
 
 mod churn;
 mod churn_styled;

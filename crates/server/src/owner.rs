@@ -72,7 +72,7 @@ pub(crate) fn unlock_table(conn: &mut Conn, db: &str, table: &str) {
 
 /// Makes `db` keylab's: creates and marks it when absent, marks it when empty, and refuses
 /// it when it holds tables keylab did not create. Drops the listed tables no running keylab
-/// holds (left by an interrupted run, see [`lock_table`]). Returns what it found.
+/// holds (left by an interrupted run, see `lock_table`). Returns what it found.
 pub fn claim_database(conn: &mut Conn, db: &str, where_: &str) -> Result<Claim, ServerError> {
     let exists: Option<String> = conn
         .exec_first(

@@ -104,8 +104,8 @@ pub fn cleanup_all_live() {
 
 /// A private instance of another server kind (PostgreSQL) in the registry the signal handler
 /// and [`cleanup_all_live`] work from: one piece of code stops every kind. Register before
-/// anything runs in `dir`; drop the registration (or call [`LiveInstance::forget`]) once the
-/// instance is stopped and its directory removed.
+/// anything runs in `dir`; drop the registration once the instance is stopped and its
+/// directory removed.
 #[derive(Debug)]
 pub struct LiveInstance {
     id: u64,

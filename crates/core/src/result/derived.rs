@@ -20,7 +20,7 @@ pub const VARIES_BY_RUN: &str = "varies by run (each run's settings phase gives 
 
 impl EngineInfo {
     /// Folds in the description of another engine of the same report: a setting both give
-    /// alike stays, one they give differently becomes [`VARIES_BY_RUN`], lists of notes are
+    /// alike stays, one they give differently becomes `VARIES_BY_RUN`, lists of notes are
     /// joined, and a setting only `other` gives is added.
     pub fn absorb(&mut self, other: &EngineInfo) {
         if self.model != other.model {

@@ -3,7 +3,7 @@
 //! processes that belong to an instance directory, and stopping them.
 //!
 //! Linux only (`/proc`, `PR_SET_PDEATHSIG`); elsewhere the parent-death signal is not set and
-//! only the sweep at the next start ([`super::sweep`]) catches what a killed keylab left.
+//! only the sweep at the next start (`super::sweep`) catches what a killed keylab left.
 //! This module keeps no record of live instances; `private` does.
 
 use nix::sys::signal::{kill, Signal};
@@ -85,7 +85,7 @@ fn setpriv_works() -> bool {
     })
 }
 
-/// Spawns `cmd` from the long-lived spawner thread (see [`spawner`]).
+/// Spawns `cmd` from the long-lived spawner thread (see `spawner`).
 pub fn spawn(cmd: Command) -> io::Result<Child> {
     let (tx, rx) = mpsc::channel();
     spawner()
