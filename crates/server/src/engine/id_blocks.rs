@@ -41,7 +41,7 @@ impl MariaDbEngine {
             ));
         }
         if !self.owned_tables.contains(&src)
-            && super::list_tables(&mut self.conn, &self.database)?.contains(&src)
+            && crate::owner::list_tables(&mut self.conn, &self.database)?.contains(&src)
         {
             return Err(ServerError::Refused(format!(
                 "`{}`.`{src}` exists and keylab did not create it; keylab leaves it alone",
