@@ -6,22 +6,28 @@
 //! on; on a private instance `pg_waldump` counts the records of each new stretch of WAL at
 //! every `measure` (so splits and full-page images are exact), on a `--url` server the WAL
 //! files are out of reach and those figures are `null`, with a note.
+//!
+//! Child modules: `open` (starting or connecting, claiming the schema) and `wal` (the WAL
+//! figures of a measurement).
 
-use crate::instance::{PgInstance, PgSettings, SUPERUSER};
+mod open;
+mod wal;
+
+use crate::instance::{PgInstance, SUPERUSER};
 use crate::load::{run_load, LoadStats};
-use crate::metrics::{count_wal, index_names, index_shape, report_name, WalCounts};
+use crate::metrics::{index_names, index_shape, report_name, WalCounts};
 use crate::owner;
 use crate::sql::{self, qualified, quote_ident, TextCollation};
 use keylab_core::{
     BufferPoolResult, Counters, Engine, EngineError, EngineInfo, FillFactors, LoadOutcome,
-    LoadPlan, LoadVerification, Measurement, Op, PostgresFigures, Row, TableSizes,
+    LoadPlan, LoadVerification, Measurement, Op, Row, TableSizes,
 };
 use keylab_schema::Table;
 use keylab_server::load::latency_ms;
 use keylab_server::{ServerError, ServerUrl};
-use postgres::{Client, NoTls};
+use open::{connect_to, target_name};
+use postgres::Client;
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
 /// The schema keylab works in by default.
 pub const DEFAULT_SCHEMA: &str = "keylab";
@@ -86,115 +92,6 @@ pub struct PgEngine {
 }
 
 impl PgEngine {
-    /// A private instance started with `settings`, keylab's schema in database `keylab`.
-    pub fn private(
-        settings: &PgSettings,
-        collation: TextCollation,
-    ) -> Result<PgEngine, ServerError> {
-        let instance = PgInstance::start(settings)?;
-        let mut admin = instance
-            .config("postgres")
-            .connect(NoTls)
-            .map_err(|e| ServerError::Connect(format!("cannot connect: {}", describe(&e))))?;
-        admin
-            .batch_execute("CREATE DATABASE keylab")
-            .map_err(|e| sql_err("CREATE DATABASE failed", e))?;
-        let client = instance
-            .config("keylab")
-            .connect(NoTls)
-            .map_err(|e| ServerError::Connect(format!("cannot connect: {}", describe(&e))))?;
-        PgEngine::set_up(Target::Private(Box::new(instance)), client, DEFAULT_SCHEMA, collation)
-    }
-
-    /// The server at `url`, keylab working only in `schema` (default `keylab`) of the URL's
-    /// database, which it creates and marks, or refuses when it holds anything else.
-    pub fn connect(
-        url: &ServerUrl,
-        schema: Option<&str>,
-        collation: TextCollation,
-    ) -> Result<PgEngine, ServerError> {
-        let database = url.database.clone().ok_or_else(|| {
-            ServerError::BadUrl(
-                "a postgres:// --url must name the database to connect to \
-                 (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE); keylab works in a schema \
-                 of its own inside it"
-                    .into(),
-            )
-        })?;
-        let schema = schema.unwrap_or(DEFAULT_SCHEMA);
-        if !keylab_server::url::valid_identifier(schema) {
-            return Err(ServerError::BadUrl(format!(
-                "schema `{schema}` (--database): {}",
-                keylab_server::url::IDENTIFIER_RULE
-            )));
-        }
-        let target = Target::Url { url: url.clone(), database };
-        let client = connect_to(&target)?;
-        PgEngine::set_up(target, client, schema, collation)
-    }
-
-    fn set_up(
-        target: Target,
-        mut client: Client,
-        schema: &str,
-        collation: TextCollation,
-    ) -> Result<PgEngine, ServerError> {
-        let where_ = target_name(&target);
-        let claim = owner::claim_schema(&mut client, schema, &where_)?;
-        let mut notes = Vec::new();
-        let ext_schema = match &target {
-            Target::Private(_) => "public".to_string(),
-            Target::Url { .. } => quote_ident(schema),
-        };
-        let mut ext = |name: &str, client: &mut Client| {
-            let ok = client
-                .batch_execute(&format!(
-                    "CREATE EXTENSION IF NOT EXISTS {name} SCHEMA {ext_schema}"
-                ))
-                .is_ok();
-            if !ok {
-                notes.push(format!(
-                    "extension {name} is not available to keylab on {where_}: the figures it \
-                     gives are null"
-                ));
-            }
-            ok
-        };
-        let inspect = ext("pageinspect", &mut client) & ext("pgstattuple", &mut client);
-        let fsm = ext("pg_freespacemap", &mut client);
-        client
-            .batch_execute(&format!("SET search_path = {}, public", quote_ident(schema)))
-            .map_err(|e| sql_err("SET search_path failed", e))?;
-        let version: String = client
-            .query_one("SHOW server_version", &[])
-            .map_err(|e| sql_err("reading the version failed", e))?
-            .get(0);
-        if matches!(target, Target::Url { .. }) {
-            notes.push(
-                "--url server: its WAL files are out of keylab's reach, so page splits, split \
-                 records and full-page-image bytes are null; WAL records and full-page images \
-                 come from pg_stat_wal, which counts the whole server"
-                    .into(),
-            );
-        }
-        Ok(PgEngine {
-            target,
-            client,
-            schema: schema.to_string(),
-            collation,
-            version,
-            inspect,
-            fsm,
-            tally: Tally::default(),
-            notes,
-            dropped_leftovers: claim.dropped_leftovers,
-            current: None,
-            checkpoint_every_rows: None,
-            rows_loaded: 0,
-            fill_factors: FillFactors::default(),
-        })
-    }
-
     /// Where the engine works, for messages (never with a password).
     pub fn target_name(&self) -> String {
         target_name(&self.target)
@@ -278,79 +175,6 @@ impl PgEngine {
         self.client.query_one(q, &[]).map(|r| r.get(0)).map_err(|e| sql_err(q, e))
     }
 
-    /// The insert LSN, once every record before it is flushed (so `pg_waldump` can read it).
-    fn flushed_lsn(&mut self) -> Result<String, ServerError> {
-        let lsn = self.scalar_text("SELECT pg_current_wal_insert_lsn()::text")?;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            let q = format!("SELECT pg_current_wal_flush_lsn() >= '{lsn}'::pg_lsn");
-            if self.client.query_one(&q, &[]).map(|r| r.get::<_, bool>(0)).unwrap_or(true) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(lsn)
-    }
-
-    /// Flushes this session's pending statistics (PostgreSQL reports them at most once a
-    /// second otherwise) and drops the cached snapshot.
-    fn flush_stats(&mut self) {
-        let _ = self.client.batch_execute("SELECT pg_stat_force_next_flush()");
-        let _ = self.client.batch_execute("SELECT pg_stat_clear_snapshot()");
-    }
-
-    fn stat_wal(&mut self) -> Option<(i64, i64)> {
-        let r = self.client.query_one("SELECT wal_records, wal_fpi FROM pg_stat_wal", &[]).ok()?;
-        Some((r.get(0), r.get(1)))
-    }
-
-    fn wal_figures(&mut self) -> Result<PostgresFigures, ServerError> {
-        let end = self.flushed_lsn()?;
-        let start = self.tally.start_lsn.clone();
-        let wal_bytes: Option<String> = self
-            .client
-            .query_one(&format!("SELECT pg_wal_lsn_diff('{end}', '{start}')::text"), &[])
-            .ok()
-            .map(|r| r.get(0));
-        let mut f = PostgresFigures {
-            wal_bytes: wal_bytes.and_then(|b| b.split('.').next()?.parse().ok()),
-            ..PostgresFigures::default()
-        };
-        match &self.target {
-            Target::Private(instance) => {
-                let waldump = instance.binaries().program("pg_waldump");
-                let counted =
-                    count_wal(&waldump, &instance.waldir(), &self.tally.counted_lsn, &end)
-                        .map_err(ServerError::Io)?;
-                let total = self.tally.wal.get_or_insert_with(WalCounts::default);
-                total.records += counted.records;
-                total.full_page_images += counted.full_page_images;
-                total.full_page_image_bytes += counted.full_page_image_bytes;
-                total.split_left += counted.split_left;
-                total.split_right += counted.split_right;
-                total.new_roots += counted.new_roots;
-                total.checkpoints += counted.checkpoints;
-                self.tally.counted_lsn = end;
-                let t = total.clone();
-                f.wal_records = Some(t.records);
-                f.full_page_images = Some(t.full_page_images);
-                f.full_page_image_bytes = Some(t.full_page_image_bytes);
-                f.split_left = Some(t.split_left);
-                f.split_right = Some(t.split_right);
-                f.new_roots = Some(t.new_roots);
-                f.checkpoints = Some(t.checkpoints);
-            }
-            Target::Url { .. } => {
-                self.flush_stats();
-                if let (Some(now), Some(then)) = (self.stat_wal(), self.tally.stat_wal_start) {
-                    f.wal_records = Some((now.0 - then.0).max(0) as u64);
-                    f.full_page_images = Some((now.1 - then.1).max(0) as u64);
-                }
-            }
-        }
-        Ok(f)
-    }
-
     fn table_counts(&mut self, table: &Table) -> Result<(u64, u128), ServerError> {
         let n: i64 = self
             .client
@@ -360,36 +184,6 @@ impl PgEngine {
         let sum = self.scalar_text(&sql::checksum_sql(table, &self.schema))?;
         Ok((n as u64, sum.parse().unwrap_or(0)))
     }
-}
-
-fn target_name(target: &Target) -> String {
-    match target {
-        Target::Private(i) => format!("the private PostgreSQL on port {}", i.port()),
-        Target::Url { url, database } => {
-            format!("postgres://{}@{}/{database}", url.user, url.address())
-        }
-    }
-}
-
-fn connect_to(target: &Target) -> Result<Client, ServerError> {
-    let config = match target {
-        Target::Private(i) => i.config("keylab"),
-        Target::Url { url, database } => {
-            let mut c = postgres::Config::new();
-            c.host(&url.host)
-                .port(url.port)
-                .user(&url.user)
-                .dbname(database)
-                .connect_timeout(Duration::from_secs(5));
-            if let Some(p) = &url.password {
-                c.password(p);
-            }
-            c
-        }
-    };
-    config.connect(NoTls).map_err(|e| {
-        ServerError::Connect(format!("cannot connect to {}: {}", target_name(target), describe(&e)))
-    })
 }
 
 impl Engine for PgEngine {
