@@ -4,6 +4,9 @@
 //!
 //! It validates rows, assigns AUTO_INCREMENT values, checks uniqueness before changing any
 //! index, and widens the key encoding when a longer variable-length key arrives.
+//! Row validation against the columns' rules is in `validate`.
+
+mod validate;
 
 use crate::fsp::Fsp;
 use crate::layout::Layout;
@@ -11,8 +14,9 @@ use crate::row_store::SecondaryValues;
 use crate::stats::Counters;
 use crate::tree::{Space, Tree};
 use crate::{Geometry, InvariantViolation, SimError, SimSettings, TableStats};
-use keylab_schema::{ColumnType, Table, Value, ValueRange};
+use keylab_schema::{ColumnType, Table, Value};
 use std::collections::HashMap;
+use validate::ColCheck;
 
 /// A simulated InnoDB table.
 #[derive(Debug, Clone)]
@@ -48,27 +52,6 @@ pub struct SimTable {
     /// Inserts go into one index after the other even without a buffer pool (tests compare
     /// that path with `insert_found`'s).
     pub(crate) one_index_at_a_time: bool,
-}
-
-/// One column's value rules: NULL allowed (nullable, or the AUTO_INCREMENT key), for
-/// byte-valued types the byte limit (`None`: the type takes integer values), and for the
-/// others the values the server's column holds (integers, or Unix seconds of a time type):
-/// a value the server would refuse is refused here too, not stored.
-#[derive(Debug, Clone, Copy)]
-struct ColCheck {
-    null_ok: bool,
-    max_bytes: Option<u32>,
-    lo: i128,
-    hi: i128,
-}
-
-/// The number a numeric value stands for (`None` for NULL and bytes).
-fn numeric(v: &Value) -> Option<i128> {
-    match *v {
-        Value::Int(n) | Value::Time(n) => Some(i128::from(n)),
-        Value::UInt(n) => Some(i128::from(n)),
-        Value::Null | Value::Bytes(_) => None,
-    }
 }
 
 /// A primary key as a hash-map key, independent of the simulator's key-slot widths (which
@@ -514,106 +497,6 @@ impl SimTable {
                 }
             }
         }
-    }
-
-    fn col_checks(table: &Table) -> Vec<ColCheck> {
-        let auto_col = table.auto_increment.then(|| table.primary_key[0]);
-        let checks = table.columns.iter().enumerate().map(|(i, col)| {
-            let (lo, hi) = match col.ty.value_range() {
-                ValueRange::Int { lo, hi } => (lo, hi),
-                ValueRange::Time { lo, hi } => (i128::from(lo), i128::from(hi)),
-                ValueRange::Chars(_) | ValueRange::Bytes(_) => (i128::MIN, i128::MAX),
-            };
-            ColCheck {
-                null_ok: col.nullable || auto_col == Some(i),
-                max_bytes: matches!(
-                    col.ty,
-                    ColumnType::Char { .. }
-                        | ColumnType::VarChar { .. }
-                        | ColumnType::Binary { .. }
-                        | ColumnType::Text { .. }
-                )
-                .then(|| col.ty.max_bytes()),
-                lo,
-                hi,
-            }
-        });
-        checks.collect()
-    }
-
-    /// Checks a row against the table's columns: the quick per-column rules first, the full
-    /// rules (with the reason) only for a row they reject.
-    #[inline]
-    fn validate(&self, row: &[Value]) -> Result<(), SimError> {
-        let ok = row.len() == self.col_checks.len()
-            && row.iter().zip(&self.col_checks).all(|(v, c)| match v {
-                Value::Null => c.null_ok,
-                Value::Bytes(b) => c.max_bytes.is_some_and(|m| b.len() as u64 <= m as u64),
-                Value::Int(_) | Value::UInt(_) | Value::Time(_) => {
-                    c.max_bytes.is_none() && numeric(v).is_some_and(|n| c.lo <= n && n <= c.hi)
-                }
-            });
-        if ok {
-            return Ok(());
-        }
-        self.validate_full(row)
-    }
-
-    fn validate_full(&self, row: &[Value]) -> Result<(), SimError> {
-        let bad = |reason: String| SimError::BadRow { table: self.table.name.clone(), reason };
-        if row.len() != self.table.columns.len() {
-            return Err(bad(format!(
-                "{} values for {} columns",
-                row.len(),
-                self.table.columns.len()
-            )));
-        }
-        for (i, (v, col)) in row.iter().zip(&self.table.columns).enumerate() {
-            let auto = self.table.auto_increment && self.table.primary_key[0] == i;
-            match (v, &col.ty) {
-                (Value::Null, _) if col.nullable || auto => {}
-                (Value::Null, _) => {
-                    return Err(bad(format!("NULL in NOT NULL column {}", col.name)))
-                }
-                (
-                    Value::Bytes(b),
-                    ty @ (ColumnType::Char { .. }
-                    | ColumnType::VarChar { .. }
-                    | ColumnType::Binary { .. }
-                    | ColumnType::Text { .. }),
-                ) => {
-                    if b.len() as u32 > ty.max_bytes() {
-                        return Err(bad(format!(
-                            "{} bytes do not fit column {} ({} bytes at most)",
-                            b.len(),
-                            col.name,
-                            ty.max_bytes()
-                        )));
-                    }
-                }
-                (Value::Int(_) | Value::UInt(_) | Value::Time(_), ty)
-                    if !matches!(
-                        ty,
-                        ColumnType::Char { .. }
-                            | ColumnType::VarChar { .. }
-                            | ColumnType::Binary { .. }
-                            | ColumnType::Text { .. }
-                    ) =>
-                {
-                    let range = ty.value_range();
-                    let n = numeric(v).unwrap_or_default();
-                    if !(range.holds_int(n) || i64::try_from(n).is_ok_and(|s| range.holds_time(s)))
-                    {
-                        return Err(bad(format!(
-                            "{v:?} is outside what column {} holds ({range})",
-                            col.name
-                        )));
-                    }
-                }
-                _ => return Err(bad(format!("value {v:?} does not suit column {}", col.name))),
-            }
-        }
-        Ok(())
     }
 
     /// Statistics as after ANALYZE TABLE (`mysql.innodb_index_stats`, `TABLES`), the
