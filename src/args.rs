@@ -132,9 +132,7 @@ pub struct EngineArgs {
     /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for --engine postgres. Without a
     /// PASSWORD in the URL, the password is taken from $KEYLAB_PASSWORD if set (not visible in
     /// ps), else $PGPASSWORD for postgres.
-    // The doc comment is also the --help text, which shows the URL's optional parts in
-    // brackets; rustdoc would read `[:PASSWORD]` as a link.
-    #[allow(rustdoc::broken_intra_doc_links)]
+    #[allow(rustdoc::broken_intra_doc_links)] // --help text: [:PASSWORD] is no link
     #[arg(long, value_name = "URL")]
     pub url: Option<UrlArg>,
     /// Database keylab creates and works in, on a --url server or a private instance

@@ -30,9 +30,7 @@ pub struct AdviseArgs {
     /// nothing there, and the candidates never run on it. Without a PASSWORD in the URL,
     /// $KEYLAB_PASSWORD is used if set (for postgres://, else $PGPASSWORD); the password is
     /// never printed.
-    // The doc comment is also the --help text, which shows the URL's optional parts in
-    // brackets; rustdoc would read `[:PASSWORD]` as a link.
-    #[allow(rustdoc::broken_intra_doc_links)]
+    #[allow(rustdoc::broken_intra_doc_links)] // --help text: [:PASSWORD] is no link
     #[arg(long, value_name = "URL", requires = "table")]
     pub url: Option<UrlArg>,
     /// The table to advise on: needed when the file has several (a schema qualifier is

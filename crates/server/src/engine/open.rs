@@ -55,7 +55,7 @@ impl MariaDbEngine {
 
     /// Connects to a user's server. `database` (from `--database`) overrides the URL's; the
     /// default is `keylab`. `settings_hint` is what the scenario would like: settings that
-    /// differ on the server are listed under `not_applied` in [`EngineInfo::settings`].
+    /// differ on the server are listed under `not_applied` in [`EngineInfo::settings`](keylab_core::EngineInfo::settings).
     pub fn connect(
         url: &ServerUrl,
         database: Option<&str>,
