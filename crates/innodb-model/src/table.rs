@@ -15,6 +15,7 @@ use crate::stats::Counters;
 use crate::tree::{Space, Tree};
 use crate::{Geometry, InvariantViolation, SimError, SimSettings, TableStats};
 use keylab_schema::{ColumnType, Table, Value};
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use validate::ColCheck;
 
@@ -382,15 +383,9 @@ impl SimTable {
         let two_pass = self.space.pool.is_none() && !self.one_index_at_a_time;
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
-        let mut bounds = [(0usize, 0u32, 0u32); 8];
-        let mut bounds_vec = Vec::new();
-        let n = self.trees.len();
-        let bounds: &mut [(usize, u32, u32)] = if n <= 8 {
-            &mut bounds[..n]
-        } else {
-            bounds_vec.resize(n, (0, 0, 0));
-            &mut bounds_vec
-        };
+        // Per index; up to 8 indexes without an allocation.
+        let mut bounds = SmallVec::<[(usize, u32, u32); 8]>::from_elem((0, 0, 0), self.trees.len());
+        let bounds = &mut bounds[..];
         let result = (|| {
             for (t, tree) in self.trees.iter().enumerate() {
                 let start = keys.len();
