@@ -87,7 +87,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// `mi_option_purge_delay` in mimalloc 3's `mi_option_t` (mimalloc.h; the crate pins the
 /// version in Cargo.lock). Declared here: `libmimalloc-sys` exports it only with a feature
-/// that needs another crate.
+/// that needs another crate. A test checks the number against the linked mimalloc.
 const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 
 extern "C" {
@@ -104,5 +104,52 @@ fn keep_freed_memory() {
     #[allow(unsafe_code)]
     unsafe {
         mi_option_set(MI_OPTION_PURGE_DELAY, -1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{keep_freed_memory, MI_OPTION_PURGE_DELAY};
+    use std::process::Command;
+
+    extern "C" {
+        fn mi_option_get(option: std::ffi::c_int) -> std::ffi::c_long;
+    }
+
+    fn purge_delay() -> std::ffi::c_long {
+        // SAFETY: reads one integer option; `mi_option_get` takes any option number below
+        // mimalloc's last and is safe to call from any thread.
+        #[allow(unsafe_code)]
+        unsafe {
+            mi_option_get(MI_OPTION_PURGE_DELAY)
+        }
+    }
+
+    /// Set in the child this test starts, with `MIMALLOC_PURGE_DELAY`.
+    const CHILD: &str = "KEYLAB_TEST_PURGE_DELAY_CHILD";
+
+    /// `MI_OPTION_PURGE_DELAY` is the option mimalloc reads from `MIMALLOC_PURGE_DELAY`, in
+    /// the mimalloc this binary links: a crate update that renumbers `mi_option_t` fails here
+    /// instead of `keep_freed_memory` setting another option. The test runs itself again
+    /// with that variable set (mimalloc reads it when it starts) and reads the option back.
+    #[test]
+    fn purge_delay_option_number_matches_the_linked_mimalloc() {
+        if std::env::var_os(CHILD).is_some() {
+            assert_eq!(purge_delay(), 4321, "option {MI_OPTION_PURGE_DELAY} is not purge_delay");
+            keep_freed_memory();
+            assert_eq!(purge_delay(), -1);
+            return;
+        }
+        let name = "tests::purge_delay_option_number_matches_the_linked_mimalloc";
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--test-threads", "1"])
+            .env(CHILD, "1")
+            .env("MIMALLOC_PURGE_DELAY", "4321")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "child failed:\n{stdout}\n{stderr}");
+        assert!(stdout.contains("1 passed"), "the child ran no test:\n{stdout}");
     }
 }
