@@ -251,10 +251,13 @@ mod tests {
         std::fs::create_dir(&dir).unwrap();
         let dead = Owner { pid: u32::MAX - 1, start_ticks: Some(1), pid_ns: pid_namespace() };
         std::fs::write(dir.join(OWNER_FILE), dead.text()).unwrap();
-        // A stand-in server: its command line names the instance's config file.
+        // A stand-in server: its command line names the instance's config file. It waits in
+        // the shell's builtin `read` (on a pipe kept open), so no forked child shares that
+        // command line (with `sleep`, the fork before its exec did, and the sweep saw two).
         let mut server = std::process::Command::new("/bin/sh")
             .arg("-c")
-            .arg("sleep 30")
+            .arg("read line")
+            .stdin(std::process::Stdio::piped())
             .arg(format!("--defaults-file={}/my.cnf", dir.display()))
             .spawn()
             .unwrap();
