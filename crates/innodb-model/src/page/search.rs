@@ -220,10 +220,11 @@ impl Page {
     /// Prefetches the stored keys a search for `key` will compare (`crate::prefetch`, after
     /// [`Page::prefetch_insert_lines`] loaded the entries): those whose prefix bits equal the
     /// key's. Text keys tie often (a hex digit holds 4 bits in 8), and each tie is a read of a
-    /// heap slot that would otherwise miss during the search. Reads only this page.
+    /// heap slot that would otherwise miss during the search. Reads only this page. Nothing
+    /// on a page of text words, whose 18 bits hold about 4 hex digits: ties are rare there.
     pub(crate) fn prefetch_tied_keys(&self, key: &[u8]) {
         let n = self.recs.len();
-        if n == 0 || key.len() != self.kw as usize {
+        if n == 0 || self.text || key.len() != self.kw as usize {
             return;
         }
         let kp = self.word_prefix(self.word(key));
