@@ -20,7 +20,9 @@ pub(crate) fn dir_res(n: u32) -> u32 {
 pub(crate) use crate::page_keys::key_le;
 #[cfg(test)]
 pub(crate) use crate::page_keys::lower_bound;
-use crate::page_keys::{common_prefix, entry, key_word, lower_bound_near, HEAP_MASK};
+use crate::page_keys::{
+    common_prefix, entry, is_hex_text, key_word, lower_bound_near, text_word, HEAP_MASK,
+};
 
 mod search;
 mod touch;
@@ -83,6 +85,10 @@ pub(crate) struct Page {
     shift: u32,
     /// The value of those `shift` bits.
     part: u8,
+    /// True when the prefix words are [`text_word`]s (the page's keys are hex text after
+    /// the shared bytes), else [`key_word`]s. Chosen by `reprefix`; either is correct for
+    /// any key, the text word only ties less often on hex text.
+    text: bool,
     /// MariaDB ≥ 10.5 (`page_mem_free`): deleting the record that ends at PAGE_HEAP_TOP
     /// lowers the heap top instead of adding the record to PAGE_FREE. MySQL 8.0 does not:
     /// its `page_mem_free` (page0page.ic) always prepends the record to PAGE_FREE.
@@ -114,6 +120,7 @@ impl Page {
             shared: 0,
             shift: 0,
             part: 0,
+            text: false,
             head: [0; HEAD_BYTES],
             children: if level > 0 { Vec::with_capacity(cap_recs) } else { Vec::new() },
             data_bytes: 0,
@@ -242,7 +249,7 @@ impl Page {
         (self.is_empty() || self.key(0, kw)[..h] == self.head[..h])
             && (0..self.len()).all(|i| self.key(i, kw)[..off] == self.key(0, kw)[..off])
             && (0..self.len()).all(|i| {
-                let w = key_word(self.key(i, kw), off);
+                let w = self.word(self.key(i, kw));
                 self.part_of(w) == self.part && self.word_prefix(w) == self.prefix(i)
             })
     }
@@ -415,6 +422,7 @@ impl Page {
             self.shared = kw as u16;
             self.shift = 0;
             self.part = 0;
+            self.text = false;
             self.set_head();
             return;
         }
@@ -428,7 +436,7 @@ impl Page {
                 // The new record is not in `recs` yet: any stored key has the shared bytes.
                 common_prefix(key, self.key(0, kw)) < off
             };
-        let w = key_word(key, off);
+        let w = self.word(key);
         let narrows = narrows || self.part_of(w) != self.part;
         let e = entry(self.word_prefix(w), self.placed_slot);
         self.recs.insert(pos, e);
@@ -476,6 +484,7 @@ impl Page {
         self.shared = 0;
         self.shift = 0;
         self.part = 0;
+        self.text = false;
         self.children.clear();
         self.data_bytes = 0;
         self.heap_bytes = 0;

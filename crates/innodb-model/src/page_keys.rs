@@ -42,6 +42,67 @@ pub(crate) fn key_word(k: &[u8], off: usize) -> u64 {
     }
 }
 
+/// Classes of key bytes for [`text_word`], in byte order: each lowercase hex digit and `-`
+/// alone (the bytes of hex ids, uuid text with its dashes), the runs of other bytes between
+/// them one class each.
+const TEXT_CLASSES: u64 = 21;
+
+/// Class of every byte (`TEXT_CLASSES` values, non-decreasing in the byte) and whether it
+/// holds that byte alone: a shared class gives equal digits to unequal bytes.
+const TEXT_DIGIT: [(u8, bool); 256] = {
+    let mut t = [(0u8, false); 256];
+    let mut b = 0usize;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = match c {
+            0..=b',' => (0, false),
+            b'-' => (1, true),
+            b'.'..=b'/' => (2, false),
+            b'0'..=b'9' => (3 + c - b'0', true),
+            b':'..=b'`' => (13, false),
+            b'a'..=b'f' => (14 + c - b'a', true),
+            _ => (20, false),
+        };
+        b += 1;
+    }
+    t
+};
+
+/// Key bytes a text word reads: `TEXT_CLASSES`^7 < 2^31.
+const TEXT_WORD_BYTES: usize = 7;
+
+/// True when the key bytes a [`text_word`] from `off` reads are hex digits or dashes, where
+/// the text word holds 16 values in each class-sized step instead of a byte's 256.
+#[inline]
+pub(crate) fn is_hex_text(k: &[u8], off: usize) -> bool {
+    let k = &k[off.min(k.len())..];
+    k[..k.len().min(TEXT_WORD_BYTES)].iter().all(|&b| TEXT_DIGIT[b as usize].1)
+}
+
+/// An order-preserving word of the key bytes from `off` for keys of hex text: the bytes'
+/// classes as digits of a base-21 number in the high bits, so the 18 prefix bits of an entry
+/// hold about 4 hex digits (16 bits) where [`key_word`] holds 2¼ (9 bits), and ties (whole-key
+/// reads) are rarer. Keys in byte order give non-decreasing words for any bytes: digits are
+/// non-decreasing in the byte, and after a class shared by several bytes the rest is zero
+/// (two keys equal up to such a byte and differing in it tie instead of comparing on later
+/// bytes, which could invert their order). Like `key_word`, reads only 8 bytes from `off`.
+#[inline]
+pub(crate) fn text_word(k: &[u8], off: usize) -> u64 {
+    let k = &k[off.min(k.len())..];
+    let mut acc = 0u64;
+    for i in 0..TEXT_WORD_BYTES {
+        // Bytes past the end are zero, as `key_word` pads them.
+        let (d, alone) = TEXT_DIGIT[k.get(i).copied().unwrap_or(0) as usize];
+        acc = acc * TEXT_CLASSES + d as u64;
+        if !alone {
+            acc *= TEXT_CLASSES.pow((TEXT_WORD_BYTES - 1 - i) as u32);
+            break;
+        }
+    }
+    // Below 21^7 < 2^31: the top 31 bits of the word.
+    acc << 33
+}
+
 /// Low bits of a `Page::recs` entry that hold the heap slot: a record takes at least its
 /// 5-byte header, so even a 64 KiB page has fewer than 2^14 heap slots.
 pub(crate) const HEAP_BITS: u32 = 14;
@@ -115,6 +176,69 @@ pub(crate) fn lower_bound_near<T: Copy + Ord>(a: &[T], v: T, guess: usize) -> us
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Bytes next to every class boundary of `TEXT_DIGIT`, hex digits and dashes more often.
+    fn text_byte() -> impl Strategy<Value = u8> {
+        prop_oneof![
+            4 => prop::sample::select(b"0123456789abcdef-".to_vec()),
+            2 => prop::sample::select(b"\0\x01,./9:@AF`agz\x7f\x80\xff".to_vec()),
+            1 => any::<u8>(),
+        ]
+    }
+
+    /// Two keys of one width that share their first `off` bytes or more (as the keys of a
+    /// page share its `shared` bytes), and `off`.
+    fn key_pair() -> impl Strategy<Value = (Vec<u8>, Vec<u8>, usize)> {
+        (0usize..12, 0usize..12).prop_flat_map(|(shared, rest)| {
+            (
+                prop::collection::vec(text_byte(), shared),
+                prop::collection::vec(text_byte(), rest),
+                prop::collection::vec(text_byte(), rest),
+                0..=shared,
+            )
+                .prop_map(|(s, a, b, off)| ([s.clone(), a].concat(), [s, b].concat(), off))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+        /// Keys in byte order give words in order (ties allowed), from any offset, as
+        /// `key_word` does; equal keys give equal words.
+        #[test]
+        fn text_word_keeps_key_order((a, b, off) in key_pair()) {
+            let (lo, hi) = if a <= b { (&a, &b) } else { (&b, &a) };
+            prop_assert!(text_word(lo, off) <= text_word(hi, off));
+            prop_assert!(key_word(lo, off) <= key_word(hi, off));
+            if a == b {
+                prop_assert_eq!(text_word(&a, off), text_word(&b, off));
+            }
+            // A word depends only on the 8 bytes from `off` (`entry_differs_within`).
+            if a.len() >= off + 8 && a[off..off + 8] == b[off..off + 8] {
+                prop_assert_eq!(text_word(&a, off), text_word(&b, off));
+            }
+        }
+    }
+
+    #[test]
+    fn text_word_tells_hex_digits_apart() {
+        // Every hex digit and the dash are alone in their class: uuid text keys that differ
+        // within the first 7 bytes after the offset give different words.
+        let keys: Vec<&[u8]> =
+            vec![b"00000-0f", b"0000000-", b"0000001-", b"000000f-", b"0000f-00", b"f-000000"];
+        assert!(keys.is_sorted());
+        for w in keys.windows(2) {
+            assert!(text_word(w[0], 0) < text_word(w[1], 0), "{:?}", w);
+            assert!(is_hex_text(w[0], 0) && is_hex_text(w[1], 0));
+        }
+        assert!(!is_hex_text(b"00A00000", 0) && is_hex_text(b"00A00000", 3));
+        assert!(is_hex_text(b"", 0) && is_hex_text(b"ab", 5));
+        // A shared class ends the word: later bytes cannot reorder two keys it ties.
+        assert_eq!(text_word(b"G0", 0), text_word(b"Zf", 0));
+        assert!(text_word(b"9f", 0) < text_word(b":0", 0));
+        assert!(text_word(b"fz", 0) < text_word(b"g\0", 0));
+    }
 
     #[test]
     fn lower_bound_near_matches_partition_point() {

@@ -110,9 +110,9 @@ impl SimTable {
             }
         }
         while at.iter().any(Option::is_some) {
-            for (t, tree) in self.trees.iter().enumerate() {
-                if let Some(p) = at[t] {
-                    sp.page(p).touch_for_search(key_of(t), tree.kw());
+            for (t, p) in at.iter().enumerate() {
+                if let Some(p) = *p {
+                    sp.page(p).touch_for_search(key_of(t));
                 }
             }
             for (t, tree) in self.trees.iter().enumerate() {

@@ -39,7 +39,7 @@ impl Page {
                 }
             }
         }
-        let w = key_word(key, off);
+        let w = self.word(key);
         let part = self.part_of(w);
         if part != self.part {
             // Same reason, on the shared bits of the next byte.
@@ -90,19 +90,35 @@ impl Page {
             common_prefix(self.key(0, kw), self.key(n - 1, kw))
         };
         self.shared = off as u16;
+        self.text =
+            n > 0 && is_hex_text(self.key(0, kw), off) && is_hex_text(self.key(n - 1, kw), off);
+        // The leading bits the first and the last word share, all words share (words are
+        // non-decreasing in key order); at most 8, the bits of `part`. Key words differ in
+        // their first byte, so share at most 7 bits, unless off = kw (all 64).
         self.shift = if n == 0 || off == kw {
             0
         } else {
-            (self.key(0, kw)[off] ^ self.key(n - 1, kw)[off]).leading_zeros()
+            (self.word(self.key(0, kw)) ^ self.word(self.key(n - 1, kw))).leading_zeros().min(8)
         };
         self.part = 0;
-        self.part = if n == 0 { 0 } else { self.part_of(key_word(self.key(0, kw), off)) };
+        self.part = if n == 0 { 0 } else { self.part_of(self.word(self.key(0, kw))) };
         self.set_head();
         for i in 0..n {
-            let w = self.word_prefix(key_word(self.key(i, kw), off));
+            let w = self.word_prefix(self.word(self.key(i, kw)));
             self.recs[i] = entry(w, self.heap_no(i));
         }
         self.span = self.span_now();
+    }
+
+    /// The prefix word of a key: its bytes after the `shared` ones as the page's entries
+    /// order them.
+    #[inline]
+    pub(super) fn word(&self, key: &[u8]) -> u64 {
+        if self.text {
+            text_word(key, self.shared as usize)
+        } else {
+            key_word(key, self.shared as usize)
+        }
     }
 
     /// The `shift` shared bits at the top of a key word.
@@ -176,8 +192,7 @@ impl Page {
         use crate::prefetch::prefetch_line;
         let n = self.recs.len();
         if n > 0 {
-            let off = self.shared as usize;
-            let guess = self.guess(self.word_prefix(key_word(key, off))).min(n - 1);
+            let guess = self.guess(self.word_prefix(self.word(key))).min(n - 1);
             // 16 entries per 64-byte line.
             let mut i = guess.saturating_sub(16);
             while i < n {
@@ -205,13 +220,14 @@ impl Page {
     /// Prefetches the stored keys a search for `key` will compare (`crate::prefetch`, after
     /// [`Page::prefetch_insert_lines`] loaded the entries): those whose prefix bits equal the
     /// key's. Text keys tie often (a hex digit holds 4 bits in 8), and each tie is a read of a
-    /// heap slot that would otherwise miss during the search. Reads only this page.
+    /// heap slot that would otherwise miss during the search. Reads only this page. Nothing
+    /// on a page of text words, whose 18 bits hold about 4 hex digits: ties are rare there.
     pub(crate) fn prefetch_tied_keys(&self, key: &[u8]) {
         let n = self.recs.len();
-        if n == 0 || key.len() != self.kw as usize {
+        if n == 0 || self.text || key.len() != self.kw as usize {
             return;
         }
-        let kp = self.word_prefix(key_word(key, self.shared as usize));
+        let kp = self.word_prefix(self.word(key));
         let lo = lower_bound_near(&self.recs, kp, self.guess(kp));
         // The record before the position is read for the equality check, the ties after it
         // by the search; a few at most (more are rare and read in order anyway).

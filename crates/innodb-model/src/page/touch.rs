@@ -11,13 +11,12 @@ impl Page {
     /// position a search for `key` guesses first, and on a leaf the PAGE_FREE head an insert
     /// reuses. `black_box` keeps the loads from being dropped.
     #[inline]
-    pub(crate) fn touch_for_search(&self, key: &[u8], kw: usize) {
+    pub(crate) fn touch_for_search(&self, key: &[u8]) {
         let n = self.recs.len();
         if n == 0 {
             return;
         }
-        let off = (self.shared as usize).min(kw);
-        let guess = self.guess(self.word_prefix(key_word(key, off))).min(n - 1);
+        let guess = self.guess(self.word_prefix(self.word(key))).min(n - 1);
         let child = if self.level > 0 { self.children.get(guess).copied() } else { None };
         std::hint::black_box((self.recs[guess], child));
         if self.level == 0 {
@@ -35,6 +34,6 @@ impl Page {
     #[inline]
     pub(crate) fn entry_differs_within(&self, i: usize, key: &[u8], prefix: usize) -> bool {
         let off = self.shared as usize;
-        off + 8 <= prefix && self.prefix(i) != self.word_prefix(key_word(key, off))
+        off + 8 <= prefix && self.prefix(i) != self.word_prefix(self.word(key))
     }
 }
