@@ -8,7 +8,7 @@ use crate::sim_shards::ShardedSim;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, Sharding, SimModel};
-use keylab_innodb_model::{PageSize, SimSettings};
+use keylab_innodb_model::{PageSize, PoolSettings, SimSettings};
 use keylab_pg_server::{PgEngine, PgSettings};
 use keylab_server::url::PASSWORD_ENV;
 use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl, SpiderEngine};
@@ -52,7 +52,9 @@ pub fn make_engine(
             let Some(flavour) = flavour(model) else {
                 return Ok(Box::new(NbtreeEngine::new(nbtree_settings(settings, check_every))));
             };
-            let sim = SimSettings { check_every, flavour, ..sim_settings(settings)? };
+            let pool =
+                PoolSettings { page_cleaner: args.page_cleaner.rules(), ..Default::default() };
+            let sim = SimSettings { check_every, flavour, pool, ..sim_settings(settings)? };
             Ok(Box::new(
                 SimEngine::new(sim)
                     .with_autoinc_lock_mode(settings.autoinc_lock_mode)
@@ -240,7 +242,9 @@ fn sharded_engine(
                 ))
                 .into());
             };
-            let sim = SimSettings { flavour, ..sim_settings(settings)? };
+            let pool =
+                PoolSettings { page_cleaner: args.page_cleaner.rules(), ..Default::default() };
+            let sim = SimSettings { flavour, pool, ..sim_settings(settings)? };
             return Ok(Box::new(ShardedSim::new(
                 sim,
                 settings.autoinc_lock_mode,

@@ -18,7 +18,7 @@ use keylab_core::{
     Engine, EngineError, EngineInfo, IndexResult, LoadOutcome, LoadPlan, LoadVerification,
     Measurement, Op, PoolCurvePoint, PoolCurveSampler, Row, SimModel, TableSizes,
 };
-use keylab_innodb_model::{Flavour, SimSettings, SimTable};
+use keylab_innodb_model::{Flavour, PageCleanerRules, SimSettings, SimTable};
 use keylab_schema::Table;
 use std::collections::BTreeMap;
 
@@ -131,6 +131,10 @@ impl Engine for SimEngine {
         );
         settings.insert("innodb_autoinc_lock_mode".into(), self.autoinc_lock_mode.into());
         settings.insert("writer_interleave".into(), self.interleave.token().into());
+        if self.settings.pool.page_cleaner == PageCleanerRules::Since10_11_9 {
+            // Only when asked for (--page-cleaner 10.11.9): the default leaves reports as they were.
+            settings.insert("page_cleaner".into(), "MariaDB 10.11.9 rules".into());
+        }
         settings.insert("figures".into(), "simulated".into());
         if !self.notes.is_empty() {
             settings.insert("notes".into(), self.notes.clone().into());

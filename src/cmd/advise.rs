@@ -185,6 +185,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
                 engine: kind,
                 model: Vec::new(),
                 interleave: Default::default(),
+                page_cleaner: Default::default(),
                 url: None,
                 database: None,
                 shards: None,

@@ -127,6 +127,7 @@ pub(super) fn engine_args(args: &ValidateArgs, model: Option<SimModel>) -> Engin
         engine: if server { args.engine } else { EngineKind::Sim },
         model: model.into_iter().collect(),
         interleave: Default::default(),
+        page_cleaner: Default::default(),
         url: args.url.clone().filter(|_| server),
         database: args.database.clone().filter(|_| server),
         shards: None,

@@ -61,7 +61,7 @@ pub use check::InvariantViolation;
 pub use device::Device;
 pub use ibuf::IbufSize;
 pub use page::PageNo;
-pub use pool::{PoolCounters, PoolSettings};
+pub use pool::{PageCleanerRules, PoolCounters, PoolSettings};
 pub use stats::{Counters, IndexStats, TableStats};
 pub use table::SimTable;
 

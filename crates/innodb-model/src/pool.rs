@@ -1,6 +1,7 @@
 //! The buffer pool model: InnoDB's LRU list with midpoint insertion (docs/model-rules.md §9,
 //! `buf0lru.cc`, `buf_page_make_young_if_needed`), page reads on misses, dirty pages, the
-//! page cleaner's LRU batch, and page writes when a dirty page is evicted or at a checkpoint;
+//! page cleaner's LRU batch and its page writes (two sets of rules, [`PageCleanerRules`]),
+//! page writes when a dirty page is evicted from a full pool or at a checkpoint;
 //! plus the change buffer's bookkeeping (`ibuf.rs` holds its rules). It holds index pages and
 //! the tablespace's FSP header, extent descriptor and inode pages, which every page
 //! allocation and free changes. Not modelled: the system tablespace's pages (rollback-segment
@@ -13,15 +14,19 @@
 //! default, 1,000 operations, stands for InnoDB's 1,000 ms at about 1,000 row operations per
 //! second — an assumption, not a measurement). The page cleaner's LRU batch runs at once when
 //! free pages run low, and its writes complete at its end (the server's run on a background
-//! thread and complete later). No adaptive flush-list flushing: dirty pages are written when
-//! evicted and, every [`PoolSettings::checkpoint_every_ops`] operations, all at once. No
+//! thread and complete later). No adaptive flush-list flushing and no neighbour flushing
+//! (`innodb_flush_neighbors`, which the server does only on rotational storage and with 512
+//! or more pages in the LRU): dirty pages are written by the LRU batch, when evicted from a
+//! full pool and, every [`PoolSettings::checkpoint_every_ops`] operations, all at once. No
 //! read-ahead, no doublewrite buffer, no redo log I/O.
 
 use serde::{Deserialize, Serialize};
 
 /// `BUF_LRU_OLD_MIN_LEN`: no old sublist below this many pages.
 const OLD_MIN_LEN: usize = 512;
-/// `BUF_LRU_MIN_LEN`: the page cleaner's LRU batch leaves at least this many pages.
+/// `BUF_LRU_MIN_LEN`: the page cleaner runs an LRU batch only while the LRU holds more than
+/// this many pages (`buf_pool_t::need_LRU_eviction`), and the batch stops there (before
+/// MariaDB 10.11.9: see [`PageCleanerRules`]).
 const LRU_MIN_LEN: usize = 256;
 /// `BUF_LRU_OLD_TOLERANCE`.
 const OLD_TOLERANCE: usize = 20;
@@ -34,6 +39,23 @@ const NIL: u32 = u32::MAX;
 const FSP_INODE_PAGE: u32 = 2;
 /// `FSP_HDR`: page 0, the tablespace header and the first extent descriptors.
 const FSP_HEADER_PAGE: u32 = 0;
+
+/// Which MariaDB 10.11 release's page cleaner the LRU batch follows ([`Pool`]'s batch,
+/// `buf_flush_LRU_list_batch`). Two rules changed within 10.11, and together they change how
+/// deep a batch goes under a small pool (docs/model-rules.md §9).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageCleanerRules {
+    /// 10.11.0 to 10.11.6: a completed LRU write frees its page (`buf_page_write_complete`
+    /// for an `IORequest::is_LRU()` write), and a batch stops once the LRU is down to
+    /// `BUF_LRU_MIN_LEN` (256) pages. The default: the figures checked in §9.
+    #[default]
+    Before10_11_7,
+    /// 10.11.9 and later (the 10.11.19 the live tests run): a completed write leaves its page
+    /// in the LRU, clean, for a later batch to free (MDEV-26827, 10.11.7), and a batch stops
+    /// at one page under 5 % of the pool when that is under 256 pages (MDEV-34166, 10.11.9).
+    Since10_11_9,
+}
 
 /// Buffer pool settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +73,16 @@ pub struct PoolSettings {
     /// 0 turns that rule off (pages are evicted only when the pool is full).
     #[serde(default = "default_lru_scan_depth")]
     pub lru_scan_depth: usize,
+    /// The page cleaner's LRU batch rules.
+    #[serde(default)]
+    pub page_cleaner: PageCleanerRules,
+}
+
+/// The LRU length an LRU batch stops at in MariaDB 10.11.9 and later
+/// (`buf_flush_LRU_list_batch`, MDEV-34166): `BUF_LRU_MIN_LEN`, or one page under 5 % of
+/// the pool when that is less (pools under 80 MiB of 16k pages): 50 pages at 16 MiB.
+fn lru_batch_min_len(pool_pages: usize) -> usize {
+    (pool_pages / 20).saturating_sub(1).min(LRU_MIN_LEN)
 }
 
 fn default_lru_scan_depth() -> usize {
@@ -65,6 +97,7 @@ impl Default for PoolSettings {
             checkpoint_every_ops: Some(10_000),
             change_buffer_max_pct: 25,
             lru_scan_depth: default_lru_scan_depth(),
+            page_cleaner: PageCleanerRules::default(),
         }
     }
 }
@@ -490,22 +523,29 @@ impl Pool {
 
     /// The page cleaner's LRU batch (`buf_flush_LRU_list_batch`, called with
     /// `innodb_max_io_capacity` from `buf_flush_page_cleaner`): from the LRU tail, a clean page
-    /// is freed at once; a dirty page gets a write and stays in the LRU, still counted, until
-    /// the write completes, when `buf_page_write_complete` frees it (an LRU write always
-    /// frees its page). The scan goes on while the LRU, written pages included, holds more
-    /// than `BUF_LRU_MIN_LEN` pages and fewer than `innodb_lru_scan_depth` are free, so in a
-    /// tail of dirty pages it writes far past the point where 256 would be left: the LRU
-    /// ends below 256 once the writes complete (MariaDB 10.11 at 16 MiB: 82 to 259 pages,
-    /// 190 on average, during a random-key load). The model completes the batch's writes at
-    /// its end (the page cleaner waits for them, `os_aio_wait_until_no_pending_writes`,
-    /// before its next batch); the running operation's pages are buffer-fixed and skipped.
+    /// is freed at once; a dirty page gets a write and stays in the LRU, still counted, while
+    /// it is written. The scan goes on while the LRU, pages being written included, holds
+    /// more than its stop length and fewer than `innodb_lru_scan_depth` pages are free (at
+    /// most `innodb_max_io_capacity` writes), so in a tail of dirty pages it writes far past
+    /// the stop length. The model completes the batch's writes at its end (the page cleaner
+    /// waits for them, `os_aio_wait_until_no_pending_writes`, before its next batch); the
+    /// running operation's pages are buffer-fixed and skipped. What a completed write does,
+    /// and the stop length, depend on [`PageCleanerRules`]:
+    /// - before 10.11.7, the write frees its page and the batch stops at 256 pages: in a
+    ///   dirty tail the LRU ends well below 256 once the writes complete;
+    /// - since 10.11.9, the page stays in the LRU, clean, for the next batch to free, and
+    ///   under 80 MiB the batch stops at 5 % of the pool: a batch that starts at 257 pages
+    ///   passes the whole list, frees every clean page (those the previous batch wrote
+    ///   among them) and writes every dirty one.
     fn lru_batch(&mut self, room: usize) {
         let depth = self.settings.lru_scan_depth;
+        let keeps_written = self.settings.page_cleaner == PageCleanerRules::Since10_11_9;
+        let min_len = if keeps_written { lru_batch_min_len(self.capacity) } else { LRU_MIN_LEN };
         let now = self.counters.ops;
         let mut writes = std::mem::take(&mut self.batch_writes);
         let mut q = self.tail;
         while q != NIL
-            && self.len + 1 > LRU_MIN_LEN
+            && self.len + 1 > min_len
             && room.saturating_sub(self.len + 1) < depth
             && writes.len() < MAX_IO_CAPACITY
         {
@@ -520,7 +560,13 @@ impl Pool {
             q = n.prev;
         }
         for &p in &writes {
-            self.evict_page(p);
+            if keeps_written {
+                // `buf_page_t::write_complete`: clean, and left where it is.
+                self.nodes[p as usize].dirty = false;
+                self.counters.pages_written += 1;
+            } else {
+                self.evict_page(p);
+            }
         }
         writes.clear();
         self.batch_writes = writes;
