@@ -141,6 +141,11 @@ fn mix32(mut z: u32) -> u32 {
     z ^ (z >> 16)
 }
 
+/// The generator of a candidate's ids under `seed`, as its rows take them.
+pub fn key_gen(variant: Variant, seed: u64) -> KeyGen {
+    KeyGen::new(variant, &GenConfig { seed, ..GenConfig::default() })
+}
+
 /// The rows of one candidate: endless, deterministic.
 pub struct AdviseRows {
     keys: Option<KeyGen>,
@@ -152,7 +157,7 @@ impl AdviseRows {
     /// Rows of `table` filled as `plan` says, ids from `variant` (none for a composite
     /// current key).
     pub fn new(table: &Table, plan: &[ColumnValues], variant: Option<Variant>, seed: u64) -> Self {
-        let keys = variant.map(|v| KeyGen::new(v, &GenConfig { seed, ..GenConfig::default() }));
+        let keys = variant.map(|v| key_gen(v, seed));
         let columns = plan
             .iter()
             .zip(&table.columns)
