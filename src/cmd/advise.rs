@@ -6,7 +6,8 @@
 //! On the simulator the candidates run in parallel (`parallel::run_ordered`: one model each,
 //! as many at once as there are cores; the model is insert-only, keeping no per-row copy for deletes), and the insert working set is counted from the leaf page of every insert; on a server they run one after
 //! the other on one private instance, and the working set is `null` (the server does not say
-//! which page an insert went to).
+//! which page an insert went to). On the InnoDB model, candidates that would build the same
+//! trees are built once (`advise_share.rs`).
 
 use super::advise_figures::{advice_phase, recommendation, WorkingSet};
 use super::advise_live::{read_live, LiveTable};
