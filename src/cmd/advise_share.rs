@@ -97,7 +97,61 @@ fn keys_ascend_strictly(variant: Variant, seed: u64, rows: u64) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::keys_ascend_strictly;
+    use super::{keys_ascend_strictly, shared_builds};
+    use crate::cmd::advise::Candidate;
+    use crate::cmd::advise_rows::plan_columns;
+    use keylab_core::FillFactors;
+    use keylab_keys::Variant;
+    use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table};
+
+    fn candidate(token: &str, text_chars: u32) -> Candidate {
+        let v: Variant = token.parse().unwrap();
+        let text = ColumnType::VarChar { chars: text_chars, charset: Charset::Utf8mb4 };
+        let table = Table {
+            name: format!("t_{token}"),
+            columns: vec![Column::new("id", v.column_type(), false), Column::new("s", text, false)],
+            primary_key: vec![0],
+            auto_increment: v.strategy.is_engine_assigned(),
+            indexes: vec![Index {
+                name: "ix_s".into(),
+                columns: vec![1],
+                unique: false,
+                prefix_chars: Vec::new(),
+            }],
+            row_format: RowFormat::Dynamic,
+        };
+        Candidate {
+            label: token.into(),
+            variant: Some(v),
+            plan: plan_columns(&table, &[0], 1000, &|_| None),
+            key: vec![0],
+            table,
+            heap_table: false,
+            fill_factors: FillFactors::default(),
+        }
+    }
+
+    #[test]
+    fn only_equal_tables_with_fixed_ascending_keys_share() {
+        let c = [
+            candidate("uuid4:bin", 20),
+            candidate("uuid7:bin", 20),
+            candidate("ulid:bin", 20),
+            candidate("uuid7:text", 20),
+            candidate("ulid:bin", 30),
+            candidate("auto-inc", 20),
+            candidate("snowflake", 20),
+        ];
+        let shared = shared_builds(&c, 1000, 1);
+        // uuid4 does not ascend; the text key is not fixed-length; the wider column fills
+        // other rows.
+        let want = [None, None, Some(1), None, None, None, Some(5)];
+        assert_eq!(shared.build_of, want);
+        assert_eq!(shared.notes.len(), 2);
+        assert!(
+            shared.notes[0].starts_with("ulid:bin: the same trees as uuid7:bin (both BINARY(16)")
+        );
+    }
 
     #[test]
     fn only_generated_ascent_counts() {
