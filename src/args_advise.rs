@@ -61,6 +61,10 @@ pub struct AdviseArgs {
     /// saying why].
     #[arg(long, value_name = "MODEL", value_parser = choices::<SimModel>(&SimModel::ALL.map(|m| m.token())))]
     pub model: Option<SimModel>,
+    /// Build every candidate on its own even when two would build the same trees (on the
+    /// InnoDB model; for tests proving the shared figures equal the unshared ones).
+    #[arg(long, hide = true)]
+    pub no_shared_builds: bool,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,

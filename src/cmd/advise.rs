@@ -6,11 +6,13 @@
 //! On the simulator the candidates run in parallel (`parallel::run_ordered`: one model each,
 //! as many at once as there are cores; the model is insert-only, keeping no per-row copy for deletes), and the insert working set is counted from the leaf page of every insert; on a server they run one after
 //! the other on one private instance, and the working set is `null` (the server does not say
-//! which page an insert went to).
+//! which page an insert went to). On the InnoDB model, candidates that would build the same
+//! trees are built once (`advise_share.rs`).
 
 use super::advise_figures::{advice_phase, recommendation, WorkingSet};
 use super::advise_live::{read_live, LiveTable};
 use super::advise_rows::{plan_columns, AdviseRows, ColumnValues};
+use super::advise_share::shared_builds;
 use super::advise_sim::{choose_model, run_nbtree, run_sim};
 use super::advise_storage::{fill_factors, FillFactorTarget};
 use crate::args::{EngineArgs, OutputArgs};
@@ -163,8 +165,10 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             let mut info_engine = NbtreeEngine::new(nb);
             info_engine.set_fill_factors(&fill)?;
             let info = info_engine.info();
-            let results =
-                run_candidates(&candidates, |c, progress| run_nbtree(c, &args, nb, progress))?;
+            let each_own = vec![None; candidates.len()];
+            let results = run_candidates(&candidates, &each_own, |c, progress| {
+                run_nbtree(c, &args, nb, progress)
+            })?;
             (results, info)
         }
         EngineKind::Sim => {
@@ -175,7 +179,14 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
                 ..sim_settings(&settings)?
             };
             let info = SimEngine::new(sim).info();
-            let results = run_candidates(&candidates, |c, progress| {
+            let build_of = if args.no_shared_builds {
+                vec![None; candidates.len()]
+            } else {
+                let shared = shared_builds(&candidates, rows_of(&args), args.seed);
+                notes.extend(shared.notes);
+                shared.build_of
+            };
+            let results = run_candidates(&candidates, &build_of, |c, progress| {
                 run_sim(c, &args, SimEngine::new(sim), progress)
             })?;
             (results, info)
@@ -434,16 +445,27 @@ fn sanitize(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
 
+/// The report's strategy and encoding of a candidate.
+fn strategy_encoding(c: &Candidate) -> (String, String) {
+    match c.variant {
+        Some(v) => (v.strategy.token().to_string(), v.encoding.token().to_string()),
+        None => ("composite".into(), "as declared".into()),
+    }
+}
+
+/// Another candidate's figures under `c`'s label.
+fn relabel(run: &RunResult, c: &Candidate) -> RunResult {
+    let (strategy, encoding) = strategy_encoding(c);
+    RunResult { variant: c.label.clone(), strategy, encoding, ..run.clone() }
+}
+
 pub(super) fn run_result(
     c: &Candidate,
     rows: u64,
     m: keylab_core::Measurement,
     load: LoadResult,
 ) -> RunResult {
-    let (strategy, encoding) = match c.variant {
-        Some(v) => (v.strategy.token().to_string(), v.encoding.token().to_string()),
-        None => ("composite".into(), "as declared".into()),
-    };
+    let (strategy, encoding) = strategy_encoding(c);
     RunResult {
         variant: c.label.clone(),
         strategy,
@@ -481,25 +503,38 @@ pub(super) fn load_result(plan: &LoadPlan) -> LoadResult {
 }
 
 /// Every candidate on the simulator, up to the number of cores at once (one table each), in
-/// candidate order; a failed candidate does not stop the others.
+/// candidate order; a failed candidate does not stop the others. A candidate with
+/// `build_of[i] = Some(j)` is not built: it takes candidate `j`'s figures under its own label
+/// (`advise_share.rs` says when that is exact).
 fn run_candidates(
     candidates: &[Candidate],
+    build_of: &[Option<usize>],
     run: impl Fn(&Candidate, &mut LoadProgress) -> Result<(RunResult, WorkingSet)> + Sync,
 ) -> Result<Vec<Result<(RunResult, WorkingSet)>>> {
+    let built: Vec<usize> = (0..candidates.len()).filter(|&i| build_of[i].is_none()).collect();
     let bars = Bars::new();
-    let mut results = Vec::with_capacity(candidates.len());
+    let mut results: Vec<Option<Result<(RunResult, WorkingSet)>>> =
+        (0..candidates.len()).map(|_| None).collect();
     parallel::run_ordered(
         parallel::default_jobs(),
-        candidates.len(),
+        built.len(),
         &bars,
-        |i, progress| Ok(run(&candidates[i], progress)),
-        |_, r| {
-            results.push(r);
+        |b, progress| Ok(run(&candidates[built[b]], progress)),
+        |b, r| {
+            results[built[b]] = Some(r);
             Ok(())
         },
     )
     .map_err(|(Failure::Job(e) | Failure::Sink(e))| e)?;
-    Ok(results)
+    for (i, of) in build_of.iter().enumerate() {
+        let Some(j) = *of else { continue };
+        results[i] = Some(match &results[j] {
+            Some(Ok((run, ws))) => Ok((relabel(run, &candidates[i]), ws.clone())),
+            Some(Err(e)) => Err(anyhow::anyhow!("built as {}: {e:#}", candidates[j].label)),
+            None => Err(anyhow::anyhow!("candidate {} was not built", candidates[j].label)),
+        });
+    }
+    Ok(results.into_iter().map(|r| r.expect("every candidate built or shared")).collect())
 }
 
 /// One candidate on a server: create, load, measure, drop (dropped on failure too).

@@ -141,6 +141,11 @@ fn mix32(mut z: u32) -> u32 {
     z ^ (z >> 16)
 }
 
+/// The generator of a candidate's ids under `seed`, as its rows take them.
+pub fn key_gen(variant: Variant, seed: u64) -> KeyGen {
+    KeyGen::new(variant, &GenConfig { seed, ..GenConfig::default() })
+}
+
 /// The rows of one candidate: endless, deterministic.
 pub struct AdviseRows {
     keys: Option<KeyGen>,
@@ -152,7 +157,7 @@ impl AdviseRows {
     /// Rows of `table` filled as `plan` says, ids from `variant` (none for a composite
     /// current key).
     pub fn new(table: &Table, plan: &[ColumnValues], variant: Option<Variant>, seed: u64) -> Self {
-        let keys = variant.map(|v| KeyGen::new(v, &GenConfig { seed, ..GenConfig::default() }));
+        let keys = variant.map(|v| key_gen(v, seed));
         let columns = plan
             .iter()
             .zip(&table.columns)
@@ -183,16 +188,21 @@ impl AdviseRows {
                 }
                 ColumnValues::UniqueInt { unsigned: true, .. } => Value::UInt(mix64(n)),
                 ColumnValues::UniqueInt { .. } => Value::Int(mix64(n) as i64),
-                ColumnValues::Text { len } => Value::Bytes(alnum(rng, *len as usize)),
+                ColumnValues::Text { len } => {
+                    let mut s = Vec::with_capacity(*len as usize);
+                    push_alnum(rng, *len as usize, &mut s);
+                    Value::Bytes(s)
+                }
                 ColumnValues::UniqueText { len } => {
                     let len = *len as usize;
-                    let mut s = if len >= 16 {
-                        format!("{:016x}", mix64(n)).into_bytes()
+                    let mut s = Vec::with_capacity(len.max(16));
+                    if len >= 16 {
+                        push_hex16(mix64(n), &mut s);
                     } else {
-                        format!("{n:0len$}").into_bytes()
-                    };
+                        s.extend_from_slice(format!("{n:0len$}").as_bytes());
+                    }
                     if s.len() < len {
-                        s.extend(alnum(rng, len - s.len()));
+                        push_alnum(rng, len - s.len(), &mut s);
                     }
                     Value::Bytes(s)
                 }
@@ -233,17 +243,24 @@ impl Iterator for AdviseRows {
     }
 }
 
-/// `len` random letters and digits: one ChaCha draw per 8 characters.
-fn alnum(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    while out.len() < len {
+/// Appends `len` random letters and digits: one ChaCha draw per 8 characters.
+fn push_alnum(rng: &mut ChaCha8Rng, len: usize, out: &mut Vec<u8>) {
+    let mut left = len;
+    while left > 0 {
         let mut word = rng.next_u64();
-        for _ in 0..8.min(len - out.len()) {
+        for _ in 0..8.min(left) {
             out.push(ALPHANUMERIC[(word % ALPHANUMERIC.len() as u64) as usize]);
             word /= ALPHANUMERIC.len() as u64;
         }
+        left -= 8.min(left);
     }
-    out
+}
+
+/// Appends `v` as 16 lowercase hex digits (what `format!("{v:016x}")` gives, without
+/// formatting machinery: this runs for every row of a UNIQUE text column).
+fn push_hex16(v: u64, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.extend((0..16).rev().map(|i| HEX[(v >> (4 * i) & 0xf) as usize]));
 }
 
 #[cfg(test)]
@@ -299,6 +316,35 @@ mod tests {
         let again: Vec<Row> =
             AdviseRows::new(&t, &plan, Some("auto-inc".parse().unwrap()), 3).take(100).collect();
         assert_eq!(&rows[..100], &again[..]);
+    }
+
+    #[test]
+    fn hex_and_text_are_made_as_before() {
+        for v in [0, 1, 0xabc, u64::MAX, mix64(12345)] {
+            let mut out = b"x".to_vec();
+            push_hex16(v, &mut out);
+            assert_eq!(out, format!("x{v:016x}").into_bytes());
+        }
+        // The text of seed 1, stream 0, as the generator made it before it appended in place.
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut out = Vec::new();
+        push_alnum(&mut rng, 11, &mut out);
+        push_alnum(&mut rng, 3, &mut out);
+        assert_eq!(out.len(), 14);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut want = Vec::new();
+        for len in [11usize, 3] {
+            let mut made = 0;
+            while made < len {
+                let mut word = rng.next_u64();
+                for _ in 0..8.min(len - made) {
+                    want.push(ALPHANUMERIC[(word % 36) as usize]);
+                    word /= 36;
+                    made += 1;
+                }
+            }
+        }
+        assert_eq!(out, want);
     }
 
     #[test]

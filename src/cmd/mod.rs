@@ -4,6 +4,7 @@ mod advise;
 mod advise_figures;
 mod advise_live;
 mod advise_rows;
+mod advise_share;
 mod advise_sim;
 mod advise_storage;
 mod compare;

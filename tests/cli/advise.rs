@@ -345,3 +345,43 @@ fn a_bad_url_is_a_usage_error_and_never_shows_the_password() {
     assert!(run.stderr.contains("DATABASE.TABLE"), "{}", run.stderr);
     d.keylab(&["advise"]).expect_code(2);
 }
+
+/// The runs and notes of `advise --format json` on `sql`, with `extra` flags.
+fn advise_json(d: &Dir, sql: &str, extra: &[&str]) -> (serde_json::Value, Vec<String>) {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    let run = advise(d, sql, &args).expect_code(0);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let notes = json["engine"]["settings"]["notes"].as_array().unwrap();
+    let notes = notes.iter().map(|n| n.as_str().unwrap().to_string()).collect();
+    (json, notes)
+}
+
+/// Candidates that build the same trees are built once (ulid:bin takes uuid7:bin's trees,
+/// snowflake auto-inc's), and the report is the one of building each on its own but for the
+/// note saying so; candidates whose keys are not both ascending are built each.
+#[test]
+fn candidates_with_the_same_trees_are_built_once_with_the_same_figures() {
+    let d = Dir::new();
+    let keys = ["--rows", "100000", "--keys", "auto-inc,uuid4:bin,uuid7:bin,ulid:bin,snowflake"];
+    let (shared, shared_notes) = advise_json(&d, ORDERS, &keys);
+    let mut own_args = keys.to_vec();
+    own_args.push("--no-shared-builds");
+    let (own, own_notes) = advise_json(&d, ORDERS, &own_args);
+    assert_eq!(shared["runs"], own["runs"]);
+    let (built_once, other_notes): (Vec<String>, Vec<String>) =
+        shared_notes.into_iter().partition(|n| n.ends_with("built once"));
+    assert_eq!(other_notes, own_notes);
+    assert_eq!(
+        built_once,
+        [
+            "ulid:bin: the same trees as uuid7:bin (both BINARY(16), both ascending in every \
+             insert): built once",
+            "snowflake: the same trees as auto-inc (both BIGINT, both ascending in every \
+             insert): built once"
+        ]
+    );
+    let mut shared = shared;
+    shared["engine"]["settings"]["notes"] = serde_json::json!(other_notes);
+    assert_eq!(shared, own);
+}
