@@ -40,7 +40,7 @@ const FSP_INODE_PAGE: u32 = 2;
 /// `FSP_HDR`: page 0, the tablespace header and the first extent descriptors.
 const FSP_HEADER_PAGE: u32 = 0;
 
-/// Which MariaDB 10.11 release's page cleaner the LRU batch follows ([`Pool`]'s batch,
+/// Which MariaDB 10.11 release's page cleaner the LRU batch follows (the buffer pool's LRU batch,
 /// `buf_flush_LRU_list_batch`). Two rules changed within 10.11, and together they change how
 /// deep a batch goes under a small pool (docs/model-rules.md §9).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
