@@ -12,6 +12,7 @@ use crate::progress::LoadProgress;
 use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::{Context, Result};
+use bit_set::BitSet;
 use keylab_core::{
     Engine, EngineError, EngineKind, LoadMethod, LoadPlan, Progress, Row, RunResult, SimModel,
 };
@@ -88,8 +89,9 @@ fn load_counting(
     let rows = rows_of(args);
     let window = (rows / 10).max(1);
     let first = rows.saturating_sub(2 * window);
-    let mut before: Vec<PageSet> = vec![PageSet::default(); n_idx];
-    let mut last: Vec<PageSet> = vec![PageSet::default(); n_idx];
+    // Page numbers are dense (a tablespace's pages from 0): a bitmap costs less than hashing.
+    let mut before: Vec<BitSet> = vec![BitSet::new(); n_idx];
+    let mut last: Vec<BitSet> = vec![BitSet::new(); n_idx];
     let mut leaves = Vec::with_capacity(n_idx);
     let gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
     progress.start(&c.label, rows);
@@ -104,37 +106,16 @@ fn load_counting(
         if n >= first {
             let sets = if n < rows - window { &mut before } else { &mut last };
             for (s, &p) in sets.iter_mut().zip(&leaves) {
-                s.insert(p);
+                s.insert(p as usize);
             }
         }
     }
     progress.finish();
     // At least the page being written: an ascending key's right edge moves on, so a window
     // boundary at a page boundary shares no page with the window before.
-    let pages: Vec<u64> = before.iter().zip(&last).map(|(b, l)| l.common_with(b).max(1)).collect();
+    let pages: Vec<u64> =
+        before.iter().zip(&last).map(|(b, l)| (l.intersection(b).count() as u64).max(1)).collect();
     Ok(WorkingSet { pages: Some(pages), window })
-}
-
-/// A set of page numbers as a bitmap: page numbers are dense (a tablespace's pages from 0),
-/// and setting a bit per insert costs less than hashing it.
-#[derive(Debug, Clone, Default)]
-struct PageSet {
-    words: Vec<u64>,
-}
-
-impl PageSet {
-    fn insert(&mut self, page: u32) {
-        let w = page as usize / 64;
-        if w >= self.words.len() {
-            self.words.resize(w + 1, 0);
-        }
-        self.words[w] |= 1 << (page % 64);
-    }
-
-    /// Pages in both sets.
-    fn common_with(&self, other: &PageSet) -> u64 {
-        self.words.iter().zip(&other.words).map(|(a, b)| u64::from((a & b).count_ones())).sum()
-    }
 }
 
 /// Row by row, one transaction each (as the reported load plan says).
@@ -179,30 +160,4 @@ pub fn run_nbtree(
     })?;
     let m = engine.measure(&c.table)?;
     Ok((run_result(c, rows_of(args), m, load_result(&row_plan())), ws))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::PageSet;
-    use std::collections::HashSet;
-
-    #[test]
-    fn page_set_counts_common_pages_as_hash_sets_do() {
-        let (mut a, mut b) = (PageSet::default(), PageSet::default());
-        let (mut ha, mut hb) = (HashSet::new(), HashSet::new());
-        let mut x = 12345u64;
-        for i in 0..5000u32 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let p = (x >> 40) as u32 % (1000 + i);
-            if i % 2 == 0 {
-                a.insert(p);
-                ha.insert(p);
-            } else {
-                b.insert(p);
-                hb.insert(p);
-            }
-        }
-        assert_eq!(a.common_with(&b), ha.intersection(&hb).count() as u64);
-        assert_eq!(b.common_with(&a), ha.intersection(&hb).count() as u64);
-    }
 }

@@ -235,7 +235,6 @@ impl Pool {
         &mut self.nodes[i]
     }
 
-    /// True when page `p` is cached.
     /// Hints the CPU to load page `p`'s LRU node, which an access to `p` reads (the
     /// prefetching batch insert, `prefetch.rs`). Changes nothing.
     pub(crate) fn prefetch_node(&self, p: u32) {
@@ -256,6 +255,7 @@ impl Pool {
         }
     }
 
+    /// True when page `p` is cached.
     pub fn contains(&self, p: u32) -> bool {
         self.nodes.get(p as usize).is_some_and(|n| n.in_pool)
     }
@@ -274,10 +274,8 @@ impl Pool {
     pub fn flush_all(&mut self) {
         let list = std::mem::take(&mut self.dirty_list);
         for p in list {
-            let n = &mut self.nodes[p as usize];
-            if n.in_pool && n.dirty {
-                n.dirty = false;
-                self.counters.pages_written += 1;
+            if self.nodes[p as usize].in_pool {
+                self.write_completes(p);
             }
         }
         let w = self.ibuf.take_dirty_pages();
@@ -562,8 +560,7 @@ impl Pool {
         for &p in &writes {
             if keeps_written {
                 // `buf_page_t::write_complete`: clean, and left where it is.
-                self.nodes[p as usize].dirty = false;
-                self.counters.pages_written += 1;
+                self.write_completes(p);
             } else {
                 self.evict_page(p);
             }
@@ -576,12 +573,18 @@ impl Pool {
         self.evict_page(self.tail);
     }
 
-    fn evict_page(&mut self, t: u32) {
-        debug_assert!(t != NIL);
-        if self.nodes[t as usize].dirty {
-            self.nodes[t as usize].dirty = false;
+    /// Page `p`'s write, when it is dirty: counted, and the page is clean.
+    fn write_completes(&mut self, p: u32) {
+        let n = &mut self.nodes[p as usize];
+        if n.dirty {
+            n.dirty = false;
             self.counters.pages_written += 1;
         }
+    }
+
+    fn evict_page(&mut self, t: u32) {
+        debug_assert!(t != NIL);
+        self.write_completes(t);
         self.remove(t);
         self.nodes[t as usize].first_access = None;
         self.freed_clock += 1;

@@ -136,23 +136,27 @@ fn an_lru_batch_writes_dirty_pages_past_256_and_frees_them_when_written() {
     assert!((0..300).all(|i| p.contains(i)));
 }
 
-#[test]
-fn since_10_11_9_a_written_page_stays_for_the_next_batch_which_goes_down_to_5_pct() {
-    assert_eq!(lru_batch_min_len(1024), 50);
-    assert_eq!(lru_batch_min_len(2048), 101);
-    assert_eq!(lru_batch_min_len(8192), 256);
-    let s = PoolSettings {
-        checkpoint_every_ops: None,
-        page_cleaner: PageCleanerRules::Since10_11_9,
-        ..PoolSettings::default()
-    };
-    // 16 MiB, every page dirty: the batch that runs when the LRU passes 256 pages writes
-    // all of them and frees none; they stay in the LRU, clean.
+/// A 16 MiB pool (1,024 pages) under `rules`, with no checkpoint, after 257 pages were read
+/// and dirtied one operation each: the first LRU batch has run once the LRU passed 256.
+fn pool_past_the_first_batch(rules: PageCleanerRules) -> Pool {
+    let s =
+        PoolSettings { checkpoint_every_ops: None, page_cleaner: rules, ..PoolSettings::default() };
     let mut p = Pool::new(1024, 16384, s, false);
     for i in 0..=256 {
         p.access(i, true);
         p.tick();
     }
+    p
+}
+
+#[test]
+fn since_10_11_9_a_written_page_stays_for_the_next_batch_which_goes_down_to_5_pct() {
+    assert_eq!(lru_batch_min_len(1024), 50);
+    assert_eq!(lru_batch_min_len(2048), 101);
+    assert_eq!(lru_batch_min_len(8192), 256);
+    // 16 MiB, every page dirty: the batch that runs when the LRU passes 256 pages writes
+    // all of them and frees none; they stay in the LRU, clean.
+    let mut p = pool_past_the_first_batch(PageCleanerRules::Since10_11_9);
     assert_eq!(p.counters.pages_written, 256);
     assert_eq!(p.counters.evictions, 0);
     assert_eq!(p.len(), 257);
@@ -164,31 +168,13 @@ fn since_10_11_9_a_written_page_stays_for_the_next_batch_which_goes_down_to_5_pc
     assert!(!p.contains(207) && p.contains(208) && p.contains(256));
     assert_eq!(p.counters.pages_written, 256);
     // The same load under the 10.11.0 rules: the first batch frees what it writes.
-    let mut p = Pool::new(
-        1024,
-        16384,
-        PoolSettings { page_cleaner: PageCleanerRules::Before10_11_7, ..s },
-        false,
-    );
-    for i in 0..=256 {
-        p.access(i, true);
-        p.tick();
-    }
+    let p = pool_past_the_first_batch(PageCleanerRules::Before10_11_7);
     assert_eq!((p.counters.pages_written, p.counters.evictions, p.len()), (256, 256, 1));
 }
 
 #[test]
 fn since_10_11_9_a_page_dirtied_again_after_its_write_is_written_again_not_read() {
-    let s = PoolSettings {
-        checkpoint_every_ops: None,
-        page_cleaner: PageCleanerRules::Since10_11_9,
-        ..PoolSettings::default()
-    };
-    let mut p = Pool::new(1024, 16384, s, false);
-    for i in 0..=256 {
-        p.access(i, true);
-        p.tick();
-    }
+    let mut p = pool_past_the_first_batch(PageCleanerRules::Since10_11_9);
     // Page 0 was written by the batch and is still cached: a hit, dirtied again, so the
     // next batch writes it again instead of freeing it (it is not read again).
     assert!(!p.access(0, true));

@@ -12,6 +12,7 @@ use crate::fsp::Fsp;
 use crate::layout::Layout;
 use crate::row_store::SecondaryValues;
 use crate::stats::Counters;
+use crate::table_insert::INLINE_TREES;
 use crate::tree::{Space, Tree};
 use crate::{Geometry, InvariantViolation, SimError, SimSettings, TableStats};
 use keylab_schema::{ColumnType, Table, Value};
@@ -384,7 +385,8 @@ impl SimTable {
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
         // Per index; up to 8 indexes without an allocation.
-        let mut bounds = SmallVec::<[(usize, u32, u32); 8]>::from_elem((0, 0, 0), self.trees.len());
+        let mut bounds =
+            SmallVec::<[(usize, u32, u32); INLINE_TREES]>::from_elem((0, 0, 0), self.trees.len());
         let bounds = &mut bounds[..];
         let result = (|| {
             for (t, tree) in self.trees.iter().enumerate() {

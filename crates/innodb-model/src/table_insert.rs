@@ -12,6 +12,7 @@
 
 use crate::page::PageNo;
 use crate::{SimError, SimTable};
+use smallvec::SmallVec;
 
 /// One index's leaf for the row: the page, the insert position (PAGE_CUR_LE), and whether
 /// the record before it has the same key (a duplicate, for PRIMARY).
@@ -23,7 +24,7 @@ struct Found {
 }
 
 /// Indexes per table handled without an allocation (more take a `Vec`).
-const INLINE_TREES: usize = 8;
+pub(crate) const INLINE_TREES: usize = 8;
 
 impl SimTable {
     /// Inserts the row whose keys and record sizes are in `keys` and `bounds` (per index:
@@ -40,16 +41,9 @@ impl SimTable {
         debug_assert!(self.space.pool.is_none());
         let n = self.trees.len();
         let empty = Found { page: PageNo(0), pos: 0, equal: false };
-        let mut inline = [empty; INLINE_TREES];
-        let mut spill = Vec::new();
-        let found: &mut [Found] = if n <= INLINE_TREES {
-            &mut inline[..n]
-        } else {
-            spill.resize(n, empty);
-            &mut spill
-        };
+        let mut found = SmallVec::<[Found; INLINE_TREES]>::from_elem(empty, n);
         let key_of = |t: usize| &keys[bounds[t].0..bounds[t].0 + self.trees[t].kw()];
-        self.find_leaves(&key_of, found);
+        self.find_leaves(&key_of, &mut found);
         // Uniqueness before any change (row_ins_duplicate_error_in_clust / _scan_sec).
         for (t, (tree, f)) in self.trees.iter().zip(found.iter()).enumerate().skip(1) {
             let dup = tree.layout.unique
@@ -92,15 +86,8 @@ impl SimTable {
     fn find_leaves<'k>(&self, key_of: &dyn Fn(usize) -> &'k [u8], found: &mut [Found]) {
         let sp = &self.space;
         let n = self.trees.len();
-        let mut at_inline = [None; INLINE_TREES];
-        let mut at_spill = Vec::new();
         // The page each index's descent is on; `None` once its leaf is found.
-        let at: &mut [Option<PageNo>] = if n <= INLINE_TREES {
-            &mut at_inline[..n]
-        } else {
-            at_spill.resize(n, None);
-            &mut at_spill
-        };
+        let mut at = SmallVec::<[Option<PageNo>; INLINE_TREES]>::from_elem(None, n);
         for (t, tree) in self.trees.iter().enumerate() {
             match tree.rightmost_leaf_below(sp, key_of(t)) {
                 Some(p) => {
