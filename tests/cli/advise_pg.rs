@@ -4,14 +4,10 @@
 //! exit 2. The server tests need PostgreSQL: without it they print SKIPPED, except under
 //! `CI=true`, where that fails.
 
-use crate::util::Dir;
+use crate::util::{json, Dir};
 use keylab_pg_server::instance::{installed_or_skip, PgInstance, PgSettings};
 
 const USERS: &str = include_str!("../fixtures/advise/pg_users.sql");
-
-fn json(stdout: &str) -> serde_json::Value {
-    serde_json::from_str(stdout).unwrap()
-}
 
 fn notes(r: &serde_json::Value) -> String {
     r["engine"]["settings"]["notes"].to_string()

@@ -1,11 +1,6 @@
 //! `keylab compare` on the simulator, end to end.
 
-use crate::util::Dir;
-use serde_json::Value;
-
-fn json(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{stdout}"))
-}
+use crate::util::{json, Dir};
 
 #[test]
 fn compare_json_follows_the_result_format() {

@@ -1,8 +1,34 @@
-//! `keylab inspect` on MySQL's own files (`tests/fixtures/mysql-sakila/`, from innodb_ruby):
-//! 5.7, 8.0 and 8.4 sakila tables, with index names and columns from 8.0+ files' dictionary.
+//! `keylab inspect` on real tablespace files: MariaDB 10.11's (`tests/fixtures/ulid-2000.ibd`),
+//! MySQL's own (`tests/fixtures/mysql-sakila/`, from innodb_ruby: 5.7, 8.0 and 8.4 sakila
+//! tables, with index names and columns from 8.0+ files' dictionary), and what is not one.
 
-use crate::util::Dir;
+use crate::util::{json, Dir};
 use serde_json::Value;
+
+/// `tests/fixtures/ulid-2000.ibd`: MariaDB 10.11's file for 2,000 ULID rows (E1's table),
+/// copied after `FLUSH TABLES t FOR EXPORT`.
+#[test]
+fn inspect_reads_a_real_tablespace() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ulid-2000.ibd");
+    let d = Dir::new();
+    let v = json(&d.keylab(&["inspect", fixture, "--json"]).expect_code(0).stdout);
+    assert_eq!(v["page_size_bytes"], 16384);
+    let ix = &v["indexes"][0];
+    assert_eq!(ix["height"], 2);
+    assert_eq!(ix["pages_per_level"], serde_json::json!([8, 1]));
+    assert_eq!(ix["leaf_records"], 2000);
+    let table = d.keylab(&["inspect", fixture]).expect_code(0);
+    assert!(table.stdout.contains("8 / 1"), "{}", table.stdout);
+}
+
+#[test]
+fn inspect_rejects_what_is_not_a_tablespace() {
+    let d = Dir::new();
+    std::fs::write(d.path("junk.ibd"), vec![7u8; 40_000]).unwrap();
+    let run = d.keylab(&["inspect", "junk.ibd"]).expect_code(2);
+    assert!(run.stderr.contains("junk.ibd"), "{}", run.stderr);
+    d.keylab(&["inspect", "missing.ibd"]).expect_code(2);
+}
 
 fn fixture(version: &str, table: &str) -> String {
     format!("{}/tests/fixtures/mysql-sakila/{version}/{table}.ibd", env!("CARGO_MANIFEST_DIR"))

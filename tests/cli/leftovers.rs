@@ -4,14 +4,10 @@
 //! own, so that what is left there is what that run left. They need MariaDB's server
 //! binaries: without them they print SKIPPED, except under `CI=true`, where that fails.
 
-use crate::util::Dir;
+use crate::util::{server_installed, Dir};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn server_installed(test: &str) -> bool {
-    keylab_server::private::installed_or_skip(test)
-}
 
 /// A test's directory with an empty `tmp/` for keylab's TMPDIR.
 fn dir_with_tmp() -> (Dir, PathBuf) {
@@ -387,4 +383,53 @@ fn a_sharded_run_leaves_nothing() {
     let lines = stderr.lines().filter(|l| l.contains("left behind")).count();
     assert_eq!(lines, 3, "one line per removed instance (2 backends, 1 head):\n{stderr}");
     nothing_left(&tmp, "kill -9 of a sharded run, after the next start");
+}
+
+/// Ctrl-C in the middle of a load on a private instance: keylab stops the server, removes
+/// its directory and exits 130 (not 1 with the connection error the load then sees).
+#[test]
+fn ctrl_c_during_a_load_stops_the_private_server() {
+    if !server_installed("ctrl_c_during_a_load_stops_the_private_server") {
+        return;
+    }
+    let d = Dir::new();
+    // The private server's directory goes under TMPDIR: a fresh one shows what is left behind.
+    let tmp = d.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_keylab"))
+        .args(["compare", "--engine", "mariadb", "--keys", "uuid4:text", "--rows", "50000000"])
+        .args(["--method", "row", "--batch", "1"])
+        .env("TMPDIR", &tmp)
+        .current_dir(d.root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the server's socket, then give the load a moment to start.
+    let started = std::time::Instant::now();
+    let server_dir = loop {
+        let dirs: Vec<_> = std::fs::read_dir(&tmp).unwrap().filter_map(|e| e.ok()).collect();
+        if let Some(dir) = dirs.iter().map(|e| e.path()).find(|p| p.join("mysqld.sock").exists()) {
+            break dir;
+        }
+        assert!(started.elapsed().as_secs() < 60, "no private server started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(!server_dir.exists(), "{} left behind", server_dir.display());
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "files left in TMPDIR");
+    // No server process from that directory is still running.
+    for entry in std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()) {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        assert!(!cmdline.contains(&*tmp.to_string_lossy()), "still running: {cmdline}");
+    }
 }

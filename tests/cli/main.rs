@@ -19,5 +19,8 @@ mod postgres;
 mod ranges;
 mod scenarios;
 mod server;
+mod server_builtins;
+mod server_loads;
+mod server_url;
 mod spider;
 mod util;

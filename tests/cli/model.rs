@@ -1,12 +1,7 @@
 //! `--model` and `[engine] model`: which server the simulator models, and every report saying
 //! which one produced its figures.
 
-use crate::util::Dir;
-use serde_json::Value;
-
-fn json(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{stdout}"))
-}
+use crate::util::{json, Dir};
 
 const COMPARE: [&str; 5] = ["compare", "--keys", "uuid4:text,ulid:text", "--rows", "3000"];
 

@@ -1,12 +1,7 @@
 //! `compare --model MODEL,MODEL`: every variant under each model, on the same ids, in one
 //! report labelled by model in every format; what does not combine exits 2.
 
-use crate::util::Dir;
-use serde_json::Value;
-
-fn json(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{stdout}"))
-}
+use crate::util::{json, Dir};
 
 const BOTH: [&str; 7] = [
     "compare",

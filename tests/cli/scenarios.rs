@@ -1,7 +1,7 @@
 //! `keylab scenarios`, `keylab run` on every built-in (small scale, on the simulator) and
 //! scenario errors.
 
-use crate::util::Dir;
+use crate::util::{json, Dir};
 use serde_json::{json, Value};
 
 const BUILTINS: [&str; 6] = [
@@ -12,10 +12,6 @@ const BUILTINS: [&str; 6] = [
     "e5-fill-factor-churn",
     "pg-wal-fpi",
 ];
-
-fn json(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{stdout}"))
-}
 
 /// Runs a built-in at `scale` on the simulator and returns the JSON result.
 fn run_builtin(name: &str, scale: &str) -> Value {

@@ -3,16 +3,7 @@
 //! names existing backends. Without MariaDB's server binaries the tests print SKIPPED, except
 //! under `CI=true`, where a missing server is a failure.
 
-use crate::util::Dir;
-use serde_json::Value;
-
-fn server_installed(test: &str) -> bool {
-    keylab_server::private::installed_or_skip(test)
-}
-
-fn json(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{stdout}"))
-}
+use crate::util::{json, server_installed, Dir};
 
 /// `--shards`: the simulator's N model tables predict the Spider run's per-shard trees (rows
 /// equal, PRIMARY leaf pages within 0.5%, the bar) under both rules, and the hotspot

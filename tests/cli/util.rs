@@ -1,4 +1,5 @@
-//! Running the built binary in a fresh temporary directory.
+//! Running the built binary in a fresh temporary directory, and what most tests need around
+//! it: its JSON output parsed, and whether a MariaDB server is installed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -59,4 +60,15 @@ impl Dir {
             .expect("run keylab");
         Run::from(out)
     }
+}
+
+/// `keylab`'s JSON output; panics with the text when it is not JSON.
+pub fn json(stdout: &str) -> serde_json::Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{stdout}"))
+}
+
+/// True when MariaDB's server binaries are installed; SKIPPED otherwise (a failure under
+/// `CI=true`).
+pub fn server_installed(test: &str) -> bool {
+    keylab_server::private::installed_or_skip(test)
 }

@@ -1,0 +1,177 @@
+//! The built-in experiments (E1 to E5) on a private MariaDB: every phase runs, and every run
+//! whose order of rows is keylab's has the same structure as the simulator's. They need
+//! MariaDB's server binaries: without them they print SKIPPED, except under `CI=true`, where
+//! a missing server is a failure.
+
+use crate::util::{json, server_installed, Dir};
+use serde_json::Value;
+
+/// The structural figures of a run: per index its leaf pages, pages and height; the run's
+/// page splits; per load, churn and rebuild phase its splits, merges and pages after.
+fn structure(run: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    // A ddl phase under concurrent writers inserts as many rows as the server's timing lets
+    // it (the simulator none): the end state then differs by design, the phases' figures not.
+    let writers_in_ddl = run["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["kind"] == "ddl" && p["concurrent_writers"].as_u64().is_some_and(|w| w > 0));
+    if !writers_in_ddl {
+        out.push(("page_splits".to_string(), run["counters"]["page_splits"].clone()));
+        for ix in run["indexes"].as_array().unwrap() {
+            for f in ["leaf_pages", "size_pages", "height"] {
+                out.push((format!("{}.{f}", ix["name"]), ix[f].clone()));
+            }
+        }
+    }
+    for (i, p) in run["phases"].as_array().unwrap().iter().enumerate() {
+        if matches!(p["kind"].as_str(), Some("load" | "churn" | "rebuild")) {
+            for f in [
+                "page_splits",
+                "merges",
+                "primary_leaf_pages_after",
+                "size_pages_all_indexes_after",
+            ] {
+                out.push((format!("phase {i} {}.{f}", p["kind"]), p[f].clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Runs built-in `name` at `scale` on a private MariaDB and on the simulator (both must exit
+/// 0), and checks that every run `deterministic` accepts has the same structural figures on
+/// both. Returns the server's result and how many runs were compared.
+fn builtin_on_mariadb_matches_the_simulator(
+    name: &str,
+    scale: &str,
+    deterministic: impl Fn(&Value) -> bool,
+) -> (Value, usize) {
+    let d = Dir::new();
+    let run = |engine: &str| {
+        let out = d
+            .keylab(&["run", name, "--engine", engine, "--scale", scale, "--format", "json"])
+            .expect_code(0);
+        json(&out.stdout)
+    };
+    let (server, sim) = (run("mariadb"), run("sim"));
+    assert_eq!(server["engine"]["kind"], "mariadb");
+    let (server_runs, sim_runs) =
+        (server["runs"].as_array().unwrap(), sim["runs"].as_array().unwrap());
+    assert_eq!(server_runs.len(), sim_runs.len(), "{name}");
+    let mut compared = 0;
+    for (i, (m, s)) in server_runs.iter().zip(sim_runs).enumerate() {
+        assert_eq!(m["variant"], s["variant"]);
+        if !deterministic(m) {
+            continue;
+        }
+        compared += 1;
+        let (a, b) = (structure(m), structure(s));
+        let off: Vec<_> = a.iter().zip(&b).filter(|(x, y)| x != y).collect();
+        assert!(off.is_empty(), "{name} run {i} ({}): server vs simulator {off:?}", m["variant"]);
+    }
+    (server, compared)
+}
+
+/// E1 and E3 end to end on a private MariaDB: every phase runs (timed queries included), and
+/// the structure equals the simulator's for the same rows.
+#[test]
+fn builtins_run_on_a_private_mariadb() {
+    if !server_installed("builtins_run_on_a_private_mariadb") {
+        return;
+    }
+    let (e3, compared) =
+        builtin_on_mariadb_matches_the_simulator("e3-id-storage", "0.02", |_| true);
+    assert_eq!(compared, e3["runs"].as_array().unwrap().len());
+    for r in e3["runs"].as_array().unwrap() {
+        // E3's "query wait time": the load's statements timed on the server.
+        assert!(r["load"]["server_statement_ms"].as_f64().unwrap() > 0.0, "{}", r["load"]);
+    }
+    let (e1, compared) =
+        builtin_on_mariadb_matches_the_simulator("e1-uuid-vs-ulid", "0.01", |_| true);
+    assert_eq!(compared, 10);
+    for r in e1["runs"].as_array().unwrap() {
+        for p in r["phases"].as_array().unwrap() {
+            assert_eq!(p["status"], "ok", "every E1 phase runs on a server: {p}");
+        }
+        assert!(!r["queries"].as_array().unwrap().is_empty(), "E1 times its queries");
+        for q in r["queries"].as_array().unwrap() {
+            // id_share = 1.0: every row, timed on the server too, with the server's plan.
+            assert_eq!(q["rows"], r["rows"], "the prefix selects every row: {q}");
+            assert_eq!(q["share"], 1.0, "{q}");
+            assert!(q["server_p50_ms"].as_f64().unwrap() > 0.0, "server-side time: {q}");
+            assert!(q["server_total_ms"].as_f64().unwrap() > 0.0, "{q}");
+            assert!(q["plan"]["access_type"].is_string(), "EXPLAIN's type: {q}");
+            assert!(q["plan"]["key"].is_string(), "a covering index: {q}");
+            assert!(q["condition"].is_string(), "{q}");
+        }
+        assert!(r["phases"][0].get("not_applicable").is_none(), "E1's settings apply: {r}");
+        assert!(r["counters"]["io_write_requests"].is_u64(), "performance_schema is on: {r}");
+        assert!(r["counters"]["io_read_requests"].is_u64(), "performance_schema is on: {r}");
+        assert!(r["counters"]["io_read_bytes"].is_u64(), "performance_schema is on: {r}");
+    }
+}
+
+/// E2 (its dates a grid of room types x days, valid at every scale) on a private MariaDB.
+/// Runs of one writer equal the simulator's; with several writers the order rows reach the
+/// tree depends on thread timing, so their structure is not compared.
+#[test]
+fn e2_runs_on_a_private_mariadb() {
+    if !server_installed("e2_runs_on_a_private_mariadb") {
+        return;
+    }
+    let (e2, compared) = builtin_on_mariadb_matches_the_simulator("e2-bulk-load", "0.002", |r| {
+        r["load"]["writers"] == 1
+    });
+    // Every one-writer run: methods, batch sizes, keys, shapes and cache, lock modes.
+    let one_writer = e2["runs"].as_array().unwrap().iter().filter(|r| r["load"]["writers"] == 1);
+    assert_eq!(compared, one_writer.count());
+    assert!(compared >= 13, "{compared}");
+}
+
+/// E4 (two page sizes, change buffering on and off, churn) on a private MariaDB. Runs without
+/// change buffering equal the simulator's. With it, the server's split and merge counters
+/// are instance-wide and include the change buffer's own B-tree (in the system tablespace),
+/// which the simulator does not count, and at larger scales the simulator's merge timing
+/// leaves the secondary index a few leaves off (a model gap: e.g. at --scale 0.005, 16k,
+/// k_1 271 leaves simulated vs 266 on the server), so those runs are not compared.
+#[test]
+fn e4_runs_on_a_private_mariadb() {
+    if !server_installed("e4_runs_on_a_private_mariadb") {
+        return;
+    }
+    let (_, compared) =
+        builtin_on_mariadb_matches_the_simulator("e4-change-buffer", "0.002", |r| {
+            r["phases"][0]["cell_change_buffering"] == "off"
+        });
+    assert_eq!(compared, 2);
+}
+
+/// E5 (fill factors, churn with purge, rebuilds, online DDL) on a private MariaDB: every run
+/// equals the simulator's through load, rebuild, restart, churn and rebuild at this scale.
+/// (A gap seen before E5 used the author's generators and churn: at --scale 0.01, fill factor
+/// 100, churn round 168 made 6 splits on the server and 5 in the simulator. With the author's
+/// rows and statements that run now gives equal counters, per round too; the rule behind the
+/// old difference was not found.)
+#[test]
+fn e5_runs_on_a_private_mariadb() {
+    if !server_installed("e5_runs_on_a_private_mariadb") {
+        return;
+    }
+    let (e5, compared) =
+        builtin_on_mariadb_matches_the_simulator("e5-fill-factor-churn", "0.002", |_| true);
+    assert_eq!(compared, 6);
+    for r in e5["runs"].as_array().unwrap() {
+        for p in r["phases"].as_array().unwrap() {
+            assert_eq!(p["status"], "ok", "every E5 phase runs on a server: {p}");
+        }
+        // The author's procedure: rebuild, restart (cold pool), then churn of autocommitted
+        // single-row inserts and one delete transaction per round.
+        let kinds: Vec<&str> =
+            r["phases"].as_array().unwrap().iter().map(|p| p["kind"].as_str().unwrap()).collect();
+        assert_eq!(kinds[2..5], ["rebuild", "restart", "churn"], "{kinds:?}");
+        assert_eq!(r["phases"][4]["insert_method"], "row");
+        assert_eq!(r["phases"][4]["delete_method"], "one_transaction");
+    }
+}
