@@ -44,8 +44,9 @@ pub fn describe(e: &postgres::Error) -> String {
     }
 }
 
-fn sql_err(what: &str, e: postgres::Error) -> ServerError {
-    ServerError::Sql(format!("{what}: {}", describe(&e)))
+/// [`ServerError::sql`] for the PostgreSQL client's errors (the server's message and detail).
+pub(crate) fn sql_err(what: &str, e: postgres::Error) -> ServerError {
+    ServerError::sql(what, describe(&e))
 }
 
 /// Where the connections go.

@@ -14,6 +14,7 @@
 //!
 //! This module does not create tables or read metrics.
 
+use crate::engine::sql_err;
 use crate::sql;
 use hdrhistogram::Histogram;
 use keylab_core::{LoadMethod, LoadPlan, Row, WRITER_QUEUE_STATEMENTS};
@@ -63,10 +64,6 @@ impl LoadStats {
         self.client_checksum = self.client_checksum.wrapping_add(next.client_checksum);
         self
     }
-}
-
-fn pg_err(what: &str, e: postgres::Error) -> ServerError {
-    ServerError::Sql(format!("{what}: {}", crate::engine::describe(&e)))
 }
 
 /// Refuses a plan PostgreSQL cannot run on `table`: a prepared INSERT needing more
@@ -214,18 +211,18 @@ impl Writer<'_> {
             // A batch of one is autocommit, as on MariaDB: no BEGIN/COMMIT round trips.
             LoadMethod::Row if batch.len() == 1 => client
                 .batch_execute(&sql::multi_insert_sql(t, schema, batch))
-                .map_err(|e| pg_err("INSERT failed", e)),
+                .map_err(|e| sql_err("INSERT failed", e)),
             LoadMethod::Row => {
-                let mut tx = client.transaction().map_err(|e| pg_err("BEGIN failed", e))?;
+                let mut tx = client.transaction().map_err(|e| sql_err("BEGIN failed", e))?;
                 for row in batch {
                     let sql = sql::multi_insert_sql(t, schema, std::slice::from_ref(row));
-                    tx.batch_execute(&sql).map_err(|e| pg_err("INSERT failed", e))?;
+                    tx.batch_execute(&sql).map_err(|e| sql_err("INSERT failed", e))?;
                 }
-                tx.commit().map_err(|e| pg_err("COMMIT failed", e))
+                tx.commit().map_err(|e| sql_err("COMMIT failed", e))
             }
             LoadMethod::Multi => client
                 .batch_execute(&sql::multi_insert_sql(t, schema, batch))
-                .map_err(|e| pg_err("INSERT failed", e)),
+                .map_err(|e| sql_err("INSERT failed", e)),
             LoadMethod::Prepared | LoadMethod::PreparedUncached => {
                 let cached = self.plan.method == LoadMethod::Prepared;
                 let stmt = match prepared.get(&batch.len()) {
@@ -233,7 +230,7 @@ impl Writer<'_> {
                     _ => {
                         let s = client
                             .prepare(&sql::prepared_insert_sql(t, schema, batch.len()))
-                            .map_err(|e| pg_err("PREPARE failed", e))?;
+                            .map_err(|e| sql_err("PREPARE failed", e))?;
                         if cached {
                             prepared.insert(batch.len(), s.clone());
                         }
@@ -249,23 +246,22 @@ impl Writer<'_> {
                 let params: Vec<&(dyn ToSql + Sync)> =
                     texts.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
                 // A dropped uncached Statement is closed by the client on its next request.
-                client.execute(&stmt, &params).map(|_| ()).map_err(|e| pg_err("EXECUTE failed", e))
+                client.execute(&stmt, &params).map(|_| ()).map_err(|e| sql_err("EXECUTE failed", e))
             }
             LoadMethod::LoadData => {
                 let mut w = client
                     .copy_in(&sql::copy_sql(t, schema))
-                    .map_err(|e| pg_err("COPY failed", e))?;
+                    .map_err(|e| sql_err("COPY failed", e))?;
                 let mut buf = Vec::with_capacity(64 * 1024);
                 for row in batch {
                     sql::write_copy_line(&mut buf, t, self.cols, row);
                     if buf.len() >= 64 * 1024 {
-                        w.write_all(&buf)
-                            .map_err(|e| ServerError::Sql(format!("COPY failed: {e}")))?;
+                        w.write_all(&buf).map_err(|e| ServerError::sql("COPY failed", e))?;
                         buf.clear();
                     }
                 }
-                w.write_all(&buf).map_err(|e| ServerError::Sql(format!("COPY failed: {e}")))?;
-                w.finish().map(|_| ()).map_err(|e| pg_err("COPY failed", e))
+                w.write_all(&buf).map_err(|e| ServerError::sql("COPY failed", e))?;
+                w.finish().map(|_| ()).map_err(|e| sql_err("COPY failed", e))
             }
         }
     }

@@ -3,6 +3,7 @@
 //! holding anything else. keylab creates the schema when it is absent, and drops only the
 //! tables listed in the marker.
 
+use crate::engine::sql_err;
 use crate::sql::{qualified, quote_ident};
 use keylab_server::ServerError;
 use postgres::Client;
@@ -10,10 +11,6 @@ use std::collections::BTreeSet;
 
 /// The table marking a schema as keylab's.
 pub const OWNER_TABLE: &str = "keylab_owner";
-
-fn sql_err(what: &str, e: postgres::Error) -> ServerError {
-    ServerError::Sql(format!("{what}: {}", crate::engine::describe(&e)))
-}
 
 /// The session-level advisory lock a run holds while `schema`.`table` is its work in
 /// progress (released when the run drops the table, or when its connection ends however the

@@ -5,7 +5,7 @@
 //! to the fillfactor, `_bt_buildadd`). InnoDB's `innodb_fill_factor` becomes the index
 //! `fillfactor`; PostgreSQL has no change buffer and no online-DDL algorithms.
 
-use crate::engine::{describe, PgEngine};
+use crate::engine::{sql_err, PgEngine};
 use crate::metrics::index_names;
 use crate::sql::{self, qualified, quote_ident};
 use keylab_core::{EngineError, Op};
@@ -13,10 +13,6 @@ use keylab_schema::{Table, Value};
 
 /// Operations per transaction, as the MariaDB engine commits its churn.
 const OPS_PER_TRANSACTION: usize = 1000;
-
-fn failed(what: &str, e: postgres::Error) -> EngineError {
-    EngineError::Failed(format!("{what}: {}", describe(&e)))
-}
 
 /// `(pk) IN ((...), ...)` for the keys of `deletes`.
 fn key_list(table: &Table, deletes: &[Vec<Value>]) -> String {
@@ -55,7 +51,7 @@ pub fn apply(
     let mut pending: Vec<Op> = Vec::with_capacity(OPS_PER_TRANSACTION);
     let mut flush =
         |client: &mut postgres::Client, pending: &mut Vec<Op>| -> Result<(), EngineError> {
-            let mut tx = client.transaction().map_err(|e| failed("BEGIN failed", e))?;
+            let mut tx = client.transaction().map_err(|e| sql_err("BEGIN failed", e))?;
             let mut i = 0;
             while i < pending.len() {
                 // Consecutive operations of one kind go as one statement, in order.
@@ -69,18 +65,18 @@ pub fn apply(
                         .filter_map(|o| if let Op::Insert(r) = o { Some(r.clone()) } else { None })
                         .collect();
                     tx.batch_execute(&sql::multi_insert_sql(table, &schema, &rows))
-                        .map_err(|e| failed("INSERT failed", e))?;
+                        .map_err(|e| sql_err("INSERT failed", e))?;
                 } else {
                     let keys: Vec<Vec<Value>> = pending[i..j]
                         .iter()
                         .filter_map(|o| if let Op::Delete(k) = o { Some(k.clone()) } else { None })
                         .collect();
                     tx.batch_execute(&format!("DELETE FROM {t} WHERE {}", key_list(table, &keys)))
-                        .map_err(|e| failed("DELETE failed", e))?;
+                        .map_err(|e| sql_err("DELETE failed", e))?;
                 }
                 i = j;
             }
-            tx.commit().map_err(|e| failed("COMMIT failed", e))?;
+            tx.commit().map_err(|e| sql_err("COMMIT failed", e))?;
             let n = pending.len() as u64;
             pending.clear();
             on_ops(n);
@@ -97,7 +93,7 @@ pub fn apply(
     }
     // The deletes are "purged" as on InnoDB: VACUUM removes the dead tuples and deletes
     // the index pages left empty.
-    client.batch_execute(&format!("VACUUM {t}")).map_err(|e| failed("VACUUM failed", e))
+    client.batch_execute(&format!("VACUUM {t}")).map_err(|e| sql_err("VACUUM failed", e).into())
 }
 
 /// Rebuild: every index's `fillfactor` set to `fill_factor_pct`, then `REINDEX TABLE`.
@@ -120,9 +116,9 @@ pub fn rebuild(
                 "ALTER INDEX {} SET (fillfactor = {fill_factor_pct})",
                 qualified(&schema, &ix)
             ))
-            .map_err(|e| failed("ALTER INDEX failed", e))?;
+            .map_err(|e| sql_err("ALTER INDEX failed", e))?;
     }
     client
         .batch_execute(&format!("REINDEX TABLE {}", qualified(&schema, &table.name)))
-        .map_err(|e| failed("REINDEX failed", e))
+        .map_err(|e| sql_err("REINDEX failed", e).into())
 }

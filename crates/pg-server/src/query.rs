@@ -9,17 +9,13 @@
 //! so. On a text id, `LIKE 'prefix%'` can use the nbtree only under `COLLATE "C"` (or a
 //! `text_pattern_ops` index): the plan shows which ran. A `uuid` id is matched by its text.
 
-use crate::engine::{describe, PgEngine};
+use crate::engine::{sql_err, PgEngine};
 use crate::sql::{column_type, qualified, quote_ident, TextCollation};
 use keylab_core::{EngineError, QueryOutcome, QueryPlan, QuerySpec};
 use keylab_schema::Table;
 use postgres::types::ToSql;
 use postgres::Client;
 use std::time::Instant;
-
-fn failed(what: &str, e: postgres::Error) -> EngineError {
-    EngineError::Failed(format!("{what}: {}", describe(&e)))
-}
 
 /// The column holding the generated id (see `keylab_server`'s rule: the single column of the
 /// first secondary index under an identity key, else the primary key's first column).
@@ -49,7 +45,7 @@ fn values_at(
         "SELECT v FROM (SELECT {col}::text AS v, row_number() OVER (ORDER BY {col}) - 1 AS rn \
          FROM {t}) s WHERE rn = ANY($1) ORDER BY rn"
     );
-    let rows = client.query(&q, &[&at]).map_err(|e| failed("choosing keys failed", e))?;
+    let rows = client.query(&q, &[&at]).map_err(|e| sql_err("choosing keys failed", e))?;
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
@@ -83,14 +79,14 @@ pub fn run(
     let client = engine.client();
     // Statistics for the planner, untimed (autovacuum is off on a private instance; the
     // InnoDB engines read their figures after ANALYZE TABLE too).
-    client.batch_execute(&format!("ANALYZE {t}")).map_err(|e| failed("ANALYZE failed", e))?;
+    client.batch_execute(&format!("ANALYZE {t}")).map_err(|e| sql_err("ANALYZE failed", e))?;
     let pk_col = &table.columns[table.primary_key[0]];
     let pk = quote_ident(&pk_col.name);
     let pk_ty = column_type(&pk_col.ty, TextCollation::Default);
     let pk_ty = pk_ty.split(' ').next().unwrap_or("text").to_string();
     let n: i64 = client
         .query_one(&format!("SELECT count(*) FROM {t}"), &[])
-        .map_err(|e| failed("counting rows failed", e))?
+        .map_err(|e| sql_err("counting rows failed", e))?
         .get(0);
     let mut out = QueryOutcome { table_rows: Some(n as u64), ..QueryOutcome::default() };
     out.notes.push(
@@ -150,7 +146,7 @@ pub fn run(
             (format!("SELECT count(*) FROM {t}"), vec![vec![vec![]]; runs as usize])
         }
     };
-    let stmt = client.prepare(&sql).map_err(|e| failed("preparing the query failed", e))?;
+    let stmt = client.prepare(&sql).map_err(|e| sql_err("preparing the query failed", e))?;
     if let Some(first) = per_run.first().and_then(|r| r.first()) {
         let params: Vec<&(dyn ToSql + Sync)> =
             first.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
@@ -165,7 +161,7 @@ pub fn run(
         for list in lists {
             let params: Vec<&(dyn ToSql + Sync)> =
                 list.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-            let got = client.query(&stmt, &params).map_err(|e| failed("the query failed", e))?;
+            let got = client.query(&stmt, &params).map_err(|e| sql_err("the query failed", e))?;
             rows += match query {
                 QuerySpec::FullScan => got.first().map_or(0, |r| r.get::<_, i64>(0) as u64),
                 _ => got.len() as u64,

@@ -11,7 +11,7 @@
 //! `COMMIT`: nothing is created or changed, no `LOCK` is taken (a plain `SELECT` takes only
 //! the ACCESS SHARE lock every read takes). It never prints the password.
 
-use crate::engine::describe;
+use crate::engine::{describe, sql_err};
 use crate::sql::{qualified, quote_ident};
 use keylab_server::user_table::UserTable;
 use keylab_server::{ServerError, ServerUrl};
@@ -111,10 +111,6 @@ impl CatalogTable {
     }
 }
 
-fn sql(what: &str, e: postgres::Error) -> ServerError {
-    ServerError::Sql(format!("{what}: {}", describe(&e)))
-}
-
 /// The `fillfactor` of a `reloptions` array (`["fillfactor=90", ...]`).
 pub fn fill_factor_of(reloptions: &[String]) -> Option<u8> {
     reloptions.iter().find_map(|o| o.strip_prefix("fillfactor=")?.trim().parse().ok())
@@ -164,10 +160,10 @@ pub fn read_user_table(
             describe(&e)
         ))
     })?;
-    client.batch_execute("BEGIN READ ONLY").map_err(|e| sql("BEGIN READ ONLY", e))?;
+    client.batch_execute("BEGIN READ ONLY").map_err(|e| sql_err("BEGIN READ ONLY", e))?;
     let read = read_in_transaction(&mut client, schema, table);
     // Ends the transaction either way (a read-only one has nothing to undo).
-    let end = client.batch_execute("COMMIT").map_err(|e| sql("COMMIT", e));
+    let end = client.batch_execute("COMMIT").map_err(|e| sql_err("COMMIT", e));
     let read = read?;
     end?;
     Ok(read)
@@ -185,7 +181,7 @@ fn read_in_transaction(
              WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'r'",
             &[&schema, &table],
         )
-        .map_err(|e| sql("pg_class", e))?
+        .map_err(|e| sql_err("pg_class", e))?
         .ok_or_else(|| ServerError::Sql(format!("no table {schema}.{table}")))?;
     let oid: u32 = rel.get(0);
     let reltuples: f64 = rel.get(1);
@@ -204,7 +200,7 @@ fn read_in_transaction(
              WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
             &[&oid],
         )
-        .map_err(|e| sql("pg_attribute", e))?
+        .map_err(|e| sql_err("pg_attribute", e))?
         .iter()
         .map(|r| CatalogColumn {
             name: r.get(0),
@@ -224,7 +220,7 @@ fn read_in_transaction(
              ORDER BY k.contype, k.oid",
             &[&oid],
         )
-        .map_err(|e| sql("pg_constraint", e))?
+        .map_err(|e| sql_err("pg_constraint", e))?
         .iter()
         .map(|r| {
             // The one-argument pg_get_constraintdef leaves the index's WITH (...) out (only
@@ -241,7 +237,7 @@ fn read_in_transaction(
              WHERE k.conindid = i.indexrelid AND k.conrelid = $1) ORDER BY i.indexrelid",
             &[&oid],
         )
-        .map_err(|e| sql("pg_index", e))?
+        .map_err(|e| sql_err("pg_index", e))?
         .iter()
         .map(|r| r.get(0))
         .collect();
@@ -265,7 +261,7 @@ fn read_in_transaction(
                 ),
                 &[],
             )
-            .map_err(|e| sql("count(*)", e))?
+            .map_err(|e| sql_err("count(*)", e))?
             .get(0);
         let n = n.max(0) as u64;
         if n >= EXACT_COUNT_BELOW {
@@ -286,7 +282,7 @@ fn read_in_transaction(
             avgs.join(", "),
             cols.join(", ")
         );
-        let row = client.query_one(&q, &[]).map_err(|e| sql("width sample", e))?;
+        let row = client.query_one(&q, &[]).map_err(|e| sql_err("width sample", e))?;
         sampled_rows = row.get::<_, i64>(0).max(0) as u64;
         for (i, c) in var.iter().enumerate() {
             avg_widths.push((c.to_string(), row.get::<_, Option<f64>>(i + 1)));

@@ -35,7 +35,7 @@ mod restart;
 mod stmt_time;
 mod tables;
 
-use crate::error::ServerError;
+use crate::error::{sql_err, ServerError};
 use crate::metrics::{self, CounterSnapshot};
 pub use crate::owner::OWNER_TABLE;
 use crate::private::{Flavour, PrivateServer};
@@ -133,10 +133,6 @@ struct Baseline {
     file_io: Option<metrics::FileIo>,
     /// Reads and writes of the table's file before the last restart (since creation).
     io_carried: metrics::FileIo,
-}
-
-fn sql_err(what: &str, e: mysql::Error) -> ServerError {
-    ServerError::Sql(format!("{what}: {e}"))
 }
 
 impl MariaDbEngine {

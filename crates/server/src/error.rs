@@ -29,3 +29,16 @@ pub enum ServerError {
     #[error("{0}")]
     Unsupported(String),
 }
+
+impl ServerError {
+    /// A statement that failed: what keylab was doing, then the client's reason. Every
+    /// engine's statement errors read the same way.
+    pub fn sql(what: &str, reason: impl std::fmt::Display) -> ServerError {
+        ServerError::Sql(format!("{what}: {reason}"))
+    }
+}
+
+/// [`ServerError::sql`] for the MariaDB/MySQL client's errors.
+pub(crate) fn sql_err(what: &str, e: mysql::Error) -> ServerError {
+    ServerError::sql(what, e)
+}

@@ -24,7 +24,7 @@ mod timing;
 
 pub use timing::{latency_ms, BatchTimes, LoadTimes};
 
-use crate::error::ServerError;
+use crate::error::{sql_err, ServerError};
 use crate::sql;
 use hdrhistogram::Histogram;
 use keylab_core::{LoadMethod, LoadPlan, Row, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS};
@@ -59,10 +59,6 @@ pub struct LoadStats {
     pub other_batch_p50_ms: Vec<Option<f64>>,
     /// Client-side checksum: rows and the sum (mod 2^64) of each row's CRC32 (`sql::row_crc32`).
     pub client_checksum: (u64, u64),
-}
-
-fn sql_err(what: &str, e: mysql::Error) -> ServerError {
-    ServerError::Sql(format!("{what}: {e}"))
 }
 
 /// The most writer connections a load may open; a private instance allows this many and a

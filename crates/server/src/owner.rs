@@ -4,7 +4,7 @@
 //! process created and was still working on when a signal interrupted it
 //! ([`drop_interrupted_tables`]), so a Ctrl-C leaves no half-loaded table behind.
 
-use crate::error::ServerError;
+use crate::error::{sql_err, ServerError};
 use crate::sql::quote_ident;
 use mysql::prelude::Queryable;
 use mysql::Conn;
@@ -14,10 +14,6 @@ use std::time::Duration;
 
 /// The table marking a database as keylab's, and listing the tables keylab created in it.
 pub const OWNER_TABLE: &str = "keylab_owner";
-
-fn sql_err(what: &str, e: mysql::Error) -> ServerError {
-    ServerError::Sql(format!("{what}: {e}"))
-}
 
 /// The tables and views of `db`.
 pub fn list_tables(conn: &mut Conn, db: &str) -> Result<BTreeSet<String>, ServerError> {

@@ -15,7 +15,7 @@
 //! This module does not generate rows, render reports or talk to a `--url` server.
 
 use crate::engine::MariaDbEngine;
-use crate::error::ServerError;
+use crate::error::{sql_err, ServerError};
 use crate::private::ServerSettings;
 use crate::sql::{quote_ident, write_literal};
 use keylab_core::{
@@ -162,7 +162,7 @@ impl SpiderEngine {
                 "SELECT PLUGIN_VERSION FROM information_schema.PLUGINS \
                  WHERE PLUGIN_NAME = 'SPIDER' AND PLUGIN_STATUS = 'ACTIVE'",
             )
-            .map_err(|e| ServerError::Sql(format!("reading the Spider plugin failed: {e}")))?;
+            .map_err(|e| sql_err("reading the Spider plugin failed", e))?;
         let Some(spider) = spider else {
             return Err(ServerError::Unsupported(
                 "the head server has no active SPIDER plugin (install mariadb-plugin-spider)"
@@ -174,7 +174,7 @@ impl SpiderEngine {
                 "CREATE OR REPLACE SERVER {} FOREIGN DATA WRAPPER mysql OPTIONS ({opts})",
                 server_name(k)
             ))
-            .map_err(|e| ServerError::Sql(format!("CREATE SERVER for shard {k} failed: {e}")))?;
+            .map_err(|e| sql_err(&format!("CREATE SERVER for shard {k} failed"), e))?;
         }
         head.set_setting("shards", Json::from(shards));
         head.set_setting(

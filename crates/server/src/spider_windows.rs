@@ -9,7 +9,7 @@
 //! for keys the client does not know, see `spider.rs`).
 
 use crate::engine::MariaDbEngine;
-use crate::error::ServerError;
+use crate::error::{sql_err, ServerError};
 use crate::sql::quote_ident;
 use keylab_schema::{ColumnType, Table, Value};
 use mysql::prelude::Queryable;
@@ -51,12 +51,10 @@ pub fn placements(
     let mut held: HashMap<Vec<u8>, usize> = HashMap::with_capacity(sent.len());
     for (k, b) in backends.iter().enumerate() {
         let mut conn = b.new_connection()?;
-        let rows = conn
-            .query_iter(&sql)
-            .map_err(|e| ServerError::Sql(format!("reading shard {k}'s keys: {e}")))?;
+        let rows =
+            conn.query_iter(&sql).map_err(|e| sql_err(&format!("reading shard {k}'s keys"), e))?;
         for row in rows {
-            let row =
-                row.map_err(|e| ServerError::Sql(format!("reading shard {k}'s keys: {e}")))?;
+            let row = row.map_err(|e| sql_err(&format!("reading shard {k}'s keys"), e))?;
             let key = match row.as_ref(0) {
                 Some(mysql::Value::Bytes(b)) => b.clone(),
                 other => {

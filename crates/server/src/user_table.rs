@@ -7,6 +7,7 @@
 //! locks for them), run in a read-only transaction; nothing is created, changed or locked.
 //! It does not parse the definition (`keylab-ddl` does) and never prints the password.
 
+use crate::error::sql_err;
 use crate::{ServerError, ServerUrl};
 use mysql::prelude::Queryable;
 use std::time::Duration;
@@ -36,10 +37,6 @@ fn quote(ident: &str) -> String {
     format!("`{}`", ident.replace('`', "``"))
 }
 
-fn sql(what: &str, e: mysql::Error) -> ServerError {
-    ServerError::Sql(format!("{what}: {e}"))
-}
-
 /// Reads `schema.table` on the server at `url`.
 pub fn read_user_table(
     url: &ServerUrl,
@@ -50,21 +47,21 @@ pub fn read_user_table(
         .map_err(|e| ServerError::Connect(format!("cannot connect to {}: {e}", url.address())))?;
     let name = format!("{}.{}", quote(schema), quote(table));
     conn.query_drop("START TRANSACTION READ ONLY")
-        .map_err(|e| sql("START TRANSACTION READ ONLY", e))?;
+        .map_err(|e| sql_err("START TRANSACTION READ ONLY", e))?;
     let estimate: Option<Option<u64>> = conn
         .exec_first(
             "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND \
              TABLE_NAME = ?",
             (schema, table),
         )
-        .map_err(|e| sql("information_schema.TABLES", e))?;
+        .map_err(|e| sql_err("information_schema.TABLES", e))?;
     let Some(estimate) = estimate else {
         return Err(ServerError::Sql(format!("no table {schema}.{table}")));
     };
     let estimate = estimate.unwrap_or(0);
     let create: Option<(String, String)> = conn
         .query_first(format!("SHOW CREATE TABLE {name}"))
-        .map_err(|e| sql("SHOW CREATE TABLE", e))?;
+        .map_err(|e| sql_err("SHOW CREATE TABLE", e))?;
     let create_sql = create
         .map(|(_, s)| s)
         .ok_or_else(|| ServerError::Sql(format!("no table {schema}.{table}")))?;
@@ -72,7 +69,7 @@ pub fn read_user_table(
     let (rows, rows_counted) = if estimate < EXACT_COUNT_BELOW {
         let n: Option<u64> = conn
             .query_first(format!("SELECT COUNT(*) FROM {name}"))
-            .map_err(|e| sql("COUNT(*)", e))?;
+            .map_err(|e| sql_err("COUNT(*)", e))?;
         (n.unwrap_or(0), true)
     } else {
         (estimate, false)
@@ -85,7 +82,7 @@ pub fn read_user_table(
              ORDER BY ORDINAL_POSITION",
             (schema, table),
         )
-        .map_err(|e| sql("information_schema.COLUMNS", e))?;
+        .map_err(|e| sql_err("information_schema.COLUMNS", e))?;
     let mut avg_widths = Vec::new();
     let mut sampled_rows = 0;
     if !columns.is_empty() {
@@ -97,7 +94,8 @@ pub fn read_user_table(
             avgs.join(", "),
             cols.join(", ")
         );
-        let row: Option<mysql::Row> = conn.query_first(q).map_err(|e| sql("width sample", e))?;
+        let row: Option<mysql::Row> =
+            conn.query_first(q).map_err(|e| sql_err("width sample", e))?;
         if let Some(row) = row {
             sampled_rows = row.get::<Option<u64>, _>(0).flatten().unwrap_or(0);
             for (i, c) in columns.iter().enumerate() {
@@ -107,6 +105,6 @@ pub fn read_user_table(
             }
         }
     }
-    conn.query_drop("COMMIT").map_err(|e| sql("COMMIT", e))?;
+    conn.query_drop("COMMIT").map_err(|e| sql_err("COMMIT", e))?;
     Ok(UserTable { create_sql, rows, rows_counted, avg_widths, sampled_rows })
 }

@@ -144,7 +144,7 @@ impl MariaDbEngine {
             }
         });
         match failures.into_inner().expect("no writer panics").first() {
-            Some(e) => Err(ServerError::Sql(format!("churn INSERT failed: {e}"))),
+            Some(e) => Err(ServerError::sql("churn INSERT failed", e)),
             None => Ok(()),
         }
     }

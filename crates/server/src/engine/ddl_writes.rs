@@ -78,7 +78,7 @@ impl MariaDbEngine {
         let mut ends = Vec::new();
         for log in logs {
             ends.push(log.map_err(|e| {
-                ServerError::Sql(format!("a writer's INSERT during `{stmt}` failed: {e}"))
+                ServerError::sql(&format!("a writer's INSERT during `{stmt}` failed"), e)
             })?);
         }
         let wall_ms = (window.1 - window.0).as_secs_f64() * 1e3;
