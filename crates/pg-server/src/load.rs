@@ -10,7 +10,9 @@
 //! fixed shape, prepared once per shape and connection; `prepared-uncached` = prepared and
 //! closed per statement; `load-data` = `COPY ... FROM STDIN` through the client's copy-in
 //! stream, one COPY per statement. The writer code is this crate's own: the MariaDB
-//! pipeline's writers are written against the `mysql` client.
+//! pipeline's writers are written against the `mysql` client. What is client-independent is
+//! shared with it: the writers' statement times and the end of a load
+//! ([`keylab_server::load::end_of_load`]), and the limit on writers.
 //!
 //! This module does not create tables or read metrics.
 
@@ -19,7 +21,7 @@ use crate::sql;
 use hdrhistogram::Histogram;
 use keylab_core::{LoadMethod, LoadPlan, Row, WRITER_QUEUE_STATEMENTS};
 use keylab_schema::Table;
-use keylab_server::load::{BatchTimes, LoadTimes};
+use keylab_server::load::{end_of_load, BatchTimes, LoadTimes};
 use keylab_server::ServerError;
 use postgres::types::ToSql;
 use postgres::{Client, Statement};
@@ -80,14 +82,7 @@ pub fn check_plan(table: &Table, plan: &LoadPlan) -> Result<(), String> {
             MAX_PARAMS / cols
         ));
     }
-    if plan.writers > keylab_server::load::MAX_WRITERS {
-        return Err(format!(
-            "{} writers asked for; at most {}",
-            plan.writers,
-            keylab_server::load::MAX_WRITERS
-        ));
-    }
-    Ok(())
+    keylab_server::load::check_writers(plan)
 }
 
 /// Loads `rows` into `schema`.`table` over `clients`, one writer per client.
@@ -108,7 +103,7 @@ pub fn run_load(
     let started = Instant::now();
     let mut checksum = 0u64;
     let mut sent = 0u64;
-    let results: Vec<Result<BatchTimes, ServerError>> = std::thread::scope(|s| {
+    let (wall_s, times) = std::thread::scope(|s| {
         let handles: Vec<_> = clients
             .into_iter()
             .zip(rxs)
@@ -145,20 +140,9 @@ pub fn run_load(
             let _ = txs[plan.writer_of(statement)].send(batch);
         }
         drop(txs);
-        let results = handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(ServerError::Sql("a writer thread panicked".into())))
-            })
-            .collect();
-        on_rows(done.load(Ordering::Relaxed) - reported);
-        results
-    });
-    let wall_s = started.elapsed().as_secs_f64();
-    let times = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let LoadTimes { batch_latency_us, first_batch_ms, other_batch_p50_ms } =
-        BatchTimes::fold(times)?;
+        end_of_load(handles, started, &done, reported, on_rows)
+    })?;
+    let LoadTimes { batch_latency_us, first_batch_ms, other_batch_p50_ms } = times;
     Ok(LoadStats {
         rows: sent,
         wall_s,

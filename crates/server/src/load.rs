@@ -22,7 +22,7 @@
 
 mod timing;
 
-pub use timing::{latency_ms, BatchTimes, LoadTimes};
+pub use timing::{end_of_load, latency_ms, BatchTimes, LoadTimes};
 
 use crate::error::{sql_err, ServerError};
 use crate::sql;
@@ -81,6 +81,11 @@ pub fn check_plan(table: &Table, plan: &LoadPlan) -> Result<(), String> {
             MAX_PLACEHOLDERS / cols.max(1)
         ));
     }
+    check_writers(plan)
+}
+
+/// Refuses more writers than [`MAX_WRITERS`] (every server engine's limit).
+pub fn check_writers(plan: &LoadPlan) -> Result<(), String> {
     if plan.writers > MAX_WRITERS {
         return Err(format!("{} writers asked for; at most {MAX_WRITERS}", plan.writers));
     }
@@ -128,7 +133,7 @@ pub fn run_load_with_ids(
     let done = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
     let mut client = (0u64, 0u64);
-    let results = std::thread::scope(|s| {
+    let (wall_s, times) = std::thread::scope(|s| {
         let handles: Vec<_> = conns
             .into_iter()
             .zip(rxs)
@@ -174,20 +179,9 @@ pub fn run_load_with_ids(
             }
         }
         drop(txs);
-        let results: Vec<_> = handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(ServerError::Sql("a writer thread panicked".into())))
-            })
-            .collect();
-        on_rows(done.load(Ordering::Relaxed) - reported);
-        results
-    });
-    let wall_s = started.elapsed().as_secs_f64();
-    let times = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let LoadTimes { batch_latency_us, first_batch_ms, other_batch_p50_ms } =
-        BatchTimes::fold(times)?;
+        end_of_load(handles, started, &done, reported, on_rows)
+    })?;
+    let LoadTimes { batch_latency_us, first_batch_ms, other_batch_p50_ms } = times;
     Ok(LoadStats {
         rows: client.0,
         wall_s,

@@ -1,11 +1,16 @@
 //! Statement latencies of a load: each writer's histogram with its first statement kept
-//! apart, folded over all writers, and the percentiles reported. Shared by every server
-//! engine's writers (MariaDB/MySQL here, PostgreSQL in `keylab-pg-server`).
+//! apart, folded over all writers, and the percentiles reported; and the end of a load,
+//! where the writers are joined and their times folded. Shared by every server engine's
+//! writers (MariaDB/MySQL here, PostgreSQL in `keylab-pg-server`).
 //!
-//! This module does not time anything itself: writers measure each statement and record it.
+//! Writers measure each statement and record it here; this module reads the clock only for
+//! the load's wall time at its end.
 
 use crate::error::ServerError;
 use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::ScopedJoinHandle;
+use std::time::Instant;
 
 fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
@@ -68,6 +73,29 @@ pub struct LoadTimes {
     pub first_batch_ms: Vec<f64>,
     /// The median of each writer's other statements, ms.
     pub other_batch_p50_ms: Vec<Option<f64>>,
+}
+
+/// The end of a load, the same on every server engine once the calling thread has closed the
+/// writers' queues: waits for every writer (one that panicked is an error), reports the rows
+/// they finished since `reported` (of `done`), then takes the wall time since `started` and
+/// folds the writers' times. A failed writer's error is returned, the first in writer order.
+pub fn end_of_load(
+    writers: Vec<ScopedJoinHandle<'_, Result<BatchTimes, ServerError>>>,
+    started: Instant,
+    done: &AtomicU64,
+    reported: u64,
+    on_rows: &mut dyn FnMut(u64),
+) -> Result<(f64, LoadTimes), ServerError> {
+    let results: Vec<_> = writers
+        .into_iter()
+        .map(|h| {
+            h.join().unwrap_or_else(|_| Err(ServerError::Sql("a writer thread panicked".into())))
+        })
+        .collect();
+    on_rows(done.load(Ordering::Relaxed) - reported);
+    let wall_s = started.elapsed().as_secs_f64();
+    let times = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok((wall_s, BatchTimes::fold(times)?))
 }
 
 /// Percentiles of a latency histogram in milliseconds.
