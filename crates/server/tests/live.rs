@@ -90,8 +90,30 @@ fn every_method_with_one_and_four_writers_in_both_placements() {
     assert_eq!(tables, vec!["keylab_owner".to_string()]);
 }
 
-/// The server's own statement counters (`Com_*` in `SHOW GLOBAL STATUS`).
+/// The server's own statement counters (`Com_*` in `SHOW GLOBAL STATUS`), read once `conn`
+/// and the engine's own connection are the only sessions left.
+///
+/// A load returns before the server has counted all of it: a writer's last `COM_STMT_CLOSE`
+/// has no reply, and its disconnect is not waited for, so the server may still be running
+/// them; and while a session ends, `SHOW GLOBAL STATUS` can miss its counters (MariaDB's
+/// `calc_sum_of_all_status` copies the global sum, then adds the sessions still listed). A
+/// session the server no longer lists has been counted: `unlink_thd` (sql/mysqld.cc) adds
+/// its status to the global sum before taking it off the session list.
 fn statement_counts(conn: &mut mysql::Conn) -> std::collections::BTreeMap<String, u64> {
+    let started = Instant::now();
+    loop {
+        let sessions: u64 = conn
+            .query_first(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon'",
+            )
+            .unwrap()
+            .unwrap();
+        if sessions <= 2 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{sessions} sessions still open");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let rows: Vec<(String, String)> = conn
         .query(
             "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_insert', 'Com_begin', \
