@@ -38,7 +38,7 @@ pub use result::{
     Counters, EngineInfo, IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult,
     PostgresFigures, QueryResult, Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
 };
-pub use runner::{run_variant, Progress};
+pub use runner::{run_variant, NoProgress, Progress};
 pub use shard::{
     key_shard, range_bounds, range_shard, total_of, window_rows, windows_of, ShardResult,
     ShardWindow, Sharding, ShardsResult,

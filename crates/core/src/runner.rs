@@ -14,6 +14,15 @@ pub trait Progress {
     fn finish(&mut self);
 }
 
+/// A [`Progress`] that shows nothing: for callers without a terminal (tests, examples).
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&mut self, _: &str, _: u64) {}
+    fn advance(&mut self, _: u64) {}
+    fn finish(&mut self) {}
+}
+
 /// Creates the workload's table on `engine`, loads it, measures it and drops it.
 ///
 /// The table is dropped even when the load fails, so a failed variant leaves nothing behind.

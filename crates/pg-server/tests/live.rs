@@ -6,19 +6,12 @@
 //! Without PostgreSQL they print `SKIPPED: ...` and return, except under `CI=true`.
 
 use keylab_core::{
-    run_variant, Engine, KeySource, LoadMethod, LoadPlan, Op, Payload, Placement, Progress,
+    run_variant, Engine, KeySource, LoadMethod, LoadPlan, NoProgress, Op, Payload, Placement,
     Workload,
 };
 use keylab_keys::GenConfig;
 use keylab_pg_server::instance::installed_or_skip;
 use keylab_pg_server::{PgEngine, PgSettings, TextCollation};
-
-struct NoProgress;
-impl Progress for NoProgress {
-    fn start(&mut self, _: &str, _: u64) {}
-    fn advance(&mut self, _: u64) {}
-    fn finish(&mut self) {}
-}
 
 fn workload(variant: &str, placement: Placement, rows: u64, name: &str) -> Workload {
     Workload {

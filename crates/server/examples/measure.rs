@@ -2,16 +2,9 @@
 //!
 //! `cargo run -p keylab-server --example measure -- VARIANT ROWS [pk|secondary] [METHOD]`
 
-use keylab_core::{run_variant, KeySource, LoadPlan, Payload, Progress, Workload};
+use keylab_core::{run_variant, KeySource, LoadPlan, NoProgress, Payload, Workload};
 use keylab_keys::GenConfig;
 use keylab_server::{MariaDbEngine, ServerSettings};
-
-struct Quiet;
-impl Progress for Quiet {
-    fn start(&mut self, _: &str, _: u64) {}
-    fn advance(&mut self, _: u64) {}
-    fn finish(&mut self) {}
-}
 
 fn main() {
     keylab_server::install_signal_cleanup().unwrap();
@@ -30,6 +23,6 @@ fn main() {
     };
     let plan = LoadPlan { method, ..LoadPlan::default() };
     let keys = KeySource::Generated(GenConfig::default());
-    let run = run_variant(&mut engine, &w, keys, &plan, &mut Quiet).expect("run");
+    let run = run_variant(&mut engine, &w, keys, &plan, &mut NoProgress).expect("run");
     println!("{}", serde_json::to_string_pretty(&run).unwrap());
 }

@@ -7,8 +7,8 @@
 //! where a missing server fails the run.
 
 use keylab_core::{
-    run_variant, Engine, EngineError, KeySource, LoadMethod, LoadPlan, Payload, Placement,
-    Progress, Report, Workload,
+    run_variant, Engine, EngineError, KeySource, LoadMethod, LoadPlan, NoProgress, Payload,
+    Placement, Report, Workload,
 };
 use keylab_keys::GenConfig;
 use keylab_schema::Value;
@@ -19,13 +19,6 @@ use std::time::{Duration, Instant};
 /// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
     keylab_server::private::installed_or_skip(module_path!())
-}
-
-struct NoProgress;
-impl Progress for NoProgress {
-    fn start(&mut self, _: &str, _: u64) {}
-    fn advance(&mut self, _: u64) {}
-    fn finish(&mut self) {}
 }
 
 fn workload(variant: &str, placement: Placement, rows: u64, name: &str) -> Workload {

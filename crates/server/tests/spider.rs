@@ -9,21 +9,14 @@
 //! except under `CI=true`, where either missing fails the run.
 
 use keylab_core::{
-    key_shard, run_variant, Engine, KeySource, LoadMethod, LoadPlan, Payload, Placement, Progress,
-    Sharding, Workload,
+    key_shard, run_variant, Engine, KeySource, LoadMethod, LoadPlan, NoProgress, Payload,
+    Placement, Sharding, Workload,
 };
 use keylab_keys::GenConfig;
 use keylab_schema::Value;
 use keylab_server::private::{is_ci, live_private_servers};
 use keylab_server::{ServerSettings, SpiderEngine};
 use mysql::prelude::Queryable;
-
-struct NoProgress;
-impl Progress for NoProgress {
-    fn start(&mut self, _: &str, _: u64) {}
-    fn advance(&mut self, _: u64) {}
-    fn finish(&mut self) {}
-}
 
 fn workload(variant: &str, placement: Placement, rows: u64) -> Workload {
     Workload {
