@@ -209,18 +209,8 @@ pub fn pk_columns(table: &Table) -> String {
 }
 
 /// `a = ? AND b = ?` over the primary key, for keys as keylab's rows carry them (each
-/// parameter made by [`param`]).
+/// parameter made by [`param`]) and for keys as the server returned them alike.
 pub fn pk_equals_params(table: &Table) -> String {
-    let terms: Vec<String> = table
-        .primary_key
-        .iter()
-        .map(|&c| format!("{} = ?", quote_ident(&table.columns[c].name)))
-        .collect();
-    terms.join(" AND ")
-}
-
-/// `a = ? AND b = ?` over the primary key, for keys as the server returned them.
-pub fn pk_equals_server_values(table: &Table) -> String {
     let terms: Vec<String> = table
         .primary_key
         .iter()
@@ -497,7 +487,6 @@ mod tests {
         let mut two = table(false);
         two.primary_key = vec![0, 3];
         assert_eq!(pk_equals_params(&two), "`pk` = ? AND `created_at` = ?");
-        assert_eq!(pk_equals_server_values(&two), "`pk` = ? AND `created_at` = ?");
         assert_eq!(pk_at_least(&two), "(`pk`, `created_at`) >= (?, ?)");
         assert_eq!(like_prefix_pattern("01J"), "01J%");
         assert_eq!(like_prefix_pattern("a_b%c!"), "a!_b!%c!!%");

@@ -128,8 +128,7 @@ impl MariaDbEngine {
                     .take(if keys.is_empty() { 0 } else { *count as usize })
                     .cloned()
                     .collect();
-                let sql =
-                    format!("SELECT * FROM {t} WHERE {}", sql::pk_equals_server_values(table));
+                let sql = format!("SELECT * FROM {t} WHERE {}", sql::pk_equals_params(table));
                 (sql, (0..runs).map(|_| per_run.clone()).collect())
             }
             QuerySpec::PkRange { rows: len } => {
