@@ -76,6 +76,15 @@ pub struct PoolSettings {
     /// The page cleaner's LRU batch rules.
     #[serde(default)]
     pub page_cleaner: PageCleanerRules,
+    /// `innodb_flush_neighbors=1` on rotational storage: an LRU batch writes a dirty page's
+    /// dirty neighbours with it (with [`PageCleanerRules::Since10_11_9`] only; the server
+    /// does it on rotational storage only, as the disk of the servers checked reports).
+    #[serde(default = "yes")]
+    pub flush_neighbors: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The LRU length an LRU batch stops at in MariaDB 10.11.9 and later
@@ -83,6 +92,37 @@ pub struct PoolSettings {
 /// the pool when that is less (pools under 80 MiB of 16k pages): 50 pages at 16 MiB.
 fn lru_batch_min_len(pool_pages: usize) -> usize {
     (pool_pages / 20).saturating_sub(1).min(LRU_MIN_LEN)
+}
+
+/// `innodb_buffer_pool_extent_size` (64-bit): the pool is allocated in extents of 8 MiB.
+const POOL_EXTENT_BYTES: u64 = 8 << 20;
+/// `sizeof(buf_block_t)` of the 10.11.19 server checked: 160 bytes gives its
+/// `Innodb_buffer_pool_pages_total` at 16k and 4k pages (2,028 and 7,884 in 32 MiB).
+const BLOCK_DESCRIPTOR_BYTES: u64 = 160;
+
+/// The pages a buffer pool of `bytes` holds. Since 10.11.9 (as in the 10.11.19 checked:
+/// `buf_pool_t::create`, `first_page`), each 8 MiB extent keeps its page descriptors
+/// (`buf_block_t`) in its own first pages: 507 of 512 pages at 16k (1,014 in 16 MiB, 2,028 in
+/// 32 MiB). Before, `bytes / page_bytes` (the model's 10.11.0 rules).
+pub(crate) fn pool_pages(bytes: u64, page_bytes: u32, rules: PageCleanerRules) -> usize {
+    let page = u64::from(page_bytes);
+    let pages = match rules {
+        PageCleanerRules::Before10_11_7 => bytes / page,
+        PageCleanerRules::Since10_11_9 => {
+            let per_extent = POOL_EXTENT_BYTES / (page + BLOCK_DESCRIPTOR_BYTES);
+            bytes / POOL_EXTENT_BYTES * per_extent
+                + bytes % POOL_EXTENT_BYTES / (page + BLOCK_DESCRIPTOR_BYTES)
+        }
+    };
+    pages as usize
+}
+
+/// The neighbour flush area in pages (`buf_flush_check_neighbors`): the read-ahead area
+/// (`BUF_READ_AHEAD_PAGES`, 64, or the power of two at or above 1/32 of the pool when less),
+/// and at most 1/16 of the pool.
+fn flush_area(pool_pages: usize) -> u32 {
+    let read_ahead = (pool_pages / 32).max(1).next_power_of_two().min(64);
+    read_ahead.min(pool_pages / 16).max(1) as u32
 }
 
 fn default_lru_scan_depth() -> usize {
@@ -98,6 +138,7 @@ impl Default for PoolSettings {
             change_buffer_max_pct: 25,
             lru_scan_depth: default_lru_scan_depth(),
             page_cleaner: PageCleanerRules::default(),
+            flush_neighbors: true,
         }
     }
 }
@@ -541,17 +582,25 @@ impl Pool {
         let min_len = if keeps_written { lru_batch_min_len(self.capacity) } else { LRU_MIN_LEN };
         let now = self.counters.ops;
         let mut writes = std::mem::take(&mut self.batch_writes);
+        // Neighbour flushing needs an LRU of `BUF_LRU_OLD_MIN_LEN` pages at the batch's start.
+        let neighbours = keeps_written && self.settings.flush_neighbors && self.len >= OLD_MIN_LEN;
+        let mut neighbour_writes = 0;
         let mut q = self.tail;
         while q != NIL
             && self.len + 1 > min_len
             && room.saturating_sub(self.len + 1) < depth
-            && writes.len() < MAX_IO_CAPACITY
+            && writes.len() + neighbour_writes < MAX_IO_CAPACITY
         {
             let n = self.nodes[q as usize];
             if n.last_op == now && n.first_access.is_some() {
                 // Buffer-fixed by the running operation.
             } else if n.dirty {
                 writes.push(q);
+                // Past half the free target, the page's dirty neighbours are written with it.
+                if neighbours && room.saturating_sub(self.len + 1) * 2 >= depth {
+                    let budget = MAX_IO_CAPACITY - writes.len() - neighbour_writes;
+                    neighbour_writes += self.write_neighbours(q, now, budget);
+                }
             } else {
                 self.evict_page(q);
             }
@@ -567,6 +616,40 @@ impl Pool {
         }
         writes.clear();
         self.batch_writes = writes;
+    }
+
+    /// `buf_flush_try_neighbors` with `innodb_flush_neighbors=1` (`buf_flush_check_neighbors`):
+    /// the run of dirty cached pages around page `p` within its flush area (`min(64, pool
+    /// pages / 16)` pages, aligned, `buf_pool.read_ahead_area`) is written with it, at most
+    /// `budget` of them. Their writes complete at once, so the scan frees those it has not
+    /// reached yet (the server's complete while the batch goes on); a page being written or
+    /// latched by the running operation ends the run. Returns the neighbours written.
+    fn write_neighbours(&mut self, p: u32, now: u64, budget: usize) -> usize {
+        let area = flush_area(self.capacity);
+        let low = p - p % area;
+        let high = low.saturating_add(area);
+        let flushable = |pool: &Pool, r: u32| {
+            pool.nodes.get(r as usize).is_some_and(|n| {
+                n.in_pool && n.dirty && !(n.last_op == now && n.first_access.is_some())
+            })
+        };
+        let mut first = p;
+        while first > low && flushable(self, first - 1) {
+            first -= 1;
+        }
+        let mut end = p + 1;
+        while end < high && flushable(self, end) {
+            end += 1;
+        }
+        let mut written = 0;
+        for r in (first..end).filter(|&r| r != p) {
+            if written == budget {
+                break;
+            }
+            self.write_completes(r);
+            written += 1;
+        }
+        written
     }
 
     fn evict(&mut self) {
