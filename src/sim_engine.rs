@@ -131,9 +131,13 @@ impl Engine for SimEngine {
         );
         settings.insert("innodb_autoinc_lock_mode".into(), self.autoinc_lock_mode.into());
         settings.insert("writer_interleave".into(), self.interleave.token().into());
-        if self.settings.pool.page_cleaner == PageCleanerRules::Since10_11_9 {
-            // Only when asked for (--page-cleaner 10.11.9): the default leaves reports as they were.
-            settings.insert("page_cleaner".into(), "MariaDB 10.11.9 rules".into());
+        if self.settings.buffer_pool_bytes.is_some() {
+            // With a pool only: runs without one model no page cleaner.
+            let rules = match self.settings.pool.page_cleaner {
+                PageCleanerRules::Since10_11_9 => "MariaDB 10.11.9 rules",
+                PageCleanerRules::Before10_11_7 => "MariaDB 10.11.0 rules",
+            };
+            settings.insert("page_cleaner".into(), rules.into());
         }
         settings.insert("figures".into(), "simulated".into());
         if !self.notes.is_empty() {

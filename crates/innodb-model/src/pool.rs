@@ -48,12 +48,15 @@ const FSP_HEADER_PAGE: u32 = 0;
 pub enum PageCleanerRules {
     /// 10.11.0 to 10.11.6: a completed LRU write frees its page (`buf_page_write_complete`
     /// for an `IORequest::is_LRU()` write), and a batch stops once the LRU is down to
-    /// `BUF_LRU_MIN_LEN` (256) pages. The default: the figures checked in §9.
-    #[default]
+    /// `BUF_LRU_MIN_LEN` (256) pages. The pool holds `bytes / page size` pages; no
+    /// neighbour flushing. The default until the figures of §9 were checked on 10.11.19.
     Before10_11_7,
-    /// 10.11.9 and later (the 10.11.19 the live tests run): a completed write leaves its page
-    /// in the LRU, clean, for a later batch to free (MDEV-26827, 10.11.7), and a batch stops
-    /// at one page under 5 % of the pool when that is under 256 pages (MDEV-34166, 10.11.9).
+    /// 10.11.9 and later (the 10.11.19 the live tests run), the default: a completed write
+    /// leaves its page in the LRU, clean, for a later batch to free (MDEV-26827, 10.11.7), a
+    /// batch stops at one page under 5 % of the pool when that is under 256 pages
+    /// (MDEV-34166, 10.11.9) and writes dirty neighbours ([`PoolSettings::flush_neighbors`]);
+    /// the pool's page descriptors take some of its pages ([`pool_pages`]).
+    #[default]
     Since10_11_9,
 }
 

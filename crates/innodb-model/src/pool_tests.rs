@@ -78,7 +78,12 @@ fn scan_does_not_flush_hot_pages() {
 
 #[test]
 fn the_page_cleaner_keeps_scan_depth_pages_free() {
-    let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+    // The 10.11.0 rules (the 10.11.9 ones: below).
+    let s = PoolSettings {
+        checkpoint_every_ops: None,
+        page_cleaner: PageCleanerRules::Before10_11_7,
+        ..PoolSettings::default()
+    };
     // 16 MiB of 16k pages: fewer than 1.5 x 1,536, so a batch runs as soon as the LRU
     // passes 256 pages. Clean pages are freed from the tail down to 256.
     let mut p = Pool::new(1024, 16384, s, false);
@@ -104,7 +109,12 @@ fn the_page_cleaner_keeps_scan_depth_pages_free() {
 
 #[test]
 fn an_lru_batch_writes_dirty_pages_past_256_and_frees_them_when_written() {
-    let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+    // The 10.11.0 rules (the 10.11.9 ones: below).
+    let s = PoolSettings {
+        checkpoint_every_ops: None,
+        page_cleaner: PageCleanerRules::Before10_11_7,
+        ..PoolSettings::default()
+    };
     let mut p = Pool::new(1024, 16384, s, false);
     // Every page dirty: written pages stay counted until their writes complete, so the
     // batch writes the whole LRU and frees it; the LRU saws between 1 and 256 pages.
