@@ -131,9 +131,13 @@ impl Engine for SimEngine {
         );
         settings.insert("innodb_autoinc_lock_mode".into(), self.autoinc_lock_mode.into());
         settings.insert("writer_interleave".into(), self.interleave.token().into());
-        if self.settings.pool.page_cleaner == PageCleanerRules::Since10_11_9 {
-            // Only when asked for (--page-cleaner 10.11.9): the default leaves reports as they were.
-            settings.insert("page_cleaner".into(), "MariaDB 10.11.9 rules".into());
+        if self.settings.buffer_pool_bytes.is_some() {
+            // With a pool only: runs without one model no page cleaner.
+            let rules = match self.settings.pool.page_cleaner {
+                PageCleanerRules::Since10_11_9 => "MariaDB 10.11.9 rules",
+                PageCleanerRules::Before10_11_7 => "MariaDB 10.11.0 rules",
+            };
+            settings.insert("page_cleaner".into(), rules.into());
         }
         settings.insert("figures".into(), "simulated".into());
         if !self.notes.is_empty() {
@@ -478,7 +482,8 @@ mod tests {
         assert!(bp.hit_ratio.is_some_and(|h| (0.0..=1.0).contains(&h)), "{bp:?}");
         assert!(bp.est_io_s_hdd > bp.est_io_s_ssd, "{bp:?}");
         let cb = bp.change_buffer.as_ref().expect("modelled");
-        assert_eq!(cb.cap_pages, Some(64 * 25 / 100), "{cb:?}");
+        // 25 % of the pool's pages: 63 in 64 pages' bytes, the page descriptors taking one.
+        assert_eq!(cb.cap_pages, Some(63 * 25 / 100), "{cb:?}");
         assert!(cb.max_size_pages >= cb.size_pages, "{cb:?}");
         let all = bp.pages_read.unwrap() + bp.pages_written.unwrap();
         let share = cb.page_io.unwrap() as f64 * 100.0 / all as f64;

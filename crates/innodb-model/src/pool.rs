@@ -14,13 +14,20 @@
 //! default, 1,000 operations, stands for InnoDB's 1,000 ms at about 1,000 row operations per
 //! second — an assumption, not a measurement). The page cleaner's LRU batch runs at once when
 //! free pages run low, and its writes complete at its end (the server's run on a background
-//! thread and complete later). No adaptive flush-list flushing and no neighbour flushing
-//! (`innodb_flush_neighbors`, which the server does only on rotational storage and with 512
-//! or more pages in the LRU): dirty pages are written by the LRU batch, when evicted from a
-//! full pool and, every [`PoolSettings::checkpoint_every_ops`] operations, all at once. No
-//! read-ahead, no doublewrite buffer, no redo log I/O.
+//! thread and complete later; `page_cleaner.rs`). Under the 10.11.9 rules it also writes dirty
+//! neighbours (`innodb_flush_neighbors=1`, which the server does only on rotational storage
+//! and with 512 or more pages in the LRU), and the pool's page descriptors take some of its
+//! pages. No adaptive flush-list flushing: dirty pages are written by the LRU batch, when
+//! evicted from a full pool and, every [`PoolSettings::checkpoint_every_ops`] operations, all
+//! at once. No read-ahead, no doublewrite buffer, no redo log I/O.
 
 use serde::{Deserialize, Serialize};
+
+#[path = "page_cleaner.rs"]
+mod page_cleaner;
+pub(crate) use page_cleaner::pool_pages;
+#[cfg(test)]
+use page_cleaner::{flush_area, lru_batch_min_len};
 
 /// `BUF_LRU_OLD_MIN_LEN`: no old sublist below this many pages.
 const OLD_MIN_LEN: usize = 512;
@@ -30,9 +37,6 @@ const OLD_MIN_LEN: usize = 512;
 const LRU_MIN_LEN: usize = 256;
 /// `BUF_LRU_OLD_TOLERANCE`.
 const OLD_TOLERANCE: usize = 20;
-/// `innodb_max_io_capacity`'s default (2,000 when `innodb_io_capacity` is 200): the most
-/// pages one LRU batch writes.
-const MAX_IO_CAPACITY: usize = 2000;
 const NIL: u32 = u32::MAX;
 /// `FSP_FIRST_INODE_PAGE_NO`: a file-per-table tablespace's segment inodes (85 segments, 42
 /// indexes, at 16k) are on page 2.
@@ -48,12 +52,16 @@ const FSP_HEADER_PAGE: u32 = 0;
 pub enum PageCleanerRules {
     /// 10.11.0 to 10.11.6: a completed LRU write frees its page (`buf_page_write_complete`
     /// for an `IORequest::is_LRU()` write), and a batch stops once the LRU is down to
-    /// `BUF_LRU_MIN_LEN` (256) pages. The default: the figures checked in §9.
-    #[default]
+    /// `BUF_LRU_MIN_LEN` (256) pages. The pool holds `bytes / page size` pages; no
+    /// neighbour flushing. The default until the figures of §9 were checked on 10.11.19.
     Before10_11_7,
-    /// 10.11.9 and later (the 10.11.19 the live tests run): a completed write leaves its page
-    /// in the LRU, clean, for a later batch to free (MDEV-26827, 10.11.7), and a batch stops
-    /// at one page under 5 % of the pool when that is under 256 pages (MDEV-34166, 10.11.9).
+    /// 10.11.9 and later (the 10.11.19 the live tests run), the default: a completed write
+    /// leaves its page in the LRU, clean, for a later batch to free (MDEV-26827, 10.11.7), a
+    /// batch stops at one page under 5 % of the pool when that is under 256 pages
+    /// (MDEV-34166, 10.11.9) and writes dirty neighbours ([`PoolSettings::flush_neighbors`]);
+    /// the pool's page descriptors take some of its pages (`pool_pages`: 1,014 pages in
+    /// 16 MiB at 16k).
+    #[default]
     Since10_11_9,
 }
 
@@ -76,13 +84,15 @@ pub struct PoolSettings {
     /// The page cleaner's LRU batch rules.
     #[serde(default)]
     pub page_cleaner: PageCleanerRules,
+    /// `innodb_flush_neighbors=1` on rotational storage: an LRU batch writes a dirty page's
+    /// dirty neighbours with it (with [`PageCleanerRules::Since10_11_9`] only; the server
+    /// does it on rotational storage only, as the disk of the servers checked reports).
+    #[serde(default = "yes")]
+    pub flush_neighbors: bool,
 }
 
-/// The LRU length an LRU batch stops at in MariaDB 10.11.9 and later
-/// (`buf_flush_LRU_list_batch`, MDEV-34166): `BUF_LRU_MIN_LEN`, or one page under 5 % of
-/// the pool when that is less (pools under 80 MiB of 16k pages): 50 pages at 16 MiB.
-fn lru_batch_min_len(pool_pages: usize) -> usize {
-    (pool_pages / 20).saturating_sub(1).min(LRU_MIN_LEN)
+fn yes() -> bool {
+    true
 }
 
 fn default_lru_scan_depth() -> usize {
@@ -98,6 +108,7 @@ impl Default for PoolSettings {
             change_buffer_max_pct: 25,
             lru_scan_depth: default_lru_scan_depth(),
             page_cleaner: PageCleanerRules::default(),
+            flush_neighbors: true,
         }
     }
 }
@@ -517,56 +528,6 @@ impl Pool {
         } else {
             self.adjust_old();
         }
-    }
-
-    /// The page cleaner's LRU batch (`buf_flush_LRU_list_batch`, called with
-    /// `innodb_max_io_capacity` from `buf_flush_page_cleaner`): from the LRU tail, a clean page
-    /// is freed at once; a dirty page gets a write and stays in the LRU, still counted, while
-    /// it is written. The scan goes on while the LRU, pages being written included, holds
-    /// more than its stop length and fewer than `innodb_lru_scan_depth` pages are free (at
-    /// most `innodb_max_io_capacity` writes), so in a tail of dirty pages it writes far past
-    /// the stop length. The model completes the batch's writes at its end (the page cleaner
-    /// waits for them, `os_aio_wait_until_no_pending_writes`, before its next batch); the
-    /// running operation's pages are buffer-fixed and skipped. What a completed write does,
-    /// and the stop length, depend on [`PageCleanerRules`]:
-    /// - before 10.11.7, the write frees its page and the batch stops at 256 pages: in a
-    ///   dirty tail the LRU ends well below 256 once the writes complete;
-    /// - since 10.11.9, the page stays in the LRU, clean, for the next batch to free, and
-    ///   under 80 MiB the batch stops at 5 % of the pool: a batch that starts at 257 pages
-    ///   passes the whole list, frees every clean page (those the previous batch wrote
-    ///   among them) and writes every dirty one.
-    fn lru_batch(&mut self, room: usize) {
-        let depth = self.settings.lru_scan_depth;
-        let keeps_written = self.settings.page_cleaner == PageCleanerRules::Since10_11_9;
-        let min_len = if keeps_written { lru_batch_min_len(self.capacity) } else { LRU_MIN_LEN };
-        let now = self.counters.ops;
-        let mut writes = std::mem::take(&mut self.batch_writes);
-        let mut q = self.tail;
-        while q != NIL
-            && self.len + 1 > min_len
-            && room.saturating_sub(self.len + 1) < depth
-            && writes.len() < MAX_IO_CAPACITY
-        {
-            let n = self.nodes[q as usize];
-            if n.last_op == now && n.first_access.is_some() {
-                // Buffer-fixed by the running operation.
-            } else if n.dirty {
-                writes.push(q);
-            } else {
-                self.evict_page(q);
-            }
-            q = n.prev;
-        }
-        for &p in &writes {
-            if keeps_written {
-                // `buf_page_t::write_complete`: clean, and left where it is.
-                self.write_completes(p);
-            } else {
-                self.evict_page(p);
-            }
-        }
-        writes.clear();
-        self.batch_writes = writes;
     }
 
     fn evict(&mut self) {

@@ -78,7 +78,12 @@ fn scan_does_not_flush_hot_pages() {
 
 #[test]
 fn the_page_cleaner_keeps_scan_depth_pages_free() {
-    let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+    // The 10.11.0 rules (the 10.11.9 ones: below).
+    let s = PoolSettings {
+        checkpoint_every_ops: None,
+        page_cleaner: PageCleanerRules::Before10_11_7,
+        ..PoolSettings::default()
+    };
     // 16 MiB of 16k pages: fewer than 1.5 x 1,536, so a batch runs as soon as the LRU
     // passes 256 pages. Clean pages are freed from the tail down to 256.
     let mut p = Pool::new(1024, 16384, s, false);
@@ -104,7 +109,12 @@ fn the_page_cleaner_keeps_scan_depth_pages_free() {
 
 #[test]
 fn an_lru_batch_writes_dirty_pages_past_256_and_frees_them_when_written() {
-    let s = PoolSettings { checkpoint_every_ops: None, ..PoolSettings::default() };
+    // The 10.11.0 rules (the 10.11.9 ones: below).
+    let s = PoolSettings {
+        checkpoint_every_ops: None,
+        page_cleaner: PageCleanerRules::Before10_11_7,
+        ..PoolSettings::default()
+    };
     let mut p = Pool::new(1024, 16384, s, false);
     // Every page dirty: written pages stay counted until their writes complete, so the
     // batch writes the whole LRU and frees it; the LRU saws between 1 and 256 pages.
@@ -203,4 +213,52 @@ fn a_page_allocation_changes_the_inode_page_and_the_fsp_header() {
     let written = p.counters.pages_written;
     p.flush_all();
     assert_eq!(p.counters.pages_written - written, 3);
+}
+
+#[test]
+fn since_10_11_9_the_pool_keeps_its_page_descriptors_in_its_own_pages() {
+    let since = PageCleanerRules::Since10_11_9;
+    // Innodb_buffer_pool_pages_total of MariaDB 10.11.19.
+    assert_eq!(pool_pages(16 << 20, 16384, since), 1014);
+    assert_eq!(pool_pages(32 << 20, 16384, since), 2028);
+    assert_eq!(pool_pages(32 << 20, 4096, since), 7884);
+    assert_eq!(pool_pages(32 << 20, 16384, PageCleanerRules::Before10_11_7), 2048);
+    assert_eq!((flush_area(2028), flush_area(1014), flush_area(100)), (64, 32, 4));
+}
+
+/// A 2,048-page pool under 10.11.9 rules, no checkpoint: pages 0..600 read clean, 600..1280
+/// read and dirtied, then one more read runs the first LRU batch (the LRU, 1,280 pages, is
+/// past `BUF_LRU_OLD_MIN_LEN`).
+fn batch_with_neighbours(flush_neighbors: bool) -> Pool {
+    let s = PoolSettings {
+        checkpoint_every_ops: None,
+        page_cleaner: PageCleanerRules::Since10_11_9,
+        flush_neighbors,
+        ..PoolSettings::default()
+    };
+    let mut p = Pool::new(2048, 16384, s, false);
+    for i in 0..1280 {
+        p.access(i, i >= 600);
+        p.tick();
+    }
+    assert_eq!(p.counters.pages_written, 0);
+    p.access(5000, false);
+    p
+}
+
+#[test]
+fn since_10_11_9_an_lru_batch_writes_the_dirty_neighbours_and_frees_those_it_reaches() {
+    // Without neighbour flushing the batch frees the clean pages and writes every dirty one,
+    // which stays: it cannot reach its free target.
+    let p = batch_with_neighbours(false);
+    assert_eq!(p.counters.evictions, 600);
+    assert_eq!(p.counters.pages_written, 680);
+    assert_eq!(p.len(), 681);
+    // With it, once half the free target is free, a dirty page's run of dirty neighbours in
+    // its 64-page area is written with it; the scan frees those it reaches, clean, and stops
+    // at the free target (1,536 free: 512 pages with the one being read).
+    let p = batch_with_neighbours(true);
+    assert_eq!(p.len(), 512);
+    assert_eq!(p.counters.evictions, 600 + 169);
+    assert!(p.counters.pages_written > 169, "{}", p.counters.pages_written);
 }

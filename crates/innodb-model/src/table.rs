@@ -204,7 +204,7 @@ impl SimTable {
     ) -> (Space, Vec<Tree>) {
         let pool = settings.buffer_pool_bytes.map(|b| {
             crate::pool::Pool::new(
-                (b / geo.page_bytes as u64) as usize,
+                crate::pool::pool_pages(b, geo.page_bytes, settings.pool.page_cleaner),
                 geo.page_bytes,
                 settings.pool,
                 settings.change_buffering_on(),

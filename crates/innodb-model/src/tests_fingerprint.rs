@@ -110,14 +110,18 @@ fn fingerprint(scale: u64) -> u64 {
     h
 }
 
-/// The default model's case with a buffer pool (64 pages, change buffer on), pinned on its
-/// own so the pool model's rules can change without moving the pin of every figure of runs
-/// without a pool.
-fn fingerprint_pool(scale: u64) -> u64 {
+/// The default model's case with a buffer pool (64 pages' bytes, change buffer on) under
+/// the page cleaner `rules`, pinned on its own so the pool model's rules can change without
+/// moving the pin of every figure of runs without a pool.
+fn fingerprint_pool(scale: u64, rules: PageCleanerRules) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     let d = SimSettings::default();
-    let pool =
-        SimSettings { buffer_pool_bytes: Some(64 * 16384), change_buffering: Some(true), ..d };
+    let pool = SimSettings {
+        buffer_pool_bytes: Some(64 * 16384),
+        change_buffering: Some(true),
+        pool: PoolSettings { page_cleaner: rules, ..PoolSettings::default() },
+        ..d
+    };
     e1_case(true, scale as usize / 8, pool, &mut h);
     h
 }
@@ -162,7 +166,20 @@ fn pool_fingerprint_is_pinned() {
     // `fseg_alloc_free_page_low`); were 11449134256101255804 and 4876933472828228061.
     let scale = if cfg!(debug_assertions) { 20_000 } else { 200_000 };
     let pinned = if cfg!(debug_assertions) { PIN_POOL_DEBUG } else { PIN_POOL_RELEASE };
-    assert_eq!(fingerprint_pool(scale), pinned, "buffer pool fingerprint changed");
+    let rules = PageCleanerRules::Before10_11_7;
+    assert_eq!(fingerprint_pool(scale, rules), pinned, "buffer pool fingerprint changed");
+}
+
+#[test]
+fn pool_fingerprint_of_the_10_11_9_rules_is_pinned() {
+    // The default page cleaner since the figures of docs/model-rules.md §9 were checked on
+    // 10.11.19 (the 10.11.0 rules keep the pin above); pinned with neighbour flushing and
+    // the pool's page descriptors.
+    let scale = if cfg!(debug_assertions) { 20_000 } else { 200_000 };
+    let pinned = if cfg!(debug_assertions) { PIN_POOL_9_DEBUG } else { PIN_POOL_9_RELEASE };
+    assert_eq!(PageCleanerRules::default(), PageCleanerRules::Since10_11_9);
+    let rules = PageCleanerRules::Since10_11_9;
+    assert_eq!(fingerprint_pool(scale, rules), pinned, "buffer pool fingerprint changed");
 }
 
 /// Pins of [`fingerprint`] and [`fingerprint_mysql`], debug and release builds.
@@ -173,6 +190,8 @@ const PIN_MY_RELEASE: u64 = 13484611454947432178;
 /// Pins of [`fingerprint_pool`].
 const PIN_POOL_DEBUG: u64 = 16547529000978254134;
 const PIN_POOL_RELEASE: u64 = 10879260901494970073;
+const PIN_POOL_9_DEBUG: u64 = 8076370921043840930;
+const PIN_POOL_9_RELEASE: u64 = 5798858582499078486;
 
 /// An insert-only table (no per-row copy of secondary values) builds the same trees, counters
 /// and statistics as the default one, rebuild included, and refuses a delete.

@@ -90,8 +90,9 @@ pub fn render(checks: &[PoolCheck]) -> String {
             out,
             "Random keys' reads against the {READS_BOUND_PCT:.0} % bound: {}. The server's reads \
              also count the system tablespace's pages (rollback-segment headers read by purge, \
-             undo pages) and the ibuf bitmap (6 to 10 % at 16 MiB), which the model does not \
-             hold; its writes are all LRU batch writes (docs/model-rules.md §9).",
+             undo pages) and the ibuf bitmap (4 to 10 % at 16 MiB, more on a slower load), \
+             which the model does not hold; its writes are all LRU batch writes \
+             (docs/model-rules.md §9).",
             random.join(", ")
         );
     }
