@@ -9,6 +9,8 @@
 //! prefetched; row `i + AHEAD / 2`'s leaf (whose struct is by then in cache) has its entry
 //! and heap lines prefetched; row `i + AHEAD / 4` has the stored keys prefetched that its
 //! search will compare (those whose prefix bits tie with its key's: frequent with text keys).
+//! The PRIMARY key the lookahead encodes is handed to the row's insert
+//! ([`SimTable::insert_keyed`]) rather than encoded again.
 //!
 //! The prefetch path only reads the tree and issues hints: it changes no page, no counter and
 //! no buffer-pool access, so every figure is the one that inserting the rows one by one gives
