@@ -73,6 +73,27 @@ unsafe impl GlobalAlloc for Mimalloc {
 mod tests {
     use super::*;
 
+    extern "C" {
+        fn mi_usable_size(p: *const c_void) -> usize;
+    }
+
+    #[test]
+    fn a_rows_vec_takes_a_block_of_its_size() {
+        // The global allocator (main.rs): a row's `Vec<Value>` of 96 bytes must come from
+        // mimalloc's 96-byte blocks, not from the over-allocating aligned path (a larger block,
+        // the pointer moved into it), which `mimalloc::MiMalloc` took.
+        let layout = Layout::from_size_align(96, 8).unwrap();
+        for _ in 0..100 {
+            // SAFETY: a valid nonzero layout; the block is freed once with it.
+            #[allow(unsafe_code)]
+            unsafe {
+                let p = std::alloc::alloc(layout);
+                assert_eq!(mi_usable_size(p.cast()), 96);
+                std::alloc::dealloc(p, layout);
+            }
+        }
+    }
+
     #[test]
     fn blocks_meet_their_alignment_and_keep_their_bytes() {
         let a = Mimalloc;
