@@ -4,6 +4,7 @@
 //! also exit 2), 128 + N when signal N stopped it (130 for Ctrl-C, 143 for SIGTERM) after
 //! cleaning up.
 
+mod alloc;
 mod args;
 mod args_advise;
 mod cmd;
@@ -81,9 +82,10 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 /// mimalloc instead of the system allocator: the simulator allocates and frees a row per
-/// insert and a page per split, and glibc's malloc/free were ~8% of a 10M-row load.
+/// insert and a page per split, and glibc's malloc/free were ~8% of a 10M-row load. Through
+/// `alloc::Mimalloc`, which skips mimalloc's aligned calls where they are not needed.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::Mimalloc = alloc::Mimalloc;
 
 /// `mi_option_purge_delay` in mimalloc 3's `mi_option_t` (mimalloc.h; the crate pins the
 /// version in Cargo.lock). Declared here: `libmimalloc-sys` exports it only with a feature

@@ -9,6 +9,8 @@
 //! prefetched; row `i + AHEAD / 2`'s leaf (whose struct is by then in cache) has its entry
 //! and heap lines prefetched; row `i + AHEAD / 4` has the stored keys prefetched that its
 //! search will compare (those whose prefix bits tie with its key's: frequent with text keys).
+//! The PRIMARY key the lookahead encodes is handed to the row's insert
+//! ([`SimTable::insert_keyed`]) rather than encoded again.
 //!
 //! The prefetch path only reads the tree and issues hints: it changes no page, no counter and
 //! no buffer-pool access, so every figure is the one that inserting the rows one by one gives
@@ -136,11 +138,14 @@ impl SimTable {
         let mut keys = vec![0u8; AHEAD * kw];
         // Each row's leaf, with the tree's reshape count when it was found.
         let mut leaves: [Option<(PageNo, u64)>; AHEAD] = [None; AHEAD];
+        // Whether each row's slot in `keys` holds its encoded key (its insert reuses it).
+        let mut encoded = [false; AHEAD];
         let mut key = Vec::with_capacity(kw);
         let columns = self.table.columns.len();
         // Encodes row j's key into its slot and prefetches its leaf's struct.
-        let mut stage1 = |t: &SimTable, keys: &mut [u8], j: usize| -> Option<(PageNo, u64)> {
+        let mut stage1 = |t: &SimTable, keys: &mut [u8], encoded: &mut [bool], j: usize| {
             let row = &rows[j];
+            encoded[j % AHEAD] = false;
             // A row that `insert` will refuse is not encoded (encoding assumes every column).
             if row.len() != columns || t.trees[0].kw() != kw {
                 return None;
@@ -152,6 +157,7 @@ impl SimTable {
                 return None;
             }
             slot.copy_from_slice(&key);
+            encoded[j % AHEAD] = true;
             let reshapes = t.trees[0].reshapes.get();
             let leaf = t.trees[0].prefetch_leaf(&t.space, slot);
             if let (Some(pool), Some(p)) = (&t.space.pool, leaf) {
@@ -160,7 +166,7 @@ impl SimTable {
             leaf.map(|p| (p, reshapes))
         };
         for j in 0..rows.len().min(AHEAD) {
-            leaves[j % AHEAD] = stage1(self, &mut keys, j);
+            leaves[j % AHEAD] = stage1(self, &mut keys, &mut encoded, j);
         }
         let mut result = Ok(());
         for i in 0..rows.len() {
@@ -181,7 +187,9 @@ impl SimTable {
                     tree.leaf_hint.set(Some(p));
                 }
             }
-            let inserted = self.insert(&rows[i]);
+            // The key encoded by the lookahead, not encoded again.
+            let pk_key = encoded[i % AHEAD].then(|| &keys[(i % AHEAD) * kw..(i % AHEAD + 1) * kw]);
+            let inserted = self.insert_keyed(&rows[i], pk_key);
             // Unused when the row was refused before its PRIMARY insert.
             self.trees[0].leaf_hint.set(None);
             if let Err(e) = inserted {
@@ -190,7 +198,8 @@ impl SimTable {
             }
             // Row i's slot is free now: row i + AHEAD takes it.
             let j = i + AHEAD;
-            leaves[i % AHEAD] = if j < rows.len() { stage1(self, &mut keys, j) } else { None };
+            leaves[i % AHEAD] =
+                if j < rows.len() { stage1(self, &mut keys, &mut encoded, j) } else { None };
             if i + 1 == PROBE_ROWS && leaves.iter().filter(|l| l.is_some()).count() * 4 < AHEAD {
                 // Mostly ascending keys: the rest of the batch without the lookahead.
                 for (k, row) in rows.iter().enumerate().skip(PROBE_ROWS) {

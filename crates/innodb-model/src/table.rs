@@ -251,9 +251,24 @@ impl SimTable {
     /// AUTO_INCREMENT key takes the next value. Fails without changing anything on a
     /// duplicate key or a row that does not fit the table.
     pub fn insert(&mut self, row: &[Value]) -> Result<(), SimError> {
+        self.insert_keyed(row, None)
+    }
+
+    /// [`SimTable::insert`] of a row whose PRIMARY key the caller has already encoded
+    /// (`pk_key`, as `encode_key` wrote it; `insert_batch`'s lookahead encodes every row's
+    /// key once). The key is used only on a PRIMARY-only table without AUTO_INCREMENT and
+    /// while it has the tree's current width (a wider slot since means a new encoding).
+    pub(crate) fn insert_keyed(
+        &mut self,
+        row: &[Value],
+        pk_key: Option<&[u8]>,
+    ) -> Result<(), SimError> {
         self.validate(row)?;
         let pk0 = self.table.primary_key[0];
         if !self.table.auto_increment {
+            if self.trees.len() == 1 {
+                return self.insert_row_primary_only(row, pk_key);
+            }
             return self.insert_row(row);
         }
         match row[pk0] {
@@ -343,7 +358,11 @@ impl SimTable {
     /// [`SimTable::insert_row`] of a table whose only index is PRIMARY: one key, one record
     /// size, no other index to check first (the same steps with none of the per-index
     /// bookkeeping).
-    fn insert_row_primary_only(&mut self, row: &[Value]) -> Result<(), SimError> {
+    fn insert_row_primary_only(
+        &mut self,
+        row: &[Value],
+        pk_key: Option<&[u8]>,
+    ) -> Result<(), SimError> {
         if let Some(w) = self.trees[0].layout.needed_widths(row) {
             self.trees[0].rewiden(&mut self.space, &w);
         }
@@ -351,8 +370,22 @@ impl SimTable {
         let rec = tree.layout.leaf_record(row, &self.table, &self.space.geo)?;
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
-        tree.layout.encode_key(row, &mut keys);
-        let inserted = tree.insert_unique(&mut self.space, &keys, rec.size_bytes);
+        // Slot widths only grow, so a key of the current width was encoded in these widths.
+        let key = match pk_key {
+            Some(k) if k.len() == tree.kw() => {
+                #[cfg(debug_assertions)]
+                {
+                    tree.layout.encode_key(row, &mut keys);
+                    debug_assert_eq!(keys, k, "a pre-encoded key is this row's key");
+                }
+                k
+            }
+            _ => {
+                tree.layout.encode_key(row, &mut keys);
+                &keys[..]
+            }
+        };
+        let inserted = tree.insert_unique(&mut self.space, key, rec.size_bytes);
         self.keys = keys;
         let Some(page) = inserted else {
             return Err(SimError::DuplicateKey { index: tree.layout.name.clone() });
@@ -373,7 +406,7 @@ impl SimTable {
 
     fn insert_row(&mut self, row: &[Value]) -> Result<(), SimError> {
         if self.trees.len() == 1 {
-            return self.insert_row_primary_only(row);
+            return self.insert_row_primary_only(row, None);
         }
         // Widen variable-length key slots first (re-encodes stored keys; rare).
         for t in 0..self.trees.len() {
