@@ -93,9 +93,11 @@ fn load_counting(
     let mut before: Vec<BitSet> = vec![BitSet::new(); n_idx];
     let mut last: Vec<BitSet> = vec![BitSet::new(); n_idx];
     let mut leaves = Vec::with_capacity(n_idx);
-    let gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
+    let mut gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
+    let mut row = Vec::new();
     progress.start(&c.label, rows);
-    for (n, row) in gen.take(rows as usize).enumerate() {
+    for n in 0..rows as usize {
+        gen.fill(&mut row);
         leaves.clear();
         insert(&row, &mut leaves)
             .with_context(|| format!("row {} of candidate {}", n + 1, c.label))?;
