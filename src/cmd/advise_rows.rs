@@ -6,7 +6,7 @@
 //! on every engine and for every candidate (only the key column differs between candidates).
 
 use keylab_core::Row;
-use keylab_keys::{GenConfig, KeyGen, Variant};
+use keylab_keys::{GenConfig, Key, KeyGen, Variant};
 use keylab_schema::{ColumnType, Table, Value, DAY_S};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -171,14 +171,22 @@ impl AdviseRows {
         AdviseRows { keys, columns, made: 0 }
     }
 
-    fn next_row(&mut self) -> Row {
+    /// The next row into `row`, reusing its values' buffers (a load makes millions of rows,
+    /// and allocating three or four buffers per row was a tenth of row making).
+    pub fn fill(&mut self, row: &mut Row) {
         let n = self.made;
         self.made += 1;
-        let mut row = Vec::with_capacity(self.columns.len());
-        for (p, rng, _ty) in &mut self.columns {
-            row.push(match p {
+        row.resize(self.columns.len(), Value::Null);
+        for ((p, rng, _ty), out) in self.columns.iter_mut().zip(row.iter_mut()) {
+            let v = match p {
                 ColumnValues::Key => match &mut self.keys {
-                    Some(k) => k.next_key().to_value(),
+                    Some(k) => match k.next_key() {
+                        Key::Int(v) => Value::Int(v),
+                        Key::Bytes(b) => {
+                            bytes_of(out).extend_from_slice(b.as_slice());
+                            continue;
+                        }
+                    },
                     None => Value::Int(n as i64 + 1),
                 },
                 ColumnValues::Int { lo: 0, hi: -1 } => Value::Int(n as i64),
@@ -189,49 +197,64 @@ impl AdviseRows {
                 ColumnValues::UniqueInt { unsigned: true, .. } => Value::UInt(mix64(n)),
                 ColumnValues::UniqueInt { .. } => Value::Int(mix64(n) as i64),
                 ColumnValues::Text { len } => {
-                    let mut s = Vec::with_capacity(*len as usize);
-                    push_alnum(rng, *len as usize, &mut s);
-                    Value::Bytes(s)
+                    push_alnum(rng, *len as usize, bytes_of(out));
+                    continue;
                 }
                 ColumnValues::UniqueText { len } => {
                     let len = *len as usize;
-                    let mut s = Vec::with_capacity(len.max(16));
+                    let s = bytes_of(out);
                     if len >= 16 {
-                        push_hex16(mix64(n), &mut s);
+                        push_hex16(mix64(n), s);
                     } else {
                         s.extend_from_slice(format!("{n:0len$}").as_bytes());
                     }
                     if s.len() < len {
-                        push_alnum(rng, len - s.len(), &mut s);
+                        push_alnum(rng, len - s.len(), s);
                     }
-                    Value::Bytes(s)
+                    continue;
                 }
                 ColumnValues::Bytes { len } => {
-                    let mut b = vec![0u8; *len as usize];
-                    rng.fill_bytes(&mut b);
-                    Value::Bytes(b)
+                    let b = bytes_of(out);
+                    b.resize(*len as usize, 0);
+                    rng.fill_bytes(b);
+                    continue;
                 }
                 ColumnValues::UniqueBytes { len } => {
                     let len = *len as usize;
-                    let mut b = if len >= 8 {
-                        mix64(n).to_be_bytes().to_vec()
+                    let b = bytes_of(out);
+                    if len >= 8 {
+                        b.extend_from_slice(&mix64(n).to_be_bytes());
                     } else {
-                        n.to_be_bytes()[8 - len..].to_vec()
-                    };
-                    if b.len() < len {
-                        let mut pad = vec![0u8; len - b.len()];
-                        rng.fill_bytes(&mut pad);
-                        b.extend(pad);
+                        b.extend_from_slice(&n.to_be_bytes()[8 - len..]);
                     }
-                    Value::Bytes(b)
+                    if b.len() < len {
+                        let at = b.len();
+                        b.resize(len, 0);
+                        rng.fill_bytes(&mut b[at..]);
+                    }
+                    continue;
                 }
                 ColumnValues::Time { date, step_s } => {
                     let s = TIME_START_UNIX_S + n as i64 * *step_s;
                     Value::Time(if *date { s.div_euclid(DAY_S) * DAY_S } else { s })
                 }
-            });
+            };
+            *out = v;
         }
-        row
+    }
+}
+
+/// `v`'s byte buffer, emptied (made a `Bytes` first if it is not one).
+fn bytes_of(v: &mut Value) -> &mut Vec<u8> {
+    if !matches!(v, Value::Bytes(_)) {
+        *v = Value::Bytes(Vec::new());
+    }
+    match v {
+        Value::Bytes(b) => {
+            b.clear();
+            b
+        }
+        _ => unreachable!("made Bytes above"),
     }
 }
 
@@ -239,20 +262,46 @@ impl Iterator for AdviseRows {
     type Item = Row;
 
     fn next(&mut self) -> Option<Row> {
-        Some(self.next_row())
+        let mut row = Vec::with_capacity(self.columns.len());
+        self.fill(&mut row);
+        Some(row)
     }
 }
 
-/// Appends `len` random letters and digits: one ChaCha draw per 8 characters.
+/// Every two-character run `push_alnum` writes, by the pair's value `d0 + 36 * d1` (`d0`'s
+/// character first).
+const ALNUM_PAIRS: [[u8; 2]; 36 * 36] = {
+    let mut t = [[0u8; 2]; 36 * 36];
+    let mut i = 0;
+    while i < 36 * 36 {
+        t[i] = [ALPHANUMERIC[i % 36], ALPHANUMERIC[i / 36]];
+        i += 1;
+    }
+    t
+};
+
+/// Appends `len` random letters and digits: one ChaCha draw per 8 characters, the draw's
+/// base-36 digits lowest first.
 fn push_alnum(rng: &mut ChaCha8Rng, len: usize, out: &mut Vec<u8>) {
+    const BASE: u64 = ALPHANUMERIC.len() as u64;
     let mut left = len;
-    while left > 0 {
-        let mut word = rng.next_u64();
-        for _ in 0..8.min(left) {
-            out.push(ALPHANUMERIC[(word % ALPHANUMERIC.len() as u64) as usize]);
-            word /= ALPHANUMERIC.len() as u64;
+    // A whole draw: its low 8 digits (the value mod 36^8) as four pairs of digits.
+    while left >= 8 {
+        let mut word = rng.next_u64() % BASE.pow(8);
+        let mut chars = [0u8; 8];
+        for pair in chars.chunks_exact_mut(2) {
+            pair.copy_from_slice(&ALNUM_PAIRS[(word % (BASE * BASE)) as usize]);
+            word /= BASE * BASE;
         }
-        left -= 8.min(left);
+        out.extend_from_slice(&chars);
+        left -= 8;
+    }
+    if left > 0 {
+        let mut word = rng.next_u64();
+        for _ in 0..left {
+            out.push(ALPHANUMERIC[(word % BASE) as usize]);
+            word /= BASE;
+        }
     }
 }
 
@@ -325,15 +374,18 @@ mod tests {
             push_hex16(v, &mut out);
             assert_eq!(out, format!("x{v:016x}").into_bytes());
         }
-        // The text of seed 1, stream 0, as the generator made it before it appended in place.
+        // The text of seed 1, stream 0, as the generator made it a character at a time
+        // before it appended in place and wrote pairs of characters.
+        let lens = [11usize, 3, 8, 16, 48, 1, 0, 10, 64, 7];
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut out = Vec::new();
-        push_alnum(&mut rng, 11, &mut out);
-        push_alnum(&mut rng, 3, &mut out);
-        assert_eq!(out.len(), 14);
+        for len in lens {
+            push_alnum(&mut rng, len, &mut out);
+        }
+        assert_eq!(out.len(), lens.iter().sum::<usize>());
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut want = Vec::new();
-        for len in [11usize, 3] {
+        for len in lens {
             let mut made = 0;
             while made < len {
                 let mut word = rng.next_u64();
@@ -345,6 +397,31 @@ mod tests {
             }
         }
         assert_eq!(out, want);
+    }
+
+    #[test]
+    fn rows_filled_in_place_are_the_rows_made_afresh() {
+        let mut t = table();
+        t.columns.push(Column::new("b", ColumnType::Binary { bytes: 12 }, false));
+        t.columns.push(Column::new("u", ColumnType::Binary { bytes: 4 }, false));
+        t.indexes.push(Index {
+            name: "ub".into(),
+            columns: vec![5],
+            unique: true,
+            prefix_chars: Vec::new(),
+        });
+        let plan = plan_columns(&t, &[0], 1000, &|_| None);
+        for key in ["uuid4:bin", "auto-inc"] {
+            let v = Some(key.parse().unwrap());
+            let fresh: Vec<Row> = AdviseRows::new(&t, &plan, v, 9).take(50).collect();
+            let mut gen = AdviseRows::new(&t, &plan, v, 9);
+            // A reused row starts from other values: each is overwritten whole.
+            let mut row = vec![Value::Bytes(b"stale bytes".to_vec()); 3];
+            for want in &fresh {
+                gen.fill(&mut row);
+                assert_eq!(&row, want, "{key}");
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::nbtree_engine::NbtreeEngine;
 use crate::progress::LoadProgress;
 use crate::sim_engine::SimEngine;
 use crate::UsageError;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use bit_set::BitSet;
 use keylab_core::{
     Engine, EngineError, EngineKind, LoadMethod, LoadPlan, Progress, Row, RunResult, SimModel,
@@ -76,14 +76,18 @@ pub fn choose_model(
     }
 }
 
+/// Rows handed to the model at a time (the InnoDB model looks ahead within a batch).
+const BATCH_ROWS: usize = 512;
+
 /// Distinct leaves per index that inserts touched in the last window of a tenth of the rows
-/// and in the window before it too. `insert(row, leaves)` inserts a row and puts the leaf
-/// of each index (primary key first) in `leaves`.
+/// and in the window before it too. `insert(rows, after)` inserts rows in order, calling
+/// `after` with the leaf of each index (primary key first) after each row, and on a failure
+/// returns the index of the failing row in `rows`.
 fn load_counting(
     c: &Candidate,
     args: &AdviseArgs,
     progress: &mut LoadProgress,
-    mut insert: impl FnMut(&Row, &mut Vec<u32>) -> Result<()>,
+    mut insert: impl FnMut(&[Row], &mut dyn FnMut(&[u32])) -> Result<(), (usize, anyhow::Error)>,
 ) -> Result<WorkingSet> {
     let n_idx = 1 + c.table.indexes.len();
     let rows = rows_of(args);
@@ -92,23 +96,33 @@ fn load_counting(
     // Page numbers are dense (a tablespace's pages from 0): a bitmap costs less than hashing.
     let mut before: Vec<BitSet> = vec![BitSet::new(); n_idx];
     let mut last: Vec<BitSet> = vec![BitSet::new(); n_idx];
-    let mut leaves = Vec::with_capacity(n_idx);
-    let gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
+    let mut gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
+    // Filled in place batch after batch (their buffers reused).
+    let mut batch: Vec<Row> = Vec::new();
     progress.start(&c.label, rows);
-    for (n, row) in gen.take(rows as usize).enumerate() {
-        leaves.clear();
-        insert(&row, &mut leaves)
-            .with_context(|| format!("row {} of candidate {}", n + 1, c.label))?;
-        let n = n as u64;
-        if (n + 1) % PROGRESS_ROWS == 0 {
-            progress.advance(PROGRESS_ROWS);
+    let mut n = 0u64;
+    while n < rows {
+        let len = (rows - n).min(BATCH_ROWS as u64) as usize;
+        batch.resize_with(len, Vec::new);
+        for row in &mut batch {
+            gen.fill(row);
         }
-        if n >= first {
-            let sets = if n < rows - window { &mut before } else { &mut last };
-            for (s, &p) in sets.iter_mut().zip(&leaves) {
-                s.insert(p as usize);
+        let start = n;
+        let mut record = |leaves: &[u32]| {
+            if (n + 1) % PROGRESS_ROWS == 0 {
+                progress.advance(PROGRESS_ROWS);
             }
-        }
+            if n >= first {
+                let sets = if n < rows - window { &mut before } else { &mut last };
+                for (s, &p) in sets.iter_mut().zip(leaves) {
+                    s.insert(p as usize);
+                }
+            }
+            n += 1;
+        };
+        insert(&batch, &mut record).map_err(|(i, e)| {
+            e.context(format!("row {} of candidate {}", start + i as u64 + 1, c.label))
+        })?;
     }
     progress.finish();
     // At least the page being written: an ascending key's right edge moves on, so a window
@@ -132,10 +146,9 @@ pub fn run_sim(
 ) -> Result<(RunResult, WorkingSet)> {
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
     let sim = engine.sim_table_mut()?;
-    let ws = load_counting(c, args, progress, |row, leaves| {
-        sim.insert(row).map_err(|e| EngineError::Rejected(e.to_string()))?;
-        leaves.extend_from_slice(sim.last_insert_leaves());
-        Ok(())
+    let ws = load_counting(c, args, progress, |rows, after| {
+        sim.insert_batch_each(rows, after)
+            .map_err(|(i, e)| (i, EngineError::Rejected(e.to_string()).into()))
     })?;
     let m = engine.measure(&c.table)?;
     Ok((run_result(c, rows_of(args), m, load_result(&row_plan())), ws))
@@ -152,10 +165,15 @@ pub fn run_nbtree(
     engine.set_fill_factors(&c.fill_factors)?;
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
     let t = engine.nbtree_table_mut()?;
-    let ws = load_counting(c, args, progress, |row, leaves| {
-        t.insert(row).map_err(|e| EngineError::Rejected(e.to_string()))?;
-        t.commit();
-        leaves.extend(t.last_insert_leaves());
+    let mut leaves = Vec::new();
+    let ws = load_counting(c, args, progress, |rows, after| {
+        for (i, row) in rows.iter().enumerate() {
+            t.insert(row).map_err(|e| (i, EngineError::Rejected(e.to_string()).into()))?;
+            t.commit();
+            leaves.clear();
+            leaves.extend(t.last_insert_leaves());
+            after(&leaves);
+        }
         Ok(())
     })?;
     let m = engine.measure(&c.table)?;

@@ -9,8 +9,6 @@
 //! prefetched; row `i + AHEAD / 2`'s leaf (whose struct is by then in cache) has its entry
 //! and heap lines prefetched; row `i + AHEAD / 4` has the stored keys prefetched that its
 //! search will compare (those whose prefix bits tie with its key's: frequent with text keys).
-//! The PRIMARY key the lookahead encodes is handed to the row's insert
-//! ([`SimTable::insert_keyed`]) rather than encoded again.
 //!
 //! The prefetch path only reads the tree and issues hints: it changes no page, no counter and
 //! no buffer-pool access, so every figure is the one that inserting the rows one by one gives
@@ -18,9 +16,17 @@
 //! row's descent and its insert (`Tree::reshapes`), no non-leaf page changed, so the insert
 //! starts at the leaf that descent found instead of descending again (debug builds check that
 //! both give the same leaf); with a buffer pool model the insert descends again all the same
-//! (a descent is a counted page access there), and only the prefetch applies. It runs on
-//! tables whose PRIMARY key is given in the row (not AUTO_INCREMENT). Keys above the remembered rightmost leaf need no descent and get no
-//! prefetch; a batch whose first rows are mostly such keys goes on row by row.
+//! (a descent is a counted page access there), and only the prefetch applies.
+//! The PRIMARY key the lookahead encodes is handed to the row's insert
+//! ([`SimTable::insert_keyed`]) rather than encoded again.
+//!
+//! Which indexes look ahead: PRIMARY when its key is given in the row (not AUTO_INCREMENT);
+//! on a table with secondary indexes and no buffer pool (the two-pass insert,
+//! `table_insert.rs`) every secondary index too, each with its own leaf hint (a random
+//! secondary index, as most of advise's, waits on as many misses as a random PRIMARY).
+//! Keys above the remembered rightmost leaf need no descent and get no prefetch; an index
+//! whose keys in the batch's first rows are mostly such is not looked ahead in for the rest
+//! of the batch, and a batch with no index left goes on row by row.
 //!
 //! Not for: changing what is inserted or in which order; a prefetch that finds a page freed
 //! or changed since its descent is skipped (it only costs time).
@@ -127,90 +133,89 @@ impl SimTable {
     /// ahead (module docs). On an error, the rows before the failing one are inserted and
     /// `Err((their count, error))` is returned.
     pub fn insert_batch(&mut self, rows: &[Vec<Value>]) -> Result<(), (usize, SimError)> {
-        if !self.prefetch_applies() {
+        self.insert_batch_each(rows, &mut |_| {})
+    }
+
+    /// [`SimTable::insert_batch`], calling `after(leaves)` after each row's insert with
+    /// [`SimTable::last_insert_leaves`]. On a table with secondary indexes and no buffer
+    /// pool (the two-pass insert, `table_insert.rs`), every index's leaf is prefetched ahead,
+    /// not only PRIMARY's: there the random secondary indexes wait on the most misses.
+    pub fn insert_batch_each(
+        &mut self,
+        rows: &[Vec<Value>],
+        after: &mut dyn FnMut(&[u32]),
+    ) -> Result<(), (usize, SimError)> {
+        let every_index = self.space.pool.is_none() && !self.one_index_at_a_time;
+        if !(self.prefetch_applies() || every_index && self.trees.len() > 1) {
             for (i, row) in rows.iter().enumerate() {
                 self.insert(row).map_err(|e| (i, e))?;
+                after(&self.last_leaves);
             }
             return Ok(());
         }
-        // The keys and leaves of the rows ahead, by row index mod AHEAD.
-        let kw = self.trees[0].kw();
-        let mut keys = vec![0u8; AHEAD * kw];
-        // Each row's leaf, with the tree's reshape count when it was found.
-        let mut leaves: [Option<(PageNo, u64)>; AHEAD] = [None; AHEAD];
-        // Whether each row's slot in `keys` holds its encoded key (its insert reuses it).
-        let mut encoded = [false; AHEAD];
-        let mut key = Vec::with_capacity(kw);
+        // The indexes looked ahead in: PRIMARY (when its key is given in the row), and with
+        // `every_index` the secondary ones too.
+        let first = if self.prefetch_applies() { 0 } else { 1 };
+        let last = if every_index { self.trees.len() } else { 1 };
+        let mut ahead: Vec<Ahead> =
+            (first..last).map(|t| Ahead::new(t, self.trees[t].kw())).collect();
+        let mut key = Vec::new();
         let columns = self.table.columns.len();
-        // Encodes row j's key into its slot and prefetches its leaf's struct.
-        let mut stage1 = |t: &SimTable, keys: &mut [u8], encoded: &mut [bool], j: usize| {
-            let row = &rows[j];
-            encoded[j % AHEAD] = false;
-            // A row that `insert` will refuse is not encoded (encoding assumes every column).
-            if row.len() != columns || t.trees[0].kw() != kw {
-                return None;
+        for (j, row) in rows.iter().enumerate().take(AHEAD) {
+            for a in &mut ahead {
+                a.stage1(self, row, j, &mut key, columns);
             }
-            key.clear();
-            t.trees[0].layout.encode_key(row, &mut key);
-            let slot = &mut keys[(j % AHEAD) * kw..(j % AHEAD + 1) * kw];
-            if key.len() != kw {
-                return None;
-            }
-            slot.copy_from_slice(&key);
-            encoded[j % AHEAD] = true;
-            let reshapes = t.trees[0].reshapes.get();
-            let leaf = t.trees[0].prefetch_leaf(&t.space, slot);
-            if let (Some(pool), Some(p)) = (&t.space.pool, leaf) {
-                pool.prefetch_node(p.0);
-            }
-            leaf.map(|p| (p, reshapes))
-        };
-        for j in 0..rows.len().min(AHEAD) {
-            leaves[j % AHEAD] = stage1(self, &mut keys, &mut encoded, j);
         }
-        let mut result = Ok(());
         for i in 0..rows.len() {
-            let j = i + AHEAD_LINES;
-            if let (true, Some((p, _))) = (j < rows.len(), leaves[j % AHEAD]) {
-                let k = &keys[(j % AHEAD) * kw..(j % AHEAD + 1) * kw];
-                self.trees[0].prefetch_leaf_lines(&self.space, p, k);
+            for a in &ahead {
+                a.stage2_and_3(self, i, rows.len());
             }
-            let j = i + AHEAD_KEYS;
-            if let (true, Some((p, _))) = (j < rows.len(), leaves[j % AHEAD]) {
-                let k = &keys[(j % AHEAD) * kw..(j % AHEAD + 1) * kw];
-                self.trees[0].prefetch_leaf_keys(&self.space, p, k);
-            }
-            // No non-leaf page changed since row i's descent: its insert starts at that leaf.
-            let tree = &self.trees[0];
-            if let Some((p, reshapes)) = leaves[i % AHEAD] {
-                if reshapes == tree.reshapes.get() && tree.kw() == kw {
-                    tree.leaf_hint.set(Some(p));
-                }
-            }
-            // The key encoded by the lookahead, not encoded again.
-            let pk_key = encoded[i % AHEAD].then(|| &keys[(i % AHEAD) * kw..(i % AHEAD + 1) * kw]);
-            let inserted = self.insert_keyed(&rows[i], pk_key);
-            // Unused when the row was refused before its PRIMARY insert.
-            self.trees[0].leaf_hint.set(None);
-            if let Err(e) = inserted {
-                result = Err((i, e));
-                break;
-            }
-            // Row i's slot is free now: row i + AHEAD takes it.
-            let j = i + AHEAD;
-            leaves[i % AHEAD] =
-                if j < rows.len() { stage1(self, &mut keys, &mut encoded, j) } else { None };
-            if i + 1 == PROBE_ROWS && leaves.iter().filter(|l| l.is_some()).count() * 4 < AHEAD {
-                // Mostly ascending keys: the rest of the batch without the lookahead.
-                for (k, row) in rows.iter().enumerate().skip(PROBE_ROWS) {
-                    if let Err(e) = self.insert(row) {
-                        return Err((k, e));
+            // No non-leaf page of an index changed since row i's descent in it: its insert
+            // there starts at that leaf (`insert_unique`, `insert_found`).
+            for a in &ahead {
+                let tree = &self.trees[a.tree];
+                if let Some((p, reshapes)) = a.leaves[i % AHEAD] {
+                    if reshapes == tree.reshapes.get() && tree.kw() == a.kw {
+                        tree.leaf_hint.set(Some(p));
                     }
                 }
-                break;
+            }
+            // PRIMARY's key as its lookahead encoded it, not encoded again.
+            let pk_key =
+                ahead.iter().find(|a| a.tree == 0 && a.encoded[i % AHEAD]).map(|a| a.key(i));
+            let inserted = self.insert_keyed(&rows[i], pk_key);
+            // Unused when the row was refused before its inserts, or went to the rightmost
+            // leaf.
+            for a in &ahead {
+                self.trees[a.tree].leaf_hint.set(None);
+            }
+            if let Err(e) = inserted {
+                return Err((i, e));
+            }
+            after(&self.last_leaves);
+            // Row i's slot is free now: row i + AHEAD takes it.
+            let j = i + AHEAD;
+            for a in &mut ahead {
+                a.leaves[i % AHEAD] = None;
+                a.encoded[i % AHEAD] = false;
+                if j < rows.len() {
+                    a.stage1(self, &rows[j], j, &mut key, columns);
+                }
+            }
+            if i + 1 == PROBE_ROWS {
+                // Mostly ascending keys go to the rightmost leaf without a descent: such an
+                // index is not looked ahead in for the rest of the batch.
+                ahead.retain(|a| a.leaves.iter().filter(|l| l.is_some()).count() * 4 >= AHEAD);
+                if ahead.is_empty() {
+                    for (k, row) in rows.iter().enumerate().skip(PROBE_ROWS) {
+                        self.insert(row).map_err(|e| (k, e))?;
+                        after(&self.last_leaves);
+                    }
+                    break;
+                }
             }
         }
-        result
+        Ok(())
     }
 
     /// True when [`SimTable::insert_batch`] prefetches: a PRIMARY key given in every row (not
@@ -218,5 +223,78 @@ impl SimTable {
     /// pool the insert ignores its leaf hint (`Tree::insert_unique`), so a pool changes nothing.
     fn prefetch_applies(&self) -> bool {
         !self.table.auto_increment
+    }
+}
+
+/// The lookahead of one index: the keys and leaves of the rows ahead, by row index mod
+/// AHEAD.
+struct Ahead {
+    tree: usize,
+    /// The index's key width when the lookahead started (a widening stops it).
+    kw: usize,
+    keys: Vec<u8>,
+    /// Each row's leaf, with the tree's reshape count when it was found.
+    leaves: [Option<(PageNo, u64)>; AHEAD],
+    /// Whether each row's slot in `keys` holds its encoded key (PRIMARY's insert reuses it).
+    encoded: [bool; AHEAD],
+}
+
+impl Ahead {
+    fn new(tree: usize, kw: usize) -> Ahead {
+        Ahead {
+            tree,
+            kw,
+            keys: vec![0; AHEAD * kw],
+            leaves: [None; AHEAD],
+            encoded: [false; AHEAD],
+        }
+    }
+
+    fn key(&self, j: usize) -> &[u8] {
+        &self.keys[(j % AHEAD) * self.kw..(j % AHEAD + 1) * self.kw]
+    }
+
+    /// Encodes row j's key into its slot and prefetches its leaf's struct.
+    fn stage1(&mut self, t: &SimTable, row: &[Value], j: usize, key: &mut Vec<u8>, columns: usize) {
+        let tree = &t.trees[self.tree];
+        // A row that `insert` will refuse is not encoded (encoding assumes every column),
+        // nor one whose AUTO_INCREMENT key the insert assigns (a secondary key ends with it).
+        if row.len() != columns || tree.kw() != self.kw {
+            return;
+        }
+        if t.table.auto_increment && t.table.primary_key.iter().any(|&c| row[c].is_null()) {
+            return;
+        }
+        key.clear();
+        tree.layout.encode_key(row, key);
+        if key.len() != self.kw {
+            return;
+        }
+        let slot = &mut self.keys[(j % AHEAD) * self.kw..(j % AHEAD + 1) * self.kw];
+        slot.copy_from_slice(key);
+        self.encoded[j % AHEAD] = true;
+        let reshapes = tree.reshapes.get();
+        let leaf = tree.prefetch_leaf(&t.space, slot);
+        if let (Some(pool), Some(p)) = (&t.space.pool, leaf) {
+            pool.prefetch_node(p.0);
+        }
+        self.leaves[j % AHEAD] = leaf.map(|p| (p, reshapes));
+    }
+
+    /// Before row i's insert: the entry and heap lines of row i + AHEAD_LINES's leaf, and the
+    /// tied keys of row i + AHEAD_KEYS's.
+    fn stage2_and_3(&self, t: &SimTable, i: usize, rows: usize) {
+        let tree = &t.trees[self.tree];
+        if tree.kw() != self.kw {
+            return;
+        }
+        let j = i + AHEAD_LINES;
+        if let (true, Some((p, _))) = (j < rows, self.leaves[j % AHEAD]) {
+            tree.prefetch_leaf_lines(&t.space, p, self.key(j));
+        }
+        let j = i + AHEAD_KEYS;
+        if let (true, Some((p, _))) = (j < rows, self.leaves[j % AHEAD]) {
+            tree.prefetch_leaf_keys(&t.space, p, self.key(j));
+        }
     }
 }

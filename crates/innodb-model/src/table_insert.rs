@@ -80,7 +80,8 @@ impl SimTable {
 
     /// Each index's leaf and insert position for its key `key_of(t)`: the remembered
     /// rightmost leaf when the key is above its last record (an ascending index), else a
-    /// PAGE_CUR_LE descent from the root. The descents run a level at a time over all
+    /// PAGE_CUR_LE descent from the root (or from the leaf it ends at, when the caller
+    /// found it with no reshape since: `Tree::leaf_hint`). The descents run a level at a time over all
     /// indexes, each level in two rounds: load the lines every page's search will read, then
     /// search, so a row's cold pages are fetched together.
     fn find_leaves<'k>(&self, key_of: &dyn Fn(usize) -> &'k [u8], found: &mut [Found]) {
@@ -93,7 +94,15 @@ impl SimTable {
                 Some(p) => {
                     found[t] = Found { page: p, pos: sp.page(p).len(), equal: false };
                 }
-                None => at[t] = Some(tree.root),
+                // Without a pool a descent counts nothing: a hinted leaf (where the descent
+                // would end, `SimTable::insert_batch_each`) skips it.
+                None => match tree.leaf_hint.take() {
+                    Some(leaf) => {
+                        debug_assert_eq!(tree.descend_ro(sp, key_of(t), 0).0, leaf, "stale hint");
+                        at[t] = Some(leaf);
+                    }
+                    None => at[t] = Some(tree.root),
+                },
             }
         }
         while at.iter().any(Option::is_some) {

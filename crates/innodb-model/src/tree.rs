@@ -88,8 +88,9 @@ pub(crate) struct Tree {
     /// Pessimistic inserts, page allocations and frees so far: while it stays the same, no
     /// non-leaf page changed, so a descent for a key ends at the leaf it ended at before.
     pub(crate) reshapes: std::cell::Cell<u64>,
-    /// The leaf a descent for the next `insert_unique`'s key ends at, found by the caller
-    /// with no reshape since (`SimTable::insert_batch`); consumed by that call.
+    /// The leaf a descent for the next insert's key ends at, found by the caller with no
+    /// reshape since (`SimTable::insert_batch_each`); consumed by that insert
+    /// (`insert_unique`, or the two-pass `SimTable::insert_found`).
     pub(crate) leaf_hint: std::cell::Cell<Option<PageNo>>,
 }
 
@@ -574,6 +575,8 @@ impl Tree {
             page.map_keys(kw, new_kw, |k, out| self.layout.reencode(k, widths, out));
         }
         self.layout = wider;
+        // A hint found for the narrower key is not used for the wider one.
+        self.leaf_hint.set(None);
     }
 
     /// `btr_page_get_father`: the parent page and the position of the node pointer to `p`.
