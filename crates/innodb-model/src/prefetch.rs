@@ -15,8 +15,9 @@
 //! (`tests_prefetch.rs` checks it). When no page split, was allocated or was freed between a
 //! row's descent and its insert (`Tree::reshapes`), no non-leaf page changed, so the insert
 //! starts at the leaf that descent found instead of descending again (debug builds check that
-//! both give the same leaf); with a buffer pool model the insert descends again all the same
-//! (a descent is a counted page access there), and only the prefetch applies.
+//! both give the same leaf); with a buffer pool model, where a descent's page accesses count,
+//! the insert makes them on the non-leaf pages that descent passed (`Tree::path_hint`: the
+//! same pages, in the same order), without searching them again.
 //! The PRIMARY key the lookahead encodes is handed to the row's insert
 //! ([`SimTable::insert_keyed`]) rather than encoded again.
 //!
@@ -33,7 +34,7 @@
 
 use crate::page::PageNo;
 use crate::table::SimTable;
-use crate::tree::{Space, Tree};
+use crate::tree::{NodePath, Space, Tree};
 use crate::SimError;
 use keylab_schema::Value;
 
@@ -69,7 +70,7 @@ impl Tree {
     /// the leaf itself is not read), with its `Page` struct's first two cache lines
     /// prefetched. `None` when the key does not have this index's width or goes to the
     /// remembered rightmost leaf.
-    pub(crate) fn prefetch_leaf(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
+    pub(crate) fn prefetch_leaf(&self, sp: &Space, key: &[u8]) -> Option<(PageNo, NodePath)> {
         let kw = self.kw();
         if key.len() != kw {
             return None;
@@ -81,10 +82,14 @@ impl Tree {
         }
         // `descend_ro` to level 0, stopping at the child pointer instead of reading the leaf.
         let mut p = self.root;
+        let mut path = NodePath::default();
         let leaf = loop {
             let page = sp.page(p);
             if page.level == 0 {
                 break p;
+            }
+            if !path.push(p) {
+                return None;
             }
             let (cnt, _) = page.search(key, kw);
             let child = PageNo(page.children[cnt.saturating_sub(1)]);
@@ -97,7 +102,7 @@ impl Tree {
         let at = sp.pages.as_ptr().wrapping_add(leaf.0 as usize).cast::<u8>();
         prefetch_line(at);
         prefetch_line(at.wrapping_add(64));
-        Some(leaf)
+        Some((leaf, path))
     }
 
     /// Stage 2: the record-entry and heap lines an insert of `key` into leaf `p` will read
@@ -177,6 +182,7 @@ impl SimTable {
                 if let Some((p, reshapes)) = a.leaves[i % AHEAD] {
                     if reshapes == tree.reshapes.get() && tree.kw() == a.kw {
                         tree.leaf_hint.set(Some(p));
+                        tree.path_hint.set(a.paths[i % AHEAD]);
                     }
                 }
             }
@@ -219,8 +225,8 @@ impl SimTable {
     }
 
     /// True when [`SimTable::insert_batch`] prefetches: a PRIMARY key given in every row (not
-    /// AUTO_INCREMENT). The lookahead reads pages without a buffer-pool access, and with a
-    /// pool the insert ignores its leaf hint (`Tree::insert_unique`), so a pool changes nothing.
+    /// AUTO_INCREMENT). The lookahead reads pages without a buffer-pool access; with a pool
+    /// the insert makes the accesses of the descent it skips (`Tree::insert_unique`).
     fn prefetch_applies(&self) -> bool {
         !self.table.auto_increment
     }
@@ -235,6 +241,8 @@ struct Ahead {
     keys: Vec<u8>,
     /// Each row's leaf, with the tree's reshape count when it was found.
     leaves: [Option<(PageNo, u64)>; AHEAD],
+    /// Each row's descent's non-leaf pages (the buffer-pool accesses its insert makes).
+    paths: [NodePath; AHEAD],
     /// Whether each row's slot in `keys` holds its encoded key (PRIMARY's insert reuses it).
     encoded: [bool; AHEAD],
 }
@@ -246,6 +254,7 @@ impl Ahead {
             kw,
             keys: vec![0; AHEAD * kw],
             leaves: [None; AHEAD],
+            paths: [NodePath::default(); AHEAD],
             encoded: [false; AHEAD],
         }
     }
@@ -274,11 +283,12 @@ impl Ahead {
         slot.copy_from_slice(key);
         self.encoded[j % AHEAD] = true;
         let reshapes = tree.reshapes.get();
-        let leaf = tree.prefetch_leaf(&t.space, slot);
-        if let (Some(pool), Some(p)) = (&t.space.pool, leaf) {
-            pool.prefetch_node(p.0);
+        let Some((leaf, path)) = tree.prefetch_leaf(&t.space, slot) else { return };
+        if let Some(pool) = &t.space.pool {
+            pool.prefetch_node(leaf.0);
         }
-        self.leaves[j % AHEAD] = leaf.map(|p| (p, reshapes));
+        self.leaves[j % AHEAD] = Some((leaf, reshapes));
+        self.paths[j % AHEAD] = path;
     }
 
     /// Before row i's insert: the entry and heap lines of row i + AHEAD_LINES's leaf, and the

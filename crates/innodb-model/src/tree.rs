@@ -92,6 +92,31 @@ pub(crate) struct Tree {
     /// reshape since (`SimTable::insert_batch_each`); consumed by that insert
     /// (`insert_unique`, or the two-pass `SimTable::insert_found`).
     pub(crate) leaf_hint: std::cell::Cell<Option<PageNo>>,
+    /// The non-leaf pages of the descent that found `leaf_hint`, root first: with a buffer
+    /// pool the insert makes their page accesses without searching them again.
+    pub(crate) path_hint: std::cell::Cell<NodePath>,
+}
+
+/// The non-leaf pages a descent passed, root first (a tree deeper than its capacity is
+/// never hinted: `push` refuses).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct NodePath {
+    pages: [u32; 8],
+    len: u8,
+}
+
+impl NodePath {
+    /// Adds a page below the last; false when the path is full.
+    pub(crate) fn push(&mut self, p: PageNo) -> bool {
+        let Some(slot) = self.pages.get_mut(self.len as usize) else { return false };
+        *slot = p.0;
+        self.len += 1;
+        true
+    }
+
+    pub(crate) fn pages(&self) -> &[u32] {
+        &self.pages[..self.len as usize]
+    }
 }
 
 impl Tree {
@@ -116,6 +141,7 @@ impl Tree {
             split_recs: Default::default(),
             reshapes: std::cell::Cell::new(0),
             leaf_hint: std::cell::Cell::new(None),
+            path_hint: std::cell::Cell::new(NodePath::default()),
         };
         let root = sp.fsp.alloc_page(seg_top, 0, Dir::Neither);
         sp.touch_file_space(root);
@@ -362,14 +388,20 @@ impl Tree {
             self.last_leaf.set(Some(p));
             return Some(p);
         }
-        // Without a buffer pool the descent's page accesses count nothing: a hinted leaf
-        // (where the descent would end) skips it.
+        // A hinted leaf (where the descent would end) skips the descent's searches. Without a
+        // buffer pool its page accesses count nothing; with one they are made on the pages the
+        // hint's descent passed (the same pages, since no non-leaf page changed), in order.
         let mut p = match hint {
-            Some(leaf) if sp.pool.is_none() => {
+            Some(leaf) => {
                 debug_assert_eq!(self.descend_ro(sp, key, 0).0, leaf, "stale leaf hint");
+                if sp.pool.is_some() {
+                    for &node in self.path_hint.get().pages() {
+                        sp.touch_read(PageNo(node));
+                    }
+                }
                 leaf
             }
-            _ => self.root,
+            None => self.root,
         };
         // The descent of `descend` to the leaf, keeping the leaf search's equality flag (the
         // record before the cursor equals `key`) so the key is not read again.
