@@ -2,7 +2,7 @@
 //! file:line:column or the flag with the valid choices; a run gives every candidate's advice
 //! figures, labelled predictions on the simulator.
 
-use crate::util::{Dir, Run};
+use crate::util::{server_installed, Dir, Run};
 
 const ORDERS: &str = include_str!("../fixtures/advise/orders.sql");
 
@@ -164,9 +164,7 @@ fn the_same_seed_gives_the_same_advice() {
 /// every candidate (within 0.5%; at this size they agree exactly).
 #[test]
 fn simulator_and_private_mariadb_agree_on_a_users_table() {
-    if !keylab_server::private::installed_or_skip(
-        "simulator_and_private_mariadb_agree_on_a_users_table",
-    ) {
+    if !server_installed("simulator_and_private_mariadb_agree_on_a_users_table") {
         return;
     }
     let d = Dir::new();
@@ -209,9 +207,7 @@ fn simulator_and_private_mariadb_agree_on_a_users_table() {
 /// and far fewer leaves than the whole columns would take.
 #[test]
 fn simulator_and_private_mariadb_agree_on_prefix_key_parts() {
-    if !keylab_server::private::installed_or_skip(
-        "simulator_and_private_mariadb_agree_on_prefix_key_parts",
-    ) {
+    if !server_installed("simulator_and_private_mariadb_agree_on_prefix_key_parts") {
         return;
     }
     let d = Dir::new();
@@ -252,7 +248,7 @@ fn simulator_and_private_mariadb_agree_on_prefix_key_parts() {
 #[test]
 fn url_reads_a_users_table_read_only() {
     use mysql::prelude::Queryable;
-    if !keylab_server::private::installed_or_skip("url_reads_a_users_table_read_only") {
+    if !server_installed("url_reads_a_users_table_read_only") {
         return;
     }
     let settings = keylab_server::ServerSettings::default();

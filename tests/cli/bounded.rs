@@ -2,7 +2,7 @@
 //! when the flags are parsed, and bad usage found from the flags alone exits 2 before any
 //! engine starts.
 
-use crate::util::Dir;
+use crate::util::{server_installed, Dir};
 use std::time::{Duration, Instant};
 
 /// Runs `keylab ARGS`, failing the test if it takes longer than `limit`.
@@ -182,7 +182,7 @@ fn a_silent_url_fails_in_the_time_it_names() {
 /// the default 151, so 152 and more failed after the server started).
 #[test]
 fn the_most_writers_accepted_connect_to_a_private_server() {
-    if !keylab_server::private::installed_or_skip("the_most_writers_accepted_connect") {
+    if !server_installed("the_most_writers_accepted_connect") {
         return;
     }
     let run = Dir::new()

@@ -98,7 +98,8 @@ pub(crate) struct Tree {
 }
 
 /// The non-leaf pages a descent passed, root first (a tree deeper than its capacity is
-/// never hinted: `push` refuses).
+/// never hinted: `push` refuses). By hand rather than `SmallVec`: a `Cell` hands out copies,
+/// and this is `Copy`.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct NodePath {
     pages: [u32; 8],
