@@ -110,6 +110,17 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// E1's cell (`data = 'data'` rows) of the variant named `variant`: the one way the
+    /// tests and examples, which name variants by literals, spell a workload.
+    ///
+    /// # Panics
+    /// When `variant` is not a variant's name.
+    #[doc(hidden)]
+    pub fn e1(variant: &str, placement: Placement, rows: u64, table_name: &str) -> Workload {
+        let variant = variant.parse().unwrap_or_else(|e| panic!("variant `{variant}`: {e}"));
+        Workload { variant, placement, payload: Payload::E1, rows, table_name: table_name.into() }
+    }
+
     /// The table this workload loads into.
     pub fn table(&self) -> Table {
         let id = Column::new("id", self.variant.column_type(), false);
@@ -250,13 +261,7 @@ mod tests {
     use super::*;
 
     fn workload(variant: &str, placement: Placement) -> Workload {
-        Workload {
-            variant: variant.parse().unwrap(),
-            placement,
-            payload: Payload::E1,
-            rows: 3,
-            table_name: "t".into(),
-        }
+        Workload::e1(variant, placement, 3, "t")
     }
 
     #[test]

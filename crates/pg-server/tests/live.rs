@@ -6,22 +6,11 @@
 //! Without PostgreSQL they print `SKIPPED: ...` and return, except under `CI=true`.
 
 use keylab_core::{
-    run_variant, Engine, KeySource, LoadMethod, LoadPlan, NoProgress, Op, Payload, Placement,
-    Workload,
+    run_variant, Engine, KeySource, LoadMethod, LoadPlan, NoProgress, Op, Placement, Workload,
 };
 use keylab_keys::GenConfig;
 use keylab_pg_server::instance::installed_or_skip;
 use keylab_pg_server::{PgEngine, PgSettings, TextCollation};
-
-fn workload(variant: &str, placement: Placement, rows: u64, name: &str) -> Workload {
-    Workload {
-        variant: variant.parse().unwrap(),
-        placement,
-        payload: Payload::E1,
-        rows,
-        table_name: name.into(),
-    }
-}
 
 fn keys() -> KeySource {
     KeySource::Generated(GenConfig::default())
@@ -40,7 +29,7 @@ fn every_method_with_one_and_four_writers_in_both_placements() {
                     if variant == "auto-inc" && placement == Placement::Secondary {
                         continue;
                     }
-                    let w = workload(variant, placement, 3007, "t_load");
+                    let w = Workload::e1(variant, placement, 3007, "t_load");
                     let plan = LoadPlan { method, batch: 500, writers, batch_max: None };
                     let r = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress)
                         .unwrap_or_else(|e| {
@@ -70,7 +59,7 @@ fn uuid4_splits_are_counted_from_the_wal_and_match_the_tree() {
     let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1, batch_max: None };
     let r = run_variant(
         &mut engine,
-        &workload("uuid4:bin", Placement::Pk, 50_000, "t4"),
+        &Workload::e1("uuid4:bin", Placement::Pk, 50_000, "t4"),
         keys(),
         &plan,
         &mut NoProgress,
@@ -94,7 +83,7 @@ fn uuid4_splits_are_counted_from_the_wal_and_match_the_tree() {
     assert!((60.0..80.0).contains(&density), "random inserts leave leaves ~70% full: {density}");
     let r7 = run_variant(
         &mut engine,
-        &workload("uuid7:bin", Placement::Pk, 50_000, "t7"),
+        &Workload::e1("uuid7:bin", Placement::Pk, 50_000, "t7"),
         keys(),
         &plan,
         &mut NoProgress,
@@ -112,7 +101,7 @@ fn full_page_images_follow_a_checkpoint_and_vacuum_deletes_pages() {
         return;
     }
     let mut engine = PgEngine::private(&PgSettings::default(), TextCollation::Default).unwrap();
-    let w = workload("uuid4:bin", Placement::Pk, 20_000, "t_fpi");
+    let w = Workload::e1("uuid4:bin", Placement::Pk, 20_000, "t_fpi");
     let table = w.table();
     engine.create_table(&table).unwrap();
     let plan = LoadPlan { method: LoadMethod::LoadData, batch: 5000, writers: 1, batch_max: None };
@@ -168,7 +157,7 @@ fn timed_queries_return_rows_with_the_plan_postgres_chose() {
     }
     use keylab_core::QuerySpec;
     let mut engine = PgEngine::private(&PgSettings::default(), TextCollation::C).unwrap();
-    let w = workload("ulid:text", Placement::Pk, 5000, "t_q");
+    let w = Workload::e1("ulid:text", Placement::Pk, 5000, "t_q");
     let table = w.table();
     engine.create_table(&table).unwrap();
     let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1, batch_max: None };

@@ -10,7 +10,7 @@
 //! rows in one statement); `client` runs the `mariadb` client's own LOAD DATA and
 //! `client-multi:BATCH` the client sending keylab's multi-row INSERTs of `BATCH` rows.
 
-use keylab_core::{Engine, KeySource, LoadMethod, LoadPlan, Payload, Placement, Workload};
+use keylab_core::{Engine, KeySource, LoadMethod, LoadPlan, Placement, Workload};
 use keylab_keys::GenConfig;
 use keylab_server::{load, sql, MariaDbEngine, ServerSettings};
 use mysql::prelude::Queryable;
@@ -74,13 +74,7 @@ fn main() {
     let variant = args.get(2).cloned().unwrap_or_else(|| "ulid".into());
     let settings = ServerSettings { buffer_pool_bytes: 1 << 30, ..ServerSettings::default() };
     let mut engine = MariaDbEngine::private(&settings).expect("private server");
-    let w = Workload {
-        variant: variant.parse().unwrap(),
-        placement: Placement::Pk,
-        payload: Payload::E1,
-        rows,
-        table_name: "t_speed".into(),
-    };
+    let w = Workload::e1(&variant, Placement::Pk, rows, "t_speed");
     let table = w.table();
     println!("{rows} rows of {variant}, pk placement, {}", engine.info().version);
     // What the client side alone costs: generating rows and rendering each method's payload.

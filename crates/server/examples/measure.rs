@@ -2,7 +2,7 @@
 //!
 //! `cargo run -p keylab-server --example measure -- VARIANT ROWS [pk|secondary] [METHOD]`
 
-use keylab_core::{run_variant, KeySource, LoadPlan, NoProgress, Payload, Workload};
+use keylab_core::{run_variant, KeySource, LoadPlan, NoProgress, Workload};
 use keylab_keys::GenConfig;
 use keylab_server::{MariaDbEngine, ServerSettings};
 
@@ -14,13 +14,7 @@ fn main() {
     let placement = args.get(3).map_or("pk", String::as_str).parse().unwrap();
     let method = args.get(4).map_or("multi", String::as_str).parse().unwrap();
     let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
-    let w = Workload {
-        variant: variant.parse().unwrap(),
-        placement,
-        payload: Payload::E1,
-        rows,
-        table_name: "t_measure".into(),
-    };
+    let w = Workload::e1(variant, placement, rows, "t_measure");
     let plan = LoadPlan { method, ..LoadPlan::default() };
     let keys = KeySource::Generated(GenConfig::default());
     let run = run_variant(&mut engine, &w, keys, &plan, &mut NoProgress).expect("run");

@@ -55,11 +55,8 @@ fn main() {
         let sb = sysbench_rows_per_s(&socket, writers, seconds);
         println!("sysbench bulk_insert, {writers} thread(s): {sb:.0} rows/s");
         let w = Workload {
-            variant: "seq".parse().unwrap(),
-            placement: Placement::Pk,
             payload: Payload::None,
-            rows,
-            table_name: "t_seq".into(),
+            ..Workload::e1("seq", Placement::Pk, rows, "t_seq")
         };
         let table = w.table();
         for batch in [1000u32, 10_000, 30_000] {

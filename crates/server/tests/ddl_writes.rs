@@ -8,7 +8,7 @@
 
 use keylab_core::{
     DdlAction, DdlAlgorithm, DdlLock, DdlOutcome, DdlSpec, Engine, KeySource, LoadMethod, LoadPlan,
-    Payload, Placement, Row, Workload,
+    Placement, Row, Workload,
 };
 use keylab_keys::GenConfig;
 use keylab_server::{MariaDbEngine, ServerSettings};
@@ -39,13 +39,7 @@ fn copy_blocks_writers_instant_does_not_and_copy_without_a_lock_is_refused() {
         return;
     }
     let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
-    let w = Workload {
-        variant: "uuid4:text".parse().unwrap(),
-        placement: Placement::Pk,
-        payload: Payload::E1,
-        rows: 600_000,
-        table_name: "t_ddl_writes".into(),
-    };
+    let w = Workload::e1("uuid4:text", Placement::Pk, 600_000, "t_ddl_writes");
     let table = w.table();
     let mut rows = w.row_gen(KeySource::Generated(GenConfig::default()));
     let loaded: Vec<Row> = rows.by_ref().take(LOADED_ROWS as usize).collect();

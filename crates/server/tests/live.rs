@@ -21,16 +21,6 @@ fn server_installed() -> bool {
     keylab_server::private::installed_or_skip(module_path!())
 }
 
-fn workload(variant: &str, placement: Placement, rows: u64, name: &str) -> Workload {
-    Workload {
-        variant: variant.parse().unwrap(),
-        placement,
-        payload: Payload::E1,
-        rows,
-        table_name: name.into(),
-    }
-}
-
 fn keys() -> KeySource {
     KeySource::Generated(GenConfig::default())
 }
@@ -51,7 +41,7 @@ fn every_method_with_one_and_four_writers_in_both_placements() {
                         continue;
                     }
                     let name = format!("t_{}", variant.replace([':', '-'], "_"));
-                    let w = workload(variant, placement, rows, &name);
+                    let w = Workload::e1(variant, placement, rows, &name);
                     let plan = LoadPlan { method, batch: 500, writers, batch_max: None };
                     let label = format!("{variant} {placement} {method} x{writers}");
                     let r = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress)
@@ -130,7 +120,7 @@ fn each_method_sends_the_statements_it_promises() {
     let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
     let mut status = engine.new_connection().unwrap();
     let rows = 2_050;
-    let w = workload("uuid7:bin", Placement::Pk, rows, "t_counts");
+    let w = Workload::e1("uuid7:bin", Placement::Pk, rows, "t_counts");
     let table = w.table();
     // Method, batch, writers, and the counters' expected increase.
     type Case = (LoadMethod, u32, u32, &'static [(&'static str, u64)]);
@@ -201,7 +191,7 @@ fn tablespace_reader_agrees_with_innodb_index_stats() {
         let settings = ServerSettings { page_size_bytes: page_size, ..ServerSettings::default() };
         let mut engine = MariaDbEngine::private(&settings).expect("private server");
         assert_eq!(engine.info().settings["innodb_page_size"], page_size);
-        let w = workload("uuid4:text", Placement::Secondary, 20_000, "t_ibd");
+        let w = Workload::e1("uuid4:text", Placement::Secondary, 20_000, "t_ibd");
         let table = w.table();
         engine.create_table(&table).unwrap();
         let plan = LoadPlan { method: LoadMethod::Multi, batch: 1000, writers: 1, batch_max: None };
@@ -280,13 +270,13 @@ fn url_rules_keep_other_objects_untouched() {
     let info = serde_json::to_string(&engine.info()).unwrap();
     assert!(!info.contains("hunter2"), "{info}");
     assert!(info.contains("not_applied") && info.contains("innodb_page_size"), "{info}");
-    let w = workload("ulid", Placement::Pk, 2000, "t_url");
+    let w = Workload::e1("ulid", Placement::Pk, 2000, "t_url");
     let plan = LoadPlan { method: LoadMethod::LoadData, batch: 1000, writers: 2, batch_max: None };
     let r = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress).unwrap();
     assert_eq!(r.rows, 2000);
     assert!(r.indexes[0].fill_pct.is_some() && r.indexes[0].height.is_none());
     // keylab never drops what it did not create.
-    let foreign = workload("ulid", Placement::Pk, 1, "customers").table();
+    let foreign = Workload::e1("ulid", Placement::Pk, 1, "customers").table();
     assert!(matches!(engine.drop_table(&foreign), Err(EngineError::Rejected(_))));
     drop(engine);
     let customers: Vec<i32> = admin.query("SELECT id FROM keylab.customers ORDER BY id").unwrap();
@@ -332,7 +322,7 @@ fn a_failed_load_is_an_error_and_leaves_nothing_behind() {
         let s = engine.private_server().unwrap();
         (s.pid().unwrap(), s.dir().to_path_buf())
     };
-    let table = workload("uuid4:text", Placement::Pk, 2, "t_dup").table();
+    let table = Workload::e1("uuid4:text", Placement::Pk, 2, "t_dup").table();
     engine.create_table(&table).unwrap();
     let dup = vec![Value::Bytes(b"same-id".to_vec()), Value::Bytes(b"data".to_vec())];
     let mut rows = vec![dup.clone(), dup].into_iter();
@@ -350,7 +340,7 @@ fn the_result_format_carries_server_figures() {
         return;
     }
     let mut engine = MariaDbEngine::private(&ServerSettings::default()).unwrap();
-    let w = workload("uuid7:text", Placement::Pk, 5000, "t_fmt");
+    let w = Workload::e1("uuid7:text", Placement::Pk, 5000, "t_fmt");
     let plan = LoadPlan { method: LoadMethod::Prepared, batch: 1000, writers: 1, batch_max: None };
     let run = run_variant(&mut engine, &w, keys(), &plan, &mut NoProgress).unwrap();
     let report = Report {
@@ -404,7 +394,7 @@ fn load_and_measure_refuse_a_table_keylab_did_not_create() {
          INSERT INTO t_foreign VALUES ('a', 'x')",
     )
     .unwrap();
-    let w = workload("uuid4:text", Placement::Pk, 10, "t_foreign");
+    let w = Workload::e1("uuid4:text", Placement::Pk, 10, "t_foreign");
     let table = w.table();
     let plan = LoadPlan { method: LoadMethod::Multi, batch: 10, writers: 1, batch_max: None };
     let err = engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap_err();
@@ -434,7 +424,7 @@ fn url_leaf_pages_are_exact_or_null_and_a_small_pool_is_noted() {
     for (name, rows) in [("t_big", 25_000), ("t_small", 3000)] {
         let w = Workload {
             payload: Payload::Data { bytes: 200 },
-            ..workload("uuid4:text", Placement::Secondary, rows, name)
+            ..Workload::e1("uuid4:text", Placement::Secondary, rows, name)
         };
         let table = w.table();
         engine.create_table(&table).unwrap();

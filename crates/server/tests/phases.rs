@@ -8,7 +8,7 @@
 
 use keylab_core::{
     DdlAction, DdlAlgorithm, DdlSpec, Engine, EngineError, KeySource, LoadMethod, LoadPlan,
-    Measurement, Op, Payload, Placement, QuerySpec, Row, Workload,
+    Measurement, Op, Placement, QuerySpec, Row, Workload,
 };
 use keylab_keys::GenConfig;
 use keylab_schema::{Table, Value};
@@ -18,16 +18,6 @@ use mysql::prelude::Queryable;
 /// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
     keylab_server::private::installed_or_skip(module_path!())
-}
-
-fn workload(variant: &str, placement: Placement, rows: u64, name: &str) -> Workload {
-    Workload {
-        variant: variant.parse().unwrap(),
-        placement,
-        payload: Payload::E1,
-        rows,
-        table_name: name.into(),
-    }
 }
 
 fn rows_of(w: &Workload) -> Vec<Row> {
@@ -84,7 +74,7 @@ fn churn_purges_merges_and_keeps_the_row_count() {
     for (variant, placement) in [("uuid4:text", Placement::Pk), ("uuid4:bin", Placement::Secondary)]
     {
         let label = format!("{variant} {placement}");
-        let w = workload(variant, placement, 6500, "t_churn");
+        let w = Workload::e1(variant, placement, 6500, "t_churn");
         let table = w.table();
         let mut all = rows_of(&w);
         let fresh = all.split_off(5000);
@@ -143,7 +133,7 @@ fn churn_on_a_url_server_polls_until_purged() {
     let private = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
     let url = private.private_server().unwrap().tcp_url(None);
     let mut engine = MariaDbEngine::connect(&url, Some("keylab_url"), None).unwrap();
-    let w = workload("uuid4:text", Placement::Pk, 3300, "t_url_churn");
+    let w = Workload::e1("uuid4:text", Placement::Pk, 3300, "t_url_churn");
     let table = w.table();
     let mut all = rows_of(&w);
     let fresh = all.split_off(3000);
@@ -179,7 +169,7 @@ fn a_delete_of_a_missing_key_is_an_error_and_loads_check_the_whole_table() {
         return;
     }
     let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
-    let w = workload("ulid", Placement::Pk, 40, "t_missing");
+    let w = Workload::e1("ulid", Placement::Pk, 40, "t_missing");
     let table = w.table();
     let mut rows = rows_of(&w);
     let later = rows.split_off(20);
@@ -209,7 +199,7 @@ fn rebuild_at_a_lower_fill_factor_leaves_more_leaves() {
         return;
     }
     let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");
-    let w = workload("uuid4:text", Placement::Pk, 20_000, "t_rebuild");
+    let w = Workload::e1("uuid4:text", Placement::Pk, 20_000, "t_rebuild");
     let table = w.table();
     load(&mut engine, &table, &rows_of(&w));
     let loaded = leaf_pages(&engine.measure(&table).unwrap());
@@ -235,7 +225,7 @@ fn rebuild_at_a_lower_fill_factor_leaves_more_leaves() {
     // The same server through --url: no global is changed, so only the current value works.
     let url = engine.private_server().unwrap().tcp_url(None);
     let mut shared = MariaDbEngine::connect(&url, Some("keylab_url"), None).unwrap();
-    let small = workload("ulid", Placement::Pk, 500, "t_shared");
+    let small = Workload::e1("ulid", Placement::Pk, 500, "t_shared");
     let t = small.table();
     load(&mut shared, &t, &rows_of(&small));
     match shared.rebuild(&t, 75) {
@@ -263,7 +253,7 @@ fn every_query_kind_returns_its_rows_and_file_writes_are_counted() {
     for (variant, placement) in [("uuid7:text", Placement::Secondary), ("ulid", Placement::Pk)] {
         let label = format!("{variant} {placement}");
         let name = format!("t_q_{placement}");
-        let w = workload(variant, placement, 3000, &name);
+        let w = Workload::e1(variant, placement, 3000, &name);
         let table = w.table();
         let rows = rows_of(&w);
         load(&mut engine, &table, &rows);
@@ -323,7 +313,7 @@ fn ddl_instant_inplace_copy_and_a_refused_algorithm() {
     let info = serde_json::to_value(engine.info()).unwrap();
     let mariadb = info["kind"] == "mariadb";
     assert!(info["settings"]["instant_ddl"].is_string(), "{info}");
-    let w = workload("uuid4:text", Placement::Secondary, 2000, "t_ddl");
+    let w = Workload::e1("uuid4:text", Placement::Secondary, 2000, "t_ddl");
     let table = w.table();
     load(&mut engine, &table, &rows_of(&w));
     let step = |action, column: &str, algorithm| DdlSpec {

@@ -9,8 +9,8 @@
 //! except under `CI=true`, where either missing fails the run.
 
 use keylab_core::{
-    key_shard, run_variant, Engine, KeySource, LoadMethod, LoadPlan, NoProgress, Payload,
-    Placement, Sharding, Workload,
+    key_shard, run_variant, Engine, KeySource, LoadMethod, LoadPlan, NoProgress, Placement,
+    Sharding, Workload,
 };
 use keylab_keys::GenConfig;
 use keylab_schema::Value;
@@ -18,14 +18,9 @@ use keylab_server::private::{is_ci, live_private_servers};
 use keylab_server::{ServerSettings, SpiderEngine};
 use mysql::prelude::Queryable;
 
+/// E1's workload of `variant`, in a table named after it.
 fn workload(variant: &str, placement: Placement, rows: u64) -> Workload {
-    Workload {
-        variant: variant.parse().unwrap(),
-        placement,
-        payload: Payload::E1,
-        rows,
-        table_name: format!("t_{}", variant.replace([':', '-'], "_")),
-    }
+    Workload::e1(variant, placement, rows, &format!("t_{}", variant.replace([':', '-'], "_")))
 }
 
 fn keys() -> KeySource {
