@@ -14,7 +14,7 @@ mod open;
 mod wal;
 
 use crate::instance::{PgInstance, SUPERUSER};
-use crate::load::{run_load, LoadStats};
+use crate::load::run_load;
 use crate::metrics::{index_names, index_shape, report_name, WalCounts};
 use crate::owner;
 use crate::sql::{self, qualified, quote_ident, TextCollation};
@@ -24,6 +24,7 @@ use keylab_core::{
 };
 use keylab_schema::Table;
 use keylab_server::load::latency_ms;
+use keylab_server::load::LoadStats;
 use keylab_server::{ServerError, ServerUrl};
 use open::{connect_to, target_name};
 use postgres::Client;
@@ -272,9 +273,9 @@ impl Engine for PgEngine {
         Ok(LoadOutcome {
             rows: stats.rows,
             wall_s: Some(stats.wall_s),
-            batch_latency_ms: latency_ms(&stats.batch_latency_us),
-            first_batch_ms: Some(stats.first_batch_ms),
-            other_batch_p50_ms: Some(stats.other_batch_p50_ms),
+            batch_latency_ms: latency_ms(&stats.times.batch_latency_us),
+            first_batch_ms: Some(stats.times.first_batch_ms),
+            other_batch_p50_ms: Some(stats.times.other_batch_p50_ms),
             verification: Some(LoadVerification {
                 rows_expected: expected,
                 rows_found: Some(rows_found),

@@ -11,17 +11,17 @@
 //! closed per statement; `load-data` = `COPY ... FROM STDIN` through the client's copy-in
 //! stream, one COPY per statement. The writer code is this crate's own: the MariaDB
 //! pipeline's writers are written against the `mysql` client. What is client-independent is
-//! shared with it: the writers' statement times and the end of a load
-//! ([`keylab_server::load::end_of_load`]), and the limit on writers.
+//! shared with it: the writers' statement times, the end of a load
+//! ([`keylab_server::load::end_of_load`]), what a load measured ([`LoadStats`]), and the
+//! limit on writers.
 //!
 //! This module does not create tables or read metrics.
 
 use crate::engine::sql_err;
 use crate::sql;
-use hdrhistogram::Histogram;
 use keylab_core::{LoadMethod, LoadPlan, Row, WRITER_QUEUE_STATEMENTS};
 use keylab_schema::Table;
-use keylab_server::load::{end_of_load, BatchTimes, LoadTimes};
+use keylab_server::load::{end_of_load, BatchTimes, LoadStats};
 use keylab_server::ServerError;
 use postgres::types::ToSql;
 use postgres::{Client, Statement};
@@ -33,40 +33,6 @@ use std::time::Instant;
 
 /// Most parameters one PostgreSQL statement may have (a 16-bit count in the protocol).
 pub const MAX_PARAMS: usize = 65_535;
-
-/// What a load measured.
-#[derive(Debug, Clone)]
-pub struct LoadStats {
-    /// Rows sent.
-    pub rows: u64,
-    /// Wall time, seconds.
-    pub wall_s: f64,
-    /// Per-statement latency, microseconds, all writers.
-    pub batch_latency_us: Histogram<u64>,
-    /// Each writer's first statement, ms.
-    pub first_batch_ms: Vec<f64>,
-    /// The median of each writer's other statements, ms (`None`: it sent one only).
-    pub other_batch_p50_ms: Vec<Option<f64>>,
-    /// Client checksum: the sum (mod 2^64) of [`sql::row_hash`] over the rows sent.
-    pub client_checksum: u64,
-}
-
-impl LoadStats {
-    /// This load followed by `next` on the same table (a load cut at a checkpoint mark):
-    /// rows, time, latencies and checksums add up; each writer's first batch is this load's.
-    pub fn followed_by(mut self, next: LoadStats) -> LoadStats {
-        self.rows += next.rows;
-        self.wall_s += next.wall_s;
-        // Both histograms have the same bounds, so adding cannot fail.
-        let _ = self.batch_latency_us.add(&next.batch_latency_us);
-        if self.first_batch_ms.is_empty() {
-            self.first_batch_ms = next.first_batch_ms;
-            self.other_batch_p50_ms = next.other_batch_p50_ms;
-        }
-        self.client_checksum = self.client_checksum.wrapping_add(next.client_checksum);
-        self
-    }
-}
 
 /// Refuses a plan PostgreSQL cannot run on `table`: a prepared INSERT needing more
 /// parameters than the protocol carries.
@@ -142,15 +108,7 @@ pub fn run_load(
         drop(txs);
         end_of_load(handles, started, &done, reported, on_rows)
     })?;
-    let LoadTimes { batch_latency_us, first_batch_ms, other_batch_p50_ms } = times;
-    Ok(LoadStats {
-        rows: sent,
-        wall_s,
-        batch_latency_us,
-        first_batch_ms,
-        other_batch_p50_ms,
-        client_checksum: checksum,
-    })
+    Ok(LoadStats { rows: sent, wall_s, times, client_checksum: checksum })
 }
 
 struct Writer<'a> {

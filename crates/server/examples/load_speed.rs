@@ -147,8 +147,8 @@ fn main() {
         let count: Option<u64> =
             engine.new_connection().unwrap().query_first("SELECT COUNT(*) FROM t_speed").unwrap();
         assert_eq!(count, Some(rows), "rows on the server");
-        let lat = load::latency_ms(&out.batch_latency_us).unwrap();
-        let first = &out.first_batch_ms;
+        let lat = load::latency_ms(&out.times.batch_latency_us).unwrap();
+        let first = &out.times.first_batch_ms;
         println!(
             "{:<9} batch {:>7} writers {}: {}  batch p50 {:>8.2} p99 {:>8.2} max {:>8.2} ms  \
              first {:?} ms",

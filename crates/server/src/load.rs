@@ -26,7 +26,6 @@ pub use timing::{end_of_load, latency_ms, BatchTimes, LoadTimes};
 
 use crate::error::{sql_err, ServerError};
 use crate::sql;
-use hdrhistogram::Histogram;
 use keylab_core::{LoadMethod, LoadPlan, Row, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS};
 use keylab_schema::Table;
 use mysql::prelude::Queryable;
@@ -43,22 +42,36 @@ const MAX_PLACEHOLDERS: usize = 65_535;
 /// batch needs, so a whole load can be one streamed statement without buffering it.
 const LOAD_DATA_CHUNK_ROWS: usize = 1000;
 
-/// What a load measured.
+/// What a load measured, on every server engine (MariaDB/MySQL here, PostgreSQL in
+/// `keylab-pg-server`).
 #[derive(Debug, Clone)]
 pub struct LoadStats {
     /// Rows sent.
     pub rows: u64,
     /// Wall time from the first batch sent to the last one finished, seconds.
     pub wall_s: f64,
-    /// Per-batch latency in microseconds, all writers.
-    pub batch_latency_us: Histogram<u64>,
-    /// Each writer's first batch, milliseconds (a writer that got no batch has none).
-    pub first_batch_ms: Vec<f64>,
-    /// The median of each writer's other batches, milliseconds, in the order of
-    /// `first_batch_ms` (`None` for a writer that sent one batch only).
-    pub other_batch_p50_ms: Vec<Option<f64>>,
-    /// Client-side checksum: rows and the sum (mod 2^64) of each row's CRC32 (`sql::row_crc32`).
-    pub client_checksum: (u64, u64),
+    /// Every writer's statement times.
+    pub times: LoadTimes,
+    /// The client half of the load's checksum: the sum (mod 2^64) of each sent row's hash,
+    /// by the engine's own rule (here `sql::row_crc32`; PostgreSQL: the first 32 bits of md5).
+    pub client_checksum: u64,
+}
+
+impl LoadStats {
+    /// This load followed by `next` on the same table (a load cut at a checkpoint mark):
+    /// rows, time, latencies and checksums add up; each writer's first batch is this load's.
+    pub fn followed_by(mut self, next: LoadStats) -> LoadStats {
+        self.rows += next.rows;
+        self.wall_s += next.wall_s;
+        // Both histograms have the same bounds, so adding cannot fail.
+        let _ = self.times.batch_latency_us.add(&next.times.batch_latency_us);
+        if self.times.first_batch_ms.is_empty() {
+            self.times.first_batch_ms = next.times.first_batch_ms;
+            self.times.other_batch_p50_ms = next.times.other_batch_p50_ms;
+        }
+        self.client_checksum = self.client_checksum.wrapping_add(next.client_checksum);
+        self
+    }
 }
 
 /// The most writer connections a load may open; a private instance allows this many and a
@@ -132,7 +145,7 @@ pub fn run_load_with_ids(
     let failed = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
-    let mut client = (0u64, 0u64);
+    let (mut sent, mut checksum) = (0u64, 0u64);
     let (wall_s, times) = std::thread::scope(|s| {
         let handles: Vec<_> = conns
             .into_iter()
@@ -159,10 +172,10 @@ pub fn run_load_with_ids(
             txs[plan.writer_of(statement)].send(batch).is_ok() && !failed.load(Ordering::SeqCst)
         };
         for row in &mut *rows {
-            client.0 += 1;
+            sent += 1;
             if !checksum_cols.is_empty() {
-                client.1 =
-                    client.1.wrapping_add(u64::from(sql::row_crc32(&row, table, &checksum_cols)));
+                checksum =
+                    checksum.wrapping_add(u64::from(sql::row_crc32(&row, table, &checksum_cols)));
             }
             if let Some(batch) = batcher.push(row, &spare_rx) {
                 if !send(batch) {
@@ -181,15 +194,7 @@ pub fn run_load_with_ids(
         drop(txs);
         end_of_load(handles, started, &done, reported, on_rows)
     })?;
-    let LoadTimes { batch_latency_us, first_batch_ms, other_batch_p50_ms } = times;
-    Ok(LoadStats {
-        rows: client.0,
-        wall_s,
-        batch_latency_us,
-        first_batch_ms,
-        other_batch_p50_ms,
-        client_checksum: client,
-    })
+    Ok(LoadStats { rows: sent, wall_s, times, client_checksum: checksum })
 }
 
 /// What the calling thread hands a writer: rows still to render (`row`, `load-data`), or one

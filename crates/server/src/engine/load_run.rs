@@ -78,12 +78,13 @@ impl MariaDbEngine {
         let server_statement_ms = statements_before
             .zip(self.server_statement_ns())
             .map(|(a, b)| b.saturating_sub(a) as f64 / 1e6);
-        let (sent, sent_sum) = stats.client_checksum;
-        let expected = (held.0 + sent, held.1.wrapping_add(sent_sum));
+        let expected = (held.0 + stats.rows, held.1.wrapping_add(stats.client_checksum));
         let server_checksum = self.verify(table, held, expected)?;
         self.contents.insert(name, server_checksum);
-        self.last_load =
-            Some(LoadDetails { first_batch_ms: stats.first_batch_ms.clone(), server_checksum });
+        self.last_load = Some(LoadDetails {
+            first_batch_ms: stats.times.first_batch_ms.clone(),
+            server_checksum,
+        });
         let columns: Vec<&str> =
             sql::checksum_columns(table).iter().map(|&c| table.columns[c].name.as_str()).collect();
         // `verify` fails the load on any difference, so what is reported here is equal.
@@ -114,9 +115,9 @@ impl MariaDbEngine {
         Ok(LoadOutcome {
             rows: stats.rows,
             wall_s: Some(stats.wall_s),
-            batch_latency_ms: load::latency_ms(&stats.batch_latency_us),
-            first_batch_ms: Some(stats.first_batch_ms.clone()),
-            other_batch_p50_ms: Some(stats.other_batch_p50_ms.clone()),
+            batch_latency_ms: load::latency_ms(&stats.times.batch_latency_us),
+            first_batch_ms: Some(stats.times.first_batch_ms),
+            other_batch_p50_ms: Some(stats.times.other_batch_p50_ms),
             verification: Some(verification),
             server_statement_ms,
         })

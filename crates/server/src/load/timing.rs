@@ -66,12 +66,14 @@ impl BatchTimes {
 }
 
 /// Every writer's statement times together (see [`BatchTimes::fold`]).
+#[derive(Debug, Clone)]
 pub struct LoadTimes {
     /// Every statement of every writer, microseconds.
     pub batch_latency_us: Histogram<u64>,
     /// Each writer's first statement, ms.
     pub first_batch_ms: Vec<f64>,
-    /// The median of each writer's other statements, ms.
+    /// The median of each writer's other statements, ms, in the order of `first_batch_ms`
+    /// (`None` for a writer that sent one statement only).
     pub other_batch_p50_ms: Vec<Option<f64>>,
 }
 
