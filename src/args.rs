@@ -429,7 +429,8 @@ pub struct ReportArgs {
     pub output: OutputArgs,
 }
 
-/// `--rows` when not given (without `--keys-file`).
+/// `--rows` when not given: `compare` without `--keys-file`, and `advise` when no `--url`
+/// table gives its row count.
 pub const DEFAULT_ROWS: u64 = 1_000_000;
 
 /// The longest `data` value: a utf8mb4 `VARCHAR` holds at most 16383 characters (65535

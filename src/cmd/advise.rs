@@ -15,7 +15,7 @@ use super::advise_rows::{plan_columns, AdviseRows, ColumnValues};
 use super::advise_share::shared_builds;
 use super::advise_sim::{choose_model, run_nbtree, run_sim};
 use super::advise_storage::{fill_factors, FillFactorTarget};
-use crate::args::{EngineArgs, OutputArgs};
+use crate::args::{EngineArgs, OutputArgs, DEFAULT_ROWS};
 use crate::args_advise::AdviseArgs;
 use crate::engines::{make_engine, nbtree_settings, sim_settings};
 use crate::nbtree_engine::NbtreeEngine;
@@ -39,9 +39,8 @@ use std::collections::HashSet;
 /// Rows between progress reports.
 pub(super) const PROGRESS_ROWS: u64 = 16_384;
 
-/// Rows per candidate when neither --rows nor a --url table says.
-const DEFAULT_ROWS: u64 = 1_000_000;
-
+/// Rows per candidate: --rows, else a --url table's row count (filled in by `run`), else the
+/// CLI's [`DEFAULT_ROWS`].
 pub(super) fn rows_of(args: &AdviseArgs) -> u64 {
     args.rows.unwrap_or(DEFAULT_ROWS)
 }
