@@ -20,8 +20,16 @@
 //! pages. No adaptive flush-list flushing: dirty pages are written by the LRU batch, when
 //! evicted from a full pool and, every [`PoolSettings::checkpoint_every_ops`] operations, all
 //! at once. No read-ahead, no doublewrite buffer, no redo log I/O.
+//!
+//! This file holds the pool's pages and the operations on them; the LRU list's own rules are
+//! in `pool_lru.rs`, the page cleaner's in `page_cleaner.rs`, the settings and counters in
+//! `pool_settings.rs`.
 
-use serde::{Deserialize, Serialize};
+#[path = "pool_lru.rs"]
+mod lru;
+#[path = "pool_settings.rs"]
+mod settings;
+pub use settings::{PageCleanerRules, PoolCounters, PoolSettings};
 
 #[path = "page_cleaner.rs"]
 mod page_cleaner;
@@ -35,125 +43,12 @@ const OLD_MIN_LEN: usize = 512;
 /// this many pages (`buf_pool_t::need_LRU_eviction`), and the batch stops there (before
 /// MariaDB 10.11.9: see [`PageCleanerRules`]).
 const LRU_MIN_LEN: usize = 256;
-/// `BUF_LRU_OLD_TOLERANCE`.
-const OLD_TOLERANCE: usize = 20;
 const NIL: u32 = u32::MAX;
 /// `FSP_FIRST_INODE_PAGE_NO`: a file-per-table tablespace's segment inodes (85 segments, 42
 /// indexes, at 16k) are on page 2.
 const FSP_INODE_PAGE: u32 = 2;
 /// `FSP_HDR`: page 0, the tablespace header and the first extent descriptors.
 const FSP_HEADER_PAGE: u32 = 0;
-
-/// Which MariaDB 10.11 release's page cleaner the LRU batch follows (the buffer pool's LRU batch,
-/// `buf_flush_LRU_list_batch`). Two rules changed within 10.11, and together they change how
-/// deep a batch goes under a small pool (docs/model-rules.md §9).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PageCleanerRules {
-    /// 10.11.0 to 10.11.6: a completed LRU write frees its page (`buf_page_write_complete`
-    /// for an `IORequest::is_LRU()` write), and a batch stops once the LRU is down to
-    /// `BUF_LRU_MIN_LEN` (256) pages. The pool holds `bytes / page size` pages; no
-    /// neighbour flushing. The default until the figures of §9 were checked on 10.11.19.
-    Before10_11_7,
-    /// 10.11.9 and later (the 10.11.19 the live tests run), the default: a completed write
-    /// leaves its page in the LRU, clean, for a later batch to free (MDEV-26827, 10.11.7), a
-    /// batch stops at one page under 5 % of the pool when that is under 256 pages
-    /// (MDEV-34166, 10.11.9) and writes dirty neighbours ([`PoolSettings::flush_neighbors`]);
-    /// the pool's page descriptors take some of its pages (`pool_pages`: 1,014 pages in
-    /// 16 MiB at 16k).
-    #[default]
-    Since10_11_9,
-}
-
-/// Buffer pool settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PoolSettings {
-    /// `innodb_old_blocks_pct`.
-    pub old_blocks_pct: u8,
-    /// `innodb_old_blocks_time`, in row operations (see the module docs).
-    pub old_blocks_ops: u64,
-    /// Flush every dirty page after this many row operations (a sharp checkpoint); `None`
-    /// writes dirty pages only when they are evicted.
-    pub checkpoint_every_ops: Option<u64>,
-    /// `innodb_change_buffer_max_size`: the change buffer's cap, percent of the pool.
-    pub change_buffer_max_pct: u8,
-    /// `innodb_lru_scan_depth`: the free pages the page cleaner keeps (see `Pool::insert`);
-    /// 0 turns that rule off (pages are evicted only when the pool is full).
-    #[serde(default = "default_lru_scan_depth")]
-    pub lru_scan_depth: usize,
-    /// The page cleaner's LRU batch rules.
-    #[serde(default)]
-    pub page_cleaner: PageCleanerRules,
-    /// `innodb_flush_neighbors=1` on rotational storage: an LRU batch writes a dirty page's
-    /// dirty neighbours with it (with [`PageCleanerRules::Since10_11_9`] only; the server
-    /// does it on rotational storage only, as the disk of the servers checked reports).
-    #[serde(default = "yes")]
-    pub flush_neighbors: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn default_lru_scan_depth() -> usize {
-    1536
-}
-
-impl Default for PoolSettings {
-    fn default() -> Self {
-        PoolSettings {
-            old_blocks_pct: 37,
-            old_blocks_ops: 1000,
-            checkpoint_every_ops: Some(10_000),
-            change_buffer_max_pct: 25,
-            lru_scan_depth: default_lru_scan_depth(),
-            page_cleaner: PageCleanerRules::default(),
-            flush_neighbors: true,
-        }
-    }
-}
-
-/// Buffer pool and change buffer figures, cumulative since the table was created.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct PoolCounters {
-    /// Page accesses (every page an operation touched).
-    pub page_accesses: u64,
-    /// Pages read from storage (misses).
-    pub pages_read: u64,
-    /// Pages written to storage (evictions of dirty pages, checkpoints, change-buffer pages).
-    pub pages_written: u64,
-    /// Of `pages_written`: change-buffer pages.
-    pub ibuf_pages_written: u64,
-    /// Pages evicted from the LRU tail.
-    pub evictions: u64,
-    /// Old-sublist hits moved to the head (`young-making rate`).
-    pub made_young: u64,
-    /// Old-sublist hits not moved (within the promotion delay).
-    pub not_made_young: u64,
-    /// Secondary-index changes buffered instead of reading the leaf.
-    pub ibuf_buffered: u64,
-    /// Changes not buffered because the change buffer was at its cap.
-    pub ibuf_refused_cap: u64,
-    /// Inserts not buffered because the ibuf bitmap promised too little free space.
-    pub ibuf_refused_free_space: u64,
-    /// Buffered changes applied when their page was read.
-    pub ibuf_merged: u64,
-    /// Page reads that merged buffered changes.
-    pub ibuf_merge_reads: u64,
-    /// Row operations counted (the model's clock).
-    pub ops: u64,
-}
-
-impl PoolCounters {
-    /// Hits / accesses (1 when nothing was accessed).
-    pub fn hit_ratio(&self) -> f64 {
-        if self.page_accesses == 0 {
-            1.0
-        } else {
-            1.0 - self.pages_read as f64 / self.page_accesses as f64
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy)]
 struct Node {
@@ -385,209 +280,12 @@ impl Pool {
         }
     }
 
-    /// `buf_page_make_young_if_needed` for a hit.
-    fn make_young_if_needed(&mut self, p: u32, now: u64) {
-        if self.freed_clock == 0 {
-            // Nothing is moved before the first eviction.
-            return;
-        }
-        let n = self.nodes[p as usize];
-        if n.old {
-            let delay = self.settings.old_blocks_ops;
-            let first = n.first_access.unwrap_or(now);
-            if delay > 0 && now.saturating_sub(first) < delay {
-                self.counters.not_made_young += 1;
-                return;
-            }
-        } else {
-            // buf_page_peek_if_young: recently made young pages stay where they are.
-            let ratio = self.settings.old_blocks_pct as u64;
-            let young_enough = self.capacity as u64 * (100 - ratio) / 100 / 4;
-            if self.freed_clock.saturating_sub(n.young_clock) < young_enough {
-                return;
-            }
-        }
-        if self.head == p {
-            return;
-        }
-        self.counters.made_young += n.old as u64;
-        self.remove(p);
-        self.insert(p, false);
-    }
-
-    /// `buf_LRU_add_block`: `old` pages go right after the first old page once the list has an
-    /// old sublist; others to the head. Evicts from the tail when the pool is full, and runs
-    /// the page cleaner's LRU batch when free pages run low.
-    fn insert(&mut self, p: u32, old: bool) {
-        let room = self.capacity.saturating_sub(self.ibuf.pool_pages(self.capacity));
-        while self.len >= room.max(1) {
-            self.evict();
-        }
-        // The page cleaner keeps free pages: once fewer than half of `innodb_lru_scan_depth`
-        // are free and the LRU holds more than `BUF_LRU_MIN_LEN` pages
-        // (`buf_pool_t::need_LRU_eviction`, woken from `buf_LRU_get_free_block`), it runs an
-        // LRU batch ([`Pool::lru_batch`]). It runs before `p` joins the list, counting `p` in
-        // (the server's batch skips the page being read, which is buffer-fixed).
-        let depth = self.settings.lru_scan_depth;
-        if depth > 0 && self.len + 1 > LRU_MIN_LEN && room.saturating_sub(self.len + 1) < depth / 2
-        {
-            self.lru_batch(room);
-        }
-        let (clock, now) = (self.freed_clock, self.counters.ops);
-        let (head, old_first) = (self.head, self.old_first);
-        let use_old = old && old_first != NIL && self.len >= OLD_MIN_LEN;
-        if use_old {
-            let after = old_first;
-            let next = self.nodes[after as usize].next;
-            *self.node(p) = Node {
-                prev: after,
-                next,
-                in_pool: true,
-                old: true,
-                dirty: false,
-                first_access: None,
-                young_clock: clock,
-                last_op: now,
-            };
-            self.nodes[after as usize].next = p;
-            if next != NIL {
-                self.nodes[next as usize].prev = p;
-            } else {
-                self.tail = p;
-            }
-            self.old_len += 1;
-        } else {
-            *self.node(p) = Node {
-                prev: NIL,
-                next: head,
-                in_pool: true,
-                old: false,
-                dirty: false,
-                first_access: None,
-                young_clock: clock,
-                last_op: now,
-            };
-            if head != NIL {
-                self.nodes[head as usize].prev = p;
-            } else {
-                self.tail = p;
-            }
-            self.head = p;
-        }
-        self.len += 1;
-        self.adjust_old();
-    }
-
-    fn remove(&mut self, p: u32) {
-        let n = self.nodes[p as usize];
-        debug_assert!(n.in_pool);
-        if self.old_first == p {
-            // buf_LRU_remove_block: LRU_old moves to the previous block, which becomes old.
-            self.old_first = n.prev;
-            if n.prev != NIL {
-                if !self.nodes[n.prev as usize].old {
-                    self.nodes[n.prev as usize].old = true;
-                    self.old_len += 1;
-                }
-            } else {
-                self.old_first = n.next;
-            }
-        }
-        if n.old {
-            self.old_len -= 1;
-        }
-        if n.prev != NIL {
-            self.nodes[n.prev as usize].next = n.next;
-        } else {
-            self.head = n.next;
-        }
-        if n.next != NIL {
-            self.nodes[n.next as usize].prev = n.prev;
-        } else {
-            self.tail = n.prev;
-        }
-        let m = &mut self.nodes[p as usize];
-        m.in_pool = false;
-        m.old = false;
-        m.prev = NIL;
-        m.next = NIL;
-        self.len -= 1;
-        if self.len < OLD_MIN_LEN {
-            // buf_LRU_old_init is redone when the list grows back.
-            let mut q = self.head;
-            while q != NIL && self.old_len > 0 {
-                let node = &mut self.nodes[q as usize];
-                if node.old {
-                    node.old = false;
-                    self.old_len -= 1;
-                }
-                q = node.next;
-            }
-            self.old_first = NIL;
-            self.old_len = 0;
-        } else {
-            self.adjust_old();
-        }
-    }
-
-    fn evict(&mut self) {
-        self.evict_page(self.tail);
-    }
-
     /// Page `p`'s write, when it is dirty: counted, and the page is clean.
     fn write_completes(&mut self, p: u32) {
         let n = &mut self.nodes[p as usize];
         if n.dirty {
             n.dirty = false;
             self.counters.pages_written += 1;
-        }
-    }
-
-    fn evict_page(&mut self, t: u32) {
-        debug_assert!(t != NIL);
-        self.write_completes(t);
-        self.remove(t);
-        self.nodes[t as usize].first_access = None;
-        self.freed_clock += 1;
-        self.counters.evictions += 1;
-    }
-
-    /// `buf_LRU_old_adjust_len` (and `buf_LRU_old_init` when the list first reaches
-    /// `BUF_LRU_OLD_MIN_LEN`): keeps the old sublist at `old_blocks_pct` of the list ± 20.
-    fn adjust_old(&mut self) {
-        if self.len < OLD_MIN_LEN {
-            return;
-        }
-        if self.old_first == NIL {
-            // buf_LRU_old_init: every page old, then shrink from the head side.
-            let mut q = self.head;
-            while q != NIL {
-                let node = &mut self.nodes[q as usize];
-                node.old = true;
-                q = node.next;
-            }
-            self.old_first = self.head;
-            self.old_len = self.len;
-        }
-        let target = self.len * self.settings.old_blocks_pct as usize / 100;
-        while self.old_len + OLD_TOLERANCE < target {
-            let prev = self.nodes[self.old_first as usize].prev;
-            if prev == NIL {
-                break;
-            }
-            self.nodes[prev as usize].old = true;
-            self.old_first = prev;
-            self.old_len += 1;
-        }
-        while self.old_len > target + OLD_TOLERANCE {
-            let of = self.old_first;
-            let next = self.nodes[of as usize].next;
-            if next == NIL {
-                break;
-            }
-            self.nodes[of as usize].old = false;
-            self.old_first = next;
-            self.old_len -= 1;
         }
     }
 }
