@@ -1,6 +1,7 @@
 //! A load on a `MariaDbEngine`: the writers' connections, the buffer pool curve sampled while
 //! they send rows, and the check afterwards that the server holds exactly what it held before
-//! plus what the client sent (row count and checksum), with the server-side statement time.
+//! plus what the client sent (row count and checksum), with the server-side statement time
+//! (read once the writers' sessions have ended).
 //!
 //! This module does not send rows itself (see `crate::load`) or measure the table after the
 //! load (see `measure`).
@@ -14,6 +15,11 @@ use keylab_core::{LoadOutcome, LoadPlan, LoadVerification, Row};
 use keylab_schema::Table;
 use mysql::prelude::Queryable;
 use mysql::Conn;
+use std::time::{Duration, Instant};
+
+/// How long a load waits for its writers' sessions to end before it reads the server-side
+/// statement time (they end within milliseconds; a server that takes longer gives none).
+const WRITERS_END_WITHIN: Duration = Duration::from_secs(10);
 
 impl MariaDbEngine {
     pub(super) fn run_load(
@@ -37,7 +43,8 @@ impl MariaDbEngine {
         let writers = plan.writers.max(1) as usize;
         let statements_before = self.server_statement_ns();
         let conns = (0..writers).map(|_| self.new_connection()).collect::<Result<Vec<_>, _>>()?;
-        self.track(&name, &conns.iter().map(Conn::connection_id).collect::<Vec<_>>());
+        let writer_ids: Vec<u32> = conns.iter().map(Conn::connection_id).collect();
+        self.track(&name, &writer_ids);
         // A table loaded in several calls (load samples), or after churn, already holds rows.
         let held = match self.contents.get(&name) {
             Some(&c) => c,
@@ -75,9 +82,16 @@ impl MariaDbEngine {
         };
         self.track(&name, &[]);
         let stats: LoadStats = stats?;
-        let server_statement_ms = statements_before
-            .zip(self.server_statement_ns())
-            .map(|(a, b)| b.saturating_sub(a) as f64 / 1e6);
+        // The server adds a statement's time to its sums after replying to it (in
+        // `dispatch_command`, the reply comes before `MYSQL_END_STATEMENT`), and a writer's
+        // last COM_STMT_CLOSE and its disconnect get no reply: the sum is read once the
+        // writers' sessions have ended, and not given when they do not end in time.
+        let server_statement_ms = match statements_before {
+            Some(before) if self.sessions_ended(&writer_ids, WRITERS_END_WITHIN) => {
+                self.server_statement_ns().map(|after| after.saturating_sub(before) as f64 / 1e6)
+            }
+            _ => None,
+        };
         let expected = (held.0 + stats.rows, held.1.wrapping_add(stats.client_checksum));
         let server_checksum = self.verify(table, held, expected)?;
         self.contents.insert(name, server_checksum);
@@ -123,9 +137,33 @@ impl MariaDbEngine {
         })
     }
 
+    /// True once the server lists none of the sessions `connection_ids` (a session it no
+    /// longer lists has run all its statements); false when some are still listed after
+    /// `within`, or the list cannot be read.
+    pub fn sessions_ended(&mut self, connection_ids: &[u32], within: Duration) -> bool {
+        if connection_ids.is_empty() {
+            return true;
+        }
+        let ids: Vec<String> = connection_ids.iter().map(u32::to_string).collect();
+        let listed = format!(
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID IN ({})",
+            ids.join(",")
+        );
+        let started = Instant::now();
+        loop {
+            match self.conn.query_first::<u64, _>(&listed) {
+                Ok(Some(0)) => return true,
+                Ok(Some(_)) if started.elapsed() < within => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                _ => return false,
+            }
+        }
+    }
+
     /// Server-side time of every statement the server has run, ns (performance_schema,
     /// summed over statement kinds): on a private server only keylab runs statements, so
-    /// the difference over a load is the load's (plus the one read that starts it). `None`
+    /// the difference over a load is the load's (plus keylab's own reads around it). `None`
     /// on a user's server (other sessions' statements would count) or with
     /// performance_schema off.
     pub(super) fn server_statement_ns(&mut self) -> Option<u64> {
