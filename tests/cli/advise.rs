@@ -2,7 +2,7 @@
 //! file:line:column or the flag with the valid choices; a run gives every candidate's advice
 //! figures, labelled predictions on the simulator.
 
-use crate::util::{server_installed, Dir, Run};
+use crate::util::{server_installed, users_server, Dir, Run};
 
 const ORDERS: &str = include_str!("../fixtures/advise/orders.sql");
 
@@ -251,9 +251,7 @@ fn url_reads_a_users_table_read_only() {
     if !server_installed("url_reads_a_users_table_read_only") {
         return;
     }
-    let settings = keylab_server::ServerSettings::default();
-    let users_server = keylab_server::PrivateServer::start(&settings).expect("user's server");
-    let mut admin = mysql::Conn::new(users_server.socket_opts()).unwrap();
+    let (users_server, mut admin) = users_server();
     admin
         .query_drop(
             "CREATE DATABASE app; \

@@ -4,7 +4,7 @@
 //! own, so that what is left there is what that run left. They need MariaDB's server
 //! binaries: without them they print SKIPPED, except under `CI=true`, where that fails.
 
-use crate::util::{server_installed, Dir};
+use crate::util::{server_installed, users_server, Dir};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -193,9 +193,7 @@ const PASSWORD: &str = "pw-Int3rrupt-secret";
 impl UsersServer {
     fn start() -> UsersServer {
         use mysql::prelude::Queryable;
-        let server = keylab_server::PrivateServer::start(&keylab_server::ServerSettings::default())
-            .expect("user's server");
-        let mut admin = mysql::Conn::new(server.socket_opts()).unwrap();
+        let (server, mut admin) = users_server();
         admin
             .query_drop(format!(
                 "CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '{PASSWORD}'; \

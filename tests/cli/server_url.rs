@@ -4,7 +4,7 @@
 //! The server tests need MariaDB's server binaries: without them they print SKIPPED, except
 //! under `CI=true`, where a missing server is a failure.
 
-use crate::util::{json, server_installed, Dir};
+use crate::util::{json, server_installed, users_server, Dir};
 
 /// `--database` without `--url`: the private instance works in that database.
 #[test]
@@ -84,9 +84,7 @@ fn url_and_database_on_a_users_server() {
     if !server_installed("url_and_database_on_a_users_server") {
         return;
     }
-    let settings = keylab_server::ServerSettings::default();
-    let users_server = keylab_server::PrivateServer::start(&settings).expect("user's server");
-    let mut admin = mysql::Conn::new(users_server.socket_opts()).unwrap();
+    let (users_server, mut admin) = users_server();
     admin
         .query_drop(
             "CREATE DATABASE appdb; CREATE TABLE appdb.orders (id INT PRIMARY KEY); \
