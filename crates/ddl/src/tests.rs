@@ -135,8 +135,8 @@ fn what_keylab_cannot_model_is_refused_with_its_place() {
     let e = err("CREATE TABLE t (\n  id INT PRIMARY KEY,\n  v INT AS (id + 1) VIRTUAL\n);");
     assert_eq!((e.at.line, e.at.column), (3, 3));
     assert!(e.to_string().starts_with("x.sql:3:3: column `v` is a generated column"), "{e}");
-    let e = err("CREATE TABLE t (id INT PRIMARY KEY, j JSON);");
-    assert!(e.message.contains("`j`") && e.message.contains("not modelled"), "{e}");
+    let e = err("CREATE TABLE t (id INT PRIMARY KEY, g GEOMETRY);");
+    assert!(e.message.contains("`g`") && e.message.contains("not modelled"), "{e}");
     let e = err(
         "CREATE TABLE t (id INT PRIMARY KEY) ENGINE=InnoDB\nPARTITION BY HASH (id) PARTITIONS 4;",
     );
@@ -151,6 +151,51 @@ fn what_keylab_cannot_model_is_refused_with_its_place() {
     let e = err("CREATE TABLE t (id INT PRIMARY KEY,, x INT);");
     assert_eq!(e.at.line, 1);
     assert!(e.at.column > 30, "{e}");
+}
+
+/// Types a MariaDB table commonly has that the model has no type of its own for are read as
+/// the type of the same stored bytes (with a note), not refused: TIME, YEAR, BIT, SET, INET6;
+/// JSON is MariaDB's LONGTEXT in utf8mb4_bin.
+#[test]
+fn mariadb_types_of_known_stored_length_are_read() {
+    let f = parse(
+        "CREATE TABLE `t` (\n  `id` int NOT NULL,\n  `a` time NOT NULL,\n  `b` time(3) DEFAULT \
+         NULL,\n  `c` year(4) NOT NULL,\n  `d` bit(12) NOT NULL,\n  `e` set('x','y','z') NOT \
+         NULL,\n  `f` inet6 DEFAULT NULL,\n  `g` json DEFAULT NULL,\n  `h` set('a','b','c','d',\
+         'e','f','g','h','i','j','k','l','m','n','o','p','q','r','s','t','u','v','w','x','y','z',\
+         'aa','ab','ac','ad','ae','af','ag') NOT NULL,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB;",
+        "x.sql",
+    )
+    .unwrap();
+    let t = &f.tables[0];
+    let types: Vec<ColumnType> = t.table.columns.iter().map(|c| c.ty).collect();
+    assert_eq!(
+        types[1..],
+        [
+            ColumnType::Date,
+            ColumnType::Date,
+            ColumnType::Int,
+            ColumnType::Binary { bytes: 2 },
+            ColumnType::Int,
+            ColumnType::Binary { bytes: 16 },
+            ColumnType::Text { charset: Charset::Utf8mb4Bin },
+            ColumnType::BigInt { unsigned: true },
+        ]
+    );
+    let notes: Vec<String> =
+        t.notes.iter().map(|n| format!("{}:{} {}", n.at.line, n.at.column, n.message)).collect();
+    for want in [
+        "3:3 column `a`: a 3-byte TIME, modelled (and created) as a 3-byte DATE",
+        "4:3 column `b`: a TIME(3) (5 bytes)",
+        "5:3 column `c`: a 1-byte YEAR",
+        "6:3 column `d`: BIT(12), modelled (and created) as BINARY(2)",
+        "7:3 column `e`: a SET of 3 members (1 byte)",
+        "8:3 column `f`: MariaDB's INET6",
+        "10:3 column `h`: a SET of 33 members (8 bytes)",
+    ] {
+        assert!(notes.iter().any(|n| n.starts_with(want)), "{want}: {notes:?}");
+    }
+    assert!(!notes.iter().any(|n| n.contains("`g`")), "JSON is exact: {notes:?}");
 }
 
 #[test]
