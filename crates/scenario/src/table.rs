@@ -535,9 +535,11 @@ pub(crate) fn check_limits(
         LimitError::ColumnTooLong { column, .. } => column_span(*column),
         LimitError::RowTooLong { .. } => spec.name.span(),
         LimitError::KeyTooLong { index, position: Some(_), .. }
-        | LimitError::TextKey { index, position: Some(_), .. } => index_span(index),
+        | LimitError::TextKey { index, position: Some(_), .. }
+        | LimitError::CompactKeyPartTooLong { index, position: Some(_), .. } => index_span(index),
         LimitError::KeyTooLong { position: None, .. }
-        | LimitError::TextKey { position: None, .. } => id_span.clone(),
+        | LimitError::TextKey { position: None, .. }
+        | LimitError::CompactKeyPartTooLong { position: None, .. } => id_span.clone(),
     };
     let what = match &err {
         LimitError::ColumnTooLong { column, .. } => {
