@@ -198,6 +198,30 @@ fn mariadb_types_of_known_stored_length_are_read() {
     assert!(!notes.iter().any(|n| n.contains("`g`")), "JSON is exact: {notes:?}");
 }
 
+/// Column attributes `SHOW CREATE TABLE` prints that store nothing are read past; unsigned
+/// and sized floats are FLOATs (a FLOAT of over 24 digits a DOUBLE).
+#[test]
+fn zerofill_invisible_and_unsigned_floats_are_read() {
+    let f = parse(
+        "CREATE TABLE `t` (\n  `id` int(10) unsigned zerofill NOT NULL,\n  `h` int(11) DEFAULT \
+         NULL INVISIBLE,\n  `f` float(7,4) unsigned DEFAULT NULL,\n  `d` double unsigned NOT \
+         NULL,\n  `p` float(30) DEFAULT NULL,\n  `zerofill` int NOT NULL,\n  PRIMARY KEY \
+         (`id`),\n  KEY `ix_h` (`h`)\n) ENGINE=InnoDB;",
+        "x.sql",
+    )
+    .unwrap();
+    let t = &f.tables[0].table;
+    let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["id", "h", "f", "d", "p", "zerofill"]);
+    let types: Vec<ColumnType> = t.columns.iter().map(|c| c.ty).collect();
+    let big = ColumnType::BigInt { unsigned: false };
+    assert_eq!(
+        types,
+        [ColumnType::Int, ColumnType::Int, ColumnType::Int, big, big, ColumnType::Int]
+    );
+    assert_eq!(t.indexes.len(), 1);
+}
+
 #[test]
 fn a_table_is_chosen_by_name() {
     let f = parse("CREATE TABLE a (x INT PRIMARY KEY); CREATE TABLE b (y INT PRIMARY KEY);", "f")

@@ -168,7 +168,7 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset) -> Result<Mapped, String
         D::Datetime(Some(_)) => {
             near(ColumnType::DateTime, "fractional seconds are not modelled (1-3 bytes less)")
         }
-        D::Decimal(i) | D::Numeric(i) | D::DecimalUnsigned(i) | D::Dec(i) => {
+        D::Decimal(i) | D::Numeric(i) | D::DecimalUnsigned(i) | D::Dec(i) | D::DecUnsigned(i) => {
             let (p, s) = precision(i);
             Ok(Mapped::Exact(ColumnType::Decimal { precision: p.max(1), scale: s.min(p) }))
         }
@@ -176,7 +176,17 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset) -> Result<Mapped, String
             ColumnType::BigInt { unsigned: false },
             "a DOUBLE, modelled (and created) as an 8-byte BIGINT",
         ),
-        D::Real | D::Float4 | D::Float(_) => {
+        // FLOAT(p) with p over 24 digits is a DOUBLE (`Field_double`).
+        D::Float(ExactNumberInfo::Precision(p)) if *p > 24 => near(
+            ColumnType::BigInt { unsigned: false },
+            "a FLOAT of over 24 digits, which is a DOUBLE, modelled (and created) as an 8-byte \
+             BIGINT",
+        ),
+        D::DoubleUnsigned(_) | D::DoublePrecisionUnsigned => near(
+            ColumnType::BigInt { unsigned: false },
+            "a DOUBLE, modelled (and created) as an 8-byte BIGINT",
+        ),
+        D::Real | D::Float4 | D::Float(_) | D::FloatUnsigned(_) | D::RealUnsigned => {
             near(int, "a FLOAT, modelled (and created) as a 4-byte INT")
         }
         // MariaDB's JSON is LONGTEXT in utf8mb4_bin (with a JSON_VALID check).
