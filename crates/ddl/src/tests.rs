@@ -223,6 +223,26 @@ fn zerofill_invisible_and_unsigned_floats_are_read() {
 }
 
 #[test]
+fn descending_key_parts_are_noted() {
+    let f = parse(
+        "CREATE TABLE `t` (\n  `id` int NOT NULL,\n  `at` datetime NOT NULL,\n  PRIMARY KEY \
+         (`id`),\n  KEY `ix_at` (`id`,`at` DESC)\n) ENGINE=InnoDB;",
+        "x.sql",
+    )
+    .unwrap();
+    let notes: Vec<String> = f.tables[0]
+        .notes
+        .iter()
+        .map(|n| format!("{}:{} {}", n.at.line, n.at.column, n.message))
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("5:21 index `ix_at`: key part `at` DESC is advised in ascending"),
+        "{notes:?}"
+    );
+}
+
+#[test]
 fn a_table_is_chosen_by_name() {
     let f = parse("CREATE TABLE a (x INT PRIMARY KEY); CREATE TABLE b (y INT PRIMARY KEY);", "f")
         .unwrap();
