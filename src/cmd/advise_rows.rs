@@ -342,12 +342,14 @@ mod tests {
                     columns: vec![1],
                     unique: true,
                     prefix_chars: Vec::new(),
+                    descending: Vec::new(),
                 },
                 Index {
                     name: "k".into(),
                     columns: vec![2, 3],
                     unique: false,
                     prefix_chars: Vec::new(),
+                    descending: Vec::new(),
                 },
             ],
             row_format: RowFormat::Dynamic,
@@ -424,6 +426,7 @@ mod tests {
             columns: vec![5],
             unique: true,
             prefix_chars: Vec::new(),
+            descending: Vec::new(),
         });
         let plan = plan_columns(&t, &[0], 1000, &|_| None);
         for key in ["uuid4:bin", "auto-inc"] {

@@ -54,19 +54,22 @@ fn show_create_table_is_read_whole() {
                 name: "uk_email".into(),
                 columns: vec![3],
                 unique: true,
-                prefix_chars: Vec::new()
+                prefix_chars: Vec::new(),
+                descending: Vec::new()
             },
             Index {
                 name: "ix_customer_created".into(),
                 columns: vec![1, 5],
                 unique: false,
-                prefix_chars: Vec::new()
+                prefix_chars: Vec::new(),
+                descending: Vec::new()
             },
             Index {
                 name: "ix_status".into(),
                 columns: vec![2],
                 unique: false,
-                prefix_chars: vec![Some(10)]
+                prefix_chars: vec![Some(10)],
+                descending: Vec::new()
             },
         ]
     );
@@ -222,23 +225,33 @@ fn zerofill_invisible_and_unsigned_floats_are_read() {
     assert_eq!(t.indexes.len(), 1);
 }
 
+/// A DESC part of a MariaDB secondary index is kept (`Index::descending`); one of the primary
+/// key, or of a PostgreSQL index, is noted at its place and advised ascending.
 #[test]
-fn descending_key_parts_are_noted() {
+fn descending_key_parts_are_kept_or_noted() {
     let f = parse(
         "CREATE TABLE `t` (\n  `id` int NOT NULL,\n  `at` datetime NOT NULL,\n  PRIMARY KEY \
-         (`id`),\n  KEY `ix_at` (`id`,`at` DESC)\n) ENGINE=InnoDB;",
+         (`id` DESC),\n  KEY `ix_at` (`id`,`at` DESC)\n) ENGINE=InnoDB;",
         "x.sql",
     )
     .unwrap();
-    let notes: Vec<String> = f.tables[0]
-        .notes
-        .iter()
-        .map(|n| format!("{}:{} {}", n.at.line, n.at.column, n.message))
-        .collect();
+    let t = &f.tables[0];
+    assert_eq!(t.table.indexes[0].descending, [false, true]);
+    assert!(t.table.create_sql(Dialect::Mariadb).contains("KEY ix_at (id, at DESC)"));
+    let notes: Vec<String> =
+        t.notes.iter().map(|n| format!("{}:{} {}", n.at.line, n.at.column, n.message)).collect();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(
-        notes[0].starts_with("5:21 index `ix_at`: key part `at` DESC is advised in ascending"),
+        notes[0].starts_with("4:16 index `PRIMARY`: key part `id` DESC is advised"),
         "{notes:?}"
+    );
+    let pg = parse("CREATE TABLE t (id int PRIMARY KEY, at timestamp without time zone);\nCREATE INDEX t_at ON t (at DESC);", "p.sql").unwrap();
+    let t = &pg.tables[0];
+    assert!(t.table.indexes[0].descending.is_empty());
+    assert!(
+        t.notes.iter().any(|n| n.message.starts_with("index `t_at`: key part at DESC")),
+        "{:?}",
+        t.notes
     );
 }
 
@@ -313,7 +326,15 @@ fn table() -> impl Strategy<Value = Table> {
                     if prefix.is_none() {
                         prefix_chars.clear();
                     }
-                    Index { name: format!("ix{k}"), columns: c, unique, prefix_chars }
+                    // The last part DESC in every other index (read back as written).
+                    let descending = if k % 2 == 1 {
+                        let mut d = vec![false; c.len()];
+                        d[c.len() - 1] = true;
+                        d
+                    } else {
+                        Vec::new()
+                    };
+                    Index { name: format!("ix{k}"), columns: c, unique, prefix_chars, descending }
                 })
                 .collect();
             Table {

@@ -454,6 +454,7 @@ pub(crate) fn build(
             columns: vec![id_column],
             unique: spec.id.unique,
             prefix_chars: Vec::new(),
+            descending: Vec::new(),
         });
     }
     for ix in &spec.indexes {
@@ -488,6 +489,7 @@ pub(crate) fn build(
             columns: cols,
             unique: ix.unique,
             prefix_chars: Vec::new(),
+            descending: Vec::new(),
         });
     }
     let table = Table {

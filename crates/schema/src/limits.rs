@@ -373,6 +373,7 @@ mod tests {
                 columns: vec![1],
                 unique: true,
                 prefix_chars: vec![Some(100)],
+                descending: Vec::new(),
             }],
         );
         let got = check(&t, 16384).unwrap();
@@ -401,6 +402,7 @@ mod tests {
                     columns: vec![1],
                     unique: false,
                     prefix_chars: vec![prefix],
+                    descending: Vec::new(),
                 }],
             )
         };
@@ -444,7 +446,13 @@ mod tests {
                     Column::new("v", vc(2000, Charset::Utf8mb4), true),
                     Column::new("w", vc(10, Charset::Utf8mb4), true),
                 ],
-                vec![Index { name: "kv".into(), columns: cols, unique, prefix_chars: Vec::new() }],
+                vec![Index {
+                    name: "kv".into(),
+                    columns: cols,
+                    unique,
+                    prefix_chars: Vec::new(),
+                    descending: Vec::new(),
+                }],
             )
         };
         assert_eq!(
@@ -468,6 +476,7 @@ mod tests {
                 columns: vec![1],
                 unique: false,
                 prefix_chars: Vec::new(),
+                descending: Vec::new(),
             }],
         );
         assert!(matches!(check(&text, 16384), Err(LimitError::TextKey { column: 1, .. })));

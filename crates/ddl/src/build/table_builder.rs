@@ -337,10 +337,25 @@ impl TableBuilder {
         unique: bool,
         at: Position,
     ) -> bool {
-        self.note_descending(columns, &name);
+        // MariaDB's DESC key parts are modelled; PostgreSQL's are not (the nbtree model and
+        // keylab's PostgreSQL DDL keep every index ascending).
+        let mut descending: Vec<bool> =
+            columns.iter().map(|c| c.column.options.asc == Some(false)).collect();
+        if !descending.contains(&true) {
+            descending.clear();
+        } else if self.dialect == SourceDialect::Postgres {
+            self.note_descending(columns, &name);
+            descending.clear();
+        }
         match self.resolve(columns, &name) {
             Ok((cols, prefix_chars, None)) => {
-                self.table.indexes.push(Index { name, columns: cols, unique, prefix_chars });
+                self.table.indexes.push(Index {
+                    name,
+                    columns: cols,
+                    unique,
+                    prefix_chars,
+                    descending,
+                });
                 return true;
             }
             Ok((_, _, Some(why))) => self.notes.push(Note {
@@ -354,8 +369,8 @@ impl TableBuilder {
 }
 
 impl TableBuilder {
-    /// A note for each `DESC` key part: the models and keylab's DDL keep every index
-    /// ascending, while MariaDB ≥ 10.8 and PostgreSQL store such a part in descending order
+    /// A note for each `DESC` key part that is not modelled (of the primary key, or of a
+    /// PostgreSQL index): advised ascending, while the server stores it in descending order
     /// (inserts in rising order then come at the index's left end).
     fn note_descending(&mut self, columns: &[IndexColumn], index: &str) {
         for c in columns.iter().filter(|c| c.column.options.asc == Some(false)) {
