@@ -143,7 +143,12 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let settings = EngineSettings::default();
     for c in &candidates {
         if let Err(e) = keylab_schema::limits::check(&c.table, settings.page_size_bytes) {
-            return Err(UsageError(format!("candidate {}: {e}", c.label)).into());
+            let at = ddl.at;
+            return Err(UsageError(format!(
+                "{origin}:{}:{}: table `{}`, candidate {}: {e}",
+                at.line, at.column, ddl.table.name, c.label
+            ))
+            .into());
         }
     }
     let nullable = ddl.table.columns.iter().filter(|c| c.nullable).count();

@@ -129,6 +129,7 @@ mod tests {
                 columns: vec![1],
                 unique: false,
                 prefix_chars: Vec::new(),
+                descending: Vec::new(),
             }],
             row_format: RowFormat::Dynamic,
         };

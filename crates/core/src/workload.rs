@@ -143,6 +143,7 @@ impl Workload {
                     columns: vec![1],
                     unique: false,
                     prefix_chars: Vec::new(),
+                    descending: Vec::new(),
                 }];
             }
         }

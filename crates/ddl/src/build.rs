@@ -281,6 +281,7 @@ impl FileBuilder {
                 columns: vec![i],
                 unique: true,
                 prefix_chars: Vec::new(),
+                descending: Vec::new(),
             });
         }
         for c in &ct.constraints {

@@ -286,6 +286,7 @@ fn read_statement(
     } else {
         (chunk, Vec::new())
     };
+    let chunk = without_display_words(chunk, &kind);
     file.set_words(&chunk);
     let saved = chunk.clone();
     let mut parser = Parser::new(sql).with_tokens_with_locations(chunk);
@@ -332,6 +333,20 @@ fn read_statement(
         }
         Err(e) => Err(parser_error(&e.to_string(), first)),
     }
+}
+
+/// `chunk` without the column attributes `SHOW CREATE TABLE` prints that sqlparser does not
+/// read and that change nothing stored: `ZEROFILL` (display padding; the column is UNSIGNED,
+/// which is also printed) and MariaDB's `INVISIBLE` (the column is stored as any other).
+fn without_display_words(chunk: Vec<TokenWithSpan>, kind: &Kind) -> Vec<TokenWithSpan> {
+    if !matches!(kind, Kind::CreateTable | Kind::AlterTable) {
+        return chunk;
+    }
+    let display = |t: &TokenWithSpan| {
+        matches!(&t.token, Token::Word(w) if w.quote_style.is_none()
+            && (w.value.eq_ignore_ascii_case("zerofill") || w.value.eq_ignore_ascii_case("invisible")))
+    };
+    chunk.into_iter().filter(|t| !display(t)).collect()
 }
 
 /// Where `PARTITION BY` starts in a `CREATE TABLE`, if it has one.

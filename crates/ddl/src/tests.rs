@@ -54,19 +54,22 @@ fn show_create_table_is_read_whole() {
                 name: "uk_email".into(),
                 columns: vec![3],
                 unique: true,
-                prefix_chars: Vec::new()
+                prefix_chars: Vec::new(),
+                descending: Vec::new()
             },
             Index {
                 name: "ix_customer_created".into(),
                 columns: vec![1, 5],
                 unique: false,
-                prefix_chars: Vec::new()
+                prefix_chars: Vec::new(),
+                descending: Vec::new()
             },
             Index {
                 name: "ix_status".into(),
                 columns: vec![2],
                 unique: false,
-                prefix_chars: vec![Some(10)]
+                prefix_chars: vec![Some(10)],
+                descending: Vec::new()
             },
         ]
     );
@@ -135,8 +138,8 @@ fn what_keylab_cannot_model_is_refused_with_its_place() {
     let e = err("CREATE TABLE t (\n  id INT PRIMARY KEY,\n  v INT AS (id + 1) VIRTUAL\n);");
     assert_eq!((e.at.line, e.at.column), (3, 3));
     assert!(e.to_string().starts_with("x.sql:3:3: column `v` is a generated column"), "{e}");
-    let e = err("CREATE TABLE t (id INT PRIMARY KEY, j JSON);");
-    assert!(e.message.contains("`j`") && e.message.contains("not modelled"), "{e}");
+    let e = err("CREATE TABLE t (id INT PRIMARY KEY, g GEOMETRY);");
+    assert!(e.message.contains("`g`") && e.message.contains("not modelled"), "{e}");
     let e = err(
         "CREATE TABLE t (id INT PRIMARY KEY) ENGINE=InnoDB\nPARTITION BY HASH (id) PARTITIONS 4;",
     );
@@ -151,6 +154,105 @@ fn what_keylab_cannot_model_is_refused_with_its_place() {
     let e = err("CREATE TABLE t (id INT PRIMARY KEY,, x INT);");
     assert_eq!(e.at.line, 1);
     assert!(e.at.column > 30, "{e}");
+}
+
+/// Types a MariaDB table commonly has that the model has no type of its own for are read as
+/// the type of the same stored bytes (with a note), not refused: TIME, YEAR, BIT, SET, INET6;
+/// JSON is MariaDB's LONGTEXT in utf8mb4_bin.
+#[test]
+fn mariadb_types_of_known_stored_length_are_read() {
+    let f = parse(
+        "CREATE TABLE `t` (\n  `id` int NOT NULL,\n  `a` time NOT NULL,\n  `b` time(3) DEFAULT \
+         NULL,\n  `c` year(4) NOT NULL,\n  `d` bit(12) NOT NULL,\n  `e` set('x','y','z') NOT \
+         NULL,\n  `f` inet6 DEFAULT NULL,\n  `g` json DEFAULT NULL,\n  `h` set('a','b','c','d',\
+         'e','f','g','h','i','j','k','l','m','n','o','p','q','r','s','t','u','v','w','x','y','z',\
+         'aa','ab','ac','ad','ae','af','ag') NOT NULL,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB;",
+        "x.sql",
+    )
+    .unwrap();
+    let t = &f.tables[0];
+    let types: Vec<ColumnType> = t.table.columns.iter().map(|c| c.ty).collect();
+    assert_eq!(
+        types[1..],
+        [
+            ColumnType::Date,
+            ColumnType::Date,
+            ColumnType::Int,
+            ColumnType::Binary { bytes: 2 },
+            ColumnType::Int,
+            ColumnType::Binary { bytes: 16 },
+            ColumnType::Text { charset: Charset::Utf8mb4Bin },
+            ColumnType::BigInt { unsigned: true },
+        ]
+    );
+    let notes: Vec<String> =
+        t.notes.iter().map(|n| format!("{}:{} {}", n.at.line, n.at.column, n.message)).collect();
+    for want in [
+        "3:3 column `a`: a 3-byte TIME, modelled (and created) as a 3-byte DATE",
+        "4:3 column `b`: a TIME(3) (5 bytes)",
+        "5:3 column `c`: a 1-byte YEAR",
+        "6:3 column `d`: BIT(12), modelled (and created) as BINARY(2)",
+        "7:3 column `e`: a SET of 3 members (1 byte)",
+        "8:3 column `f`: MariaDB's INET6",
+        "10:3 column `h`: a SET of 33 members (8 bytes)",
+    ] {
+        assert!(notes.iter().any(|n| n.starts_with(want)), "{want}: {notes:?}");
+    }
+    assert!(!notes.iter().any(|n| n.contains("`g`")), "JSON is exact: {notes:?}");
+}
+
+/// Column attributes `SHOW CREATE TABLE` prints that store nothing are read past; unsigned
+/// and sized floats are FLOATs (a FLOAT of over 24 digits a DOUBLE).
+#[test]
+fn zerofill_invisible_and_unsigned_floats_are_read() {
+    let f = parse(
+        "CREATE TABLE `t` (\n  `id` int(10) unsigned zerofill NOT NULL,\n  `h` int(11) DEFAULT \
+         NULL INVISIBLE,\n  `f` float(7,4) unsigned DEFAULT NULL,\n  `d` double unsigned NOT \
+         NULL,\n  `p` float(30) DEFAULT NULL,\n  `zerofill` int NOT NULL,\n  PRIMARY KEY \
+         (`id`),\n  KEY `ix_h` (`h`)\n) ENGINE=InnoDB;",
+        "x.sql",
+    )
+    .unwrap();
+    let t = &f.tables[0].table;
+    let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["id", "h", "f", "d", "p", "zerofill"]);
+    let types: Vec<ColumnType> = t.columns.iter().map(|c| c.ty).collect();
+    let big = ColumnType::BigInt { unsigned: false };
+    assert_eq!(
+        types,
+        [ColumnType::Int, ColumnType::Int, ColumnType::Int, big, big, ColumnType::Int]
+    );
+    assert_eq!(t.indexes.len(), 1);
+}
+
+/// A DESC part of a MariaDB secondary index is kept (`Index::descending`); one of the primary
+/// key, or of a PostgreSQL index, is noted at its place and advised ascending.
+#[test]
+fn descending_key_parts_are_kept_or_noted() {
+    let f = parse(
+        "CREATE TABLE `t` (\n  `id` int NOT NULL,\n  `at` datetime NOT NULL,\n  PRIMARY KEY \
+         (`id` DESC),\n  KEY `ix_at` (`id`,`at` DESC)\n) ENGINE=InnoDB;",
+        "x.sql",
+    )
+    .unwrap();
+    let t = &f.tables[0];
+    assert_eq!(t.table.indexes[0].descending, [false, true]);
+    assert!(t.table.create_sql(Dialect::Mariadb).contains("KEY ix_at (id, at DESC)"));
+    let notes: Vec<String> =
+        t.notes.iter().map(|n| format!("{}:{} {}", n.at.line, n.at.column, n.message)).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("4:16 index `PRIMARY`: key part `id` DESC is advised"),
+        "{notes:?}"
+    );
+    let pg = parse("CREATE TABLE t (id int PRIMARY KEY, at timestamp without time zone);\nCREATE INDEX t_at ON t (at DESC);", "p.sql").unwrap();
+    let t = &pg.tables[0];
+    assert!(t.table.indexes[0].descending.is_empty());
+    assert!(
+        t.notes.iter().any(|n| n.message.starts_with("index `t_at`: key part at DESC")),
+        "{:?}",
+        t.notes
+    );
 }
 
 #[test]
@@ -224,7 +326,15 @@ fn table() -> impl Strategy<Value = Table> {
                     if prefix.is_none() {
                         prefix_chars.clear();
                     }
-                    Index { name: format!("ix{k}"), columns: c, unique, prefix_chars }
+                    // The last part DESC in every other index (read back as written).
+                    let descending = if k % 2 == 1 {
+                        let mut d = vec![false; c.len()];
+                        d[c.len() - 1] = true;
+                        d
+                    } else {
+                        Vec::new()
+                    };
+                    Index { name: format!("ix{k}"), columns: c, unique, prefix_chars, descending }
                 })
                 .collect();
             Table {

@@ -72,6 +72,49 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset) -> Result<Mapped, String
             near(int, "a 3-byte integer, modelled (and created) as a 4-byte INT")
         }
         D::Enum(..) => near(int, "an ENUM (1-2 bytes), modelled (and created) as a 4-byte INT"),
+        D::Set(members) if set_bytes(members.len()) <= 4 => near(
+            int,
+            &match set_bytes(members.len()) {
+                1 => format!(
+                    "a SET of {} members (1 byte), modelled (and created) as a 4-byte INT",
+                    members.len()
+                ),
+                n => format!(
+                    "a SET of {} members ({n} bytes), modelled (and created) as a 4-byte INT",
+                    members.len()
+                ),
+            },
+        ),
+        D::Set(members) => near(
+            ColumnType::BigInt { unsigned: true },
+            &format!(
+                "a SET of {} members (8 bytes), modelled (and created) as BIGINT UNSIGNED",
+                members.len()
+            ),
+        ),
+        D::Custom(name, _) if custom_name(name) == "year" => {
+            near(int, "a 1-byte YEAR, modelled (and created) as a 4-byte INT")
+        }
+        // BIT(n) is stored as `(n + 7) / 8` fixed bytes (DATA_FIXBINARY, `get_innobase_type_from_mysql_type`), as
+        // BINARY(n) is.
+        D::Bit(n) => {
+            let bits = n.unwrap_or(1).clamp(1, 64) as u32;
+            near(
+                ColumnType::Binary { bytes: bits.div_ceil(8) },
+                &format!(
+                    "BIT({bits}), modelled (and created) as BINARY({}), its stored bytes",
+                    bits.div_ceil(8)
+                ),
+            )
+        }
+        D::Custom(name, _) if custom_name(name) == "inet6" => near(
+            ColumnType::Binary { bytes: 16 },
+            "MariaDB's INET6, modelled (and created) as BINARY(16), its 16 stored bytes",
+        ),
+        D::Custom(name, _) if custom_name(name) == "inet4" => near(
+            ColumnType::Binary { bytes: 4 },
+            "MariaDB's INET4, modelled (and created) as BINARY(4), its 4 stored bytes",
+        ),
         D::Char(l) | D::Character(l) => match char_len(l) {
             Some(chars) => Ok(Mapped::Exact(ColumnType::Char { chars: chars.max(1), charset })),
             None if l.is_none() => Ok(Mapped::Exact(ColumnType::Char { chars: 1, charset })),
@@ -101,6 +144,18 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset) -> Result<Mapped, String
              its 16 stored bytes",
         ),
         D::Date => Ok(Mapped::Exact(ColumnType::Date)),
+        // TIME takes 3 bytes, as DATE does, plus (n + 1) / 2 for n fractional digits
+        // (`Field_timef::pack_length`, stored as DATA_FIXBINARY).
+        D::Time(fsp, TimezoneInfo::None) => near(
+            ColumnType::Date,
+            &match fsp.unwrap_or(0) {
+                0 => "a 3-byte TIME, modelled (and created) as a 3-byte DATE".to_string(),
+                n => format!(
+                    "a TIME({n}) ({} bytes), modelled (and created) as a 3-byte DATE",
+                    3 + n.min(6).div_ceil(2)
+                ),
+            },
+        ),
         D::Datetime(None) | D::Datetime(Some(0)) => Ok(Mapped::Exact(ColumnType::DateTime)),
         D::Timestamp(None | Some(0), TimezoneInfo::None) => {
             Ok(Mapped::Exact(ColumnType::Timestamp))
@@ -113,7 +168,7 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset) -> Result<Mapped, String
         D::Datetime(Some(_)) => {
             near(ColumnType::DateTime, "fractional seconds are not modelled (1-3 bytes less)")
         }
-        D::Decimal(i) | D::Numeric(i) | D::DecimalUnsigned(i) | D::Dec(i) => {
+        D::Decimal(i) | D::Numeric(i) | D::DecimalUnsigned(i) | D::Dec(i) | D::DecUnsigned(i) => {
             let (p, s) = precision(i);
             Ok(Mapped::Exact(ColumnType::Decimal { precision: p.max(1), scale: s.min(p) }))
         }
@@ -121,13 +176,39 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset) -> Result<Mapped, String
             ColumnType::BigInt { unsigned: false },
             "a DOUBLE, modelled (and created) as an 8-byte BIGINT",
         ),
-        D::Real | D::Float4 | D::Float(_) => {
+        // FLOAT(p) with p over 24 digits is a DOUBLE (`Field_double`).
+        D::Float(ExactNumberInfo::Precision(p)) if *p > 24 => near(
+            ColumnType::BigInt { unsigned: false },
+            "a FLOAT of over 24 digits, which is a DOUBLE, modelled (and created) as an 8-byte \
+             BIGINT",
+        ),
+        D::DoubleUnsigned(_) | D::DoublePrecisionUnsigned => near(
+            ColumnType::BigInt { unsigned: false },
+            "a DOUBLE, modelled (and created) as an 8-byte BIGINT",
+        ),
+        D::Real | D::Float4 | D::Float(_) | D::FloatUnsigned(_) | D::RealUnsigned => {
             near(int, "a FLOAT, modelled (and created) as a 4-byte INT")
         }
+        // MariaDB's JSON is LONGTEXT in utf8mb4_bin (with a JSON_VALID check).
+        D::JSON => Ok(Mapped::Exact(ColumnType::Text { charset: Charset::Utf8mb4Bin })),
         other => Err(format!(
             "type `{other}` is not modelled; valid: integer, decimal, char, varchar, binary, \
-             varbinary, text, blob, date, datetime, timestamp, uuid, enum, float, double"
+             varbinary, text, blob, json, date, time, year, datetime, timestamp, uuid, inet4, \
+             inet6, enum, set, bit, float, double"
         )),
+    }
+}
+
+/// A custom type's name, lower case (`year`, `inet6`).
+fn custom_name(name: &sqlparser::ast::ObjectName) -> String {
+    name.to_string().trim_matches(['`', '"']).to_ascii_lowercase()
+}
+
+/// Bytes of a SET of `members` (`get_set_pack_length`): 1, 2, 3, 4 or 8.
+fn set_bytes(members: usize) -> usize {
+    match members.div_ceil(8) {
+        n @ 0..=4 => n.max(1),
+        _ => 8,
     }
 }
 
@@ -147,8 +228,8 @@ mod tests {
     }
 
     #[test]
-    fn json_is_refused() {
-        let e = map_type(&DataType::JSON, Charset::Utf8mb4).err().unwrap();
+    fn jsonb_is_refused() {
+        let e = map_type(&DataType::JSONB, Charset::Utf8mb4).err().unwrap();
         assert!(e.contains("not modelled"), "{e}");
     }
 }

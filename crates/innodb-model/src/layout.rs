@@ -48,6 +48,10 @@ struct KeySlot {
     var: bool,
     /// Integer-like columns encode as 8 bytes from `Value::write_sort_key`.
     int_like: bool,
+    /// A `DESC` key part: its bytes (NULL flag, value, length) are stored inverted, so that
+    /// byte order is the reverse of the column's order, NULL last (`cmp_data` negates a
+    /// descending field's comparison, rem/rem0cmp.cc).
+    desc: bool,
 }
 
 /// The record layout of one index and its key codec.
@@ -171,6 +175,10 @@ impl Layout {
             ix.columns.len(),
             table,
         );
+        // The index's own DESC parts; the primary-key columns it adds are ascending.
+        for (k, slot) in l.slots.iter_mut().enumerate() {
+            slot.desc = ix.descending_at(k);
+        }
         l.prefix = prefix;
         l
     }
@@ -212,7 +220,7 @@ impl Layout {
                     FieldKind::Fixed(n) => (n, false),
                     FieldKind::Var { .. } => (0, true),
                 };
-                KeySlot { col: c, nullable: col.nullable, kind, width, var, int_like }
+                KeySlot { col: c, nullable: col.nullable, kind, width, var, int_like, desc: false }
             })
             .collect();
         let null_bytes = n_nullable.div_ceil(8);
@@ -297,7 +305,8 @@ impl Layout {
             }
             let w = s.width as usize;
             out.extend_from_slice(&key[at..at + w]);
-            out.resize(out.len() + (nw as usize - w), 0);
+            // Zero padding, inverted in a DESC slot.
+            out.resize(out.len() + (nw as usize - w), if s.desc { 0xff } else { 0 });
             at += w;
             if s.var {
                 out.extend_from_slice(&key[at..at + 2]);
@@ -322,6 +331,7 @@ impl Layout {
         let row = &*self.prefixed(row);
         for s in &self.slots {
             let v = &row[s.col];
+            let slot_start = out.len();
             if s.nullable {
                 out.push(!v.is_null() as u8);
             }
@@ -340,6 +350,9 @@ impl Layout {
             if s.var {
                 out.extend_from_slice(&(len as u16).to_be_bytes());
             }
+            if s.desc {
+                out[slot_start..].iter_mut().for_each(|b| *b = !*b);
+            }
         }
     }
 
@@ -350,13 +363,15 @@ impl Layout {
         let mut at = 0;
         for s in &self.slots {
             let mut null = false;
+            // A DESC slot's bytes are inverted.
+            let flip = if s.desc { 0xff } else { 0 };
             if s.nullable {
-                null = key[at] == 0;
+                null = key[at] ^ flip == 0;
                 at += 1;
             }
             at += s.width as usize;
             let len = if s.var {
-                let l = u16::from_be_bytes([key[at], key[at + 1]]) as u32;
+                let l = u16::from_be_bytes([key[at] ^ flip, key[at + 1] ^ flip]) as u32;
                 at += 2;
                 l
             } else if let FieldKind::Fixed(n) = s.kind {

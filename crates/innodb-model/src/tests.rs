@@ -320,3 +320,46 @@ fn values_outside_the_column_range_are_refused() {
     }
     assert_eq!(sim.len(), 2);
 }
+
+/// A DESC key part stores its bytes inverted: keys sort in the reverse of the column's order,
+/// NULL last, with the node-pointer sizes of the ascending index, and a widened slot keeps
+/// that order (`Layout::reencode`).
+#[test]
+fn descending_key_parts_reverse_the_order() {
+    let mut t = e1_table(varchar(26), true);
+    t.columns[1].nullable = true;
+    // Slots (id, pk): the variable slot as wide as the longest value so far.
+    let (narrow, wide): (Vec<u32>, Vec<u32>) = (vec![2, 8], vec![30, 8]);
+    let mut asc = layout::Layout::secondary(&t, &t.indexes[0], &[]);
+    asc.set_widths(&narrow);
+    t.indexes[0].descending = vec![true];
+    let mut desc = layout::Layout::secondary(&t, &t.indexes[0], &[]);
+    desc.set_widths(&narrow);
+    let row = |id: i64, v: Option<&[u8]>| {
+        vec![Value::Int(id), v.map_or(Value::Null, |v| Value::Bytes(v.to_vec())), Value::Null]
+    };
+    let rows = [row(1, Some(b"b")), row(2, Some(b"ab")), row(3, Some(b"a")), row(4, None)];
+    let key = |l: &layout::Layout, r: &[Value]| {
+        let mut k = Vec::new();
+        l.encode_key(r, &mut k);
+        k
+    };
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&i| key(&desc, &rows[i]));
+    // "b" > "ab" > "a", NULL last; the ascending index: NULL, "a", "ab", "b".
+    assert_eq!(order, [0, 1, 2, 3]);
+    order.sort_by_key(|&i| key(&asc, &rows[i]));
+    assert_eq!(order, [3, 2, 1, 0]);
+    for r in &rows {
+        assert_eq!(desc.node_ptr_size(&key(&desc, r)), asc.node_ptr_size(&key(&asc, r)));
+    }
+    // Widening the variable slot re-encodes each key as if made at the new width.
+    let mut widened = desc.clone();
+    widened.set_widths(&wide);
+    for r in &rows {
+        let mut out = Vec::new();
+        desc.reencode(&key(&desc, r), &wide, &mut out);
+        assert_eq!(out, key(&widened, r));
+        assert_eq!(widened.node_ptr_size(&out), asc.node_ptr_size(&key(&asc, r)));
+    }
+}

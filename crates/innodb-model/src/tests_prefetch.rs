@@ -81,6 +81,7 @@ fn batch_with_a_secondary_index_a_pool_or_auto_increment_matches_row_by_row() {
         columns: vec![1],
         unique: false,
         prefix_chars: Vec::new(),
+        descending: Vec::new(),
     });
     let rows = random_rows(8_000, 9, |r| {
         let mut id = uuid_like(r);

@@ -26,6 +26,7 @@ pub(crate) fn table(page: PageSize) -> Table {
             columns: vec![1],
             unique: false,
             prefix_chars: Vec::new(),
+            descending: Vec::new(),
         }],
         row_format: RowFormat::Dynamic,
     }

@@ -23,20 +23,34 @@ fn table() -> Table {
         primary_key: vec![0],
         auto_increment: false,
         indexes: vec![
-            Index { name: "uk_email".into(), columns: vec![3], unique: true, prefix_chars: vec![] },
+            Index {
+                name: "uk_email".into(),
+                columns: vec![3],
+                unique: true,
+                prefix_chars: vec![],
+                descending: Vec::new(),
+            },
             Index {
                 name: "ix_cust_at".into(),
                 columns: vec![1, 4],
                 unique: false,
                 prefix_chars: vec![],
+                descending: Vec::new(),
             },
             Index {
                 name: "ix_status".into(),
                 columns: vec![2],
                 unique: false,
                 prefix_chars: vec![],
+                descending: Vec::new(),
             },
-            Index { name: "ix_at".into(), columns: vec![4], unique: false, prefix_chars: vec![] },
+            Index {
+                name: "ix_at".into(),
+                columns: vec![4],
+                unique: false,
+                prefix_chars: vec![],
+                descending: Vec::new(),
+            },
         ],
         row_format: RowFormat::Dynamic,
     }

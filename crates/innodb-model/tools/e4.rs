@@ -33,6 +33,7 @@ fn table() -> Table {
             columns: vec![1],
             unique: false,
             prefix_chars: Vec::new(),
+            descending: Vec::new(),
         }],
         row_format: RowFormat::Dynamic,
     }

@@ -14,6 +14,7 @@ fn table(ty: ColumnType, secondary: bool) -> Table {
                 columns: vec![1],
                 unique: false,
                 prefix_chars: Vec::new(),
+                descending: Vec::new(),
             }],
         )
     } else {
@@ -187,8 +188,15 @@ fn composite_table() -> Table {
                 columns: vec![1, 2],
                 unique: false,
                 prefix_chars: Vec::new(),
+                descending: Vec::new(),
             },
-            Index { name: "t_a".into(), columns: vec![1], unique: false, prefix_chars: Vec::new() },
+            Index {
+                name: "t_a".into(),
+                columns: vec![1],
+                unique: false,
+                prefix_chars: Vec::new(),
+                descending: Vec::new(),
+            },
         ],
         row_format: RowFormat::Dynamic,
     }

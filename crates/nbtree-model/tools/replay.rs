@@ -34,6 +34,7 @@ fn main() {
                 columns: vec![1],
                 unique: false,
                 prefix_chars: Vec::new(),
+                descending: Vec::new(),
             }],
         )
     } else {

@@ -454,6 +454,7 @@ pub(crate) fn build(
             columns: vec![id_column],
             unique: spec.id.unique,
             prefix_chars: Vec::new(),
+            descending: Vec::new(),
         });
     }
     for ix in &spec.indexes {
@@ -488,6 +489,7 @@ pub(crate) fn build(
             columns: cols,
             unique: ix.unique,
             prefix_chars: Vec::new(),
+            descending: Vec::new(),
         });
     }
     let table = Table {
@@ -535,9 +537,11 @@ pub(crate) fn check_limits(
         LimitError::ColumnTooLong { column, .. } => column_span(*column),
         LimitError::RowTooLong { .. } => spec.name.span(),
         LimitError::KeyTooLong { index, position: Some(_), .. }
-        | LimitError::TextKey { index, position: Some(_), .. } => index_span(index),
+        | LimitError::TextKey { index, position: Some(_), .. }
+        | LimitError::CompactKeyPartTooLong { index, position: Some(_), .. } => index_span(index),
         LimitError::KeyTooLong { position: None, .. }
-        | LimitError::TextKey { position: None, .. } => id_span.clone(),
+        | LimitError::TextKey { position: None, .. }
+        | LimitError::CompactKeyPartTooLong { position: None, .. } => id_span.clone(),
     };
     let what = match &err {
         LimitError::ColumnTooLong { column, .. } => {

@@ -2,16 +2,17 @@
 //! `CREATE TABLE`, decided from the table alone, so every engine refuses the same tables
 //! before anything runs: a `VARCHAR` longer than its character set allows, a row longer than
 //! the SQL layer's 65,535 bytes, a key longer than InnoDB's limit for the page size, an
-//! unprefixed `TEXT` key part. It also finds the one change the server makes silently: a
+//! unprefixed `TEXT` key part, a key part over 767 bytes in `ROW_FORMAT=COMPACT` (InnoDB's own
+//! check, error 1709). It also finds the one change the server makes silently: a
 //! non-unique secondary index on a column longer than a key part may be becomes a prefix
 //! index ([`PrefixKey`]).
 //!
-//! Confirmed on a private MariaDB 10.11.19 (errors 1074, 1118, 1071; `SHOW CREATE TABLE`
+//! Confirmed on a private MariaDB 10.11.19 (errors 1074, 1118, 1071, 1709; `SHOW CREATE TABLE`
 //! showing `KEY kv (v(768))`). It does not check InnoDB's in-page record limit (about half a
 //! page, `dict_index_t::rec_potentially_too_big`), which a keylab table reaches only with
 //! dozens of long fixed-length columns.
 
-use crate::{ColumnType, Table};
+use crate::{ColumnType, RowFormat, Table};
 use std::fmt;
 
 /// The SQL layer's row limit: the sum of every column's in-row length, not counting BLOB
@@ -21,6 +22,10 @@ pub const MAX_ROW_BYTES: u32 = 65_535;
 /// InnoDB's limit on one key part (`REC_VERSION_56_MAX_INDEX_COL_LEN`, returned by
 /// `ha_innobase::max_supported_key_part_length`).
 pub const MAX_KEY_PART_BYTES: u32 = 3072;
+
+/// InnoDB's limit on one key part of a `ROW_FORMAT=COMPACT` (or REDUNDANT) table: 767 bytes
+/// (`DICT_MAX_FIELD_LEN_BY_FORMAT`, `REC_ANTELOPE_MAX_INDEX_COL_LEN - 1`).
+pub const MAX_COMPACT_KEY_PART_BYTES: u32 = 767;
 
 /// InnoDB's limit on a whole key at `page_size_bytes` (`ha_innobase::max_supported_key_length`),
 /// as MariaDB 10.11.19 reports it in error 1071: 1173 bytes at 4 KiB pages, 1536 at 8 KiB,
@@ -121,6 +126,20 @@ pub enum LimitError {
         /// The limit.
         limit: u32,
     },
+    /// A key part longer than [`MAX_COMPACT_KEY_PART_BYTES`] in a `ROW_FORMAT=COMPACT` table
+    /// (error 1709): InnoDB refuses the index, where DYNAMIC allows 3072 bytes.
+    CompactKeyPartTooLong {
+        /// Index name (`PRIMARY` for the primary key).
+        index: String,
+        /// Secondary index position; `None` for the primary key.
+        position: Option<usize>,
+        /// Column position.
+        column: usize,
+        /// The part's length in bytes (declared characters × bytes per character).
+        bytes: u32,
+        /// Bytes per character of the column (1 for a binary column).
+        bytes_per_char: u32,
+    },
     /// A `TEXT` column in a key (error 1170: it needs a prefix length).
     TextKey {
         /// Index name.
@@ -158,6 +177,14 @@ impl fmt::Display for LimitError {
                     }
                 )
             }
+            LimitError::CompactKeyPartTooLong { index, bytes, bytes_per_char, .. } => write!(
+                f,
+                "key `{index}` has a part of {bytes} bytes, more than the \
+                 {MAX_COMPACT_KEY_PART_BYTES} bytes InnoDB allows a key part in \
+                 ROW_FORMAT=COMPACT (error 1709); valid: ROW_FORMAT=DYNAMIC, or a prefix of at \
+                 most {} characters",
+                MAX_COMPACT_KEY_PART_BYTES / bytes_per_char
+            ),
             LimitError::TextKey { index, .. } => write!(
                 f,
                 "key `{index}` has a TEXT column, which MariaDB indexes only with a prefix \
@@ -242,7 +269,47 @@ pub fn check(table: &Table, page_size_bytes: u32) -> Result<Vec<PrefixKey>, Limi
             });
         }
     }
+    if table.row_format == RowFormat::Compact {
+        compact_key_parts(table)?;
+    }
     Ok(prefixes)
+}
+
+/// InnoDB's own check once the SQL layer has passed the table: in ROW_FORMAT=COMPACT every key
+/// part, declared prefix or whole column (a plain KEY's part cut to 3072 bytes included), must
+/// fit 767 bytes (`row_create_index_for_mysql` against `DICT_MAX_FIELD_LEN_BY_FORMAT`).
+fn compact_key_parts(table: &Table) -> Result<(), LimitError> {
+    let primary = std::iter::once(("PRIMARY", None, &table.primary_key, None));
+    let secondaries = table
+        .indexes
+        .iter()
+        .enumerate()
+        .map(|(p, ix)| (ix.name.as_str(), Some(p), &ix.columns, Some(ix)));
+    for (index, position, cols, ix) in primary.chain(secondaries) {
+        for (k, &column) in cols.iter().enumerate() {
+            let ty = table.columns[column].ty;
+            let bytes_per_char = match ty {
+                ColumnType::VarChar { charset, .. } | ColumnType::Char { charset, .. } => {
+                    charset.max_bytes_per_char()
+                }
+                _ => 1,
+            };
+            let bytes = match ix.and_then(|ix| ix.prefix_at(k)) {
+                Some(chars) => ty.max_bytes().min(chars * bytes_per_char),
+                None => ty.max_bytes(),
+            };
+            if bytes > MAX_COMPACT_KEY_PART_BYTES {
+                return Err(LimitError::CompactKeyPartTooLong {
+                    index: index.into(),
+                    position,
+                    column,
+                    bytes,
+                    bytes_per_char,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -306,6 +373,7 @@ mod tests {
                 columns: vec![1],
                 unique: true,
                 prefix_chars: vec![Some(100)],
+                descending: Vec::new(),
             }],
         );
         let got = check(&t, 16384).unwrap();
@@ -322,6 +390,49 @@ mod tests {
     }
 
     #[test]
+    fn compact_refuses_a_key_part_over_767_bytes() {
+        // Measured on MariaDB 10.11.19: `KEY (title)` on a utf8mb4 VARCHAR(255) (1,020 bytes)
+        // in ROW_FORMAT=COMPACT fails with error 1709; VARCHAR(191) (764 bytes) is created.
+        let t = |chars, prefix: Option<u32>, row_format| Table {
+            row_format,
+            ..table(
+                vec![bigint(), Column::new("title", vc(chars, Charset::Utf8mb4), false)],
+                vec![Index {
+                    name: "ix_title".into(),
+                    columns: vec![1],
+                    unique: false,
+                    prefix_chars: vec![prefix],
+                    descending: Vec::new(),
+                }],
+            )
+        };
+        let err = check(&t(255, None, RowFormat::Compact), 16384).unwrap_err();
+        assert_eq!(
+            err,
+            LimitError::CompactKeyPartTooLong {
+                index: "ix_title".into(),
+                position: Some(0),
+                column: 1,
+                bytes: 1020,
+                bytes_per_char: 4,
+            }
+        );
+        assert!(err.to_string().contains("error 1709"), "{err}");
+        assert!(err.to_string().contains("at most 191 characters"), "{err}");
+        assert!(check(&t(191, None, RowFormat::Compact), 16384).is_ok());
+        assert!(check(&t(255, None, RowFormat::Dynamic), 16384).is_ok());
+        assert!(check(&t(255, Some(191), RowFormat::Compact), 16384).is_ok());
+        // A plain KEY the SQL layer cuts to 3072 bytes is still over 767.
+        assert!(check(&t(2000, None, RowFormat::Compact), 16384).is_err());
+        let mut pk = t(191, None, RowFormat::Compact);
+        pk.columns[0] = Column::new("id", vc(200, Charset::Utf8mb4), false);
+        assert!(matches!(
+            check(&pk, 16384),
+            Err(LimitError::CompactKeyPartTooLong { position: None, bytes: 800, .. })
+        ));
+    }
+
+    #[test]
     fn long_keys_are_refused_or_prefixed_as_the_server_does() {
         let pk = |chars| table(vec![Column::new("id", vc(chars, Charset::Utf8mb4), false)], vec![]);
         assert!(check(&pk(768), 16384).is_ok());
@@ -335,7 +446,13 @@ mod tests {
                     Column::new("v", vc(2000, Charset::Utf8mb4), true),
                     Column::new("w", vc(10, Charset::Utf8mb4), true),
                 ],
-                vec![Index { name: "kv".into(), columns: cols, unique, prefix_chars: Vec::new() }],
+                vec![Index {
+                    name: "kv".into(),
+                    columns: cols,
+                    unique,
+                    prefix_chars: Vec::new(),
+                    descending: Vec::new(),
+                }],
             )
         };
         assert_eq!(
@@ -359,6 +476,7 @@ mod tests {
                 columns: vec![1],
                 unique: false,
                 prefix_chars: Vec::new(),
+                descending: Vec::new(),
             }],
         );
         assert!(matches!(check(&text, 16384), Err(LimitError::TextKey { column: 1, .. })));

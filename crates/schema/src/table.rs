@@ -27,17 +27,32 @@ pub struct Index {
     /// CHAR/VARCHAR only), `None` for a whole column; empty when no part is a prefix.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prefix_chars: Vec<Option<u32>>,
+    /// Per entry of `columns`, true for a part declared `DESC` (stored in descending order,
+    /// MariaDB >= 10.8, MySQL 8.0); empty when every part is ascending.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub descending: Vec<bool>,
 }
 
 impl Index {
     /// An index on whole columns.
     pub fn new(name: impl Into<String>, columns: Vec<usize>, unique: bool) -> Index {
-        Index { name: name.into(), columns, unique, prefix_chars: Vec::new() }
+        Index {
+            name: name.into(),
+            columns,
+            unique,
+            prefix_chars: Vec::new(),
+            descending: Vec::new(),
+        }
     }
 
     /// The prefix length, in characters, of the part at `position` of `columns`.
     pub fn prefix_at(&self, position: usize) -> Option<u32> {
         self.prefix_chars.get(position).copied().flatten()
+    }
+
+    /// True when the part at `position` of `columns` is declared `DESC`.
+    pub fn descending_at(&self, position: usize) -> bool {
+        self.descending.get(position).copied().unwrap_or(false)
     }
 }
 
@@ -87,9 +102,16 @@ impl Table {
                     .columns
                     .iter()
                     .enumerate()
-                    .map(|(k, &c)| match ix.prefix_at(k) {
-                        Some(n) => format!("{}({n})", self.columns[c].name),
-                        None => self.columns[c].name.clone(),
+                    .map(|(k, &c)| {
+                        let part = match ix.prefix_at(k) {
+                            Some(n) => format!("{}({n})", self.columns[c].name),
+                            None => self.columns[c].name.clone(),
+                        };
+                        if ix.descending_at(k) {
+                            part + " DESC"
+                        } else {
+                            part
+                        }
                     })
                     .collect();
                 parts.push(format!("{kind} {} ({})", ix.name, cols.join(", ")));
@@ -146,6 +168,7 @@ mod tests {
                 columns: vec![1],
                 unique: false,
                 prefix_chars: Vec::new(),
+                descending: Vec::new(),
             }],
             row_format: RowFormat::Dynamic,
         };

@@ -160,6 +160,7 @@ impl TableBuilder {
     pub(super) fn constraint(&mut self, c: &TableConstraint, at: Position) -> Result<(), Refusal> {
         match c {
             TableConstraint::PrimaryKey { columns, .. } => {
+                self.note_descending(columns, "PRIMARY");
                 let (cols, prefixes, refused) = self.resolve(columns, "PRIMARY")?;
                 if let Some(why) = refused {
                     return Err((at_of(columns, at), format!("the primary key: {why}")));
@@ -336,9 +337,25 @@ impl TableBuilder {
         unique: bool,
         at: Position,
     ) -> bool {
+        // MariaDB's DESC key parts are modelled; PostgreSQL's are not (the nbtree model and
+        // keylab's PostgreSQL DDL keep every index ascending).
+        let mut descending: Vec<bool> =
+            columns.iter().map(|c| c.column.options.asc == Some(false)).collect();
+        if !descending.contains(&true) {
+            descending.clear();
+        } else if self.dialect == SourceDialect::Postgres {
+            self.note_descending(columns, &name);
+            descending.clear();
+        }
         match self.resolve(columns, &name) {
             Ok((cols, prefix_chars, None)) => {
-                self.table.indexes.push(Index { name, columns: cols, unique, prefix_chars });
+                self.table.indexes.push(Index {
+                    name,
+                    columns: cols,
+                    unique,
+                    prefix_chars,
+                    descending,
+                });
                 return true;
             }
             Ok((_, _, Some(why))) => self.notes.push(Note {
@@ -348,6 +365,25 @@ impl TableBuilder {
             Err((at, why)) => self.notes.push(Note { at, message: format!("{why}; skipped") }),
         }
         false
+    }
+}
+
+impl TableBuilder {
+    /// A note for each `DESC` key part that is not modelled (of the primary key, or of a
+    /// PostgreSQL index): advised ascending, while the server stores it in descending order
+    /// (inserts in rising order then come at the index's left end).
+    fn note_descending(&mut self, columns: &[IndexColumn], index: &str) {
+        for c in columns.iter().filter(|c| c.column.options.asc == Some(false)) {
+            self.notes.push(Note {
+                at: pos_of(&c.column.expr),
+                message: format!(
+                    "index `{index}`: key part {} DESC is advised in ascending order \
+                     (descending key parts are not modelled; the server's index would run the \
+                     other way)",
+                    c.column.expr
+                ),
+            });
+        }
     }
 }
 

@@ -109,12 +109,20 @@ impl MariaDbEngine {
         let report = ibd::read_tablespace(&path);
         self.conn.query_drop("UNLOCK TABLES").map_err(|e| sql_err("UNLOCK TABLES failed", e))?;
         let report = report.map_err(|e| ServerError::Io(e.to_string()))?;
+        let blob_pages = off_page_pages(&report);
         for ix in &report.indexes {
             let Some(index_name) = ids.get(&ix.index_id) else { continue };
             let Some(r) = indexes.iter_mut().find(|r| &r.name == index_name) else { continue };
             // The file gives the true leaf count; the statistic can say 1 (full-scan path of
             // dict_stats_analyze_index) and stays apart in n_leaf_pages_stat.
             r.leaf_pages = Some(ix.leaf_pages);
+            if r.name == "PRIMARY" {
+                // Off-page columns live only in clustered records, and their pages come from
+                // the clustered index's leaf segment (`btr_store_big_rec_extern_fields` via
+                // `btr_page_alloc` at level 0), so they are among its leaf pages as
+                // `btr_get_size(BTR_N_LEAF_PAGES)` counts them and the contract defines them.
+                r.leaf_pages = Some(ix.leaf_pages + blob_pages);
+            }
             r.nonleaf_pages = Some(ix.nonleaf_pages);
             r.height = Some(ix.height);
             r.fill_pct = ix.fill_pct;
@@ -257,6 +265,13 @@ fn may_store_off_page(table: &Table, page_size: u32) -> bool {
     // A record stays whole while it fits in half a page less 66 bytes (8126 of 16 KiB);
     // larger pages are taken as 16 KiB, which can only say "may" more often.
     longest > u64::from(page_size.min(16384)) / 2 - 66
+}
+
+/// Allocated pages of off-page columns in a file-per-table tablespace: `FIL_PAGE_TYPE_BLOB`
+/// (10, MariaDB and MySQL 5.7) and MySQL 8.0's `FIL_PAGE_TYPE_LOB_INDEX`, `_LOB_DATA` and
+/// `_LOB_FIRST` (22, 23, 24).
+fn off_page_pages(report: &ibd::TablespaceReport) -> u64 {
+    [10u16, 22, 23, 24].iter().filter_map(|t| report.page_types.get(t)).sum()
 }
 
 #[cfg(test)]
