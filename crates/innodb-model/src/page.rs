@@ -21,7 +21,8 @@ pub(crate) use crate::page_keys::key_le;
 #[cfg(test)]
 pub(crate) use crate::page_keys::lower_bound;
 use crate::page_keys::{
-    common_prefix, entry, is_hex_text, key_word, lower_bound_near, text_word, HEAP_MASK,
+    common_prefix, entry, hex_guess_word, is_hex_text, key_word, lower_bound_near, text_word,
+    HEAP_MASK,
 };
 
 mod search;
@@ -53,8 +54,9 @@ pub(crate) struct Page {
     /// often, where separate arrays of keys and sizes took two or three). Searches walk
     /// `recs` and read a key only among equal prefix words.
     heap: Vec<u8>,
-    /// Prefix bits of the first and the last entry, a hint for where in `recs` a search
-    /// starts (kept by every change of `recs`; a stale hint would only cost time).
+    /// Where in `recs` a search starts is interpolated between these values of the first
+    /// and the last record: their prefix bits, or on a text page (`text`) their
+    /// [`hex_guess_word`]s. Kept by every change of `recs`; a stale hint would only cost time.
     span: (u32, u32),
     /// Key width in bytes.
     kw: u32,
@@ -443,9 +445,9 @@ impl Page {
         if narrows {
             self.reprefix(kw);
         } else if pos == 0 {
-            self.span.0 = e & !HEAP_MASK;
+            self.span.0 = self.span_value(key, e);
         } else if pos + 1 == self.recs.len() {
-            self.span.1 = e & !HEAP_MASK;
+            self.span.1 = self.span_value(key, e);
         }
     }
 

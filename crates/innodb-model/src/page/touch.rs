@@ -16,7 +16,7 @@ impl Page {
         if n == 0 {
             return;
         }
-        let guess = self.guess(self.word_prefix(self.word(key))).min(n - 1);
+        let guess = self.guess_key(key).min(n - 1);
         let child = if self.level > 0 { self.children.get(guess).copied() } else { None };
         std::hint::black_box((self.recs[guess], child));
         if self.level == 0 {
