@@ -18,8 +18,9 @@
 //! both give the same leaf); with a buffer pool model, where a descent's page accesses count,
 //! the insert makes them on the non-leaf pages that descent passed (`Tree::path_hint`: the
 //! same pages, in the same order), without searching them again.
-//! The PRIMARY key the lookahead encodes is handed to the row's insert
-//! ([`SimTable::insert_keyed`]) rather than encoded again.
+//! Each key the lookahead encodes (PRIMARY's and, on the two-pass insert, the secondary
+//! indexes') is handed to the row's insert ([`SimTable::insert_keyed`]) rather than encoded
+//! again.
 //!
 //! Which indexes look ahead: PRIMARY when its key is given in the row (not AUTO_INCREMENT);
 //! on a table with secondary indexes and no buffer pool (the two-pass insert,
@@ -34,9 +35,11 @@
 
 use crate::page::PageNo;
 use crate::table::SimTable;
+use crate::table_insert::INLINE_TREES;
 use crate::tree::{NodePath, Space, Tree};
 use crate::SimError;
 use keylab_schema::Value;
+use smallvec::SmallVec;
 
 /// Rows between a row's descent-and-struct prefetch and its insert (16 measured no faster
 /// at 5M random `uuid4:bin` rows: docs/benchmarks.md §6).
@@ -185,10 +188,19 @@ impl SimTable {
                     }
                 }
             }
-            // PRIMARY's key as its lookahead encoded it, not encoded again.
-            let pk_key =
-                ahead.iter().find(|a| a.tree == 0 && a.encoded[i % AHEAD]).map(|a| a.key(i));
-            let inserted = self.insert_keyed(&rows[i], pk_key);
+            // Each looked-ahead index's key as its lookahead encoded it, not encoded again.
+            let inserted = {
+                let mut pre_keys = SmallVec::<[Option<&[u8]>; INLINE_TREES]>::new();
+                for a in &ahead {
+                    if a.encoded[i % AHEAD] {
+                        if pre_keys.len() <= a.tree {
+                            pre_keys.resize(a.tree + 1, None);
+                        }
+                        pre_keys[a.tree] = Some(a.key(i));
+                    }
+                }
+                self.insert_keyed(&rows[i], &pre_keys)
+            };
             // Unused when the row was refused before its inserts, or went to the rightmost
             // leaf.
             for a in &ahead {
@@ -245,7 +257,7 @@ struct Ahead {
     leaves: [Option<(PageNo, u64)>; AHEAD],
     /// Each row's descent's non-leaf pages (the buffer-pool accesses its insert makes).
     paths: [NodePath; AHEAD],
-    /// Whether each row's slot in `keys` holds its encoded key (PRIMARY's insert reuses it).
+    /// Whether each row's slot in `keys` holds its encoded key (the row's insert reuses it).
     encoded: [bool; AHEAD],
 }
 

@@ -56,6 +56,35 @@ pub struct SimTable {
     pub(crate) one_index_at_a_time: bool,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Index keys an insert encoded itself, not handed to it pre-encoded (`tests_prefetch`
+    /// checks that the lookahead's keys are reused).
+    pub(crate) static KEYS_ENCODED_BY_INSERT: std::cell::Cell<u64> =
+        const { std::cell::Cell::new(0) };
+}
+
+/// `encode_key` of `row` in `tree` by an insert, counted in tests.
+#[inline]
+fn encode_for_insert(tree: &Tree, row: &[Value], out: &mut Vec<u8>) {
+    #[cfg(test)]
+    KEYS_ENCODED_BY_INSERT.with(|n| n.set(n.get() + 1));
+    tree.layout.encode_key(row, out);
+}
+
+/// Debug builds: `key`, handed to an insert as already encoded, is `row`'s key in `tree`.
+/// Slot widths only grow, so a key of the tree's current width was encoded in its widths.
+#[inline]
+fn debug_assert_pre_encoded(tree: &Tree, row: &[Value], key: &[u8]) {
+    #[cfg(debug_assertions)]
+    {
+        let mut k = Vec::new();
+        tree.layout.encode_key(row, &mut k);
+        debug_assert_eq!(k, key, "a pre-encoded key is this row's key");
+    }
+    let _ = (tree, row, key);
+}
+
 /// A primary key as a hash-map key, independent of the simulator's key-slot widths (which
 /// grow with longer values): per value a tag, then its bytes with their length or its
 /// 8-byte sort key.
@@ -251,41 +280,40 @@ impl SimTable {
     /// AUTO_INCREMENT key takes the next value. Fails without changing anything on a
     /// duplicate key or a row that does not fit the table.
     pub fn insert(&mut self, row: &[Value]) -> Result<(), SimError> {
-        self.insert_keyed(row, None)
+        self.insert_keyed(row, &[])
     }
 
-    /// [`SimTable::insert`] of a row whose PRIMARY key the caller has already encoded
-    /// (`pk_key`, as `encode_key` wrote it; `insert_batch`'s lookahead encodes every row's
-    /// key once). The key is used only on a PRIMARY-only table without AUTO_INCREMENT and
-    /// while it has the tree's current width (a wider slot since means a new encoding).
+    /// [`SimTable::insert`] of a row some of whose index keys the caller has already encoded
+    /// (`pre_keys[t]` for index `t`, PRIMARY first, as `encode_key` wrote it; shorter than
+    /// the index list, or `None`, where not given): `insert_batch`'s lookahead encodes each
+    /// looked-ahead index's key once. A key is used only while it has its tree's current
+    /// width (a wider slot since means a new encoding), never for a key the insert assigns
+    /// (AUTO_INCREMENT).
     pub(crate) fn insert_keyed(
         &mut self,
         row: &[Value],
-        pk_key: Option<&[u8]>,
+        pre_keys: &[Option<&[u8]>],
     ) -> Result<(), SimError> {
         self.validate(row)?;
         let pk0 = self.table.primary_key[0];
         if !self.table.auto_increment {
-            if self.trees.len() == 1 {
-                return self.insert_row_primary_only(row, pk_key);
-            }
-            return self.insert_row(row);
+            return self.insert_row(row, pre_keys);
         }
         match row[pk0] {
             Value::Null if self.trees.len() == 1 => self.insert_auto_clustered_only(row),
             Value::Null => self.insert_auto_copied(row),
             Value::Int(v) => {
-                self.insert_row(row)?;
+                self.insert_row(row, pre_keys)?;
                 self.next_auto_inc = self.next_auto_inc.max(v.saturating_add(1));
                 Ok(())
             }
             Value::UInt(v) => {
-                self.insert_row(row)?;
+                self.insert_row(row, pre_keys)?;
                 let v = i64::try_from(v).unwrap_or(i64::MAX);
                 self.next_auto_inc = self.next_auto_inc.max(v.saturating_add(1));
                 Ok(())
             }
-            _ => self.insert_row(row),
+            _ => self.insert_row(row, pre_keys),
         }
     }
 
@@ -347,7 +375,7 @@ impl SimTable {
             }
         }
         owned[pk0] = Value::Int(self.next_auto_inc);
-        let r = self.insert_row(&owned);
+        let r = self.insert_row(&owned, &[]);
         self.auto_row = owned;
         if r.is_ok() {
             self.next_auto_inc += 1;
@@ -370,18 +398,13 @@ impl SimTable {
         let rec = tree.layout.leaf_record(row, &self.table, &self.space.geo)?;
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
-        // Slot widths only grow, so a key of the current width was encoded in these widths.
         let key = match pk_key {
             Some(k) if k.len() == tree.kw() => {
-                #[cfg(debug_assertions)]
-                {
-                    tree.layout.encode_key(row, &mut keys);
-                    debug_assert_eq!(keys, k, "a pre-encoded key is this row's key");
-                }
+                debug_assert_pre_encoded(tree, row, k);
                 k
             }
             _ => {
-                tree.layout.encode_key(row, &mut keys);
+                encode_for_insert(tree, row, &mut keys);
                 &keys[..]
             }
         };
@@ -404,9 +427,11 @@ impl SimTable {
         Ok(())
     }
 
-    fn insert_row(&mut self, row: &[Value]) -> Result<(), SimError> {
+    /// The insert of a row with its PRIMARY key value, into every index; `pre_keys` as in
+    /// [`SimTable::insert_keyed`].
+    fn insert_row(&mut self, row: &[Value], pre_keys: &[Option<&[u8]>]) -> Result<(), SimError> {
         if self.trees.len() == 1 {
-            return self.insert_row_primary_only(row, None);
+            return self.insert_row_primary_only(row, pre_keys.first().copied().flatten());
         }
         // Widen variable-length key slots first (re-encodes stored keys; rare).
         for t in 0..self.trees.len() {
@@ -424,7 +449,13 @@ impl SimTable {
         let result = (|| {
             for (t, tree) in self.trees.iter().enumerate() {
                 let start = keys.len();
-                tree.layout.encode_key(row, &mut keys);
+                match pre_keys.get(t).copied().flatten() {
+                    Some(k) if k.len() == tree.kw() => {
+                        debug_assert_pre_encoded(tree, row, k);
+                        keys.extend_from_slice(k);
+                    }
+                    _ => encode_for_insert(tree, row, &mut keys),
+                }
                 let rec = tree.layout.leaf_record(row, &self.table, &self.space.geo)?;
                 bounds[t] = (start, rec.size_bytes, rec.blob_pages);
             }
