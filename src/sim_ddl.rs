@@ -114,13 +114,7 @@ mod tests {
             columns: vec![col("id"), col("k"), col("c")],
             primary_key: vec![0],
             auto_increment: false,
-            indexes: vec![Index {
-                name: "k".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            }],
+            indexes: vec![Index::new("k", vec![1], false)],
             row_format: RowFormat::Dynamic,
         }
     }

@@ -442,13 +442,7 @@ mod tests {
             ],
             primary_key: vec![0],
             auto_increment: false,
-            indexes: vec![Index {
-                name: "k_v".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            }],
+            indexes: vec![Index::new("k_v", vec![1], false)],
             row_format: RowFormat::Dynamic,
         }
     }

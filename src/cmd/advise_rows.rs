@@ -336,22 +336,7 @@ mod tests {
             ],
             primary_key: vec![0],
             auto_increment: true,
-            indexes: vec![
-                Index {
-                    name: "u".into(),
-                    columns: vec![1],
-                    unique: true,
-                    prefix_chars: Vec::new(),
-                    descending: Vec::new(),
-                },
-                Index {
-                    name: "k".into(),
-                    columns: vec![2, 3],
-                    unique: false,
-                    prefix_chars: Vec::new(),
-                    descending: Vec::new(),
-                },
-            ],
+            indexes: vec![Index::new("u", vec![1], true), Index::new("k", vec![2, 3], false)],
             row_format: RowFormat::Dynamic,
         }
     }
@@ -421,13 +406,7 @@ mod tests {
         let mut t = table();
         t.columns.push(Column::new("b", ColumnType::Binary { bytes: 12 }, false));
         t.columns.push(Column::new("u", ColumnType::Binary { bytes: 4 }, false));
-        t.indexes.push(Index {
-            name: "ub".into(),
-            columns: vec![5],
-            unique: true,
-            prefix_chars: Vec::new(),
-            descending: Vec::new(),
-        });
+        t.indexes.push(Index::new("ub", vec![5], true));
         let plan = plan_columns(&t, &[0], 1000, &|_| None);
         for key in ["uuid4:bin", "auto-inc"] {
             let v = Some(key.parse().unwrap());

@@ -124,13 +124,7 @@ mod tests {
             columns: vec![Column::new("id", v.column_type(), false), Column::new("s", text, false)],
             primary_key: vec![0],
             auto_increment: v.strategy.is_engine_assigned(),
-            indexes: vec![Index {
-                name: "ix_s".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            }],
+            indexes: vec![Index::new("ix_s", vec![1], false)],
             row_format: RowFormat::Dynamic,
         };
         Candidate {

@@ -138,13 +138,7 @@ impl Workload {
                 columns.push(id);
                 primary_key = vec![0];
                 auto_increment = true;
-                indexes = vec![Index {
-                    name: "k_id".into(),
-                    columns: vec![1],
-                    unique: false,
-                    prefix_chars: Vec::new(),
-                    descending: Vec::new(),
-                }];
+                indexes = vec![Index::new("k_id", vec![1], false)];
             }
         }
         columns.extend(self.payload.columns());

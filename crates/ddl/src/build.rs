@@ -276,13 +276,7 @@ impl FileBuilder {
         }
         for i in unique_inline {
             let name = b.table.columns[i].name.clone();
-            b.table.indexes.push(Index {
-                name,
-                columns: vec![i],
-                unique: true,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            });
+            b.table.indexes.push(Index::new(name, vec![i], true));
         }
         for c in &ct.constraints {
             b.constraint(c, at)?;

@@ -50,20 +50,8 @@ fn show_create_table_is_read_whole() {
     assert_eq!(
         t.indexes,
         vec![
-            Index {
-                name: "uk_email".into(),
-                columns: vec![3],
-                unique: true,
-                prefix_chars: Vec::new(),
-                descending: Vec::new()
-            },
-            Index {
-                name: "ix_customer_created".into(),
-                columns: vec![1, 5],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new()
-            },
+            Index::new("uk_email", vec![3], true),
+            Index::new("ix_customer_created", vec![1, 5], false),
             Index {
                 name: "ix_status".into(),
                 columns: vec![2],

@@ -190,14 +190,9 @@ impl SimTable {
             }
             // Each looked-ahead index's key as its lookahead encoded it, not encoded again.
             let inserted = {
-                let mut pre_keys = SmallVec::<[Option<&[u8]>; INLINE_TREES]>::new();
-                for a in &ahead {
-                    if a.encoded[i % AHEAD] {
-                        if pre_keys.len() <= a.tree {
-                            pre_keys.resize(a.tree + 1, None);
-                        }
-                        pre_keys[a.tree] = Some(a.key(i));
-                    }
+                let mut pre_keys = SmallVec::<[Option<&[u8]>; INLINE_TREES]>::from_elem(None, last);
+                for a in ahead.iter().filter(|a| a.encoded[i % AHEAD]) {
+                    pre_keys[a.tree] = Some(a.key(i));
                 }
                 self.insert_keyed(&rows[i], &pre_keys)
             };

@@ -72,17 +72,19 @@ fn encode_for_insert(tree: &Tree, row: &[Value], out: &mut Vec<u8>) {
     tree.layout.encode_key(row, out);
 }
 
-/// Debug builds: `key`, handed to an insert as already encoded, is `row`'s key in `tree`.
-/// Slot widths only grow, so a key of the tree's current width was encoded in its widths.
+/// `key`, handed to an insert as already encoded, when it has `tree`'s current width: slot
+/// widths only grow, so such a key was encoded in them (debug builds check it is `row`'s).
 #[inline]
-fn debug_assert_pre_encoded(tree: &Tree, row: &[Value], key: &[u8]) {
+fn pre_encoded<'k>(tree: &Tree, row: &[Value], key: Option<&'k [u8]>) -> Option<&'k [u8]> {
+    let key = key.filter(|k| k.len() == tree.kw())?;
     #[cfg(debug_assertions)]
     {
         let mut k = Vec::new();
         tree.layout.encode_key(row, &mut k);
         debug_assert_eq!(k, key, "a pre-encoded key is this row's key");
     }
-    let _ = (tree, row, key);
+    let _ = row;
+    Some(key)
 }
 
 /// A primary key as a hash-map key, independent of the simulator's key-slot widths (which
@@ -398,12 +400,9 @@ impl SimTable {
         let rec = tree.layout.leaf_record(row, &self.table, &self.space.geo)?;
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
-        let key = match pk_key {
-            Some(k) if k.len() == tree.kw() => {
-                debug_assert_pre_encoded(tree, row, k);
-                k
-            }
-            _ => {
+        let key = match pre_encoded(tree, row, pk_key) {
+            Some(k) => k,
+            None => {
                 encode_for_insert(tree, row, &mut keys);
                 &keys[..]
             }
@@ -449,12 +448,9 @@ impl SimTable {
         let result = (|| {
             for (t, tree) in self.trees.iter().enumerate() {
                 let start = keys.len();
-                match pre_keys.get(t).copied().flatten() {
-                    Some(k) if k.len() == tree.kw() => {
-                        debug_assert_pre_encoded(tree, row, k);
-                        keys.extend_from_slice(k);
-                    }
-                    _ => encode_for_insert(tree, row, &mut keys),
+                match pre_encoded(tree, row, pre_keys.get(t).copied().flatten()) {
+                    Some(k) => keys.extend_from_slice(k),
+                    None => encode_for_insert(tree, row, &mut keys),
                 }
                 let rec = tree.layout.leaf_record(row, &self.table, &self.space.geo)?;
                 bounds[t] = (start, rec.size_bytes, rec.blob_pages);

@@ -81,9 +81,9 @@ impl SimTable {
     /// Each index's leaf and insert position for its key `key_of(t)`: the remembered
     /// rightmost leaf when the key is above its last record (an ascending index), else a
     /// PAGE_CUR_LE descent from the root (or from the leaf it ends at, when the caller
-    /// found it with no reshape since: `Tree::leaf_hint`). The descents run a level at a time over all
-    /// indexes, each level in two rounds: load the lines every page's search will read, then
-    /// search, so a row's cold pages are fetched together.
+    /// found it with no reshape since: `Tree::leaf_hint`). The descents run a level at a
+    /// time over all indexes, each level in two rounds: load the lines every page's search
+    /// will read, then search, so a row's cold pages are fetched together.
     fn find_leaves<'k>(&self, key_of: &dyn Fn(usize) -> &'k [u8], found: &mut [Found]) {
         let sp = &self.space;
         let n = self.trees.len();

@@ -76,13 +76,7 @@ fn batch_of_widening_varchar_keys_matches_row_by_row() {
 #[test]
 fn batch_with_a_secondary_index_a_pool_or_auto_increment_matches_row_by_row() {
     let mut table = e1_table(varchar(36), false);
-    table.indexes.push(Index {
-        name: "k_data".into(),
-        columns: vec![1],
-        unique: false,
-        prefix_chars: Vec::new(),
-        descending: Vec::new(),
-    });
+    table.indexes.push(Index::new("k_data", vec![1], false));
     let rows = random_rows(8_000, 9, |r| {
         let mut id = uuid_like(r);
         id.truncate(8 + (r.next_u64() % 29) as usize);

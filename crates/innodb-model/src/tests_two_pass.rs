@@ -23,34 +23,10 @@ fn table() -> Table {
         primary_key: vec![0],
         auto_increment: false,
         indexes: vec![
-            Index {
-                name: "uk_email".into(),
-                columns: vec![3],
-                unique: true,
-                prefix_chars: vec![],
-                descending: Vec::new(),
-            },
-            Index {
-                name: "ix_cust_at".into(),
-                columns: vec![1, 4],
-                unique: false,
-                prefix_chars: vec![],
-                descending: Vec::new(),
-            },
-            Index {
-                name: "ix_status".into(),
-                columns: vec![2],
-                unique: false,
-                prefix_chars: vec![],
-                descending: Vec::new(),
-            },
-            Index {
-                name: "ix_at".into(),
-                columns: vec![4],
-                unique: false,
-                prefix_chars: vec![],
-                descending: Vec::new(),
-            },
+            Index::new("uk_email", vec![3], true),
+            Index::new("ix_cust_at", vec![1, 4], false),
+            Index::new("ix_status", vec![2], false),
+            Index::new("ix_at", vec![4], false),
         ],
         row_format: RowFormat::Dynamic,
     }

@@ -9,7 +9,7 @@ pub fn e1_table(id_ty: keylab_schema::ColumnType, secondary: bool) -> keylab_sch
     let id = Column::new("id", id_ty, false);
     let (columns, indexes) = if secondary {
         let pk = Column::new("pk", ColumnType::BigInt { unsigned: false }, false);
-        (vec![pk, id, data], vec![Index { name: "k_id".into(), columns: vec![1], unique: false, prefix_chars: Vec::new(), descending: Vec::new() }])
+        (vec![pk, id, data], vec![Index::new("k_id", vec![1], false)])
     } else {
         (vec![id, data], vec![])
     };

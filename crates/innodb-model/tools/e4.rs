@@ -28,13 +28,7 @@ fn table() -> Table {
         ],
         primary_key: vec![0],
         auto_increment: false,
-        indexes: vec![Index {
-            name: "k_1".into(),
-            columns: vec![1],
-            unique: false,
-            prefix_chars: Vec::new(),
-            descending: Vec::new(),
-        }],
+        indexes: vec![Index::new("k_1", vec![1], false)],
         row_format: RowFormat::Dynamic,
     }
 }

@@ -32,9 +32,9 @@ pub fn e5_table() -> keylab_schema::Table {
         primary_key: vec![0],
         auto_increment: false,
         indexes: vec![
-            Index { name: "idx_seq_1_2".into(), columns: vec![1, 2], unique: false, prefix_chars: Vec::new(), descending: Vec::new() },
-            Index { name: "idx_seq_3".into(), columns: vec![3], unique: false, prefix_chars: Vec::new(), descending: Vec::new() },
-            Index { name: "idx_seq_1_created".into(), columns: vec![1, 6], unique: false, prefix_chars: Vec::new(), descending: Vec::new() },
+            Index::new("idx_seq_1_2", vec![1, 2], false),
+            Index::new("idx_seq_3", vec![3], false),
+            Index::new("idx_seq_1_created", vec![1, 6], false),
         ],
         row_format: RowFormat::Dynamic,
     }

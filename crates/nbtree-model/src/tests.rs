@@ -9,13 +9,7 @@ fn table(ty: ColumnType, secondary: bool) -> Table {
     let (columns, indexes) = if secondary {
         (
             vec![Column::new("pk", ColumnType::BigInt { unsigned: false }, false), id],
-            vec![Index {
-                name: "k_id".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            }],
+            vec![Index::new("k_id", vec![1], false)],
         )
     } else {
         (vec![id], Vec::new())
@@ -182,22 +176,7 @@ fn composite_table() -> Table {
         ],
         primary_key: vec![0],
         auto_increment: true,
-        indexes: vec![
-            Index {
-                name: "t_a_b".into(),
-                columns: vec![1, 2],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            },
-            Index {
-                name: "t_a".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            },
-        ],
+        indexes: vec![Index::new("t_a_b", vec![1, 2], false), Index::new("t_a", vec![1], false)],
         row_format: RowFormat::Dynamic,
     }
 }

@@ -27,16 +27,7 @@ fn main() {
     let id = Column::new("id", col, false);
     let (columns, indexes) = if secondary {
         let pk = Column::new("pk", ColumnType::BigInt { unsigned: false }, false);
-        (
-            vec![pk, id],
-            vec![Index {
-                name: "k_id".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            }],
-        )
+        (vec![pk, id], vec![Index::new("k_id", vec![1], false)])
     } else {
         (vec![id], Vec::new())
     };

@@ -337,13 +337,7 @@ mod tests {
             ],
             primary_key: vec![0],
             auto_increment: auto,
-            indexes: vec![Index {
-                name: "k_id".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            }],
+            indexes: vec![Index::new("k_id", vec![1], false)],
             row_format: RowFormat::Dynamic,
         }
     }

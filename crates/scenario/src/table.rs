@@ -449,13 +449,11 @@ pub(crate) fn build(
     }
     let mut indexes = Vec::new();
     if placement == Placement::Secondary {
-        indexes.push(Index {
-            name: format!("k_{}", spec.id.name.get_ref()),
-            columns: vec![id_column],
-            unique: spec.id.unique,
-            prefix_chars: Vec::new(),
-            descending: Vec::new(),
-        });
+        indexes.push(Index::new(
+            format!("k_{}", spec.id.name.get_ref()),
+            vec![id_column],
+            spec.id.unique,
+        ));
     }
     for ix in &spec.indexes {
         if ix.columns.get_ref().is_empty() {
@@ -484,13 +482,7 @@ pub(crate) fn build(
             })?;
             cols.push(pos);
         }
-        indexes.push(Index {
-            name: ix.name.get_ref().clone(),
-            columns: cols,
-            unique: ix.unique,
-            prefix_chars: Vec::new(),
-            descending: Vec::new(),
-        });
+        indexes.push(Index::new(ix.name.get_ref().clone(), cols, ix.unique));
     }
     let table = Table {
         name,

@@ -471,13 +471,7 @@ mod tests {
         ));
         let text = table(
             vec![bigint(), Column::new("t", ColumnType::Text { charset: Charset::Utf8mb4 }, true)],
-            vec![Index {
-                name: "kt".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            }],
+            vec![Index::new("kt", vec![1], false)],
         );
         assert!(matches!(check(&text, 16384), Err(LimitError::TextKey { column: 1, .. })));
     }

@@ -163,13 +163,7 @@ mod tests {
             ],
             primary_key: vec![0],
             auto_increment: true,
-            indexes: vec![Index {
-                name: "k_id".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            }],
+            indexes: vec![Index::new("k_id", vec![1], false)],
             row_format: RowFormat::Dynamic,
         };
         let sql = t.create_sql(Dialect::Mariadb);

@@ -328,13 +328,7 @@ mod tests {
             columns: vec![col("pk"), col("uid"), col("x")],
             primary_key: vec![0],
             auto_increment: true,
-            indexes: vec![Index {
-                name: "k_uid".into(),
-                columns: vec![1],
-                unique: false,
-                prefix_chars: Vec::new(),
-                descending: Vec::new(),
-            }],
+            indexes: vec![Index::new("k_uid", vec![1], false)],
             row_format: RowFormat::Dynamic,
         };
         assert_eq!(id_column(&t), 1);
