@@ -215,16 +215,8 @@ pub fn check(table: &Table, page_size_bytes: u32) -> Result<Vec<PrefixKey>, Limi
     // The part limit does not shrink with the page: at 8 KiB a 2000-character utf8mb4 part
     // is cut to 3072 bytes and then refused as a 1536-byte key (measured).
     let part_limit = MAX_KEY_PART_BYTES;
-    let no_prefix = crate::Index::new("PRIMARY", Vec::new(), true);
-    let keys = std::iter::once(("PRIMARY", None, &table.primary_key, true, &no_prefix)).chain(
-        table
-            .indexes
-            .iter()
-            .enumerate()
-            .map(|(p, ix)| (ix.name.as_str(), Some(p), &ix.columns, ix.unique, ix)),
-    );
     let mut prefixes = Vec::new();
-    for (index, position, cols, unique, ix) in keys {
+    for (index, position, cols, unique, ix) in keys_of(table) {
         let mut total = 0u32;
         for (k, &c) in cols.iter().enumerate() {
             let ty = &table.columns[c].ty;
@@ -236,7 +228,7 @@ pub fn check(table: &Table, page_size_bytes: u32) -> Result<Vec<PrefixKey>, Limi
             if let (
                 Some(chars),
                 ColumnType::VarChar { charset, .. } | ColumnType::Char { charset, .. },
-            ) = (ix.prefix_at(k), *ty)
+            ) = (ix.and_then(|ix| ix.prefix_at(k)), *ty)
             {
                 prefixes.push(PrefixKey { index: index.into(), column: c, chars, declared: true });
                 total += part.min(chars * charset.max_bytes_per_char());
@@ -279,13 +271,7 @@ pub fn check(table: &Table, page_size_bytes: u32) -> Result<Vec<PrefixKey>, Limi
 /// part, declared prefix or whole column (a plain KEY's part cut to 3072 bytes included), must
 /// fit 767 bytes (`row_create_index_for_mysql` against `DICT_MAX_FIELD_LEN_BY_FORMAT`).
 fn compact_key_parts(table: &Table) -> Result<(), LimitError> {
-    let primary = std::iter::once(("PRIMARY", None, &table.primary_key, None));
-    let secondaries = table
-        .indexes
-        .iter()
-        .enumerate()
-        .map(|(p, ix)| (ix.name.as_str(), Some(p), &ix.columns, Some(ix)));
-    for (index, position, cols, ix) in primary.chain(secondaries) {
+    for (index, position, cols, _, ix) in keys_of(table) {
         for (k, &column) in cols.iter().enumerate() {
             let ty = table.columns[column].ty;
             let bytes_per_char = match ty {
@@ -311,6 +297,22 @@ fn compact_key_parts(table: &Table) -> Result<(), LimitError> {
     }
     Ok(())
 }
+
+/// Every key of `table`, PRIMARY first: its name, its position among the secondary indexes
+/// (`None` for PRIMARY), its columns, whether it is unique, and the secondary index (`None`
+/// for PRIMARY, which has no prefix parts).
+fn keys_of(table: &Table) -> impl Iterator<Item = KeyOf<'_>> {
+    std::iter::once(("PRIMARY", None, &table.primary_key, true, None)).chain(
+        table
+            .indexes
+            .iter()
+            .enumerate()
+            .map(|(p, ix)| (ix.name.as_str(), Some(p), &ix.columns, ix.unique, Some(ix))),
+    )
+}
+
+/// One item of [`keys_of`].
+type KeyOf<'t> = (&'t str, Option<usize>, &'t Vec<usize>, bool, Option<&'t crate::Index>);
 
 #[cfg(test)]
 mod tests {
