@@ -17,7 +17,8 @@
 //! mariadb-10.11,postgres-15`: runs of two models, labelled and ranked by model, the
 //! PostgreSQL section and the cross-engine reading. `sharded` is `keylab compare --keys
 //! seq,uuid4:bin --rows 6000 --engine mariadb --shards 2`: a measured run on a private Spider
-//! head over two private backends (its timings are one run's on a shared machine). The load
+//! head over two private backends (its timings are one run's on a shared machine). Both were
+//! regenerated from the code of 2026-11-27 (MariaDB 10.11.19 for `sharded`). The load
 //! checks (`verification`) and `server_load`'s nested settings were added by hand when those
 //! fields appeared.
 //! `sharded`'s wall-clock figures are replaced by fixed ones before rendering (see
