@@ -4,6 +4,7 @@ mod advise;
 mod advise_pg;
 mod bounded;
 mod compare;
+mod docs;
 mod exports;
 mod inspect;
 mod jobs;
