@@ -45,17 +45,13 @@ mod ibuf;
 mod layout;
 pub mod online_ddl;
 mod page;
-mod page_keys;
 pub(crate) mod pool;
 mod prefetch;
 mod row_store;
 mod split;
 mod stats;
 mod table;
-mod table_insert;
-mod table_ops;
 mod tree;
-mod tree_delete;
 
 pub use check::InvariantViolation;
 pub use device::Device;
@@ -312,13 +308,3 @@ impl Geometry {
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_churn;
-#[cfg(test)]
-mod tests_fingerprint;
-#[cfg(test)]
-mod tests_prefetch;
-#[cfg(test)]
-mod tests_prop;
-#[cfg(test)]
-mod tests_two_pass;

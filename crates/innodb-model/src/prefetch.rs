@@ -34,8 +34,7 @@
 //! or changed since its descent is skipped (it only costs time).
 
 use crate::page::PageNo;
-use crate::table::SimTable;
-use crate::table_insert::INLINE_TREES;
+use crate::table::{SimTable, INLINE_TREES};
 use crate::tree::{NodePath, Space, Tree};
 use crate::SimError;
 use keylab_schema::Value;

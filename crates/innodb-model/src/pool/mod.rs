@@ -22,16 +22,13 @@
 //! at once. No read-ahead, no doublewrite buffer, no redo log I/O.
 //!
 //! This file holds the pool's pages and the operations on them; the LRU list's own rules are
-//! in `pool_lru.rs`, the page cleaner's in `page_cleaner.rs`, the settings and counters in
-//! `pool_settings.rs`.
+//! in `lru.rs`, the page cleaner's in `page_cleaner.rs`, the settings and counters in
+//! `settings.rs`.
 
-#[path = "pool_lru.rs"]
 mod lru;
-#[path = "pool_settings.rs"]
 mod settings;
 pub use settings::{PageCleanerRules, PoolCounters, PoolSettings};
 
-#[path = "page_cleaner.rs"]
 mod page_cleaner;
 pub(crate) use page_cleaner::pool_pages;
 #[cfg(test)]
@@ -291,5 +288,4 @@ impl Pool {
 }
 
 #[cfg(test)]
-#[path = "pool_tests.rs"]
 mod tests;

@@ -6,19 +6,23 @@
 //! index, and widens the key encoding when a longer variable-length key arrives.
 //! Row validation against the columns' rules is in `validate`.
 
+mod ops;
+mod two_pass;
 mod validate;
 
 use crate::fsp::Fsp;
 use crate::layout::Layout;
 use crate::row_store::SecondaryValues;
 use crate::stats::Counters;
-use crate::table_insert::INLINE_TREES;
 use crate::tree::{Space, Tree};
 use crate::{Geometry, InvariantViolation, SimError, SimSettings, TableStats};
 use keylab_schema::{ColumnType, Table, Value};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use validate::ColCheck;
+
+/// Indexes per table handled without an allocation (more take a `Vec`).
+pub(crate) const INLINE_TREES: usize = 8;
 
 /// A simulated InnoDB table.
 #[derive(Debug, Clone)]

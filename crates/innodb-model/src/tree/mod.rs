@@ -7,6 +7,8 @@
 //! right-sibling path triggers live in `tree_delete.rs`. Pages live in the table-wide arena
 //! (`Space`).
 
+mod delete;
+
 use crate::fsp::{Dir, SegId};
 use crate::layout::Layout;
 use crate::page::{Page, PageNo};

@@ -1,9 +1,17 @@
-//! Unit tests of the whole insert path: record sizes, page capacity, split rules, segments.
+//! Unit tests of the whole insert path: record sizes, page capacity, split rules, segments;
+//! the helpers (ids, E1's rows) the other test modules share. The submodules test churn,
+//! the fingerprints, the prefetching insert, properties and the two-pass insert.
+
+mod churn;
+mod fingerprint;
+mod prefetch;
+mod prop;
+mod two_pass;
 
 use crate::*;
 use keylab_schema::{Charset, Column, ColumnType, RowFormat, Value};
 
-include!("../tools/splitmix.rs");
+include!("../../tools/splitmix.rs");
 
 const CROCKFORD: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -38,7 +46,7 @@ pub(crate) fn varchar(chars: u32) -> ColumnType {
     ColumnType::VarChar { chars, charset: Charset::Utf8mb4 }
 }
 
-include!("../tools/e1_table.rs");
+include!("../../tools/e1_table.rs");
 
 pub(crate) fn e1_row(id: &[u8], secondary: bool) -> Vec<Value> {
     let data = Value::Bytes(b"data".to_vec());
