@@ -37,6 +37,7 @@
 #![deny(missing_docs)]
 
 mod bulk;
+mod cache_line;
 mod check;
 mod delete;
 mod device;
@@ -48,6 +49,7 @@ mod page;
 pub(crate) mod pool;
 mod prefetch;
 mod row_store;
+mod space;
 mod split;
 mod stats;
 mod table;
@@ -55,9 +57,8 @@ mod tree;
 
 pub use check::InvariantViolation;
 pub use device::Device;
-pub use ibuf::IbufSize;
 pub use page::PageNo;
-pub use pool::{PageCleanerRules, PoolCounters, PoolSettings};
+pub use pool::{IbufSize, PageCleanerRules, PoolCounters, PoolSettings};
 pub use stats::{Counters, IndexStats, TableStats};
 pub use table::SimTable;
 

@@ -33,9 +33,11 @@
 //! Not for: changing what is inserted or in which order; a prefetch that finds a page freed
 //! or changed since its descent is skipped (it only costs time).
 
+use crate::cache_line::prefetch_line;
 use crate::page::PageNo;
+use crate::space::Space;
 use crate::table::{SimTable, INLINE_TREES};
-use crate::tree::{NodePath, Space, Tree};
+use crate::tree::{NodePath, Tree};
 use crate::SimError;
 use keylab_schema::Value;
 use smallvec::SmallVec;
@@ -51,21 +53,6 @@ const AHEAD_LINES: usize = AHEAD / 2;
 const PROBE_ROWS: usize = 64;
 /// Rows between a row's tied-key prefetch (its entries are in cache by then) and its insert.
 const AHEAD_KEYS: usize = AHEAD / 4;
-
-/// Hints the CPU to load the cache line holding `p` into every cache level. Any address is
-/// allowed: a prefetch never faults and never changes memory (no-op off x86_64).
-#[inline(always)]
-pub(crate) fn prefetch_line<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: PREFETCHT0 is a hint: it reads nothing architecturally visible and cannot
-    // fault, whatever the address (Intel SDM, PREFETCHh).
-    #[allow(unsafe_code)]
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 impl Tree {
     /// Stage 1: the leaf a PAGE_CUR_LE descent for `key` reaches now (no buffer-pool access;

@@ -7,7 +7,8 @@
 //! there too.
 
 use crate::page::PageNo;
-use crate::tree::{Space, Tree};
+use crate::space::Space;
+use crate::tree::Tree;
 use crate::Flavour;
 
 impl Tree {
