@@ -55,6 +55,9 @@ mod stats;
 mod table;
 mod tree;
 
+#[doc(hidden)]
+pub mod testkit;
+
 pub use check::InvariantViolation;
 pub use device::Device;
 pub use page::PageNo;

@@ -12,7 +12,7 @@
 //!
 //! The prefetch path only reads the tree and issues hints: it changes no page, no counter and
 //! no buffer-pool access, so every figure is the one that inserting the rows one by one gives
-//! (`tests_prefetch.rs` checks it). When no page split, was allocated or was freed between a
+//! (`tests/prefetch.rs` checks it). When no page split, was allocated or was freed between a
 //! row's descent and its insert (`Tree::reshapes`), no non-leaf page changed, so the insert
 //! starts at the leaf that descent found instead of descending again (debug builds check that
 //! both give the same leaf); with a buffer pool model, where a descent's page accesses count,
@@ -24,7 +24,7 @@
 //!
 //! Which indexes look ahead: PRIMARY when its key is given in the row (not AUTO_INCREMENT);
 //! on a table with secondary indexes and no buffer pool (the two-pass insert,
-//! `table_insert.rs`) every secondary index too, each with its own leaf hint (a random
+//! `table/two_pass.rs`) every secondary index too, each with its own leaf hint (a random
 //! secondary index, as most of advise's, waits on as many misses as a random PRIMARY).
 //! Keys above the remembered rightmost leaf need no descent and get no prefetch; an index
 //! whose keys in the batch's first rows are mostly such is not looked ahead in for the rest
@@ -132,7 +132,7 @@ impl SimTable {
 
     /// [`SimTable::insert_batch`], calling `after(leaves)` after each row's insert with
     /// [`SimTable::last_insert_leaves`]. On a table with secondary indexes and no buffer
-    /// pool (the two-pass insert, `table_insert.rs`), every index's leaf is prefetched ahead,
+    /// pool (the two-pass insert, `table/two_pass.rs`), every index's leaf is prefetched ahead,
     /// not only PRIMARY's: there the random secondary indexes wait on the most misses.
     pub fn insert_batch_each(
         &mut self,

@@ -15,7 +15,7 @@ use smallvec::SmallVec;
 
 #[cfg(test)]
 thread_local! {
-    /// Index keys an insert encoded itself, not handed to it pre-encoded (`tests_prefetch`
+    /// Index keys an insert encoded itself, not handed to it pre-encoded (`tests/prefetch.rs`
     /// checks that the lookahead's keys are reused).
     pub(crate) static KEYS_ENCODED_BY_INSERT: std::cell::Cell<u64> =
         const { std::cell::Cell::new(0) };

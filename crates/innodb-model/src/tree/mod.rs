@@ -4,7 +4,7 @@
 //! heuristics), node-pointer inserts on the levels above (docs/model-rules.md §3).
 //!
 //! The split itself is in `split.rs`; node-pointer deletes and non-leaf merges that the
-//! right-sibling path triggers live in `delete.rs`. Pages live in the table-wide arena
+//! right-sibling path triggers live in `tree/delete.rs`. Pages live in the table-wide arena
 //! (`Space`, `space.rs`).
 
 mod delete;
