@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-include!("../tools/workload.rs");
+use keylab_innodb_model::testkit::workload::{run_btreemap, run_sim};
 
 const ROWS: u64 = 1_000_000;
 

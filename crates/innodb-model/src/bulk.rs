@@ -8,7 +8,8 @@
 
 use crate::fsp::Dir;
 use crate::page::{dir_res, PageNo};
-use crate::tree::{Space, Tree};
+use crate::space::Space;
+use crate::tree::Tree;
 use crate::Flavour;
 
 /// The page being filled on one level (`PageBulk`).

@@ -4,7 +4,8 @@
 //! `SimSettings::check_every`.
 
 use crate::page::{dir_res, PageNo};
-use crate::tree::{Space, Tree};
+use crate::space::Space;
+use crate::tree::Tree;
 use std::fmt;
 
 /// A broken tree invariant, with the index and page where it was found.

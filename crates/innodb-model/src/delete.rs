@@ -8,7 +8,8 @@
 //! every key is unique). Off-page columns of a deleted row are freed by the caller.
 
 use crate::page::PageNo;
-use crate::tree::{Space, Tree};
+use crate::space::Space;
+use crate::tree::Tree;
 
 impl Tree {
     /// Deletes the leaf record whose key is `key`; false when there is none.

@@ -11,111 +11,19 @@
 //! checkpoint, one page per buffered change at most; no background merge (the master
 //! thread's `ibuf_merge_in_background`) and no delete-mark buffering (the simulator has no
 //! delete-marked records).
+//!
+//! This file holds the rules over the trees; the state they keep (buffered changes per page,
+//! the pool pages they take) is the pool's, in `pool/change_buffer.rs`.
 
 use crate::page::{dir_res, PageNo};
-use crate::tree::{Space, Tree};
-use std::collections::HashMap;
+use crate::pool::Pending;
+use crate::space::Space;
+use crate::tree::Tree;
 
 /// Bytes of an ibuf record besides the index record: space id, marker, page number, the
 /// counter/type header and 6 type bytes per field (`ibuf_entry_build`, approximately).
 fn ibuf_entry_bytes(rec_bytes: u32, n_fields: u32) -> u32 {
     rec_bytes + 4 + 1 + 4 + 4 + 6 * n_fields
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Pending {
-    /// The free space the ibuf bitmap promised when the first change was buffered.
-    promised: u32,
-    /// Volume of buffered inserts (record + one directory slot each).
-    volume: u32,
-    /// Bytes of the ibuf records.
-    entry_bytes: u32,
-    changes: u32,
-}
-
-/// Change-buffer state.
-#[derive(Debug, Clone)]
-pub struct ChangeBuffer {
-    pub on: bool,
-    /// Buffered changes per page.
-    /// (Looked up per buffered change, never iterated: a fast fixed-seed hasher changes
-    /// no figure.)
-    pending: HashMap<u32, Pending, foldhash::fast::FixedState>,
-    /// Bytes of ibuf records held.
-    bytes: u64,
-    /// Usable bytes of one change-buffer page.
-    page_payload: u64,
-    changes_since_flush: u64,
-    /// The most pool pages the change buffer has taken.
-    max_pages: usize,
-}
-
-/// The change buffer's size in pool pages: now, at its largest, and its cap
-/// (`innodb_change_buffer_max_size` percent of the pool).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IbufSize {
-    /// Pool pages it holds now.
-    pub pages: u64,
-    /// The most it has held.
-    pub max_pages: u64,
-    /// The most it may hold.
-    pub cap_pages: u64,
-}
-
-impl ChangeBuffer {
-    pub fn new(on: bool, page_bytes: u32) -> ChangeBuffer {
-        ChangeBuffer {
-            on,
-            pending: HashMap::default(),
-            bytes: 0,
-            page_payload: (page_bytes - 132) as u64,
-            changes_since_flush: 0,
-            max_pages: 0,
-        }
-    }
-
-    /// Pool pages the change buffer occupies.
-    pub fn pool_pages(&self, _capacity: usize) -> usize {
-        self.bytes.div_ceil(self.page_payload) as usize
-    }
-
-    /// Buffered changes merged on reading `p` (`ibuf_merge_or_delete_for_page`): how many.
-    pub fn merge_on_read(&mut self, p: u32) -> u32 {
-        match self.pending.remove(&p) {
-            Some(x) => {
-                self.bytes -= x.entry_bytes as u64;
-                x.changes
-            }
-            None => 0,
-        }
-    }
-
-    pub fn forget(&mut self, p: u32) {
-        if let Some(x) = self.pending.remove(&p) {
-            self.bytes -= x.entry_bytes as u64;
-        }
-    }
-
-    /// Change-buffer pages written at a checkpoint.
-    pub fn take_dirty_pages(&mut self) -> u64 {
-        let n = self.changes_since_flush.min(self.pool_pages(0) as u64);
-        self.changes_since_flush = 0;
-        n
-    }
-
-    /// Pages with buffered changes.
-    pub fn pending_pages(&self) -> usize {
-        self.pending.len()
-    }
-
-    /// Its size against its cap in a pool of `capacity` pages holding at most `max_pct` %.
-    pub fn size(&self, capacity: usize, max_pct: u8) -> IbufSize {
-        IbufSize {
-            pages: self.pool_pages(capacity) as u64,
-            max_pages: self.max_pages as u64,
-            cap_pages: (capacity * max_pct as usize / 100) as u64,
-        }
-    }
 }
 
 /// `ibuf_index_page_calc_free_bits` then `_from_bits`: the free space the bitmap promises,

@@ -37,6 +37,7 @@
 #![deny(missing_docs)]
 
 mod bulk;
+mod cache_line;
 mod check;
 mod delete;
 mod device;
@@ -45,23 +46,22 @@ mod ibuf;
 mod layout;
 pub mod online_ddl;
 mod page;
-mod page_keys;
 pub(crate) mod pool;
 mod prefetch;
 mod row_store;
+mod space;
 mod split;
 mod stats;
 mod table;
-mod table_insert;
-mod table_ops;
 mod tree;
-mod tree_delete;
+
+#[doc(hidden)]
+pub mod testkit;
 
 pub use check::InvariantViolation;
 pub use device::Device;
-pub use ibuf::IbufSize;
 pub use page::PageNo;
-pub use pool::{PageCleanerRules, PoolCounters, PoolSettings};
+pub use pool::{IbufSize, PageCleanerRules, PoolCounters, PoolSettings};
 pub use stats::{Counters, IndexStats, TableStats};
 pub use table::SimTable;
 
@@ -312,13 +312,3 @@ impl Geometry {
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_churn;
-#[cfg(test)]
-mod tests_fingerprint;
-#[cfg(test)]
-mod tests_prefetch;
-#[cfg(test)]
-mod tests_prop;
-#[cfg(test)]
-mod tests_two_pass;

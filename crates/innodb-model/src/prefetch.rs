@@ -12,7 +12,7 @@
 //!
 //! The prefetch path only reads the tree and issues hints: it changes no page, no counter and
 //! no buffer-pool access, so every figure is the one that inserting the rows one by one gives
-//! (`tests_prefetch.rs` checks it). When no page split, was allocated or was freed between a
+//! (`tests/prefetch.rs` checks it). When no page split, was allocated or was freed between a
 //! row's descent and its insert (`Tree::reshapes`), no non-leaf page changed, so the insert
 //! starts at the leaf that descent found instead of descending again (debug builds check that
 //! both give the same leaf); with a buffer pool model, where a descent's page accesses count,
@@ -24,7 +24,7 @@
 //!
 //! Which indexes look ahead: PRIMARY when its key is given in the row (not AUTO_INCREMENT);
 //! on a table with secondary indexes and no buffer pool (the two-pass insert,
-//! `table_insert.rs`) every secondary index too, each with its own leaf hint (a random
+//! `table/two_pass.rs`) every secondary index too, each with its own leaf hint (a random
 //! secondary index, as most of advise's, waits on as many misses as a random PRIMARY).
 //! Keys above the remembered rightmost leaf need no descent and get no prefetch; an index
 //! whose keys in the batch's first rows are mostly such is not looked ahead in for the rest
@@ -33,10 +33,11 @@
 //! Not for: changing what is inserted or in which order; a prefetch that finds a page freed
 //! or changed since its descent is skipped (it only costs time).
 
+use crate::cache_line::prefetch_line;
 use crate::page::PageNo;
-use crate::table::SimTable;
-use crate::table_insert::INLINE_TREES;
-use crate::tree::{NodePath, Space, Tree};
+use crate::space::Space;
+use crate::table::{SimTable, INLINE_TREES};
+use crate::tree::{NodePath, Tree};
 use crate::SimError;
 use keylab_schema::Value;
 use smallvec::SmallVec;
@@ -52,21 +53,6 @@ const AHEAD_LINES: usize = AHEAD / 2;
 const PROBE_ROWS: usize = 64;
 /// Rows between a row's tied-key prefetch (its entries are in cache by then) and its insert.
 const AHEAD_KEYS: usize = AHEAD / 4;
-
-/// Hints the CPU to load the cache line holding `p` into every cache level. Any address is
-/// allowed: a prefetch never faults and never changes memory (no-op off x86_64).
-#[inline(always)]
-pub(crate) fn prefetch_line<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: PREFETCHT0 is a hint: it reads nothing architecturally visible and cannot
-    // fault, whatever the address (Intel SDM, PREFETCHh).
-    #[allow(unsafe_code)]
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 impl Tree {
     /// Stage 1: the leaf a PAGE_CUR_LE descent for `key` reaches now (no buffer-pool access;
@@ -146,7 +132,7 @@ impl SimTable {
 
     /// [`SimTable::insert_batch`], calling `after(leaves)` after each row's insert with
     /// [`SimTable::last_insert_leaves`]. On a table with secondary indexes and no buffer
-    /// pool (the two-pass insert, `table_insert.rs`), every index's leaf is prefetched ahead,
+    /// pool (the two-pass insert, `table/two_pass.rs`), every index's leaf is prefetched ahead,
     /// not only PRIMARY's: there the random secondary indexes wait on the most misses.
     pub fn insert_batch_each(
         &mut self,

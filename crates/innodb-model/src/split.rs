@@ -6,7 +6,8 @@
 
 use crate::fsp::Dir;
 use crate::page::{Page, PageNo};
-use crate::tree::{Space, Tree};
+use crate::space::Space;
+use crate::tree::Tree;
 use crate::{Flavour, Geometry};
 
 /// Where a split puts the upper half's first record.

@@ -1,7 +1,7 @@
 //! E5 scaled down (docs/experiments.md): after a rebuild at a lower fill factor, random churn
 //! splits far fewer pages, while the rebuilt table starts with more pages.
 
-include!("../tools/e5_workload.rs");
+use keylab_innodb_model::testkit::e5::{churn, load};
 
 #[test]
 fn lower_fill_factor_cuts_splits_and_adds_pages() {

@@ -11,10 +11,9 @@
 //! `--k-plus-one` each update sets k = k + 1 as sysbench's `update_index` does (the new
 //! secondary record usually lands on the same leaf as the old one). Not a test.
 
+use keylab_innodb_model::testkit::Rng;
 use keylab_innodb_model::{Device, PageSize, SimSettings, SimTable};
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
-
-include!("splitmix.rs");
 
 fn table() -> Table {
     let big = ColumnType::BigInt { unsigned: false };

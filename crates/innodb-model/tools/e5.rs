@@ -5,7 +5,7 @@
 //! splits, merge attempts, merges and PRIMARY leaf pages, with the wall time of each churn.
 //! Full size: `e5 1000000 200 10000`. Not a test.
 
-include!("e5_workload.rs");
+use keylab_innodb_model::testkit::e5::{churn, load};
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();

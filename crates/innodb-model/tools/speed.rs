@@ -1,7 +1,7 @@
 //! Speed/memory helper: `speed sim|btreemap random|ascending|autoinc N` inserts N rows and
 //! prints the wall time (run under `/usr/bin/time -v` for peak RSS). Not a test.
 
-include!("workload.rs");
+use keylab_innodb_model::testkit::workload::{run_btreemap, run_sim};
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();

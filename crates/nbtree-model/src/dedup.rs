@@ -15,8 +15,8 @@
 
 use crate::geometry::PIVOT_TID_BYTES;
 use crate::geometry::{maxalign, KeyLayout, BT_USABLE_BYTES, LINE_POINTER_BYTES, PAGE_BYTES};
+use crate::page::{Page, NONE};
 use crate::split::SINGLEVAL_FILLFACTOR;
-use crate::tree::{Page, NONE};
 
 /// `sizeof(ItemPointerData)`: one heap TID in a posting list.
 pub const HEAP_TID_BYTES: u32 = 6;

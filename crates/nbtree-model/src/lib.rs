@@ -355,5 +355,3 @@ impl NbtreeTable {
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_fingerprint;

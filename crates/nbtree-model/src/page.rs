@@ -8,6 +8,9 @@
 
 use crate::geometry::{BT_USABLE_BYTES, LINE_POINTER_BYTES};
 
+/// No page (`P_NONE`).
+pub const NONE: u32 = u32::MAX;
+
 /// The first 8 bytes of a sort key (at least 9 bytes long) as one big-endian word: the
 /// order of heads is the bytewise order of keys whenever the heads differ.
 #[inline]

@@ -9,13 +9,10 @@
 use crate::dedup;
 use crate::geometry::{KeyLayout, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, MAX_STRIDE};
 use crate::page::head;
-pub use crate::page::Page;
+pub use crate::page::{Page, NONE};
 use crate::split::{find_split, SplitInput};
 use crate::wal::Wal;
 use std::collections::BTreeSet;
-
-/// No page (`P_NONE`).
-pub const NONE: u32 = u32::MAX;
 
 /// Why an insert was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

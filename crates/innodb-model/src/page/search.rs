@@ -223,7 +223,7 @@ impl Page {
     /// guess, the insert shifts those after it) and the heap slot the record will take (the
     /// PAGE_FREE head, else the heap top). Reads only this struct.
     pub(crate) fn prefetch_insert_lines(&self, key: &[u8]) {
-        use crate::prefetch::prefetch_line;
+        use crate::cache_line::prefetch_line;
         let n = self.recs.len();
         if n > 0 {
             let guess = self.guess_key(key).min(n - 1);
@@ -268,7 +268,7 @@ impl Page {
         for i in lo.saturating_sub(1)..(lo + 4).min(n) {
             if self.prefix(i) == kp {
                 let at = self.heap_no(i) as usize * self.stride();
-                crate::prefetch::prefetch_line(self.heap.as_ptr().wrapping_add(at));
+                crate::cache_line::prefetch_line(self.heap.as_ptr().wrapping_add(at));
             } else if i >= lo {
                 break;
             }

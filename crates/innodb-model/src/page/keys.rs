@@ -1,7 +1,7 @@
 //! Key helpers of the page search: whole-key comparison, the prefix words and packed record
 //! entries that `Page` searches, the hex digit values a text page's first guess interpolates,
 //! and a search of a cold sorted array with overlapping cache misses. They hold no page
-//! state; the page's rules are in `page.rs`.
+//! state; the page's rules are in `page/mod.rs`.
 
 /// `a <= b` for equal-length keys, comparing 8 bytes at a time as big-endian words.
 #[inline]

@@ -2,7 +2,7 @@
 //! `buf0lru.cc`, `buf_page_make_young_if_needed`), page reads on misses, dirty pages, the
 //! page cleaner's LRU batch and its page writes (two sets of rules, [`PageCleanerRules`]),
 //! page writes when a dirty page is evicted from a full pool or at a checkpoint;
-//! plus the change buffer's bookkeeping (`ibuf.rs` holds its rules). It holds index pages and
+//! plus the change buffer's bookkeeping (`change_buffer.rs`; `ibuf.rs` holds its rules). It holds index pages and
 //! the tablespace's FSP header, extent descriptor and inode pages, which every page
 //! allocation and free changes. Not modelled: the system tablespace's pages (rollback-segment
 //! headers, which purge reads at a rate set by time, undo log pages, its own file-space pages)
@@ -22,16 +22,16 @@
 //! at once. No read-ahead, no doublewrite buffer, no redo log I/O.
 //!
 //! This file holds the pool's pages and the operations on them; the LRU list's own rules are
-//! in `pool_lru.rs`, the page cleaner's in `page_cleaner.rs`, the settings and counters in
-//! `pool_settings.rs`.
+//! in `lru.rs`, the page cleaner's in `page_cleaner.rs`, the settings and counters in
+//! `settings.rs`.
 
-#[path = "pool_lru.rs"]
+mod change_buffer;
 mod lru;
-#[path = "pool_settings.rs"]
 mod settings;
+pub use change_buffer::IbufSize;
+pub(crate) use change_buffer::{ChangeBuffer, Pending};
 pub use settings::{PageCleanerRules, PoolCounters, PoolSettings};
 
-#[path = "page_cleaner.rs"]
 mod page_cleaner;
 pub(crate) use page_cleaner::pool_pages;
 #[cfg(test)]
@@ -94,7 +94,7 @@ pub struct Pool {
     /// Pages an LRU batch is writing (kept to reuse its allocation).
     batch_writes: Vec<u32>,
     pub(crate) counters: PoolCounters,
-    pub(crate) ibuf: crate::ibuf::ChangeBuffer,
+    pub(crate) ibuf: ChangeBuffer,
 }
 
 impl Pool {
@@ -118,7 +118,7 @@ impl Pool {
             dirty_list: Vec::new(),
             batch_writes: Vec::new(),
             counters: PoolCounters::default(),
-            ibuf: crate::ibuf::ChangeBuffer::new(ibuf_on, page_bytes),
+            ibuf: ChangeBuffer::new(ibuf_on, page_bytes),
         }
     }
 
@@ -145,7 +145,7 @@ impl Pool {
     /// prefetching batch insert, `prefetch.rs`). Changes nothing.
     pub(crate) fn prefetch_node(&self, p: u32) {
         if let Some(n) = self.nodes.get(p as usize) {
-            crate::prefetch::prefetch_line(n);
+            crate::cache_line::prefetch_line(n);
         }
     }
 
@@ -155,7 +155,7 @@ impl Pool {
         if let Some(n) = self.nodes.get(p as usize) {
             for q in [n.prev, n.next] {
                 if let Some(m) = self.nodes.get(q as usize) {
-                    crate::prefetch::prefetch_line(m);
+                    crate::cache_line::prefetch_line(m);
                 }
             }
         }
@@ -291,5 +291,4 @@ impl Pool {
 }
 
 #[cfg(test)]
-#[path = "pool_tests.rs"]
 mod tests;

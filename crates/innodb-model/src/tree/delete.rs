@@ -3,11 +3,12 @@
 //! The insert path needs these because `btr_insert_into_right_sibling` deletes the
 //! sibling's node pointer (a pessimistic delete, `btr_cur_pessimistic_delete`) and the parent
 //! may then be compressed (`btr_compress`, docs/model-rules.md §4). Leaf-level deletes
-//! (purge) start in `delete.rs` and end here; lift-up and the discard of a lone page live
+//! (purge) start in `src/delete.rs` and end here; lift-up and the discard of a lone page live
 //! there too.
 
 use crate::page::PageNo;
-use crate::tree::{Space, Tree};
+use crate::space::Space;
+use crate::tree::Tree;
 use crate::Flavour;
 
 impl Tree {

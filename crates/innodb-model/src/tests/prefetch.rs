@@ -1,7 +1,7 @@
 //! `SimTable::insert_batch` (the prefetching insert) against `SimTable::insert` row by row:
 //! the same trees, counters and statistics, and the same error at the same row.
 
-use crate::tests::{e1_table, uuid_like, varchar, Rng};
+use super::{e1_table, uuid_like, varchar, Rng};
 use crate::*;
 use keylab_schema::{ColumnType, Index, Value};
 

@@ -165,7 +165,7 @@ impl SimTable {
     }
 
     /// The change buffer's size in pool pages against its cap (`None` without a pool).
-    pub fn ibuf_size(&self) -> Option<crate::ibuf::IbufSize> {
+    pub fn ibuf_size(&self) -> Option<crate::IbufSize> {
         let p = self.space.pool.as_ref()?;
         Some(p.ibuf.size(p.capacity(), p.settings.change_buffer_max_pct))
     }

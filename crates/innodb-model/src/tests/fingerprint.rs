@@ -3,7 +3,7 @@
 //! to the value the code gave before any speed change. A change to the trees, counters or
 //! statistics changes the hash; a pure speed change must not.
 
-use crate::tests::{e1_row, e1_table, uuid_like, varchar, Rng};
+use super::{e1_row, e1_table, uuid_like, varchar, Rng};
 use crate::*;
 use keylab_schema::{Column, ColumnType, Table, Value};
 

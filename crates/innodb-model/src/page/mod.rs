@@ -17,14 +17,15 @@ pub(crate) fn dir_res(n: u32) -> u32 {
     n.div_ceil(2)
 }
 
-pub(crate) use crate::page_keys::key_le;
+pub(crate) use keys::key_le;
 #[cfg(test)]
-pub(crate) use crate::page_keys::lower_bound;
-use crate::page_keys::{
+pub(crate) use keys::lower_bound;
+use keys::{
     common_prefix, entry, hex_guess_word, is_hex_text, key_word, lower_bound_near, text_word,
     HEAP_MASK,
 };
 
+mod keys;
 mod search;
 mod touch;
 

@@ -1,14 +1,9 @@
-// E5's table and churn, shared by the `e5` tool and the scaled-down test (included with
-// `include!`, as is the generator it includes).
+//! E5's table and churn (docs/experiments.md), shared by the `e5` tool and the scaled-down test
+//! `tests/e5_churn.rs`.
+//!
+//! Not a test: the figures it returns are checked by its callers.
 
-include!("splitmix.rs");
-
-impl Rng {
-    /// 32 lowercase hex characters, distributed like `md5(uuid())`.
-    pub fn md5_hex(&mut self) -> Vec<u8> {
-        format!("{:016x}{:016x}", self.next_u64(), self.next_u64()).into_bytes()
-    }
-}
+use super::Rng;
 
 /// `test0(id VARCHAR(128) PK, seq_1, seq_2, seq_3 BIGINT, name VARCHAR(10), remark
 /// VARCHAR(100), created_at, updated_at DATETIME)`, keys (seq_1, seq_2), (seq_3),
@@ -61,14 +56,18 @@ pub fn e5_row(rng: &mut Rng, id: Vec<u8>) -> Vec<keylab_schema::Value> {
 /// The loaded table and its live ids.
 #[derive(Clone)]
 pub struct E5Table {
-    pub sim: keylab_innodb_model::SimTable,
+    /// The simulated table.
+    pub sim: crate::SimTable,
+    /// The ids of its rows.
     pub ids: Vec<Vec<u8>>,
+    /// The generator the load left (its state after the load).
     pub rng: Rng,
 }
 
-pub fn load(rows: u64, seed: u64, flavour: keylab_innodb_model::Flavour) -> E5Table {
-    let settings = keylab_innodb_model::SimSettings { flavour, ..Default::default() };
-    let mut sim = keylab_innodb_model::SimTable::new(&e5_table(), settings).unwrap();
+/// Loads `rows` rows of `test0` with ids in random order (`seed`).
+pub fn load(rows: u64, seed: u64, flavour: crate::Flavour) -> E5Table {
+    let settings = crate::SimSettings { flavour, ..Default::default() };
+    let mut sim = crate::SimTable::new(&e5_table(), settings).unwrap();
     let mut rng = Rng(seed);
     let mut ids = Vec::with_capacity(rows as usize);
     for _ in 0..rows {
@@ -82,13 +81,21 @@ pub fn load(rows: u64, seed: u64, flavour: keylab_innodb_model::Flavour) -> E5Ta
 /// One fill factor's E5 figures.
 #[derive(Debug, Clone, Copy)]
 pub struct E5Result {
+    /// PRIMARY leaf pages after the first rebuild.
     pub pk_leaves_rebuilt: u64,
+    /// Page splits during the churn (all indexes).
     pub splits: u64,
+    /// Merge attempts during the churn.
     pub merge_attempts: u64,
+    /// Merges during the churn.
     pub merges: u64,
+    /// Page discards during the churn.
     pub discards: u64,
+    /// PRIMARY leaf pages after the churn.
     pub pk_leaves_churned: u64,
+    /// PRIMARY leaf pages after the final rebuild.
     pub pk_leaves_final: u64,
+    /// Wall time of the churn (not a model figure).
     pub churn_wall_s: f64,
 }
 

@@ -1,4 +1,4 @@
-// E1's table, used by the unit tests (included with `include!`).
+//! E1's table (docs/experiments.md), used by the unit tests.
 
 /// `id <id_ty> PRIMARY KEY, data VARCHAR(255)` (pk placement) or `pk BIGINT AUTO_INCREMENT,
 /// id <id_ty>, data VARCHAR(255), KEY k_id (id)` (secondary placement); utf8mb4, DYNAMIC.

@@ -1,9 +1,18 @@
-//! Unit tests of the whole insert path: record sizes, page capacity, split rules, segments.
+//! Unit tests of the whole insert path: record sizes, page capacity, split rules, segments;
+//! the helpers (ids, E1's rows) the other test modules share. The submodules test churn,
+//! the fingerprints, the prefetching insert, properties and the two-pass insert.
+
+mod churn;
+mod fingerprint;
+mod prefetch;
+mod prop;
+mod two_pass;
 
 use crate::*;
 use keylab_schema::{Charset, Column, ColumnType, RowFormat, Value};
 
-include!("../tools/splitmix.rs");
+pub(crate) use crate::testkit::e1::e1_table;
+pub(crate) use crate::testkit::Rng;
 
 const CROCKFORD: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -37,8 +46,6 @@ pub(crate) fn uuid_like(rng: &mut Rng) -> Vec<u8> {
 pub(crate) fn varchar(chars: u32) -> ColumnType {
     ColumnType::VarChar { chars, charset: Charset::Utf8mb4 }
 }
-
-include!("../tools/e1_table.rs");
 
 pub(crate) fn e1_row(id: &[u8], secondary: bool) -> Vec<Value> {
     let data = Value::Bytes(b"data".to_vec());

@@ -1,17 +1,9 @@
-// Shared by the benchmark and the speed tool: seeded 16-byte keys and the tables they go in.
-// (Included with `include!`, as is the generator it includes.)
+//! Shared by the benchmark (`benches/insert.rs`) and the speed tool (`tools/speed.rs`): seeded
+//! 16-byte keys, the tables they go in, and the same keys into the simulator or a `BTreeMap`.
+//!
+//! Not a test: it measures nothing and checks nothing itself.
 
-include!("splitmix.rs");
-
-impl Rng {
-    /// A random 16-byte key (uuid4:bin-like).
-    pub fn random16(&mut self) -> [u8; 16] {
-        let mut k = [0u8; 16];
-        k[..8].copy_from_slice(&self.next_u64().to_be_bytes());
-        k[8..].copy_from_slice(&self.next_u64().to_be_bytes());
-        k
-    }
-}
+use super::Rng;
 
 /// An ascending 16-byte key (uuid7:bin-like: time-ordered prefix, random tail).
 pub fn ascending16(i: u64, rng: &mut Rng) -> [u8; 16] {
@@ -28,7 +20,11 @@ pub fn bin16_table() -> keylab_schema::Table {
         name: "t".into(),
         columns: vec![
             Column::new("id", ColumnType::Binary { bytes: 16 }, false),
-            Column::new("data", ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 }, true),
+            Column::new(
+                "data",
+                ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 },
+                true,
+            ),
         ],
         primary_key: vec![0],
         auto_increment: false,
@@ -50,11 +46,11 @@ pub fn autoinc_table() -> keylab_schema::Table {
 }
 
 /// Inserts `n` rows of `pattern` ("random", "ascending", "autoinc") into a simulator.
-pub fn run_sim(pattern: &str, n: u64, seed: u64) -> keylab_innodb_model::SimTable {
+pub fn run_sim(pattern: &str, n: u64, seed: u64) -> crate::SimTable {
     use keylab_schema::Value;
     let mut rng = Rng(seed);
     let table = if pattern == "autoinc" { autoinc_table() } else { bin16_table() };
-    let mut sim = keylab_innodb_model::SimTable::new(&table, keylab_innodb_model::SimSettings::default()).unwrap();
+    let mut sim = crate::SimTable::new(&table, crate::SimSettings::default()).unwrap();
     let mut row = vec![Value::Bytes(vec![0; 16]), Value::Bytes(b"data".to_vec())];
     if pattern == "autoinc" {
         row[0] = Value::Null;

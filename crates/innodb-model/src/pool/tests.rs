@@ -1,4 +1,4 @@
-//! Unit tests of the buffer pool model (`pool.rs`): the LRU, making pages young, restarts,
+//! Unit tests of the buffer pool model (`pool/mod.rs`): the LRU, making pages young, restarts,
 //! and the page cleaner's LRU batch.
 
 use super::*;

@@ -2,7 +2,7 @@
 //! output is seen and explained (the rules behind them are checked against PostgreSQL 15.20 by
 //! `tests/cli/pg_model.rs`); update a fingerprint only with the reason in the commit.
 
-use super::*;
+use crate::*;
 use keylab_schema::{Charset, Column, RowFormat};
 
 fn table(ty: ColumnType) -> Table {

@@ -2,7 +2,7 @@
 //! index holds exactly the model's keys (a `BTreeMap`) in order, and the invariant checker
 //! passes after every operation; also with a small buffer pool and the change buffer on.
 
-use crate::tests::varchar;
+use super::varchar;
 use crate::*;
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table, Value};
 use proptest::prelude::*;
@@ -222,20 +222,20 @@ proptest! {
 
 #[test]
 fn varchar_key_widening_keeps_order() {
-    let t = crate::tests::e1_table(varchar(36), false);
+    let t = super::e1_table(varchar(36), false);
     let mut sim = SimTable::new(&t, SimSettings::default()).unwrap();
     let mut model = std::collections::BTreeSet::new();
-    let mut rng = crate::tests::Rng(9);
+    let mut rng = super::Rng(9);
     for i in 0..3000u64 {
         let len = (1 + (rng.next_u64() % 36) as usize).min(1 + i as usize / 50);
         let id: Vec<u8> = (0..len).map(|_| b'a' + (rng.next_u64() % 26) as u8).collect();
         if model.insert(id.clone()) {
-            sim.insert(&crate::tests::e1_row(&id, false)).unwrap();
+            sim.insert(&super::e1_row(&id, false)).unwrap();
         }
     }
     sim.check().unwrap();
     let want: Vec<Vec<u8>> =
-        model.iter().map(|id| sim.encode(0, &crate::tests::e1_row(id, false))).collect();
+        model.iter().map(|id| sim.encode(0, &super::e1_row(id, false))).collect();
     assert_eq!(sim.leaf_keys(0), want);
 }
 

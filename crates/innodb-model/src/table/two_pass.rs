@@ -10,6 +10,7 @@
 //! descent after them would find. Not for tables with a pool: there every descent's page
 //! accesses count, in the order the server makes them.
 
+use super::INLINE_TREES;
 use crate::page::PageNo;
 use crate::{SimError, SimTable};
 use smallvec::SmallVec;
@@ -22,9 +23,6 @@ struct Found {
     pos: usize,
     equal: bool,
 }
-
-/// Indexes per table handled without an allocation (more take a `Vec`).
-pub(crate) const INLINE_TREES: usize = 8;
 
 impl SimTable {
     /// Inserts the row whose keys and record sizes are in `keys` and `bounds` (per index:

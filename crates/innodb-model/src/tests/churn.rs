@@ -1,6 +1,6 @@
 //! Unit tests of deletes, merges, rebuilds, the buffer pool and the change buffer.
 
-use crate::tests::{e1_row, e1_table, ulid_like, uuid_like, varchar, Rng};
+use super::{e1_row, e1_table, ulid_like, uuid_like, varchar, Rng};
 use crate::*;
 use keylab_schema::Value;
 
@@ -54,7 +54,7 @@ fn deleting_everything_merges_discards_and_shrinks_the_tree() {
 fn pages_whose_siblings_are_full_are_discarded() {
     // About 2 KB records, 7 to a page when loaded in order: a page losing records cannot merge
     // into its full neighbours and is finally discarded with its last record.
-    let t = crate::tests_prop::table(PageSize::K16);
+    let t = super::prop::table(PageSize::K16);
     let mut sim = SimTable::new(&t, SimSettings::default()).unwrap();
     let row = |k: u32| {
         vec![
