@@ -137,6 +137,31 @@ impl PageCleaner {
     }
 }
 
+/// How the simulator mixes parallel writers' running statements (`--interleave`): the
+/// flag's values for [`keylab_sim::Interleave`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Interleave {
+    /// The next row comes from any running statement, picked at random (seeded).
+    #[default]
+    Rows,
+    /// A statement that inserted its first row inserts all of them before another does;
+    /// statements that start together take their `AUTO_INCREMENT` blocks at their start.
+    Statements,
+    /// One statement at a time, taking its `AUTO_INCREMENT` values as it inserts them.
+    Serial,
+}
+
+impl Interleave {
+    /// The model's mix.
+    pub fn mix(self) -> keylab_sim::Interleave {
+        match self {
+            Interleave::Rows => keylab_sim::Interleave::Rows,
+            Interleave::Statements => keylab_sim::Interleave::Statements,
+            Interleave::Serial => keylab_sim::Interleave::Serial,
+        }
+    }
+}
+
 /// Which engine runs the experiment.
 #[derive(Debug, Clone, Args)]
 pub struct EngineArgs {
@@ -155,7 +180,7 @@ pub struct EngineArgs {
     /// taken when statements start, so out of order) or serial (one statement at a time:
     /// the highest fill). A server's leaf fill lies between rows and serial.
     #[arg(long, value_enum, default_value = "rows")]
-    pub interleave: crate::sim_writers::Interleave,
+    pub interleave: Interleave,
     /// Which MariaDB 10.11 release's page cleaner the simulator's buffer pool follows
     /// (--engine sim with --buffer-pool): 10.11.9 (and later, as the 10.11.19 the live tests
     /// run: a written page stays for the next batch, under 80 MiB a batch passes the whole

@@ -17,13 +17,10 @@ use super::advise_sim::{choose_model, run_nbtree, run_sim};
 use super::advise_storage::{fill_factors, FillFactorTarget};
 use crate::args::{EngineArgs, OutputArgs, DEFAULT_ROWS};
 use crate::args_advise::AdviseArgs;
-use crate::engines::{make_engine, nbtree_settings, sim_settings};
-use crate::nbtree_engine::NbtreeEngine;
+use crate::engines::{make_engine, sim_settings};
 use crate::output::{self, Stage};
 use crate::parallel::{self, Failure};
 use crate::progress::{Bars, LoadProgress};
-use crate::sim_engine::flavour;
-use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{
@@ -34,6 +31,7 @@ use keylab_ddl::DdlTable;
 use keylab_innodb_model::SimSettings;
 use keylab_keys::{Encoding, Strategy, Variant};
 use keylab_schema::{Column, ColumnType, Table};
+use keylab_sim::{flavour, nbtree_settings, NbtreeEngine, SimEngine};
 use std::collections::HashSet;
 
 /// Rows between progress reports.

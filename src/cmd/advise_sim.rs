@@ -7,9 +7,7 @@ use super::advise::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
 use super::advise_figures::WorkingSet;
 use super::advise_rows::AdviseRows;
 use crate::args_advise::AdviseArgs;
-use crate::nbtree_engine::NbtreeEngine;
 use crate::progress::LoadProgress;
-use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::Result;
 use bit_set::BitSet;
@@ -19,6 +17,8 @@ use keylab_core::{
 use keylab_ddl::SourceDialect;
 use keylab_nbtree_model::{NbtreeSettings, NbtreeTable};
 use keylab_schema::Table;
+use keylab_sim::NbtreeEngine;
+use keylab_sim::SimEngine;
 
 /// Why the nbtree model cannot hold `table`, or `None` when it can. The one place that
 /// decides: it asks the model itself (which keys on one or more columns of its key types),
