@@ -6,7 +6,6 @@
 
 mod alloc;
 mod args;
-mod args_advise;
 mod cmd;
 mod engines;
 mod output;

@@ -3,10 +3,10 @@
 //! on its own model with the insert working set counted from the leaf of every insert.
 //! It renders nothing and starts no server (`advise.rs` does both).
 
-use super::advise::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
-use super::advise_figures::WorkingSet;
-use super::advise_rows::AdviseRows;
-use crate::args_advise::AdviseArgs;
+use super::figures::WorkingSet;
+use super::rows::AdviseRows;
+use super::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
+use crate::args::advise::AdviseArgs;
 use crate::progress::LoadProgress;
 use crate::UsageError;
 use anyhow::Result;

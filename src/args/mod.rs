@@ -11,6 +11,7 @@ use keylab_report::Format;
 use keylab_server::load::MAX_WRITERS;
 use std::path::PathBuf;
 
+pub mod advise;
 mod values;
 
 pub(crate) use values::choices;
@@ -61,7 +62,7 @@ pub enum Command {
     /// keylab's own private server (--engine mariadb or postgres starts a throwaway instance
     /// and removes it). A PostgreSQL table runs on the nbtree model of PostgreSQL 15 where
     /// that model covers its indexes.
-    Advise(crate::args_advise::AdviseArgs),
+    Advise(advise::AdviseArgs),
 }
 
 /// How ids are generated (shared by `compare`, `run` and `keys`).
