@@ -64,30 +64,6 @@ pub fn make_engine(
     }
 }
 
-/// Refuses, before anything starts, an engine kind this build cannot run (exit 2, naming
-/// the flag and the engines that work). Every kind is built now; kept as the one place to
-/// say so when a kind is not.
-pub fn check_engine_built(kind: EngineKind) -> Result<(), UsageError> {
-    let _ = kind;
-    Ok(())
-}
-
-/// Refuses, before anything starts, a key variant `kind` has no column type for (exit 2,
-/// naming the valid encodings).
-pub fn check_variant_on(
-    kind: EngineKind,
-    variant: &keylab_keys::Variant,
-) -> Result<(), UsageError> {
-    if kind == EngineKind::Postgres && variant.encoding == keylab_keys::Encoding::BinSwap {
-        return Err(UsageError(format!(
-            "key {variant}: encoding bin-swap is MySQL's UUID_TO_BIN(u, 1) layout and has no \
-             PostgreSQL mapping; valid encodings on --engine postgres: text, hex (varchar), bin \
-             (uuid; bytea when not 16 bytes), bigint"
-        )));
-    }
-    Ok(())
-}
-
 /// A PostgreSQL engine: a private instance started with `settings`, or the `--url` server.
 /// InnoDB-only settings (page size, innodb_fill_factor, change buffering, performance_schema)
 /// do not apply: the block size is PostgreSQL's compiled-in 8 KiB, and the index fillfactor

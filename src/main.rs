@@ -6,11 +6,11 @@
 
 mod alloc;
 mod args;
+mod checks;
 mod cmd;
 mod engines;
 mod output;
 mod parallel;
-mod preflight;
 mod progress;
 
 use clap::Parser;

@@ -71,7 +71,7 @@ pub struct Candidate {
 
 /// Runs `keylab advise`.
 pub fn run(mut args: AdviseArgs) -> Result<()> {
-    output::check_exports(&args.output)?;
+    crate::checks::check_exports(&args.output)?;
     let mut notes: Vec<String> = Vec::new();
     let (origin, source, table_name, dialect) = match (&args.url, &args.file) {
         (Some(url), _) => {
