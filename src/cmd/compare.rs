@@ -147,10 +147,12 @@ pub fn run(args: CompareArgs) -> Result<()> {
         // engine of a sequential run (create_table starts every table afresh).
         drop(engine);
         let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
+        // Every run loads the same number of rows: the variant decides the cost.
         parallel::run_ordered(
             jobs,
             count,
             &bars,
+            |i| parallel::load_cost(&args.keys[i % variants], 1),
             |i, progress| {
                 let variant = &args.keys[i % variants];
                 let mut engine =

@@ -104,6 +104,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             jobs,
             plans.len(),
             &bars,
+            |n| parallel::plan_cost(&plans[n]),
             |n, progress| {
                 let plan = &plans[n];
                 let mut eng = make_engine(&args.engine, &plan.settings, None)?;

@@ -528,6 +528,8 @@ fn run_candidates(
         parallel::default_jobs(),
         built.len(),
         &bars,
+        // The same rows for every candidate; a composite key (no variant) costs as the widest.
+        |b| candidates[built[b]].variant.map_or(u64::MAX, |v| parallel::load_cost(&v, 1)),
         |b, progress| Ok(run(&candidates[built[b]], progress)),
         |b, r| {
             results[built[b]] = Some(r);

@@ -153,6 +153,7 @@ pub(super) fn run_all(
             jobs,
             plans.len(),
             &bars,
+            |n| parallel::plan_cost(&plans[n]),
             |n, progress| {
                 let plan = &plans[n];
                 let mut eng = make_engine(args, &plan.settings, None)?;
