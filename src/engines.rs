@@ -2,16 +2,14 @@
 //! user's server at `--url`.
 
 use crate::args::EngineArgs;
-use crate::nbtree_engine::NbtreeEngine;
-use crate::sim_engine::{flavour, SimEngine};
-use crate::sim_shards::ShardedSim;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, Sharding, SimModel};
-use keylab_innodb_model::{PageSize, PoolSettings, SimSettings};
+use keylab_innodb_model::{PoolSettings, SimSettings};
 use keylab_pg_server::{PgEngine, PgSettings};
 use keylab_server::url::PASSWORD_ENV;
 use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl, SpiderEngine};
+use keylab_sim::{flavour, nbtree_settings, NbtreeEngine, ShardedSim, SimEngine, SpiderShape};
 
 /// The engine `args` name, configured with `settings`. `check_every` turns on the
 /// simulator's invariant checker.
@@ -58,36 +56,12 @@ pub fn make_engine(
             Ok(Box::new(
                 SimEngine::new(sim)
                     .with_autoinc_lock_mode(settings.autoinc_lock_mode)
-                    .with_interleave(args.interleave),
+                    .with_interleave(args.interleave.mix()),
             ))
         }
         EngineKind::Mariadb | EngineKind::Mysql => server_engine(args, settings),
         EngineKind::Postgres => pg_engine(args, settings),
     }
-}
-
-/// Refuses, before anything starts, an engine kind this build cannot run (exit 2, naming
-/// the flag and the engines that work). Every kind is built now; kept as the one place to
-/// say so when a kind is not.
-pub fn check_engine_built(kind: EngineKind) -> Result<(), UsageError> {
-    let _ = kind;
-    Ok(())
-}
-
-/// Refuses, before anything starts, a key variant `kind` has no column type for (exit 2,
-/// naming the valid encodings).
-pub fn check_variant_on(
-    kind: EngineKind,
-    variant: &keylab_keys::Variant,
-) -> Result<(), UsageError> {
-    if kind == EngineKind::Postgres && variant.encoding == keylab_keys::Encoding::BinSwap {
-        return Err(UsageError(format!(
-            "key {variant}: encoding bin-swap is MySQL's UUID_TO_BIN(u, 1) layout and has no \
-             PostgreSQL mapping; valid encodings on --engine postgres: text, hex (varchar), bin \
-             (uuid; bytea when not 16 bytes), bigint"
-        )));
-    }
-    Ok(())
 }
 
 /// A PostgreSQL engine: a private instance started with `settings`, or the `--url` server.
@@ -124,40 +98,18 @@ fn pg_engine(args: &EngineArgs, settings: &EngineSettings) -> Result<Box<dyn Eng
     Ok(Box::new(engine))
 }
 
-/// The nbtree model's settings for `settings`: PostgreSQL's own defaults (index fillfactor
-/// 90, table fillfactor 100, 8 KiB blocks; InnoDB's page size and fill factor do not apply),
-/// and the checkpoint cadence asked for.
-pub fn nbtree_settings(
-    settings: &EngineSettings,
-    check_every: Option<u64>,
-) -> keylab_nbtree_model::NbtreeSettings {
-    keylab_nbtree_model::NbtreeSettings {
-        checkpoint_every_rows: settings.checkpoint_every_rows,
-        check_every,
-        ..keylab_nbtree_model::NbtreeSettings::default()
-    }
+/// The simulator's settings for `settings` (`keylab_sim::sim_settings`); a page size InnoDB
+/// does not have is the user's to fix (exit 2).
+pub fn sim_settings(settings: &EngineSettings) -> Result<SimSettings, UsageError> {
+    keylab_sim::sim_settings(settings).map_err(|e| UsageError(e.to_string()))
 }
 
-/// The simulator's settings for `settings`.
-pub fn sim_settings(settings: &EngineSettings) -> Result<SimSettings, UsageError> {
-    let page_size = PageSize::ALL
-        .into_iter()
-        .find(|p| p.bytes() == settings.page_size_bytes)
-        .ok_or_else(|| {
-            UsageError(format!(
-                "page size {} bytes is not an InnoDB page size; valid: 4k, 8k, 16k, 32k, 64k",
-                settings.page_size_bytes
-            ))
-        })?;
-    Ok(SimSettings {
-        page_size,
-        fill_factor_pct: settings.fill_factor_pct,
-        merge_threshold_pct: settings.merge_threshold_pct,
-        buffer_pool_bytes: settings.buffer_pool_bytes,
-        change_buffering: settings.change_buffering,
-        ..SimSettings::default()
-    })
-}
+/// How the simulator's sharded result reads like the Spider run's: the server engine's window
+/// count and SQL literals.
+const SPIDER_SHAPE: SpiderShape = SpiderShape {
+    windows: keylab_server::spider::WINDOWS,
+    write_literal: keylab_server::sql::write_literal,
+};
 
 /// The engines of a series of runs: one per distinct settings (a server restarts for a new
 /// page size), the previous one stopped before the next starts, and all of them described as
@@ -250,6 +202,7 @@ fn sharded_engine(
                 settings.autoinc_lock_mode,
                 shards,
                 sharding,
+                SPIDER_SHAPE,
             )));
         }
         other => {

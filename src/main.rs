@@ -6,18 +6,12 @@
 
 mod alloc;
 mod args;
-mod args_advise;
+mod checks;
 mod cmd;
 mod engines;
-mod nbtree_engine;
 mod output;
 mod parallel;
-mod preflight;
 mod progress;
-mod sim_ddl;
-mod sim_engine;
-mod sim_shards;
-mod sim_writers;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -44,7 +44,7 @@ pub enum Stage {
 }
 
 /// The export flags with their paths.
-fn targets(args: &OutputArgs) -> impl Iterator<Item = (&'static str, &PathBuf, Format)> {
+pub(crate) fn targets(args: &OutputArgs) -> impl Iterator<Item = (&'static str, &PathBuf, Format)> {
     [
         ("--export-json", &args.export_json, Format::Json),
         ("--export-csv", &args.export_csv, Format::Csv),
@@ -53,15 +53,6 @@ fn targets(args: &OutputArgs) -> impl Iterator<Item = (&'static str, &PathBuf, F
     ]
     .into_iter()
     .filter_map(|(flag, path, format)| path.as_ref().map(|p| (flag, p, format)))
-}
-
-/// Refuses, before anything runs, an export path that cannot be written as described in the
-/// module doc (exit 2, naming the flag).
-pub fn check_exports(args: &OutputArgs) -> Result<()> {
-    for (flag, path, _) in targets(args) {
-        classify(path).map_err(|why| UsageError(format!("{flag} {}: {why}", path.display())))?;
-    }
-    Ok(())
 }
 
 /// Writes the requested export files (at [`Stage::Partial`], only the replaceable ones).
@@ -83,7 +74,7 @@ pub fn write_exports(report: &Report, args: &OutputArgs, stage: Stage) -> Result
 
 /// How an export path is written.
 #[derive(Debug, PartialEq, Eq)]
-enum Target {
+pub(crate) enum Target {
     /// A regular file (existing with these permission bits, or new), at this path with
     /// symbolic links resolved.
     Replace { path: PathBuf, mode: Option<u32> },
@@ -92,7 +83,7 @@ enum Target {
 }
 
 /// Decides how `path` is written; the error says why it cannot be.
-fn classify(path: &Path) -> Result<Target, String> {
+pub(crate) fn classify(path: &Path) -> Result<Target, String> {
     // /dev/stdout and /proc/self/fd/N are links the kernel resolves to whatever the descriptor
     // holds (a pipe, a terminal, a redirected file): never replace one of those.
     let absolute = std::path::absolute(path).map_err(|e| e.to_string())?;

@@ -1,5 +1,6 @@
 //! Independent simulator runs (compare's variants, a scenario's runs, validate's simulator
-//! side) on up to `--jobs` threads, their results handed on in input order.
+//! side, advise's candidates) on up to `--jobs` threads, the costliest started first, their
+//! results handed on in input order.
 //!
 //! Scoped threads and an atomic job counter rather than rayon: results must reach the
 //! exports in input order as soon as each prefix is complete (an interrupted command keeps
@@ -13,6 +14,9 @@
 
 use crate::progress::Bars;
 use crate::progress::LoadProgress;
+use keylab_keys::Variant;
+use keylab_scenario::{PhasePlan, RunPlan};
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -31,19 +35,46 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
+/// The estimated cost of loading `rows` ids of `variant`, to start the longest runs first.
+/// A simulated insert costs about the bytes it compares and moves (the key plus a fixed
+/// ~32 bytes of record and row making), three times more when keys arrive in random order
+/// (every insert lands on a cold leaf and splits pages): so uuid4:text, the default compare's
+/// slowest run by 2.5x, comes first. Only the order of the estimates matters.
+pub fn load_cost(variant: &Variant, rows: u64) -> u64 {
+    let per_row = 32 + u64::from(variant.stored_len());
+    let order = if variant.is_ascending() { 1 } else { 3 };
+    rows.saturating_mul(per_row * order)
+}
+
+/// [`load_cost`] of a scenario run's loads.
+pub fn plan_cost(plan: &RunPlan) -> u64 {
+    let rows = plan
+        .phases
+        .iter()
+        .map(|p| match p {
+            PhasePlan::Load { rows, .. } => *rows,
+            _ => 0,
+        })
+        .fold(0, u64::saturating_add);
+    load_cost(&plan.variant, rows)
+}
+
 /// Runs `work(i)` for every `i < count` on up to `jobs` threads and calls `done(i, result)`
-/// in increasing `i`, each as soon as every job before it has finished. With one job (or one
-/// item) everything runs on the calling thread, in order. Each worker has its own progress
-/// bar in `bars`.
-pub fn run_ordered<R, W, D>(
+/// in increasing `i`, each as soon as every job before it has finished. Jobs start in
+/// decreasing `cost(i)` (ties in input order), so that the longest do not start last and
+/// leave one thread working alone at the end. With one job (or one item) everything runs on
+/// the calling thread, in input order. Each worker has its own progress bar in `bars`.
+pub fn run_ordered<R, C, W, D>(
     jobs: usize,
     count: usize,
     bars: &Bars,
+    cost: C,
     work: W,
     mut done: D,
 ) -> Result<(), Failure>
 where
     R: Send,
+    C: Fn(usize) -> u64,
     W: Fn(usize, &mut LoadProgress) -> anyhow::Result<R> + Sync,
     D: FnMut(usize, R) -> anyhow::Result<()>,
 {
@@ -56,28 +87,34 @@ where
         }
         return Ok(());
     }
+    // The start order: a stable sort keeps input order among equal costs.
+    let mut order: Vec<usize> = (0..count).collect();
+    order.sort_by_key(|&i| Reverse(cost(i)));
     let next_job = AtomicUsize::new(0);
+    // The first job (in input order) that failed: jobs after it are not started, jobs before
+    // it still are, so every result before the failure is handed on, as with one job.
+    let first_failed = AtomicUsize::new(usize::MAX);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, anyhow::Result<R>)>();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (next_job, stop, work) = (&next_job, &stop, &work);
+            let (next_job, first_failed, stop, work) = (&next_job, &first_failed, &stop, &work);
+            let order = &order;
             scope.spawn(move || {
                 let mut progress = bars.bar();
                 while !stop.load(Ordering::Relaxed) {
-                    // Jobs start in input order, so when job i fails every job before it has
-                    // started and will be handed on.
-                    let i = next_job.fetch_add(1, Ordering::Relaxed);
-                    if i >= count {
+                    let Some(&i) = order.get(next_job.fetch_add(1, Ordering::Relaxed)) else {
                         break;
+                    };
+                    if i > first_failed.load(Ordering::Relaxed) {
+                        continue; // never handed on
                     }
                     let result = work(i, &mut progress);
-                    let failed = result.is_err();
-                    if failed {
-                        stop.store(true, Ordering::Relaxed);
+                    if result.is_err() {
+                        first_failed.fetch_min(i, Ordering::Relaxed);
                     }
-                    if tx.send((i, result)).is_err() || failed {
+                    if tx.send((i, result)).is_err() {
                         break;
                     }
                 }
@@ -118,6 +155,7 @@ mod tests {
                 jobs,
                 8,
                 &Bars::hidden(),
+                |_| 0,
                 |i, _| {
                     // Later jobs finish first.
                     std::thread::sleep(std::time::Duration::from_millis(10 * (8 - i as u64)));
@@ -135,12 +173,14 @@ mod tests {
 
     #[test]
     fn a_failed_job_keeps_every_earlier_result_and_no_later_one() {
+        // Later jobs cost more, so they start first: the jobs before the failed one still run.
         for jobs in [1, 3] {
             let mut seen = Vec::new();
             let failure = run_ordered(
                 jobs,
                 10,
                 &Bars::hidden(),
+                |i| i as u64,
                 |i, _| if i == 4 { Err(anyhow!("job 4 broke")) } else { Ok(i) },
                 |i, _| {
                     seen.push(i);
@@ -159,10 +199,40 @@ mod tests {
             2,
             6,
             &Bars::hidden(),
+            |_| 0,
             |i, _| Ok(i),
             |i, _| if i == 1 { Err(anyhow!("disk full")) } else { Ok(()) },
         )
         .unwrap_err();
         assert!(matches!(failure, Failure::Sink(_)));
+    }
+
+    #[test]
+    fn the_costliest_jobs_start_first_and_results_come_in_input_order() {
+        let costs = [10, 50, 20, 90, 30];
+        let started = std::sync::Mutex::new(Vec::new());
+        let mut seen = Vec::new();
+        run_ordered(
+            2,
+            costs.len(),
+            &Bars::hidden(),
+            |i| costs[i],
+            |i, _| {
+                started.lock().unwrap().push(i);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                Ok(i * 10)
+            },
+            |i, r| {
+                seen.push((i, r));
+                Ok(())
+            },
+        )
+        .unwrap();
+        let started = started.into_inner().unwrap();
+        let mut first_two = started[..2].to_vec();
+        first_two.sort_unstable();
+        assert_eq!(first_two, vec![1, 3], "the two costliest first: {started:?}");
+        assert_eq!(started.last(), Some(&0), "the cheapest last: {started:?}");
+        assert_eq!(seen, (0..5).map(|i| (i, i * 10)).collect::<Vec<_>>());
     }
 }

@@ -3,11 +3,13 @@
 
 use crate::args::DEFAULT_ROWS;
 use crate::args::{CompareArgs, EngineArgs};
+use crate::checks::{
+    check_engine_built, check_exports, check_limits, check_pool_floor, check_run, check_variant_on,
+};
 use crate::cmd::keys::gen_config;
-use crate::engines::{check_engine_built, check_variant_on, make_engine};
+use crate::engines::make_engine;
 use crate::output::{self, Stage};
 use crate::parallel::{self, Failure};
-use crate::preflight::check_run;
 use crate::progress::Bars;
 use crate::UsageError;
 use anyhow::{Context, Result};
@@ -23,7 +25,7 @@ use std::path::Path;
 /// Runs `keylab compare`.
 pub fn run(args: CompareArgs) -> Result<()> {
     // Everything the flags alone decide is checked before any engine starts.
-    output::check_exports(&args.output)?;
+    check_exports(&args.output)?;
     check_engine_built(args.engine.engine)?;
     let settings = EngineSettings {
         page_size_bytes: args.page_size.bytes(),
@@ -145,10 +147,12 @@ pub fn run(args: CompareArgs) -> Result<()> {
         // engine of a sequential run (create_table starts every table afresh).
         drop(engine);
         let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
+        // Every run loads the same number of rows: the variant decides the cost.
         parallel::run_ordered(
             jobs,
             count,
             &bars,
+            |i| parallel::load_cost(&args.keys[i % variants], 1),
             |i, progress| {
                 let variant = &args.keys[i % variants];
                 let mut engine =
@@ -217,32 +221,6 @@ fn add_note(engine: &mut keylab_core::EngineInfo, note: &str) {
     if let Some(list) = notes.as_array_mut() {
         list.push(note.into());
     }
-}
-
-/// Refuses, before any engine starts, `variant`'s table if the server would refuse it:
-/// `--payload-bytes` sizes the `data` column, so a too-long column or row names that flag and
-/// the limit.
-fn check_limits(
-    args: &CompareArgs,
-    variant: &Variant,
-    table: &keylab_schema::Table,
-    page_size_bytes: u32,
-) -> Result<()> {
-    let Err(e) = keylab_schema::limits::check(table, page_size_bytes) else {
-        return Ok(());
-    };
-    let column = match e {
-        keylab_schema::limits::LimitError::ColumnTooLong { column, .. } => {
-            format!("column `{}`: ", table.columns[column].name)
-        }
-        _ => String::new(),
-    };
-    Err(UsageError(format!(
-        "--payload-bytes {}: the table for {variant} ({} placement) is not one MariaDB \
-         creates: {column}{e}",
-        args.payload_bytes, args.placement
-    ))
-    .into())
 }
 
 /// A table name per variant (`t_uuid4_text`), so runs never collide.
@@ -338,20 +316,4 @@ fn read_keys_file(
         _ => {}
     }
     Ok(keys)
-}
-
-/// `--buffer-pool` below the smallest pool MariaDB starts with at `page_size_bytes` is refused
-/// (exit 2), on every engine, so a command that runs on the simulator runs on a server
-/// unchanged; `at` names the page size for the message.
-pub(super) fn check_pool_floor(bytes: u64, page_size_bytes: u32, at: &str) -> Result<()> {
-    let min = keylab_scenario::min_buffer_pool_bytes(page_size_bytes);
-    if bytes < min {
-        return Err(UsageError(format!(
-            "--buffer-pool {bytes} bytes is below the smallest pool MariaDB starts with at {at}: \
-             {} MiB (write it as 64M, 1G, 16MiB, ...)",
-            min.div_ceil(1 << 20)
-        ))
-        .into());
-    }
-    Ok(())
 }

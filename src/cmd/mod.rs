@@ -1,12 +1,6 @@
 //! One module per command; each takes its parsed arguments and does the work.
 
 mod advise;
-mod advise_figures;
-mod advise_live;
-mod advise_rows;
-mod advise_share;
-mod advise_sim;
-mod advise_storage;
 mod compare;
 mod inspect;
 mod keys;
@@ -14,8 +8,6 @@ mod report;
 mod run;
 mod scenarios;
 mod validate;
-mod validate_pool;
-mod validate_shards;
 
 use crate::args::{Cli, Command};
 use anyhow::Result;

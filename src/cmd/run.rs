@@ -2,11 +2,12 @@
 //! one report written to the exports after each run (an interrupted run keeps what it did).
 
 use crate::args::RunArgs;
-use crate::engines::{check_engine_built, check_variant_on};
+use crate::checks::{
+    check_engine_built, check_exports, check_pool_floor, check_run, check_variant_on,
+};
 use crate::engines::{make_engine, EngineSeries};
 use crate::output::{self, Stage};
 use crate::parallel::{self, Failure};
-use crate::preflight::check_run;
 use crate::progress::Bars;
 use crate::UsageError;
 use anyhow::{anyhow, Result};
@@ -17,7 +18,7 @@ use keylab_scenario::PhasePlan;
 pub fn run(mut args: RunArgs) -> Result<()> {
     // Everything the command line and the scenario decide is checked before any engine
     // starts (--scale is bounded when parsed).
-    output::check_exports(&args.output)?;
+    check_exports(&args.output)?;
     check_engine_built(args.engine.engine)?;
     args.engine.one_model_only("run")?;
     let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;
@@ -29,7 +30,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
                 "run `{}`'s page size ({} bytes)",
                 plan.label, plan.settings.page_size_bytes
             );
-            super::compare::check_pool_floor(bytes, plan.settings.page_size_bytes, &at)?;
+            check_pool_floor(bytes, plan.settings.page_size_bytes, &at)?;
             plan.settings.buffer_pool_bytes = Some(bytes);
         }
     }
@@ -103,6 +104,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             jobs,
             plans.len(),
             &bars,
+            |n| parallel::plan_cost(&plans[n]),
             |n, progress| {
                 let plan = &plans[n];
                 let mut eng = make_engine(&args.engine, &plan.settings, None)?;

@@ -1,6 +1,6 @@
 //! `keylab validate`'s buffer pool check, its arithmetic: the simulator's page reads and
 //! writes against a server's for the same seeded loads under a small pool, and the table
-//! that shows them. It runs nothing itself (`src/cmd/validate_pool.rs` runs the loads).
+//! that shows them. It runs nothing itself (`src/cmd/validate/pool.rs` runs the loads).
 
 use serde::Serialize;
 use std::fmt::Write;

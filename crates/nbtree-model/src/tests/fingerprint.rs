@@ -1,6 +1,6 @@
 //! Fingerprints: the figures of fixed workloads, pinned, so that any change in the model's
 //! output is seen and explained (the rules behind them are checked against PostgreSQL 15.20 by
-//! `tests/cli/pg_model.rs`); update a fingerprint only with the reason in the commit.
+//! `tests/cli/postgres/model.rs`); update a fingerprint only with the reason in the commit.
 
 use crate::*;
 use keylab_schema::{Charset, Column, RowFormat};

@@ -2,7 +2,12 @@
 //! trees (random and time-ordered keys, prefix indexes), the buffer pool reads follow the
 //! server's, and `keylab validate` finds no difference. These tests need MariaDB's server
 //! binaries: without them they print SKIPPED, except under `CI=true`, where a missing
-//! server is a failure.
+//! server is a failure. The folder's other files test the built-in experiments (`builtins`),
+//! loads (`loads`) and where `--engine mariadb` works (`url`) on a private MariaDB.
+
+mod builtins;
+mod loads;
+mod url;
 
 use crate::util::{json, server_installed, Dir};
 use serde_json::Value;

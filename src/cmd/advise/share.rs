@@ -14,8 +14,8 @@
 //! secondary indexes between candidates whose primary keys differ in order (see
 //! docs/architecture.md, "advise: shared builds").
 
-use super::advise::Candidate;
-use super::advise_rows::{key_gen, ColumnValues};
+use super::rows::{key_gen, ColumnValues};
+use super::Candidate;
 use keylab_keys::Variant;
 use keylab_schema::{Dialect, Table};
 
@@ -110,8 +110,8 @@ fn keys_ascend_strictly(variant: Variant, seed: u64, rows: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{keys_ascend_strictly, shared_builds};
+    use crate::cmd::advise::rows::plan_columns;
     use crate::cmd::advise::Candidate;
-    use crate::cmd::advise_rows::plan_columns;
     use keylab_core::FillFactors;
     use keylab_keys::Variant;
     use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table};

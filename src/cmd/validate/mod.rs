@@ -3,6 +3,9 @@
 //! the server's version (`SimModel::for_server`); with no exact model the closest one is
 //! used and a note says so (on standard error, in the table and in the JSON).
 
+mod pool;
+mod shards;
+
 use crate::args::{EngineArgs, ValidateArgs};
 use crate::engines::{make_engine, EngineSeries};
 use crate::parallel::{self, Failure};
@@ -15,7 +18,7 @@ use std::io::Write;
 /// Runs `keylab validate`.
 pub fn run(args: ValidateArgs) -> Result<()> {
     match (args.shards, args.sharding) {
-        (Some(shards), _) => return super::validate_shards::run(args, shards),
+        (Some(shards), _) => return shards::run(args, shards),
         (None, Some(_)) => {
             return Err(crate::UsageError(
                 "--sharding chooses the sharded validation: add --shards N (2 to 16)".into(),
@@ -83,7 +86,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         );
         Vec::new()
     } else {
-        super::validate_pool::run(&server, &sim).context("buffer pool check")?
+        pool::run(&server, &sim).context("buffer pool check")?
     };
     let mut out = std::io::stdout().lock();
     if args.format == "json" {
@@ -150,6 +153,7 @@ pub(super) fn run_all(
             jobs,
             plans.len(),
             &bars,
+            |n| parallel::plan_cost(&plans[n]),
             |n, progress| {
                 let plan = &plans[n];
                 let mut eng = make_engine(args, &plan.settings, None)?;

@@ -1,7 +1,11 @@
 //! `--engine postgres` end to end: what is refused before a server starts (exit 2), a run on
 //! a private instance, the `--url` safety rules (a second private instance stands in for a
 //! user's server), and nothing left behind after SIGTERM or SIGKILL. The server tests need
-//! PostgreSQL: without it they print SKIPPED, except under `CI=true`, where that fails.
+//! PostgreSQL: without it they print SKIPPED, except under `CI=true`, where that fails. The folder's other files check the nbtree model against a private
+//! PostgreSQL 15: its trees (`model`) and its composite keys and posting lists (`dedup`).
+
+mod dedup;
+mod model;
 
 use crate::util::Dir;
 use keylab_pg_server::instance::{installed_or_skip, PgInstance, PgSettings};

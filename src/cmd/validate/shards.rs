@@ -20,16 +20,14 @@ pub fn run(args: ValidateArgs, shards: u32) -> Result<()> {
         .into_iter()
         .filter(|p| args.sharding.is_none_or(|s| p.settings.sharding == Some(s)))
         .collect();
-    let server = EngineArgs { shards: Some(shards), ..super::validate::engine_args(&args, None) };
-    let (server_info, server_runs) =
-        super::validate::run_all(&server, &plans, 1).context("server runs")?;
+    let server = EngineArgs { shards: Some(shards), ..super::engine_args(&args, None) };
+    let (server_info, server_runs) = super::run_all(&server, &plans, 1).context("server runs")?;
     let sim = EngineArgs {
         shards: Some(shards),
-        ..super::validate::engine_args(&args, Some(SimModel::Mariadb1011))
+        ..super::engine_args(&args, Some(SimModel::Mariadb1011))
     };
     let jobs = args.jobs.unwrap_or_else(crate::parallel::default_jobs);
-    let (sim_info, sim_runs) =
-        super::validate::run_all(&sim, &plans, jobs).context("simulator runs")?;
+    let (sim_info, sim_runs) = super::run_all(&sim, &plans, jobs).context("simulator runs")?;
     let labels: Vec<String> = plans.iter().map(|p| p.label.clone()).collect();
     let whole = validate::compare(&labels, &sim_runs, &server_runs);
     let per_shard = validate_shards::compare(&labels, &sim_runs, &server_runs);

@@ -3,13 +3,11 @@
 //! on its own model with the insert working set counted from the leaf of every insert.
 //! It renders nothing and starts no server (`advise.rs` does both).
 
-use super::advise::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
-use super::advise_figures::WorkingSet;
-use super::advise_rows::AdviseRows;
-use crate::args_advise::AdviseArgs;
-use crate::nbtree_engine::NbtreeEngine;
+use super::figures::WorkingSet;
+use super::rows::AdviseRows;
+use super::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
+use crate::args::advise::AdviseArgs;
 use crate::progress::LoadProgress;
-use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::Result;
 use bit_set::BitSet;
@@ -19,6 +17,8 @@ use keylab_core::{
 use keylab_ddl::SourceDialect;
 use keylab_nbtree_model::{NbtreeSettings, NbtreeTable};
 use keylab_schema::Table;
+use keylab_sim::NbtreeEngine;
+use keylab_sim::SimEngine;
 
 /// Why the nbtree model cannot hold `table`, or `None` when it can. The one place that
 /// decides: it asks the model itself (which keys on one or more columns of its key types),

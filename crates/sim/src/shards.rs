@@ -5,18 +5,26 @@
 //! Spider run's. Each shard model receives its rows in stream order, as a backend does from
 //! one head connection. Every figure is simulated; nothing is timed.
 //!
-//! This module does not model Spider's own costs (its connections, bulk-insert buffering).
+//! This module does not model Spider's own costs (its connections, bulk-insert buffering), and
+//! writes no SQL itself: how a bound is written is the caller's ([`SpiderShape`]).
 
-use crate::sim_engine::SimEngine;
+use crate::innodb::SimEngine;
 use keylab_core::{
     key_shard, range_bounds, range_shard, windows_of, Engine, EngineError, EngineInfo, LoadOutcome,
     LoadPlan, LoadVerification, Measurement, Row, ShardResult, ShardWindow, Sharding, ShardsResult,
 };
 use keylab_innodb_model::SimSettings;
-use keylab_schema::{Table, Value};
+use keylab_schema::{ColumnType, Table, Value};
 
-/// Windows of the hotspot curve (the same count as the server engine's).
-const WINDOWS: u64 = keylab_server::spider::WINDOWS;
+/// What a sharded model's result takes from the Spider run it predicts, given by the caller
+/// that drives the server: so the two results read the same.
+#[derive(Debug, Clone, Copy)]
+pub struct SpiderShape {
+    /// Windows of the hotspot curve (the server engine's count).
+    pub windows: u64,
+    /// Appends a range bound as the server's SQL literal for a column of that type.
+    pub write_literal: fn(&mut String, &Value, &ColumnType),
+}
 
 /// N simulator tables behind one routing rule.
 pub struct ShardedSim {
@@ -25,20 +33,22 @@ pub struct ShardedSim {
     /// The routing as a partitioning clause, and each shard's bound, for the result.
     routing: Option<(String, Vec<Option<String>>)>,
     windows: Vec<ShardWindow>,
+    shape: SpiderShape,
 }
 
 impl ShardedSim {
-    /// `shards` model tables with `settings`.
+    /// `shards` model tables with `settings`, their result shaped as the Spider run's.
     pub fn new(
         settings: SimSettings,
         autoinc_lock_mode: Option<u8>,
         shards: u32,
         sharding: Sharding,
+        shape: SpiderShape,
     ) -> Self {
         let shards = (0..shards)
             .map(|_| SimEngine::new(settings).with_autoinc_lock_mode(autoinc_lock_mode))
             .collect();
-        ShardedSim { shards, sharding, routing: None, windows: Vec::new() }
+        ShardedSim { shards, sharding, routing: None, windows: Vec::new(), shape }
     }
 
     /// The shard of every row, in stream order.
@@ -55,6 +65,7 @@ impl ShardedSim {
             }
         };
         let name = &table.columns[col].name;
+        let write_literal = self.shape.write_literal;
         match self.sharding {
             Sharding::Range => {
                 let keys: Vec<Value> = if table.auto_increment {
@@ -67,7 +78,7 @@ impl ShardedSim {
                     .iter()
                     .map(|b| {
                         let mut s = String::new();
-                        keylab_server::sql::write_literal(&mut s, b, ty);
+                        write_literal(&mut s, b, ty);
                         Some(s)
                     })
                     .collect();
@@ -126,7 +137,7 @@ impl Engine for ShardedSim {
         let route = self.route(table, &all)?;
         let n = self.shards.len();
         // The windows as the server's are cut: by rows sent.
-        let window = keylab_core::window_rows(all.len() as u64, WINDOWS, plan.batch);
+        let window = keylab_core::window_rows(all.len() as u64, self.shape.windows, plan.batch);
         self.windows = windows_of(route.iter().copied(), window, n);
         let mut per: Vec<Vec<Row>> = vec![Vec::new(); n];
         for (row, s) in all.into_iter().zip(&route) {
@@ -165,13 +176,14 @@ impl Engine for ShardedSim {
                 indexes: m.indexes,
             });
         }
+        let windows = self.shape.windows;
         Ok(ShardsResult {
             sharding: self.sharding.token().into(),
             partitioning: clause,
             shards,
             windows: self.windows.clone(),
             windows_from: format!(
-                "simulated: each row routed by the partitioning rule, counted in about {WINDOWS} \
+                "simulated: each row routed by the partitioning rule, counted in about {windows} \
                  windows of rows sent (whole statements each)"
             ),
             ..ShardsResult::default()
@@ -181,5 +193,51 @@ impl Engine for ShardedSim {
 
     fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {
         self.shards.iter_mut().try_for_each(|s| s.drop_table(table))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keylab_schema::{Column, ColumnType, RowFormat};
+
+    fn table() -> Table {
+        Table {
+            name: "t".into(),
+            columns: vec![Column::new("id", ColumnType::BigInt { unsigned: false }, false)],
+            primary_key: vec![0],
+            auto_increment: false,
+            indexes: Vec::new(),
+            row_format: RowFormat::Dynamic,
+        }
+    }
+
+    fn shape() -> SpiderShape {
+        fn literal(out: &mut String, v: &Value, _: &ColumnType) {
+            out.push_str(&format!("{v:?}"));
+        }
+        SpiderShape { windows: 20, write_literal: literal }
+    }
+
+    #[test]
+    fn every_row_goes_to_exactly_one_shard() {
+        let t = table();
+        let rows = || (0..5_000i64).map(|i| vec![Value::Int(i.wrapping_mul(7_919) % 100_003)]);
+        for sharding in [Sharding::Range, Sharding::Hash] {
+            let mut e = ShardedSim::new(SimSettings::default(), None, 3, sharding, shape());
+            e.create_table(&t).unwrap();
+            let out = e.load(&t, &LoadPlan::default(), &mut rows(), &mut |_| {}).unwrap();
+            assert_eq!(out.rows, 5_000);
+            let v = out.verification.unwrap();
+            assert_eq!((v.rows_expected, v.rows_found), (5_000, Some(5_000)));
+            let s = e.measure(&t).unwrap().shards.unwrap();
+            let per: Vec<u64> = s.shards.iter().map(|k| k.rows.unwrap()).collect();
+            assert_eq!(per.iter().sum::<u64>(), 5_000, "{}: {per:?}", sharding.token());
+            assert!(per.iter().all(|&n| n > 0), "{}: {per:?}", sharding.token());
+            // The model tables hold what was routed to them, each row once.
+            let by_table: Vec<u64> =
+                e.shards.iter_mut().map(|k| k.sim_table_mut().unwrap().primary_records()).collect();
+            assert_eq!(by_table, per, "{}", sharding.token());
+        }
     }
 }

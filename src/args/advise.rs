@@ -1,5 +1,5 @@
 //! `keylab advise`'s flags: the DDL file, the table, the candidates, rows, widths and engine.
-//! Only parsing and per-flag checks; the work is in `cmd/advise.rs`.
+//! Only parsing and per-flag checks; the work is in `cmd/advise/`.
 
 use crate::args::{choices, OutputArgs, UrlArg};
 use clap::Args;

@@ -1,5 +1,7 @@
 //! `--model` and `[engine] model`: which server the simulator models, and every report saying
-//! which one produced its figures.
+//! which one produced its figures; `list` tests a `--model` list on compare.
+
+mod list;
 
 use crate::util::{json, Dir};
 

@@ -1,29 +1,33 @@
 //! `keylab advise FILE.sql`: the user's table (read by `keylab-ddl`) under its current key
 //! and each candidate key, every other column and every secondary index kept as the user's;
 //! each candidate loaded with the same rows in its own key order, measured, and reported with
-//! the advice figures (`advise_figures.rs`) and a recommendation.
+//! the advice figures (`figures.rs`) and a recommendation.
 //!
 //! On the simulator the candidates run in parallel (`parallel::run_ordered`: one model each,
 //! as many at once as there are cores; the model is insert-only, keeping no per-row copy for deletes), and the insert working set is counted from the leaf page of every insert; on a server they run one after
 //! the other on one private instance, and the working set is `null` (the server does not say
 //! which page an insert went to). On the InnoDB model, candidates that would build the same
-//! trees are built once (`advise_share.rs`).
+//! trees are built once (`share.rs`).
 
-use super::advise_figures::{advice_phase, recommendation, WorkingSet};
-use super::advise_live::{read_live, LiveTable};
-use super::advise_rows::{plan_columns, AdviseRows, ColumnValues};
-use super::advise_share::shared_builds;
-use super::advise_sim::{choose_model, run_nbtree, run_sim};
-use super::advise_storage::{fill_factors, FillFactorTarget};
+mod figures;
+mod live;
+mod rows;
+mod share;
+mod sim;
+mod storage;
+
+use self::figures::{advice_phase, recommendation, WorkingSet};
+use self::live::{read_live, LiveTable};
+use self::rows::{plan_columns, AdviseRows, ColumnValues};
+use self::share::shared_builds;
+use self::sim::{choose_model, run_nbtree, run_sim};
+use self::storage::{fill_factors, FillFactorTarget};
+use crate::args::advise::AdviseArgs;
 use crate::args::{EngineArgs, OutputArgs, DEFAULT_ROWS};
-use crate::args_advise::AdviseArgs;
-use crate::engines::{make_engine, nbtree_settings, sim_settings};
-use crate::nbtree_engine::NbtreeEngine;
+use crate::engines::{make_engine, sim_settings};
 use crate::output::{self, Stage};
 use crate::parallel::{self, Failure};
 use crate::progress::{Bars, LoadProgress};
-use crate::sim_engine::flavour;
-use crate::sim_engine::SimEngine;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{
@@ -34,6 +38,7 @@ use keylab_ddl::DdlTable;
 use keylab_innodb_model::SimSettings;
 use keylab_keys::{Encoding, Strategy, Variant};
 use keylab_schema::{Column, ColumnType, Table};
+use keylab_sim::{flavour, nbtree_settings, NbtreeEngine, SimEngine};
 use std::collections::HashSet;
 
 /// Rows between progress reports.
@@ -66,7 +71,7 @@ pub struct Candidate {
 
 /// Runs `keylab advise`.
 pub fn run(mut args: AdviseArgs) -> Result<()> {
-    output::check_exports(&args.output)?;
+    crate::checks::check_exports(&args.output)?;
     let mut notes: Vec<String> = Vec::new();
     let (origin, source, table_name, dialect) = match (&args.url, &args.file) {
         (Some(url), _) => {
@@ -509,7 +514,7 @@ pub(super) fn load_result(plan: &LoadPlan) -> LoadResult {
 /// Every candidate on the simulator, up to the number of cores at once (one table each), in
 /// candidate order; a failed candidate does not stop the others. A candidate with
 /// `build_of[i] = Some(j)` is not built: it takes candidate `j`'s figures under its own label
-/// (`advise_share.rs` says when that is exact).
+/// (`share.rs` says when that is exact).
 fn run_candidates(
     candidates: &[Candidate],
     build_of: &[Option<usize>],
@@ -523,6 +528,8 @@ fn run_candidates(
         parallel::default_jobs(),
         built.len(),
         &bars,
+        // The same rows for every candidate; a composite key (no variant) costs as the widest.
+        |b| candidates[built[b]].variant.map_or(u64::MAX, |v| parallel::load_cost(&v, 1)),
         |b, progress| Ok(run(&candidates[built[b]], progress)),
         |b, r| {
             results[built[b]] = Some(r);

@@ -34,8 +34,9 @@ use std::collections::VecDeque;
 /// Seed of the model's choice of the next writer (the server's own order is not seeded).
 const INTERLEAVE_SEED: u64 = 0x6b65_796c_6162_5732;
 
-/// How the rows of statements running at once mix in the model (`--interleave`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+/// How the rows of statements running at once mix in the model (the binary's
+/// `--interleave`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Interleave {
     /// The next row comes from any running statement, picked at random (seeded).
     #[default]
@@ -307,5 +308,23 @@ mod tests {
         })
         .unwrap();
         assert_eq!(ids(&out), (1..=95).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn every_mix_gives_the_same_order_on_every_call() {
+        let plan = LoadPlan { method: LoadMethod::Multi, batch: 7, writers: 4, batch_max: None };
+        for mix in [Interleave::Rows, Interleave::Statements, Interleave::Serial] {
+            let run = || {
+                let mut out = Vec::new();
+                let mut it = rows(200, 7).into_iter();
+                interleave::<()>(&table(true), &plan, 2, mix, &mut it, |r| {
+                    out.push(r);
+                    Ok(())
+                })
+                .unwrap();
+                ids(&out)
+            };
+            assert_eq!(run(), run(), "{}", mix.token());
+        }
     }
 }

@@ -8,8 +8,9 @@
 //! no buffer pool, so restarts are not applicable.
 
 use keylab_core::{
-    Counters, Engine, EngineError, EngineInfo, FillFactors, IndexResult, LoadMethod, LoadOutcome,
-    LoadPlan, LoadVerification, Measurement, Op, PostgresFigures, Row, SimModel, TableSizes,
+    Counters, Engine, EngineError, EngineInfo, EngineSettings, FillFactors, IndexResult,
+    LoadMethod, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, PostgresFigures, Row,
+    SimModel, TableSizes,
 };
 use keylab_nbtree_model::{geometry::PAGE_BYTES, ModelError, NbtreeSettings, NbtreeTable};
 use keylab_schema::Table;
@@ -47,6 +48,18 @@ impl NbtreeEngine {
     /// leaf of every insert).
     pub fn nbtree_table_mut(&mut self) -> Result<&mut NbtreeTable, EngineError> {
         self.table_mut()
+    }
+}
+
+/// The nbtree model's settings for a run's `settings`: PostgreSQL's own defaults (index
+/// fillfactor 90, table fillfactor 100, 8 KiB blocks; InnoDB's page size and fill factor do
+/// not apply), and the checkpoint cadence asked for. `check_every` turns on the model's
+/// invariant checker.
+pub fn nbtree_settings(settings: &EngineSettings, check_every: Option<u64>) -> NbtreeSettings {
+    NbtreeSettings {
+        checkpoint_every_rows: settings.checkpoint_every_rows,
+        check_every,
+        ..NbtreeSettings::default()
     }
 }
 

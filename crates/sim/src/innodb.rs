@@ -1,24 +1,24 @@
 //! The simulator as a keylab [`Engine`]: rows go into a `SimTable` in stream order; figures
 //! come from its model of InnoDB, so every one of them is a prediction, never a measurement.
 //! One writer inserts the rows in stream order; several interleave their statements' rows as
-//! `sim_writers` models it (the load method and batch matter only then); timings are left `null` because the simulator's speed predicts nothing about a server's.
+//! `writers` models it (the load method and batch matter only then); timings are left `null` because the simulator's speed predicts nothing about a server's.
 //! Rows reach the model in batches of `INSERT_BATCH_ROWS` (`SimTable::insert_batch`, which
 //! prefetches the memory of the rows ahead): the same rows in the same order, so the same
 //! figures; with a buffer pool a batch also ends at each sample of the pool's curve.
 //! The load check compares the rows sent with the clustered index's record count; there is
 //! no checksum (the model keeps keys and record sizes, not values), so it is `null`.
 //! Churn applies inserts and purged deletes in order; rebuilds are sorted index builds.
-//! Online DDL gives what the modelled server's rules allow (`sim_ddl`), never a time.
+//! Online DDL gives what the modelled server's rules allow (`ddl`), never a time.
 //! Page reads and writes come from the buffer pool model and are `null` when no pool size
 //! was set (every page cached); so is the whole `buffer_pool` block, whose `est_io_s_*` come
 //! from the simulator's device model (estimates, never measurements).
 
 use keylab_core::{
     io_share_pct, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters, DdlOutcome, DdlSpec,
-    Engine, EngineError, EngineInfo, IndexResult, LoadOutcome, LoadPlan, LoadVerification,
-    Measurement, Op, PoolCurvePoint, PoolCurveSampler, Row, SimModel, TableSizes,
+    Engine, EngineError, EngineInfo, EngineSettings, IndexResult, LoadOutcome, LoadPlan,
+    LoadVerification, Measurement, Op, PoolCurvePoint, PoolCurveSampler, Row, SimModel, TableSizes,
 };
-use keylab_innodb_model::{Flavour, PageCleanerRules, SimSettings, SimTable};
+use keylab_innodb_model::{Flavour, PageCleanerRules, PageSize, SimSettings, SimTable};
 use keylab_schema::Table;
 use std::collections::BTreeMap;
 
@@ -35,7 +35,7 @@ pub struct SimEngine {
     /// `innodb_autoinc_lock_mode` of the model of parallel writers.
     autoinc_lock_mode: u8,
     /// How parallel writers' running statements mix.
-    interleave: crate::sim_writers::Interleave,
+    interleave: crate::writers::Interleave,
     table: Option<SimTable>,
     /// Notes for [`EngineInfo::settings`] (prefix indexes modelled).
     notes: Vec<String>,
@@ -61,7 +61,7 @@ impl SimEngine {
     }
 
     /// The same, mixing parallel writers' running statements as `mix` says.
-    pub fn with_interleave(mut self, mix: crate::sim_writers::Interleave) -> Self {
+    pub fn with_interleave(mut self, mix: crate::writers::Interleave) -> Self {
         self.interleave = mix;
         self
     }
@@ -216,7 +216,7 @@ impl Engine for SimEngine {
             }
             result.map_err(|(_, e)| EngineError::Rejected(e.to_string()))
         };
-        let loaded = crate::sim_writers::interleave(table, plan, mode, mix, rows, |row| {
+        let loaded = crate::writers::interleave(table, plan, mode, mix, rows, |row| {
             batch.push(row);
             flush(&mut batch, false)
         })?;
@@ -354,7 +354,7 @@ impl Engine for SimEngine {
 
     fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
         self.table()?;
-        Ok(crate::sim_ddl::outcome(self.settings.flavour, table, ddl, 0))
+        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, 0))
     }
 
     fn ddl_under_writes(
@@ -367,7 +367,7 @@ impl Engine for SimEngine {
         // The model inserts nothing during the statement: how many rows the writers get in
         // is the server's timing.
         self.table()?;
-        Ok(crate::sim_ddl::outcome(self.settings.flavour, table, ddl, writers))
+        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, writers))
     }
 
     fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {
@@ -378,13 +378,38 @@ impl Engine for SimEngine {
 }
 
 /// The InnoDB model's rules of `model`; `None` for a model of another engine (PostgreSQL's
-/// nbtree has its own engine, `nbtree_engine`).
+/// nbtree has its own engine, [`crate::NbtreeEngine`]).
 pub fn flavour(model: SimModel) -> Option<Flavour> {
     match model {
         SimModel::Mariadb1011 => Some(Flavour::MariaDb1011),
         SimModel::Mysql80 => Some(Flavour::Mysql80),
         SimModel::Postgres15 => None,
     }
+}
+
+/// A page size that is not one of InnoDB's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("page size {bytes} bytes is not an InnoDB page size; valid: 4k, 8k, 16k, 32k, 64k")]
+pub struct PageSizeError {
+    /// The size asked for.
+    pub bytes: u32,
+}
+
+/// The simulator's settings for a run's `settings` (the flavour, pool rules and checker are
+/// the caller's to set).
+pub fn sim_settings(settings: &EngineSettings) -> Result<SimSettings, PageSizeError> {
+    let page_size = PageSize::ALL
+        .into_iter()
+        .find(|p| p.bytes() == settings.page_size_bytes)
+        .ok_or(PageSizeError { bytes: settings.page_size_bytes })?;
+    Ok(SimSettings {
+        page_size,
+        fill_factor_pct: settings.fill_factor_pct,
+        merge_threshold_pct: settings.merge_threshold_pct,
+        buffer_pool_bytes: settings.buffer_pool_bytes,
+        change_buffering: settings.change_buffering,
+        ..SimSettings::default()
+    })
 }
 
 /// The model whose rules `flavour` are.

@@ -11,6 +11,7 @@ use keylab_report::Format;
 use keylab_server::load::MAX_WRITERS;
 use std::path::PathBuf;
 
+pub mod advise;
 mod values;
 
 pub(crate) use values::choices;
@@ -61,7 +62,7 @@ pub enum Command {
     /// keylab's own private server (--engine mariadb or postgres starts a throwaway instance
     /// and removes it). A PostgreSQL table runs on the nbtree model of PostgreSQL 15 where
     /// that model covers its indexes.
-    Advise(crate::args_advise::AdviseArgs),
+    Advise(advise::AdviseArgs),
 }
 
 /// How ids are generated (shared by `compare`, `run` and `keys`).
@@ -137,6 +138,31 @@ impl PageCleaner {
     }
 }
 
+/// How the simulator mixes parallel writers' running statements (`--interleave`): the
+/// flag's values for [`keylab_sim::Interleave`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Interleave {
+    /// The next row comes from any running statement, picked at random (seeded).
+    #[default]
+    Rows,
+    /// A statement that inserted its first row inserts all of them before another does;
+    /// statements that start together take their `AUTO_INCREMENT` blocks at their start.
+    Statements,
+    /// One statement at a time, taking its `AUTO_INCREMENT` values as it inserts them.
+    Serial,
+}
+
+impl Interleave {
+    /// The model's mix.
+    pub fn mix(self) -> keylab_sim::Interleave {
+        match self {
+            Interleave::Rows => keylab_sim::Interleave::Rows,
+            Interleave::Statements => keylab_sim::Interleave::Statements,
+            Interleave::Serial => keylab_sim::Interleave::Serial,
+        }
+    }
+}
+
 /// Which engine runs the experiment.
 #[derive(Debug, Clone, Args)]
 pub struct EngineArgs {
@@ -155,7 +181,7 @@ pub struct EngineArgs {
     /// taken when statements start, so out of order) or serial (one statement at a time:
     /// the highest fill). A server's leaf fill lies between rows and serial.
     #[arg(long, value_enum, default_value = "rows")]
-    pub interleave: crate::sim_writers::Interleave,
+    pub interleave: Interleave,
     /// Which MariaDB 10.11 release's page cleaner the simulator's buffer pool follows
     /// (--engine sim with --buffer-pool): 10.11.9 (and later, as the 10.11.19 the live tests
     /// run: a written page stays for the next batch, under 80 MiB a batch passes the whole

@@ -5,8 +5,8 @@
 //!
 //! Nothing here runs an engine; every figure is arithmetic on what the engine reported.
 
-use super::advise::Candidate;
-use super::advise_rows::AdviseRows;
+use super::rows::AdviseRows;
+use super::Candidate;
 use keylab_core::{PhaseResult, RunResult};
 use keylab_schema::Value;
 use serde_json::{json, Map, Value as Json};
