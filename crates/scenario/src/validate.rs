@@ -8,6 +8,12 @@
 //! sizes, and per index (`PRIMARY`, and `secondary` for every other) pages, leaf and
 //! non-leaf pages, height, fill and records per leaf. A metric either side leaves `null`, or
 //! a phase only one engine could run, is counted as missing, never treated as 0.
+//!
+//! The buffer pool check (`--pool`) is in `validate/pool.rs`, the sharded check (`--shards`)
+//! in `validate/shards.rs`.
+
+pub mod pool;
+pub mod shards;
 
 use keylab_core::RunResult;
 use serde::Serialize;

@@ -8,7 +8,7 @@
 //!   churn phases' `per_round`.
 //!
 //! Each function returns the charts it can draw; a chart without data is left out, never
-//! drawn empty. Drawing is `chart.rs`; the table-row charts are in `html.rs`.
+//! drawn empty. Drawing is `chart.rs` (the parent module); the table-row charts are in `html.rs`.
 
 use crate::chart::{grouped_bar_chart, line_chart, Line, Scale};
 use crate::labels::cell;
