@@ -1,7 +1,9 @@
 //! The figures several phase kinds share: [`Figure`] (absent, `null` or a value), the counter
 //! deltas ([`CounterFigures`]), the buffer pool deltas ([`PoolFigures`]), the table's shape
 //! ([`ShapeFigures`], written with `_before`/`_after` after each name in a phase) and one
-//! point of a series ([`SeriesPoint`]: a load sample, a churn round).
+//! point of a series ([`SeriesPoint`]: a load sample, a churn round); and how figure maps
+//! whose keys are built from data (`cell_{dimension}`, `{statement}_ms`) and shapes with a
+//! suffix are written flat among a phase's figures.
 //!
 //! Not for: the phases themselves (`result/phases.rs`), or computing any figure (the scenario
 //! runner fills them from the engine's measurements).
@@ -235,5 +237,74 @@ pub(super) mod shape_after {
     }
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ShapeFigures, D::Error> {
         unsuffixed(d, "_after")
+    }
+}
+
+/// Keys of a figure map with a fixed affix (`cell_` before, `_ms` after), and the (de)serialisers
+/// of such a map as flat figures.
+fn affixed<S: Serializer, V: Serialize>(
+    map: &BTreeMap<String, V>,
+    name: impl Fn(&str) -> String,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_map(map.iter().map(|(k, v)| (name(k), v)))
+}
+
+fn unaffixed<'de, D: Deserializer<'de>, V: serde::de::DeserializeOwned>(
+    d: D,
+    strip: impl Fn(&str) -> Option<&str>,
+) -> Result<BTreeMap<String, V>, D::Error> {
+    let all: BTreeMap<String, Json> = BTreeMap::deserialize(d)?;
+    all.into_iter()
+        .filter_map(|(k, v)| Some((strip(&k)?.to_string(), v)))
+        .map(|(k, v)| serde_json::from_value(v).map(|v| (k, v)).map_err(serde::de::Error::custom))
+        .collect()
+}
+
+/// A settings phase's cell as `cell_{dimension}` figures.
+pub(super) mod cell_keys {
+    use super::*;
+    pub(crate) fn serialize<S: Serializer>(
+        m: &BTreeMap<String, String>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        affixed(m, |k| format!("cell_{k}"), s)
+    }
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<String, String>, D::Error> {
+        unaffixed(d, |k| k.strip_prefix("cell_"))
+    }
+}
+
+/// A ddl phase's statement times as `{statement}_ms` figures.
+pub(super) mod statement_ms {
+    use super::*;
+    pub(crate) fn serialize<S: Serializer>(
+        m: &BTreeMap<String, Option<f64>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        affixed(m, |k| format!("{k}_ms"), s)
+    }
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<String, Option<f64>>, D::Error> {
+        unaffixed(d, |k| k.strip_suffix("_ms").filter(|s| !s.ends_with("_writers_stall")))
+    }
+}
+
+/// A ddl phase's writers' stalls as `{statement}_writers_stall_ms` figures.
+pub(super) mod writers_stall_ms {
+    use super::*;
+    pub(crate) fn serialize<S: Serializer>(
+        m: &BTreeMap<String, Option<f64>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        affixed(m, |k| format!("{k}_writers_stall_ms"), s)
+    }
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<String, Option<f64>>, D::Error> {
+        unaffixed(d, |k| k.strip_suffix("_writers_stall_ms"))
     }
 }

@@ -17,7 +17,7 @@
 //! Not for: computing any figure (the scenario runner writes phases; `keylab advise` its
 //! `advice` phase) or rendering them (`keylab-report`).
 
-use super::phase_figures::{shape_after, shape_before};
+use super::phase_figures::{cell_keys, shape_after, shape_before, statement_ms, writers_stall_ms};
 pub use super::phase_figures::{CounterFigures, Figure, PoolFigures, SeriesPoint, ShapeFigures};
 use crate::{DdlAction, DdlAlgorithm, DdlLock, LatencyMs};
 use serde::de::Error as _;
@@ -523,72 +523,6 @@ figures! {
         pub index_bytes: BTreeMap<String, Option<u64>>,
         /// Insert working set, pages per index, by index name.
         pub insert_working_set_pages: BTreeMap<String, Option<u64>>,
-    }
-}
-
-/// Keys of a figure map with a fixed affix (`cell_` before, `_ms` after), and the (de)serialisers
-/// of such a map as flat figures.
-fn affixed<S: Serializer, V: Serialize>(
-    map: &BTreeMap<String, V>,
-    name: impl Fn(&str) -> String,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    s.collect_map(map.iter().map(|(k, v)| (name(k), v)))
-}
-
-fn unaffixed<'de, D: Deserializer<'de>, V: serde::de::DeserializeOwned>(
-    d: D,
-    strip: impl Fn(&str) -> Option<&str>,
-) -> Result<BTreeMap<String, V>, D::Error> {
-    let all: BTreeMap<String, Json> = BTreeMap::deserialize(d)?;
-    all.into_iter()
-        .filter_map(|(k, v)| Some((strip(&k)?.to_string(), v)))
-        .map(|(k, v)| serde_json::from_value(v).map(|v| (k, v)).map_err(D::Error::custom))
-        .collect()
-}
-
-mod cell_keys {
-    use super::*;
-    pub(super) fn serialize<S: Serializer>(
-        m: &BTreeMap<String, String>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        affixed(m, |k| format!("cell_{k}"), s)
-    }
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<BTreeMap<String, String>, D::Error> {
-        unaffixed(d, |k| k.strip_prefix("cell_"))
-    }
-}
-
-mod statement_ms {
-    use super::*;
-    pub(super) fn serialize<S: Serializer>(
-        m: &BTreeMap<String, Option<f64>>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        affixed(m, |k| format!("{k}_ms"), s)
-    }
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<BTreeMap<String, Option<f64>>, D::Error> {
-        unaffixed(d, |k| k.strip_suffix("_ms").filter(|s| !s.ends_with("_writers_stall")))
-    }
-}
-
-mod writers_stall_ms {
-    use super::*;
-    pub(super) fn serialize<S: Serializer>(
-        m: &BTreeMap<String, Option<f64>>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        affixed(m, |k| format!("{k}_writers_stall_ms"), s)
-    }
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<BTreeMap<String, Option<f64>>, D::Error> {
-        unaffixed(d, |k| k.strip_suffix("_writers_stall_ms"))
     }
 }
 
