@@ -34,9 +34,12 @@ pub use phase::{
 };
 pub use pool_curve::{PoolCurvePoint, PoolCurveSampler, MAX_POINTS as POOL_CURVE_MAX_POINTS};
 pub use result::{
-    hit_ratio, io_share_pct, misses_per_op, per_1k_rows, BufferPoolResult, ChangeBufferResult,
-    Counters, EngineInfo, IndexResult, LatencyMs, LoadResult, LoadVerification, PhaseResult,
-    PostgresFigures, QueryResult, Report, RunResult, TableSizes, REPORT_SCHEMA_VERSION,
+    hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase, BufferPoolResult,
+    ChangeBufferResult, ChurnPhase, CounterFigures, Counters, DdlPhase, DdlStep, EngineInfo,
+    Figure, IndexResult, LatencyMs, LoadPhase, LoadResult, LoadVerification, PhaseKind,
+    PhaseResult, PhaseStatus, PoolFigures, PostgresFigures, QueriesPhase, QueryResult,
+    RebuildPhase, Report, RestartPhase, RunResult, SeriesPoint, SettingsPhase, ShapeFigures,
+    TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, NoProgress, Progress};
 pub use shard::{

@@ -2,11 +2,19 @@
 //! these types. A figure an engine cannot give is `None` (JSON `null`), never a guess.
 //!
 //! This file holds the types and their JSON shape; the figures derived from them (intervals,
-//! ratios, rates) are in `result/derived.rs`.
+//! ratios, rates) are in `result/derived.rs`, the typed phases in `result/phases.rs` (their
+//! shared figure groups in `result/phase_figures.rs`).
 
 mod derived;
+mod phase_figures;
+mod phases;
 
 pub use self::derived::{hit_ratio, io_share_pct, misses_per_op, per_1k_rows};
+pub use self::phases::{
+    AdvicePhase, ChurnPhase, CounterFigures, DdlPhase, DdlStep, Figure, LoadPhase, PhaseKind,
+    PhaseResult, PhaseStatus, PoolFigures, QueriesPhase, RebuildPhase, RestartPhase, SeriesPoint,
+    SettingsPhase, ShapeFigures,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -351,16 +359,6 @@ pub struct IndexResult {
     /// nbtree only: deleted pages safe to recycle (in the free space map after VACUUM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recyclable_pages: Option<u64>,
-}
-
-/// One phase's figures (churn, rebuild, queries, ddl), free-form per kind.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PhaseResult {
-    /// Phase kind.
-    pub kind: String,
-    /// Phase figures.
-    #[serde(flatten)]
-    pub figures: BTreeMap<String, serde_json::Value>,
 }
 
 /// One timed query.

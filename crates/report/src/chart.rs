@@ -7,6 +7,12 @@
 //! on the inputs: coordinates are printed with one decimal, no ids or timestamps. Styling is
 //! by CSS class (`bar`, `s0`..`s9` fills, `l0`..`l9` lines, `na`, `axis`, `grid`), set by the page's stylesheet. A value of
 //! `None` draws `n/a`, never a zero-length bar.
+//!
+//! This file only draws: which charts a report gets, from which figures, is picked in
+//! `chart/data.rs` (phase lists, load dimensions) and `chart/pool.rs` (buffer pool curves).
+
+pub(crate) mod data;
+pub(crate) mod pool;
 
 use crate::text::escape_html as esc;
 use std::fmt::Write;

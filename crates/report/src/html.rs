@@ -6,12 +6,12 @@
 //! merges, per-round lines), query times and phase figures.
 //!
 //! All report text is escaped. Charts of table rows read the same table model as the other
-//! formats; the fill histograms and the charts of phase lists (`chart_data.rs`) read the
+//! formats; the fill histograms and the charts of phase lists (`chart/data.rs`) read the
 //! report. A chart with no data is left out. Like the terminal, a report of many runs gets
 //! one table per group of at most [`MAX_COLUMNS`](crate::MAX_COLUMNS) runs.
 
+use crate::chart::data as chart_data;
 use crate::chart::{bar_chart, fill_histogram, grouped_bar_chart};
-use crate::chart_data;
 use crate::settings::{settings_view, SettingsView};
 use crate::table::{MetricRow, MetricTable, Ratio};
 use crate::text::{decimal, escape_html as esc, group_thousands, human_bytes};
@@ -265,7 +265,7 @@ fn charts(report: &Report, model: &MetricTable) -> String {
     });
     sections.push(Section {
         heading: "Buffer pool during the load".into(),
-        charts: crate::chart_pool::pool_curves(report, labels),
+        charts: crate::chart::pool::pool_curves(report, labels),
     });
 
     let mut load = Vec::new();
@@ -289,7 +289,7 @@ fn charts(report: &Report, model: &MetricTable) -> String {
     sections.push(Section { heading: "Churn".into(), charts: chart_data::churn(report, labels) });
     sections.push(Section {
         heading: "Shards".into(),
-        charts: crate::shard_rows::charts(report, labels),
+        charts: crate::rows::shards::charts(report, labels),
     });
 
     let mut queries = Vec::new();

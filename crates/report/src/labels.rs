@@ -10,27 +10,19 @@
 //! This module only names runs; it does not decide column order or what a cell means.
 
 use crate::text::group_thousands;
-use keylab_core::RunResult;
+use keylab_core::{PhaseResult, RunResult};
 
 /// The matrix cell of a run: `(dimension, value)` from its `settings` phase, in the order
 /// [`DIM_ORDER`] gives (unknown dimensions after, by name).
 pub(crate) fn cell(run: &RunResult) -> Vec<(String, String)> {
-    let Some(settings) = run.phases.iter().find(|p| p.kind == "settings") else {
+    let Some(settings) = run.phases.iter().find_map(|p| match p {
+        PhaseResult::Settings(s) => Some(s),
+        _ => None,
+    }) else {
         return Vec::new();
     };
-    let mut dims: Vec<(String, String)> = settings
-        .figures
-        .iter()
-        .filter_map(|(k, v)| {
-            let dim = k.strip_prefix("cell_")?;
-            let value = match v {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Null => return None,
-                other => other.to_string(),
-            };
-            Some((dim.to_string(), value))
-        })
-        .collect();
+    let mut dims: Vec<(String, String)> =
+        settings.cell.iter().map(|(d, v)| (d.clone(), v.clone())).collect();
     dims.sort_by_key(|(d, _)| {
         (DIM_ORDER.iter().position(|o| o == d).unwrap_or(usize::MAX), d.clone())
     });

@@ -12,9 +12,13 @@
 //!   Column labels come from each run's matrix cell (`labels.rs`); phase figures become
 //!   sections of readable rows and notes (`phases.rs`), lists summarised, never dumped.
 //!   Reports of more than [`MAX_COLUMNS`] runs are drawn as several tables of the same rows.
-//! - [`reading`] (`reading.rs`) computes a few plain-language sentences from the figures.
-//! - `chart.rs` draws the HTML report's charts as inline SVG; `chart_data.rs` picks the
-//!   charts of phase lists (growth samples, churn rounds) and of load dimensions.
+//! - [`reading`] (`reading.rs`, its topics in `reading/`) computes a few plain-language
+//!   sentences from the figures.
+//! - `chart.rs` draws the HTML report's charts as inline SVG; `chart/data.rs` picks the
+//!   charts of phase lists (growth samples, churn rounds) and of load dimensions,
+//!   `chart/pool.rs` the buffer pool curves.
+//! - `rows/` holds the table sections of the contract's extensions (buffer pool, PostgreSQL,
+//!   shards).
 //!
 //! What it does not do: run engines, compute statistics from samples, or decide what a run
 //! measures. A figure an engine cannot give is `None` in the report and is rendered as `null`
@@ -22,8 +26,6 @@
 #![deny(missing_docs)]
 
 mod chart;
-mod chart_data;
-mod chart_pool;
 mod csv_export;
 mod format;
 mod html;
@@ -31,18 +33,9 @@ mod json;
 mod labels;
 mod markdown;
 mod phases;
-mod pool_rows;
-mod postgres_rows;
 mod reading;
-mod reading_e5;
-mod reading_engines;
-mod reading_keys;
-mod reading_load;
-mod reading_phases;
-mod reading_pool;
-mod reading_settings;
+mod rows;
 mod settings;
-mod shard_rows;
 mod table;
 mod terminal;
 mod text;

@@ -3,7 +3,8 @@
 //! phase did, its counters, then each shape figure before and after) with readable labels
 //! and units taken from the figure's name (`_bytes`, `_pct`, `_ms`, `_s`).
 //!
-//! Phases are free-form per kind, so this module reads whatever figures a run carries:
+//! Every figure a phase carries gets a row, by the name the JSON gives it
+//! ([`keylab_core::PhaseResult::figures`]), and the notes are read from the typed phase:
 //! - a list (`samples`, `per_round`, `steps`, `first_batch_ms`) becomes a short summary
 //!   ([`Value::List`]: `10 samples`, `20 points`); the HTML
 //!   report charts the lists themselves, CSV leaves them out;
@@ -19,7 +20,7 @@
 //! those are not repeated either. This module does not chart anything.
 
 use crate::table::{Better, Builder, Value};
-use keylab_core::RunResult;
+use keylab_core::{Figure, PhaseKind, PhaseResult, RunResult};
 use serde_json::Value as Json;
 
 /// Figures that are notes, not rows.
@@ -38,9 +39,38 @@ const LOAD_REPEATS: [&str; 9] = [
     "other_batch_p50_ms",
 ];
 
-/// Phase kinds that change the table (a later one makes a load's "after" differ from the
-/// run's end state).
-const CHANGES_TABLE: [&str; 4] = ["load", "churn", "rebuild", "ddl"];
+/// Whether a phase kind changes the table (a later one makes a load's "after" differ from
+/// the run's end state).
+fn changes_table(kind: PhaseKind) -> bool {
+    matches!(kind, PhaseKind::Load | PhaseKind::Churn | PhaseKind::Rebuild | PhaseKind::Ddl)
+}
+
+/// The text notes a phase carries: why it did not run (or why settings were not applied),
+/// what the engine refused, and the settings a server did not apply.
+struct PhaseNotes {
+    reason: Option<String>,
+    not_applicable: Option<String>,
+    engine_not_applied: Option<String>,
+}
+
+fn phase_notes(p: &PhaseResult) -> PhaseNotes {
+    let text = |f: &Figure<String>| f.get().cloned();
+    let (reason, not_applicable) = match p {
+        PhaseResult::Settings(s) => (text(&s.reason), text(&s.not_applicable)),
+        PhaseResult::Load(l) => (text(&l.reason), None),
+        PhaseResult::Churn(c) => (text(&c.reason), None),
+        PhaseResult::Rebuild(r) => (text(&r.reason), None),
+        PhaseResult::Restart(r) => (text(&r.reason), None),
+        PhaseResult::Queries(q) => (text(&q.reason), text(&q.not_applicable)),
+        PhaseResult::Ddl(d) => (text(&d.reason), text(&d.not_applicable)),
+        PhaseResult::Advice(_) | PhaseResult::Other { .. } => (None, None),
+    };
+    let engine_not_applied = match p {
+        PhaseResult::Settings(s) => s.engine_not_applied.get().map(|v| v.join(", ")),
+        _ => None,
+    };
+    PhaseNotes { reason, not_applicable, engine_not_applied }
+}
 
 /// Counter and buffer pool figures (deltas over a phase).
 const COUNTERS: &[&str] = &[
@@ -135,37 +165,38 @@ const ORDER: &[&str] = &[
 
 /// Adds every phase section of `runs` to `b`; `labels` name the runs in notes.
 pub(crate) fn add_phase_sections(b: &mut Builder, runs: &[RunResult], labels: &[String]) {
-    let mut slots: Vec<(usize, String)> = Vec::new();
+    let mut slots: Vec<(usize, PhaseKind, String)> = Vec::new();
     for r in runs {
         for (i, p) in r.phases.iter().enumerate() {
-            if !slots.iter().any(|(j, k)| *j == i && *k == p.kind) {
-                slots.push((i, p.kind.clone()));
+            if !slots.iter().any(|(j, _, k)| *j == i && k == p.kind_name()) {
+                slots.push((i, p.kind(), p.kind_name().to_string()));
             }
         }
     }
-    slots.sort_by_key(|(i, _)| *i);
+    slots.sort_by_key(|(i, _, _)| *i);
     // Scenario runs start with the synthesised `settings` phase; number the others as the
     // scenario file lists them.
-    let offset =
-        usize::from(runs.iter().all(|r| r.phases.first().is_some_and(|p| p.kind == "settings")));
-    let first_load = slots.iter().find(|(_, k)| k == "load").map(|(i, _)| *i);
+    let offset = usize::from(
+        runs.iter().all(|r| matches!(r.phases.first(), Some(PhaseResult::Settings(_)))),
+    );
+    let first_load = slots.iter().find(|(_, k, _)| *k == PhaseKind::Load).map(|(i, _, _)| *i);
     // Position of the last phase that changes the table, over all runs.
-    let last_change =
-        slots.iter().filter(|(_, k)| CHANGES_TABLE.contains(&k.as_str())).map(|(i, _)| *i).max();
-    for (index, kind) in &slots {
-        let phase = |r: &RunResult| r.phases.get(*index).filter(|p| p.kind == *kind).cloned();
-        let title = if kind == "settings" {
+    let last_change = slots.iter().filter(|(_, k, _)| changes_table(*k)).map(|(i, _, _)| *i).max();
+    for (index, kind, name) in &slots {
+        let title = if *kind == PhaseKind::Settings {
             "Settings".to_string()
         } else {
-            format!("{}. {}", index + 1 - offset, kind_title(kind))
+            format!("{}. {}", index + 1 - offset, kind_title(name))
         };
         b.section(&title);
-        let key_prefix = format!("phase{}.{kind}", index + 1);
+        let key_prefix = format!("phase{}.{name}", index + 1);
 
-        let applicable = |r: &RunResult| {
-            phase(r).is_some_and(|p| {
-                p.figures.get("status").and_then(Json::as_str) != Some("not_applicable")
-            })
+        let applicable =
+            |r: &RunResult| phase_at(r, *index, name).is_some_and(PhaseResult::applicable);
+        // A run's figures of the phase, by name, where it ran (the table shows every figure
+        // a phase carries, as the JSON names it).
+        let figures_of = |r: &RunResult| {
+            phase_at(r, *index, name).filter(|p| p.applicable()).map(PhaseResult::figures)
         };
         // Notes: n/a with reasons, and text the phase carries.
         let mut notes: Vec<(String, Vec<usize>)> = Vec::new();
@@ -174,28 +205,26 @@ pub(crate) fn add_phase_sections(b: &mut Builder, runs: &[RunResult], labels: &[
             None => notes.push((text, vec![run])),
         };
         for (i, r) in runs.iter().enumerate() {
-            let Some(p) = phase(r) else { continue };
-            let text = |k: &str| {
-                p.figures.get(k).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-            };
+            let Some(p) = phase_at(r, *index, name) else { continue };
+            let notes = phase_notes(p);
             if !applicable(r) {
                 note(
-                    format!("n/a: {}", text("reason").unwrap_or_else(|| "no reason given".into())),
+                    format!("n/a: {}", notes.reason.unwrap_or_else(|| "no reason given".into())),
                     i,
                 );
                 continue;
             }
-            match (text("reason"), text("not_applicable")) {
+            match (notes.reason, notes.not_applicable) {
                 (Some(reason), Some(what)) => note(format!("{reason}: {what}"), i),
                 (Some(reason), None) => note(reason, i),
                 (None, Some(what)) => note(format!("not run: {what}"), i),
                 (None, None) => {}
             }
-            if let Some(v) = p.figures.get("engine_not_applied").filter(|v| !v.is_null()) {
-                note(format!("not applied by the engine: {}", compact(v)), i);
+            if let Some(list) = notes.engine_not_applied {
+                note(format!("not applied by the engine: {list}"), i);
             }
         }
-        let present = runs.iter().filter(|r| phase(r).is_some()).count();
+        let present = runs.iter().filter(|r| phase_at(r, *index, name).is_some()).count();
         for (text, who) in notes {
             if who.len() == present {
                 b.note(&text);
@@ -207,15 +236,15 @@ pub(crate) fn add_phase_sections(b: &mut Builder, runs: &[RunResult], labels: &[
 
         // Rows, from the runs that ran the phase.
         let mut figures: Vec<String> = Vec::new();
-        for r in runs.iter().filter(|r| applicable(r)) {
-            for (k, v) in &phase(r).expect("applicable").figures {
+        for run_figures in runs.iter().filter_map(figures_of) {
+            for (k, v) in &run_figures {
                 if NOTE_FIGURES.contains(&k.as_str()) {
                     continue;
                 }
                 if Some(*index) == first_load && LOAD_REPEATS.contains(&k.as_str()) {
                     continue;
                 }
-                let end_state = kind == "load" && Some(*index) == last_change;
+                let end_state = *kind == PhaseKind::Load && Some(*index) == last_change;
                 if end_state && (COUNTERS.contains(&k.as_str()) || k.ends_with("_after")) {
                     continue;
                 }
@@ -234,18 +263,22 @@ pub(crate) fn add_phase_sections(b: &mut Builder, runs: &[RunResult], labels: &[
         for figure in figures {
             let (label, better) = label(&figure);
             b.row(&format!("{key_prefix}.{figure}"), &label, better, |r| {
-                if !applicable(r) {
+                let Some(f) = figures_of(r) else {
                     return Value::Null;
-                }
-                let p = phase(r).expect("applicable");
+                };
                 let v = match figure.split_once('.') {
-                    Some((head, field)) => p.figures.get(head).and_then(|o| o.get(field)),
-                    None => p.figures.get(&figure),
+                    Some((head, field)) => f.get(head).and_then(|o| o.get(field)),
+                    None => f.get(&figure),
                 };
                 v.map_or(Value::Null, |v| value(&figure, v))
             });
         }
     }
+}
+
+/// A run's phase at `index` when it is of the kind named `name`.
+fn phase_at<'a>(r: &'a RunResult, index: usize, name: &str) -> Option<&'a PhaseResult> {
+    r.phases.get(index).filter(|p| p.kind_name() == name)
 }
 
 fn kind_title(kind: &str) -> String {
@@ -420,19 +453,6 @@ fn summary(figure: &str, items: &[Json]) -> String {
                 }
             }
         }
-    }
-}
-
-/// A JSON value as one line of text (strings unquoted).
-fn compact(v: &Json) -> String {
-    match v {
-        Json::String(s) => s.clone(),
-        Json::Object(o) => {
-            let parts: Vec<String> = o.iter().map(|(k, v)| format!("{k} {}", compact(v))).collect();
-            parts.join(", ")
-        }
-        Json::Array(a) => a.iter().map(compact).collect::<Vec<_>>().join(", "),
-        other => other.to_string(),
     }
 }
 

@@ -10,9 +10,20 @@
 //!
 //! This file gathers the sentences in order and holds what they share (a run with its
 //! label, key order and length, the id index, the page size); the page comparison is in
-//! `reading/pages.rs`, load and query timings in `reading/timings.rs`.
+//! `reading/pages.rs`, load and query timings in `reading/timings.rs`; the other topics
+//! each have a file in `reading/`: `engines.rs` (across models and engines), `phases.rs` (churn
+//! and rebuild), `settings.rs` (what a matrix setting did), `keys.rs` (the v1 byte swap),
+//! `e5.rs` (E5's published table), `pool.rs` (buffer pool curves) and `load.rs` (first-batch
+//! wait, writers against cores).
 
+mod e5;
+mod engines;
+mod keys;
+mod load;
 mod pages;
+mod phases;
+mod pool;
+mod settings;
 mod timings;
 
 use self::pages::{compare_group, describe_single, placement_groups};
@@ -99,18 +110,18 @@ pub fn reading(report: &Report) -> Vec<String> {
         }
         out.extend(sentences);
     }
-    out.extend(crate::reading_engines::cross_engine(&report.runs, &models));
+    out.extend(self::engines::cross_engine(&report.runs, &models));
     let pairs: Vec<_> = runs.iter().map(|r| (r.run, r.label)).collect();
-    out.extend(crate::reading_phases::phase_sentences(&pairs));
-    out.extend(crate::reading_settings::setting_effects(&report.runs));
-    out.extend(crate::reading_settings::published_comparison(&report.scenario, &report.runs));
+    out.extend(self::phases::phase_sentences(&pairs));
+    out.extend(self::settings::setting_effects(&report.runs));
+    out.extend(self::settings::published_comparison(&report.scenario, &report.runs));
     let key_pages = |r: &RunResult| key_index(r).and_then(|i| i.size_pages.or(i.leaf_pages));
-    out.extend(crate::reading_keys::v1_swap(&report.runs, key_pages));
-    out.extend(crate::reading_e5::published_comparison(&report.scenario, &report.runs));
-    out.extend(crate::reading_pool::curve_turns(&pairs, key_index, page_size(report, None)));
-    out.extend(crate::shard_rows::reading(report, &labels));
+    out.extend(self::keys::v1_swap(&report.runs, key_pages));
+    out.extend(self::e5::published_comparison(&report.scenario, &report.runs));
+    out.extend(self::pool::curve_turns(&pairs, key_index, page_size(report, None)));
+    out.extend(crate::rows::shards::reading(report, &labels));
     out.extend(throughput(&runs));
-    out.extend(crate::reading_load::writers_over_cores(report));
+    out.extend(self::load::writers_over_cores(report));
     out.extend(queries(&runs));
     out.extend(not_reported(report, &runs));
     out

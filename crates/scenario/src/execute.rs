@@ -36,10 +36,10 @@ use crate::churn::LiveKeys;
 use crate::plan::{PhasePlan, RunPlan};
 use crate::rows::TableRows;
 use keylab_core::{
-    Counters, Engine, EngineError, LoadResult, Measurement, PhaseResult, Progress, RunResult,
+    Counters, Engine, EngineError, Figure, LoadResult, Measurement, PhaseKind, PhaseResult,
+    PhaseStatus, Progress, QueriesPhase, RestartPhase, RunResult, SettingsPhase,
 };
-use serde_json::{Map, Value as Json};
-use std::collections::BTreeMap;
+use serde_json::Value as Json;
 
 /// Runs `run` on `engine` under `seed`: creates the table, runs every phase, measures and
 /// drops the table (also when a phase fails, so a failed run leaves nothing behind).
@@ -105,12 +105,13 @@ fn run_phases(
                 rebuild_phase(engine, run, &mut st, *fill_factor_pct)?
             }
             PhasePlan::Restart => match engine.restart() {
-                Ok(()) => {
-                    let mut f = Map::new();
-                    f.insert("status".into(), "ok".into());
-                    self::phase("restart", f)
+                Ok(()) => PhaseResult::Restart(RestartPhase {
+                    status: Figure::Value(PhaseStatus::Ok),
+                    ..RestartPhase::default()
+                }),
+                Err(EngineError::Unsupported(reason)) => {
+                    PhaseResult::not_applicable(PhaseKind::Restart, &reason)
                 }
-                Err(EngineError::Unsupported(reason)) => not_applicable("restart", &reason),
                 Err(e) => return Err(e),
             },
             PhasePlan::Queries { runs, queries: list } => {
@@ -128,9 +129,16 @@ fn run_phases(
                         Err(e) => return Err(e),
                     }
                 }
-                let mut f = Map::new();
-                f.insert("queries".into(), names.join(", ").into());
-                partial("queries", !names.is_empty(), f, &skipped)
+                if names.is_empty() {
+                    not_run(PhaseKind::Queries, &skipped)
+                } else {
+                    PhaseResult::Queries(QueriesPhase {
+                        status: Figure::Value(PhaseStatus::Ok),
+                        queries: Figure::Value(names.join(", ")),
+                        not_applicable: refused(&skipped),
+                        ..QueriesPhase::default()
+                    })
+                }
             }
             PhasePlan::Ddl { steps, concurrent_writers } => {
                 ddl_phase(engine, run, &mut st, steps, *concurrent_writers)?
@@ -183,65 +191,44 @@ fn empty_measurement() -> Measurement {
     }
 }
 
-fn phase(kind: &str, figures: Map<String, Json>) -> PhaseResult {
-    PhaseResult { kind: kind.to_string(), figures: figures.into_iter().collect::<BTreeMap<_, _>>() }
+/// A phase of several statements none of which the engine ran: not applicable, with the
+/// first refusal's reason.
+fn not_run(kind: PhaseKind, skipped: &[(String, String)]) -> PhaseResult {
+    let reason = skipped.first().map_or("nothing to run", |s| s.1.as_str());
+    PhaseResult::not_applicable(kind, reason)
 }
 
-/// A phase the engine cannot run, with its reason.
-pub(crate) fn not_applicable(kind: &str, reason: &str) -> PhaseResult {
-    let mut f = Map::new();
-    f.insert("status".into(), "not_applicable".into());
-    f.insert("reason".into(), reason.into());
-    phase(kind, f)
-}
-
-/// A phase of several statements: `ok` with the figures of what ran (and, as text, what the
-/// engine refused), or not applicable when it ran none.
-fn partial(
-    kind: &str,
-    ran: bool,
-    mut f: Map<String, Json>,
-    skipped: &[(String, String)],
-) -> PhaseResult {
-    if !ran {
-        let reason = skipped.first().map_or("nothing to run", |s| s.1.as_str());
-        return not_applicable(kind, reason);
+/// The statements of a phase the engine refused, as text (absent when it ran them all).
+fn refused(skipped: &[(String, String)]) -> Figure<String> {
+    if skipped.is_empty() {
+        return Figure::Absent;
     }
-    f.insert("status".into(), "ok".into());
-    if !skipped.is_empty() {
-        let list: Vec<String> =
-            skipped.iter().map(|(what, why)| format!("{what}: {why}")).collect();
-        f.insert("not_applicable".into(), list.join("; ").into());
-    }
-    phase(kind, f)
+    let list: Vec<String> = skipped.iter().map(|(what, why)| format!("{what}: {why}")).collect();
+    Figure::Value(list.join("; "))
 }
 
 fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
     let info = engine.info();
     let s = &run.settings;
-    let mut f = Map::new();
-    f.insert("status".into(), "ok".into());
-    for (k, v) in &run.cell {
-        f.insert(format!("cell_{k}"), v.clone().into());
-    }
+    let mut f = SettingsPhase {
+        status: Figure::Value(PhaseStatus::Ok),
+        cell: run.cell.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        ..SettingsPhase::default()
+    };
     // PostgreSQL engines report their fixed `block_size` (8 KiB); the plan's page size is
     // InnoDB's setting and does not apply to them.
     let page_size = info.settings.get("block_size").and_then(Json::as_u64);
-    f.insert("page_size_bytes".into(), page_size.unwrap_or(s.page_size_bytes.into()).into());
-    f.insert("buffer_pool_bytes".into(), s.buffer_pool_bytes.into());
-    f.insert("fill_factor_pct".into(), s.fill_factor_pct.into());
-    f.insert("merge_threshold_pct".into(), s.merge_threshold_pct.into());
-    f.insert("change_buffering".into(), s.change_buffering.into());
-    if let Some(on) = s.performance_schema {
-        f.insert("performance_schema".into(), on.into());
-    }
-    if let Some(mode) = s.autoinc_lock_mode {
-        f.insert("autoinc_lock_mode".into(), mode.into());
-    }
+    f.page_size_bytes = Figure::Value(page_size.unwrap_or(s.page_size_bytes.into()));
+    f.buffer_pool_bytes = Figure::of(s.buffer_pool_bytes);
+    f.fill_factor_pct = Figure::of(Some(s.fill_factor_pct.into()));
+    f.merge_threshold_pct = Figure::of(Some(s.merge_threshold_pct.into()));
+    f.change_buffering = Figure::of(s.change_buffering);
+    f.performance_schema = Figure::present(s.performance_schema);
+    f.autoinc_lock_mode = Figure::present(s.autoinc_lock_mode.map(u64::from));
     if let Some(n) = s.shards {
-        f.insert("shards".into(), n.into());
+        f.shards = Figure::Value(n.into());
         let rule = s.sharding.unwrap_or(keylab_core::Sharding::Range);
-        f.insert("sharding".into(), rule.token().into());
+        f.sharding = Figure::Value(rule.token().to_string());
     }
     let missing: Vec<String> = run
         .requested
@@ -269,19 +256,15 @@ fn settings_phase(engine: &dyn Engine, run: &RunPlan) -> PhaseResult {
         })
         .collect();
     if !missing.is_empty() {
-        f.insert("not_applicable".into(), missing.join("; ").into());
-        f.insert(
-            "reason".into(),
-            format!(
-                "the {} engine does not apply these settings; figures that depend on them are \
-                 not modelled",
-                info.kind
-            )
-            .into(),
-        );
+        f.not_applicable = Figure::Value(missing.join("; "));
+        f.reason = Figure::Value(format!(
+            "the {} engine does not apply these settings; figures that depend on them are not \
+             modelled",
+            info.kind
+        ));
     }
     if let Some(diffs) = info.settings.get("not_applied") {
-        f.insert("engine_not_applied".into(), diffs.clone());
+        f.engine_not_applied = Figure::of(serde_json::from_value(diffs.clone()).ok());
     }
-    phase("settings", f)
+    PhaseResult::Settings(f)
 }

@@ -125,8 +125,6 @@ mod rows;
 mod spec;
 mod table;
 pub mod validate;
-pub mod validate_pool;
-pub mod validate_shards;
 
 pub use builtin::{
     builtin, builtin_names, load, validate_scenario, validate_shards_scenario, Builtin, BUILTINS,

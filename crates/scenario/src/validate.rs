@@ -8,8 +8,14 @@
 //! sizes, and per index (`PRIMARY`, and `secondary` for every other) pages, leaf and
 //! non-leaf pages, height, fill and records per leaf. A metric either side leaves `null`, or
 //! a phase only one engine could run, is counted as missing, never treated as 0.
+//!
+//! The buffer pool check (`--pool`) is in `validate/pool.rs`, the sharded check (`--shards`)
+//! in `validate/shards.rs`.
 
-use keylab_core::RunResult;
+pub mod pool;
+pub mod shards;
+
+use keylab_core::{CounterFigures, Figure, PhaseResult, PhaseStatus, RunResult, ShapeFigures};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -57,28 +63,35 @@ pub struct Validation {
     pub details: Vec<MetricError>,
 }
 
-/// Figures of a load, churn or rebuild phase that are compared.
-const PHASE_FIGURES: [&str; 11] = [
-    "page_splits",
-    "merge_attempts",
-    "merges",
-    "page_reorgs",
-    "page_discards",
-    "data_length_after",
-    "index_length_after",
-    "primary_size_pages_after",
-    "primary_leaf_pages_after",
-    "primary_fill_pct_after",
-    "size_pages_all_indexes_after",
-];
+/// Figures of a load, churn or rebuild phase that are compared: its counter deltas and the
+/// shape after it, by the names the JSON gives them.
+fn phase_figures(c: &CounterFigures, a: &ShapeFigures) -> [(&'static str, Option<f64>); 11] {
+    let n = |f: &Figure<u64>| f.value().map(|x| x as f64);
+    [
+        ("page_splits", n(&c.page_splits)),
+        ("merge_attempts", n(&c.merge_attempts)),
+        ("merges", n(&c.merges)),
+        ("page_reorgs", n(&c.page_reorgs)),
+        ("page_discards", n(&c.page_discards)),
+        ("data_length_after", n(&a.data_length)),
+        ("index_length_after", n(&a.index_length)),
+        ("primary_size_pages_after", n(&a.primary_size_pages)),
+        ("primary_leaf_pages_after", n(&a.primary_leaf_pages)),
+        ("primary_fill_pct_after", a.primary_fill_pct.value()),
+        ("size_pages_all_indexes_after", n(&a.size_pages_all_indexes)),
+    ]
+}
 
 /// `ok` / `not_applicable` of each phase, in order.
 fn statuses(run: &RunResult) -> Vec<(String, String)> {
     run.phases
         .iter()
         .map(|p| {
-            let status = p.figures.get("status").and_then(|v| v.as_str()).unwrap_or("ok");
-            (p.kind.clone(), status.to_string())
+            let status = match p.status() {
+                Some(PhaseStatus::NotApplicable) => "not_applicable",
+                Some(PhaseStatus::Ok) | None => "ok",
+            };
+            (p.kind_name().to_string(), status.to_string())
         })
         .collect()
 }
@@ -91,18 +104,22 @@ pub fn metrics(run: &RunResult, final_state: bool) -> Vec<(String, Option<f64>)>
     let mut out = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for p in &run.phases {
-        if !matches!(p.kind.as_str(), "load" | "churn" | "rebuild") {
-            continue;
-        }
+        let (counters, after) = match p {
+            PhaseResult::Load(l) => (&l.counters, &l.after),
+            PhaseResult::Churn(c) => (&c.counters, &c.after),
+            PhaseResult::Rebuild(r) => (&r.counters, &r.after),
+            _ => continue,
+        };
+        let kind = p.kind_name();
         // `rebuild`, `rebuild2`, ... when a kind repeats.
-        let n = seen.iter().filter(|k| **k == p.kind).count();
-        seen.push(p.kind.clone());
-        let name = if n == 0 { p.kind.clone() } else { format!("{}{}", p.kind, n + 1) };
-        if p.figures.get("status").and_then(|v| v.as_str()) != Some("ok") {
+        let n = seen.iter().filter(|k| *k == kind).count();
+        seen.push(kind.to_string());
+        let name = if n == 0 { kind.to_string() } else { format!("{kind}{}", n + 1) };
+        if p.status() != Some(PhaseStatus::Ok) {
             continue;
         }
-        for fig in PHASE_FIGURES {
-            out.push((format!("{name}.{fig}"), p.figures.get(fig).and_then(|v| v.as_f64())));
+        for (fig, v) in phase_figures(counters, after) {
+            out.push((format!("{name}.{fig}"), v));
         }
     }
     if !final_state {
@@ -350,15 +367,11 @@ mod tests {
 
     #[test]
     fn the_end_state_is_compared_only_after_the_same_phases() {
-        use keylab_core::PhaseResult;
-        let phase = |kind: &str, status: &str, splits: u64| PhaseResult {
-            kind: kind.into(),
-            figures: [
-                ("status".to_string(), serde_json::Value::from(status)),
-                ("page_splits".to_string(), serde_json::Value::from(splits)),
-            ]
-            .into_iter()
-            .collect(),
+        let phase = |kind: &str, status: &str, splits: u64| -> PhaseResult {
+            serde_json::from_value(serde_json::json!({
+                "kind": kind, "status": status, "page_splits": splits,
+            }))
+            .unwrap()
         };
         let mut sim = run(500, 50, None);
         sim.phases = vec![phase("load", "ok", 400), phase("churn", "ok", 100)];

@@ -7,10 +7,8 @@
 
 use super::rows::AdviseRows;
 use super::Candidate;
-use keylab_core::{PhaseResult, RunResult};
+use keylab_core::{AdvicePhase, Figure, PhaseResult, RunResult};
 use keylab_schema::Value;
-use serde_json::{json, Map, Value as Json};
-use std::collections::BTreeMap;
 
 /// Distinct leaf pages per index (PRIMARY first) that inserts touched in the last window of
 /// `window` rows and in the window before it too: the pages a stream of inserts keeps
@@ -93,49 +91,51 @@ pub fn advice_phase(
     current: Option<(&Candidate, &RunResult)>,
     page_bytes: u64,
 ) -> PhaseResult {
-    let mut f: BTreeMap<String, Json> = BTreeMap::new();
     let key_sql: Vec<String> = c.key.iter().map(|&k| key_type_sql(c, k)).collect();
-    f.insert("key_type".into(), json!(key_sql.join(", ")));
     let ids_from = match (c.table.auto_increment, c.heap_table) {
         (true, false) => "the database (AUTO_INCREMENT)",
         (true, true) => "the database (identity)",
         (false, _) => "the application",
     };
-    f.insert("ids_from".into(), json!(ids_from));
     let total = total_bytes(run);
-    f.insert("total_bytes".into(), json!(total));
-    f.insert(
-        "bytes_per_row".into(),
-        json!(total.filter(|_| run.rows > 0).map(|t| round1(t as f64 / run.rows as f64))),
-    );
-    let mut per_index = Map::new();
-    for ix in &run.indexes {
-        per_index.insert(ix.name.clone(), json!(ix.size_pages.map(|p| p * page_bytes)));
-    }
-    f.insert("index_bytes".into(), Json::Object(per_index));
     let splits = run.counters.page_splits.filter(|_| run.rows > 0);
-    f.insert(
-        "splits_per_1000_inserts".into(),
-        json!(splits.map(|s| round1(s as f64 * 1000.0 / run.rows as f64))),
-    );
-    let mut ws_pages = Map::new();
-    for (i, ix) in run.indexes.iter().enumerate() {
-        let p = ws.pages.as_ref().and_then(|p| p.get(i).copied());
-        ws_pages.insert(ix.name.clone(), json!(p));
-    }
-    f.insert("insert_working_set_pages".into(), Json::Object(ws_pages));
-    f.insert("insert_working_set_pool_bytes".into(), json!(pool_bytes(run, ws, page_bytes)));
-    f.insert("working_set_window_rows".into(), json!(ws.window));
-    f.insert("key_entry_bytes".into(), json!(key_entry_bytes(c)));
+    let mut f = AdvicePhase {
+        key_type: Figure::Value(key_sql.join(", ")),
+        ids_from: Figure::Value(ids_from.to_string()),
+        total_bytes: Figure::of(total),
+        bytes_per_row: Figure::of(
+            total.filter(|_| run.rows > 0).map(|t| round1(t as f64 / run.rows as f64)),
+        ),
+        index_bytes: Figure::Value(
+            run.indexes
+                .iter()
+                .map(|ix| (ix.name.clone(), ix.size_pages.map(|p| p * page_bytes)))
+                .collect(),
+        ),
+        splits_per_1000_inserts: Figure::of(
+            splits.map(|s| round1(s as f64 * 1000.0 / run.rows as f64)),
+        ),
+        insert_working_set_pages: Figure::Value(
+            run.indexes
+                .iter()
+                .enumerate()
+                .map(|(i, ix)| (ix.name.clone(), ws.pages.as_ref().and_then(|p| p.get(i).copied())))
+                .collect(),
+        ),
+        insert_working_set_pool_bytes: Figure::of(pool_bytes(run, ws, page_bytes)),
+        working_set_window_rows: Figure::Value(ws.window),
+        key_entry_bytes: Figure::Value(key_entry_bytes(c).into()),
+        ..AdvicePhase::default()
+    };
     if let Some((cc, cr)) = current {
         let change = match (total, total_bytes(cr)) {
             (Some(t), Some(o)) => pct(t, o).map(round1),
             _ => None,
         };
-        f.insert("total_bytes_change_pct".into(), json!(change));
-        f.insert("secondary_entry_bytes_change".into(), json!(secondary_entry_change(c, cc)));
+        f.total_bytes_change_pct = Figure::of(change);
+        f.secondary_entry_bytes_change = Figure::Value(secondary_entry_change(c, cc));
     }
-    PhaseResult { kind: "advice".into(), figures: f }
+    PhaseResult::Advice(f)
 }
 
 fn mib(bytes: u64) -> String {

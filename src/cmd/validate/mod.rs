@@ -113,7 +113,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     out.write_all(validate::render_table(&v).as_bytes())?;
     if !pool.is_empty() {
         writeln!(out)?;
-        out.write_all(keylab_scenario::validate_pool::render(&pool).as_bytes())?;
+        out.write_all(keylab_scenario::validate::pool::render(&pool).as_bytes())?;
     }
     out.flush()?;
     Ok(())

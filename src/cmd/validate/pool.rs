@@ -22,7 +22,7 @@ use keylab_core::{
     run_variant, EngineSettings, KeySource, LoadPlan, Payload, Placement, RunResult, Workload,
 };
 use keylab_keys::{GenConfig, Variant};
-use keylab_scenario::validate_pool::{error_pct, PoolCheck, POOL_BYTES, ROWS, VARIANTS};
+use keylab_scenario::validate::pool::{error_pct, PoolCheck, POOL_BYTES, ROWS, VARIANTS};
 
 /// Runs the loads on the server described by `server` and on the simulator with `model`.
 pub fn run(server: &EngineArgs, sim: &EngineArgs) -> Result<Vec<PoolCheck>> {

@@ -1,13 +1,14 @@
 //! `keylab validate --shards N`: the sharded matrix (`builtin/validate-shards.toml`) on the
 //! simulator's N model tables and on a Spider head over N private MariaDB backends, then the
 //! usual per-metric error over the whole table, the per-shard figures and the per-window
-//! shares of the hotspot curve (`keylab_scenario::validate_shards`). Exits 1 when a held
+//! shares of the hotspot curve (`keylab_scenario::validate::shards`). Exits 1 when a held
 //! figure is out of bounds. No buffer pool check: a pool is per server.
 
 use crate::args::{EngineArgs, ValidateArgs};
 use anyhow::{anyhow, Context, Result};
 use keylab_core::SimModel;
-use keylab_scenario::{validate, validate_shards};
+use keylab_scenario::validate;
+use keylab_scenario::validate::shards as validate_shards;
 use std::io::Write;
 
 /// Runs `keylab validate --shards N [--sharding RULE]`.

@@ -4,7 +4,7 @@
 //! single run described on its own.
 //!
 //! Not for: timings, queries or figures an engine did not give (`reading/timings.rs`,
-//! `reading.rs`), or phase, setting and engine sentences (the `reading_*` files).
+//! `reading.rs`), or phase, setting and engine sentences (the other files of `reading/`).
 
 use super::Labeled;
 use crate::labels::cell;

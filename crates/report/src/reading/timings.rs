@@ -34,7 +34,7 @@ pub(super) fn throughput(runs: &[Labeled]) -> Vec<String> {
         }
     }
     let load: Vec<_> = runs.iter().map(|r| (r.run, r.label)).collect();
-    out.extend(crate::reading_load::first_batch_wait(&load));
+    out.extend(super::load::first_batch_wait(&load));
     let p99: Vec<(&Labeled, f64)> =
         runs.iter().filter_map(|r| Some((r, r.run.load.batch_latency_ms?.p99))).collect();
     if p99.len() >= 2 {

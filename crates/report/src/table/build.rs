@@ -110,10 +110,10 @@ impl MetricTable {
                 |r| per_k(r.counters.io_write_requests, r.rows),
             );
         }
-        crate::pool_rows::add_counter_extensions(&mut b, runs);
-        crate::pool_rows::add_buffer_pool_section(&mut b, runs);
-        crate::shard_rows::add_shards_section(&mut b, runs);
-        crate::postgres_rows::add_postgres_section(&mut b, runs);
+        crate::rows::pool::add_counter_extensions(&mut b, runs);
+        crate::rows::pool::add_buffer_pool_section(&mut b, runs);
+        crate::rows::shards::add_shards_section(&mut b, runs);
+        crate::rows::postgres::add_postgres_section(&mut b, runs);
 
         // DATA_FREE has no direction: free space inside the tablespace is reused by later
         // inserts, so more of it is neither good nor bad on its own.

@@ -1,51 +1,50 @@
-//! A phase's flat figures from the engine's measurements: the table's shape, counter deltas,
+//! A phase's figure groups from the engine's measurements: the table's shape, counter deltas,
 //! buffer pool deltas, one point of a series, and a query's percentiles.
 //!
 //! Not for: running anything on the engine (`execute.rs`, `execute/phase_runs.rs`), or
 //! estimating a figure the engine does not give (it stays `null`).
 
-use keylab_core::{BufferPoolResult, ChangeBufferResult, Counters, Measurement, QueryResult};
-use serde_json::{Map, Value as Json};
+use keylab_core::{
+    BufferPoolResult, ChangeBufferResult, CounterFigures, Figure, Measurement, PoolFigures,
+    QueryResult, SeriesPoint, ShapeFigures,
+};
 
-/// The table's shape as flat figures, each key with `suffix` (`_after`, `_before`):
-/// sizes, PRIMARY's pages and fill, and the pages of all indexes together.
-pub(super) fn shape(f: &mut Map<String, Json>, m: &Measurement, suffix: &str) {
+/// The table's shape: sizes, PRIMARY's pages and fill, and the pages of all indexes together.
+pub(super) fn shape(m: &Measurement) -> ShapeFigures {
     let primary = m.indexes.first();
     let all: Option<u64> =
         if m.indexes.is_empty() { None } else { m.indexes.iter().map(|i| i.size_pages).sum() };
-    let mut put = |k: &str, v: Json| {
-        f.insert(format!("{k}{suffix}"), v);
-    };
-    put("data_length", m.table.data_length.into());
-    put("index_length", m.table.index_length.into());
-    put("primary_size_pages", primary.and_then(|p| p.size_pages).into());
-    put("primary_leaf_pages", primary.and_then(|p| p.leaf_pages).into());
-    put("primary_height", primary.and_then(|p| p.height).into());
-    put("primary_fill_pct", primary.and_then(|p| p.fill_pct).into());
-    put("size_pages_all_indexes", all.into());
-}
-
-/// Counter deltas as flat figures (`page_splits`, `merges`, ...; `null` where not given).
-pub(super) fn counters(f: &mut Map<String, Json>, d: &Counters) {
-    if let Json::Object(o) = to_json(d) {
-        f.extend(o);
+    ShapeFigures {
+        data_length: Figure::of(m.table.data_length),
+        index_length: Figure::of(m.table.index_length),
+        primary_size_pages: Figure::of(primary.and_then(|p| p.size_pages)),
+        primary_leaf_pages: Figure::of(primary.and_then(|p| p.leaf_pages)),
+        primary_height: Figure::of(primary.and_then(|p| p.height).map(u64::from)),
+        primary_fill_pct: Figure::of(primary.and_then(|p| p.fill_pct)),
+        size_pages_all_indexes: Figure::of(all),
     }
 }
 
-/// One point of a series (a load sample, a churn round): counters and shape, flat.
-pub(super) fn point(before: &Measurement, m: &Measurement) -> Map<String, Json> {
-    let mut f = Map::new();
-    counters(&mut f, &m.counters.since(&before.counters));
-    pool_figures(&mut f, before, m);
-    shape(&mut f, m, "");
-    f
+/// Counter deltas between two measurements (`null` where not given).
+pub(super) fn counters(before: &Measurement, after: &Measurement) -> CounterFigures {
+    CounterFigures::from(&after.counters.since(&before.counters))
 }
 
-/// Buffer pool figures of the interval as flat phase figures (`hit_ratio`, `misses_per_op`,
-/// `evictions`, `change_buffer_*`, `est_io_s_*`); nothing when the engine gives none.
+/// One point of a series (a load sample, a churn round): deltas and the shape at the point.
+pub(super) fn point(before: &Measurement, m: &Measurement) -> SeriesPoint {
+    SeriesPoint {
+        counters: counters(before, m),
+        pool: pool_figures(before, m),
+        shape: shape(m),
+        ..SeriesPoint::default()
+    }
+}
+
+/// Buffer pool figures of the interval (`hit_ratio`, `misses_per_op`, `evictions`,
+/// `change_buffer_*`, `est_io_s_*`); all absent when the engine gives none.
 /// Before the first measurement every cumulative figure counts from zero.
-pub(super) fn pool_figures(f: &mut Map<String, Json>, before: &Measurement, after: &Measurement) {
-    let Some(a) = &after.buffer_pool else { return };
+pub(super) fn pool_figures(before: &Measurement, after: &Measurement) -> PoolFigures {
+    let Some(a) = &after.buffer_pool else { return PoolFigures::default() };
     let zero = BufferPoolResult {
         page_requests: Some(0),
         pages_read: Some(0),
@@ -64,31 +63,25 @@ pub(super) fn pool_figures(f: &mut Map<String, Json>, before: &Measurement, afte
         ..BufferPoolResult::default()
     };
     let d = a.since(before.buffer_pool.as_ref().unwrap_or(&zero));
-    f.insert("hit_ratio".into(), d.hit_ratio.into());
-    f.insert("misses_per_op".into(), d.misses_per_op.into());
-    f.insert("evictions".into(), d.evictions.into());
+    let mut f = PoolFigures {
+        hit_ratio: Figure::of(d.hit_ratio),
+        misses_per_op: Figure::of(d.misses_per_op),
+        evictions: Figure::of(d.evictions),
+        est_io_s_hdd: Figure::of(d.est_io_s_hdd),
+        est_io_s_ssd: Figure::of(d.est_io_s_ssd),
+        ..PoolFigures::default()
+    };
     if let Some(cb) = &d.change_buffer {
-        f.insert("change_buffer_buffered".into(), cb.buffered.into());
-        f.insert("change_buffer_merged".into(), cb.merged.into());
-        f.insert("change_buffer_refused".into(), cb.refused.into());
+        f.change_buffer_buffered = Figure::of(cb.buffered);
+        f.change_buffer_merged = Figure::of(cb.merged);
+        f.change_buffer_refused = Figure::of(cb.refused);
         // E4's share of page I/O and size against the cap, where the engine gives them.
-        for (name, v) in [
-            ("change_buffer_io_share_pct", cb.io_share_pct.map(Json::from)),
-            ("change_buffer_size_pages", cb.size_pages.map(Json::from)),
-            ("change_buffer_max_size_pages", cb.max_size_pages.map(Json::from)),
-            ("change_buffer_cap_pages", cb.cap_pages.map(Json::from)),
-        ] {
-            if let Some(v) = v {
-                f.insert(name.into(), v);
-            }
-        }
+        f.change_buffer_io_share_pct = Figure::present(cb.io_share_pct);
+        f.change_buffer_size_pages = Figure::present(cb.size_pages);
+        f.change_buffer_max_size_pages = Figure::present(cb.max_size_pages);
+        f.change_buffer_cap_pages = Figure::present(cb.cap_pages);
     }
-    f.insert("est_io_s_hdd".into(), d.est_io_s_hdd.into());
-    f.insert("est_io_s_ssd".into(), d.est_io_s_ssd.into());
-}
-
-pub(super) fn to_json<T: serde::Serialize>(v: &T) -> Json {
-    serde_json::to_value(v).unwrap_or(Json::Null)
+    f
 }
 
 /// A query's figures from what the engine returned: client and server percentiles, the
@@ -126,6 +119,7 @@ fn percentiles(ms: &[f64]) -> (Option<f64>, Option<f64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keylab_core::Counters;
 
     #[test]
     fn nearest_rank_percentiles() {

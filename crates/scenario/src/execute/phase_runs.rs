@@ -4,15 +4,15 @@
 //! Not for: the order of the phases, the settings phase or queries (`execute.rs`), or
 //! turning measurements into figures (`execute/figures.rs`).
 
-use super::figures::{counters, point, pool_figures, shape, to_json};
-use super::{not_applicable, partial, phase, State};
+use super::figures::{counters, point, pool_figures, shape};
+use super::{not_run, refused, State};
 use crate::churn::{ChurnRound, LiveKeys};
 use crate::plan::RunPlan;
 use crate::rows::TableRows;
 use keylab_core::{
-    ChurnStyle, Engine, EngineError, LoadPlan, LoadResult, PhaseResult, Progress, Row,
+    ChurnPhase, ChurnStyle, DdlPhase, DdlStep, Engine, EngineError, Figure, LoadPhase, LoadPlan,
+    LoadResult, PhaseKind, PhaseResult, PhaseStatus, Progress, RebuildPhase, Row, SeriesPoint,
 };
-use serde_json::{json, Map, Value as Json};
 
 /// Runs each statement of a ddl phase (under `writers` concurrent writers when not 0) and
 /// records one entry per statement, plus flat `{action}_{algorithm}_ms` figures.
@@ -26,12 +26,7 @@ pub(super) fn ddl_phase(
     let mut done = Vec::new();
     let mut skipped = Vec::new();
     for step in steps {
-        let label = format!(
-            "{} {} {}",
-            to_json(&step.action).as_str().unwrap_or("?"),
-            step.column,
-            to_json(&step.algorithm).as_str().unwrap_or("?")
-        );
+        let label = format!("{} {} {}", token(&step.action), step.column, token(&step.algorithm));
         let outcome = if writers == 0 {
             engine.ddl(run.table(), step)
         } else {
@@ -52,48 +47,66 @@ pub(super) fn ddl_phase(
             Ok(o) => {
                 st.stale = true;
                 let w = o.writers.as_ref();
-                done.push(json!({
-                    "action": step.action, "column": step.column, "after": step.after,
-                    "algorithm": step.algorithm, "lock": step.lock,
-                    "supported": o.supported, "error_code": o.error_code,
-                    "algorithm_used": o.algorithm_used, "lock_used": o.lock_used,
-                    "wall_ms": o.wall_ms, "message": o.message,
-                    "concurrent_writers": w.map(|w| w.writers),
-                    "blocks_writers": w.and_then(|w| w.blocks_writers),
-                    "writers_longest_stall_ms": w.and_then(|w| w.longest_stall_ms),
-                    "rows_inserted_during_ddl": w.and_then(|w| w.rows_inserted_during),
-                    "rows_inserted": w.and_then(|w| w.rows_inserted),
-                }));
+                done.push(DdlStep {
+                    action: Figure::Value(step.action),
+                    column: Figure::Value(step.column.clone()),
+                    after: Figure::of(step.after.clone()),
+                    algorithm: Figure::Value(step.algorithm),
+                    lock: Figure::of(step.lock),
+                    supported: Figure::Value(o.supported),
+                    error_code: Figure::of(o.error_code.map(u64::from)),
+                    algorithm_used: Figure::of(o.algorithm_used),
+                    lock_used: Figure::of(o.lock_used),
+                    wall_ms: Figure::of(o.wall_ms),
+                    message: Figure::of(o.message),
+                    concurrent_writers: Figure::of(w.map(|w| u64::from(w.writers))),
+                    blocks_writers: Figure::of(w.and_then(|w| w.blocks_writers)),
+                    writers_longest_stall_ms: Figure::of(w.and_then(|w| w.longest_stall_ms)),
+                    rows_inserted_during_ddl: Figure::of(w.and_then(|w| w.rows_inserted_during)),
+                    rows_inserted: Figure::of(w.and_then(|w| w.rows_inserted)),
+                });
             }
             Err(EngineError::Unsupported(reason)) => skipped.push((label, reason)),
             Err(e) => return Err(e),
         }
     }
-    let mut f = Map::new();
-    let ran = !done.is_empty();
+    if done.is_empty() {
+        return Ok(not_run(PhaseKind::Ddl, &skipped));
+    }
+    let mut f = DdlPhase {
+        status: Figure::Value(PhaseStatus::Ok),
+        not_applicable: refused(&skipped),
+        ..DdlPhase::default()
+    };
     if writers > 0 {
-        f.insert("concurrent_writers".into(), writers.into());
+        f.concurrent_writers = Figure::Value(writers.into());
     }
     for d in &done {
         // `add_column_instant_ms` (`add_column_copy_shared_ms` with a lock): one flat figure
         // per statement for tables, and the writers' longest stall beside it.
-        let mut key = format!(
-            "{}_{}",
-            d["action"].as_str().unwrap_or("?"),
-            d["algorithm"].as_str().unwrap_or("?")
-        );
-        if let Some(lock) = d["lock"].as_str() {
-            key = format!("{key}_{lock}");
+        let action = d.action.get().map_or_else(|| "?".to_string(), token);
+        let algorithm = d.algorithm.get().map_or_else(|| "?".to_string(), token);
+        let mut key = format!("{action}_{algorithm}");
+        if let Some(lock) = d.lock.get() {
+            key = format!("{key}_{}", token(lock));
         }
-        let ok = d["supported"] == Json::Bool(true);
-        f.insert(format!("{key}_ms"), if ok { d["wall_ms"].clone() } else { Json::Null });
+        let ok = d.supported.value() == Some(true);
+        f.statement_ms.insert(key.clone(), d.wall_ms.value().filter(|_| ok));
         if writers > 0 {
-            let stall = if ok { d["writers_longest_stall_ms"].clone() } else { Json::Null };
-            f.insert(format!("{key}_writers_stall_ms"), stall);
+            let stall = d.writers_longest_stall_ms.value().filter(|_| ok);
+            f.writers_stall_ms.insert(key, stall);
         }
     }
-    f.insert("steps".into(), done.into());
-    Ok(partial("ddl", ran, f, &skipped))
+    f.steps = Figure::Value(done);
+    Ok(PhaseResult::Ddl(f))
+}
+
+/// The JSON token of a ddl action, algorithm or lock (`add_column`, `instant`, `shared`).
+fn token<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "?".to_string(),
+    }
 }
 
 /// Rows of one load call, noting each row's key for later churn.
@@ -158,10 +171,11 @@ pub(super) fn load_phase(
             }
             if sample_every.is_some() {
                 let m = engine.measure(run.table())?;
-                let mut p = point(&before, &m);
-                p.insert("rows".into(), done.into());
-                p.insert("wall_s".into(), out.wall_s.into());
-                samples.push(Json::Object(p));
+                samples.push(SeriesPoint {
+                    rows: Figure::Value(done),
+                    wall_s: Figure::of(out.wall_s),
+                    ..point(&before, &m)
+                });
                 st.last = m;
             }
         }
@@ -189,31 +203,32 @@ pub(super) fn load_phase(
         verification,
         server_statement_ms,
     };
-    let mut f = Map::new();
-    f.insert("status".into(), "ok".into());
-    f.insert("rows".into(), rows.into());
-    f.insert("method".into(), load.method.clone().into());
-    f.insert("batch".into(), plan.batch.into());
-    if plan.varies() {
-        f.insert("batch_max".into(), plan.batch_max.into());
-    }
-    f.insert("writers".into(), plan.writers.into());
-    f.insert("wall_s".into(), wall_s.into());
-    f.insert("rows_per_s".into(), rows_per_s.into());
-    f.insert("batch_latency_ms".into(), to_json(&batch_latency_ms));
-    f.insert("first_batch_ms".into(), to_json(&load.first_batch_ms));
-    if let Some(ms) = server_statement_ms {
-        f.insert("server_statement_ms".into(), ms.into());
-    }
-    f.insert("other_batch_p50_ms".into(), to_json(&load.other_batch_p50_ms));
-    counters(&mut f, &st.last.counters.since(&before.counters));
-    pool_figures(&mut f, &before, &st.last);
-    shape(&mut f, &st.last, "_after");
-    if sample_every.is_some() {
-        f.insert("sample_every".into(), chunk.into());
-        f.insert("samples".into(), samples.into());
-    }
-    Ok((load, phase("load", f)))
+    let sampled = sample_every.is_some();
+    let f = LoadPhase {
+        status: Figure::Value(PhaseStatus::Ok),
+        rows: Figure::Value(rows),
+        method: Figure::Value(load.method.clone()),
+        batch: Figure::Value(plan.batch.into()),
+        batch_max: if plan.varies() {
+            Figure::of(plan.batch_max.map(u64::from))
+        } else {
+            Figure::Absent
+        },
+        writers: Figure::Value(plan.writers.into()),
+        wall_s: Figure::of(wall_s),
+        rows_per_s: Figure::of(rows_per_s),
+        batch_latency_ms: Figure::of(batch_latency_ms),
+        first_batch_ms: Figure::of(load.first_batch_ms.clone()),
+        server_statement_ms: Figure::present(server_statement_ms),
+        other_batch_p50_ms: Figure::of(load.other_batch_p50_ms.clone()),
+        counters: counters(&before, &st.last),
+        pool: pool_figures(&before, &st.last),
+        after: shape(&st.last),
+        sample_every: if sampled { Figure::Value(chunk) } else { Figure::Absent },
+        samples: if sampled { Figure::Value(samples) } else { Figure::Absent },
+        ..LoadPhase::default()
+    };
+    Ok((load, PhaseResult::Load(f)))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -240,10 +255,11 @@ pub(super) fn churn_phase(
             }
             if round % measure_every == 0 || round == rounds {
                 let m = engine.measure(run.table())?;
-                let mut p = point(&prev, &m);
-                p.insert("round".into(), round.into());
-                p.insert("live_rows".into(), (live.len() as u64).into());
-                per_round.push(Json::Object(p));
+                per_round.push(SeriesPoint {
+                    round: Figure::Value(round.into()),
+                    live_rows: Figure::Value(live.len() as u64),
+                    ..point(&prev, &m)
+                });
                 prev = m;
             }
         }
@@ -251,29 +267,30 @@ pub(super) fn churn_phase(
     })();
     progress.finish();
     if let Some(reason) = outcome? {
-        return Ok(not_applicable("churn", &reason));
+        return Ok(PhaseResult::not_applicable(PhaseKind::Churn, &reason));
     }
     st.last = prev;
-    let mut f = Map::new();
-    f.insert("status".into(), "ok".into());
-    f.insert("rounds".into(), rounds.into());
-    f.insert("inserts_per_round".into(), inserts.into());
-    f.insert("deletes_per_round".into(), deletes.into());
-    f.insert("measure_every".into(), measure_every.into());
-    f.insert("insert_method".into(), to_json(&style.insert));
-    f.insert("writers".into(), style.writers.into());
-    f.insert("delete_method".into(), to_json(&style.delete));
     // Concurrent writers: the server applies the inserts in an order of its own; the
     // simulator (which has no connections) in keylab's.
     let order = if style.writers > 1 { "concurrent_writers" } else { "keylab" };
-    f.insert("insert_order".into(), order.into());
-    f.insert("live_rows".into(), (st.live.as_ref().map_or(0, |l| l.len()) as u64).into());
-    counters(&mut f, &st.last.counters.since(&before.counters));
-    pool_figures(&mut f, &before, &st.last);
-    shape(&mut f, &before, "_before");
-    shape(&mut f, &st.last, "_after");
-    f.insert("per_round".into(), per_round.into());
-    Ok(phase("churn", f))
+    Ok(PhaseResult::Churn(ChurnPhase {
+        status: Figure::Value(PhaseStatus::Ok),
+        rounds: Figure::Value(rounds.into()),
+        inserts_per_round: Figure::Value(inserts),
+        deletes_per_round: Figure::Value(deletes),
+        measure_every: Figure::Value(measure_every.into()),
+        insert_method: Figure::Value(token(&style.insert)),
+        writers: Figure::Value(style.writers.into()),
+        delete_method: Figure::Value(token(&style.delete)),
+        insert_order: Figure::Value(order.to_string()),
+        live_rows: Figure::Value(st.live.as_ref().map_or(0, |l| l.len()) as u64),
+        counters: counters(&before, &st.last),
+        pool: pool_figures(&before, &st.last),
+        before: shape(&before),
+        after: shape(&st.last),
+        per_round: Figure::Value(per_round),
+        ..ChurnPhase::default()
+    }))
 }
 
 pub(super) fn rebuild_phase(
@@ -284,16 +301,19 @@ pub(super) fn rebuild_phase(
 ) -> Result<PhaseResult, EngineError> {
     match engine.rebuild(run.table(), fill_factor_pct) {
         Ok(()) => {}
-        Err(EngineError::Unsupported(reason)) => return Ok(not_applicable("rebuild", &reason)),
+        Err(EngineError::Unsupported(reason)) => {
+            return Ok(PhaseResult::not_applicable(PhaseKind::Rebuild, &reason))
+        }
         Err(e) => return Err(e),
     }
     let before = std::mem::replace(&mut st.last, engine.measure(run.table())?);
-    let mut f = Map::new();
-    f.insert("status".into(), "ok".into());
-    f.insert("fill_factor_pct".into(), fill_factor_pct.into());
-    counters(&mut f, &st.last.counters.since(&before.counters));
-    pool_figures(&mut f, &before, &st.last);
-    shape(&mut f, &before, "_before");
-    shape(&mut f, &st.last, "_after");
-    Ok(phase("rebuild", f))
+    Ok(PhaseResult::Rebuild(RebuildPhase {
+        status: Figure::Value(PhaseStatus::Ok),
+        fill_factor_pct: Figure::Value(fill_factor_pct.into()),
+        counters: counters(&before, &st.last),
+        pool: pool_figures(&before, &st.last),
+        before: shape(&before),
+        after: shape(&st.last),
+        ..RebuildPhase::default()
+    }))
 }

@@ -10,7 +10,7 @@
 
 use crate::labels::{cell, show_dim, TableNames};
 use crate::text::{decimal, times};
-use keylab_core::RunResult;
+use keylab_core::{PhaseResult, RunResult};
 
 /// One sentence per matrix coordinate whose effect the estimates show.
 pub(crate) fn setting_effects(runs: &[RunResult]) -> Vec<String> {
@@ -141,9 +141,13 @@ fn io_share(runs: &[RunResult], cells: &[Vec<(String, String)>]) -> Vec<String> 
     let get = |i: usize, dim: &str| {
         cells[i].iter().find(|(d, _)| d == dim).map(|(_, v)| v.clone()).unwrap_or_default()
     };
-    let last = |run: &RunResult, key: &str| {
-        let steps = run.phases.iter().filter(|p| p.kind != "settings" && p.kind != "load");
-        steps.filter_map(|p| p.figures.get(key)?.as_f64()).next_back()
+    let last_share = |run: &RunResult| {
+        let steps = run.phases.iter().filter_map(|p| match p {
+            PhaseResult::Churn(c) => Some(&c.pool),
+            PhaseResult::Rebuild(r) => Some(&r.pool),
+            _ => None,
+        });
+        steps.filter_map(|pool| pool.change_buffer_io_share_pct.value()).next_back()
     };
     let mut parts = Vec::new();
     let mut sizes = Vec::new();
@@ -153,7 +157,7 @@ fn io_share(runs: &[RunResult], cells: &[Vec<(String, String)>]) -> Vec<String> 
         else {
             continue;
         };
-        if let Some(share) = last(&runs[i], "change_buffer_io_share_pct") {
+        if let Some(share) = last_share(&runs[i]) {
             parts.push(format!(
                 "{} % at {size} (published {} %)",
                 decimal(share, 1),
@@ -189,11 +193,17 @@ fn io_share(runs: &[RunResult], cells: &[Vec<(String, String)>]) -> Vec<String> 
 /// the load that has them (E4's steady-state churn, as the published runs measured a loaded
 /// table), else the whole run.
 fn estimates(run: &RunResult) -> Option<(f64, f64, String)> {
-    let steps = run.phases.iter().filter(|p| p.kind != "settings").enumerate();
-    let phase = steps.filter(|(_, p)| p.kind != "load").last().and_then(|(i, p)| {
-        let get = |k: &str| p.figures.get(k)?.as_f64();
-        Some((get("est_io_s_hdd")?, get("est_io_s_ssd")?, format!("phase {} ({})", i + 1, p.kind)))
-    });
+    let steps = run.phases.iter().filter(|p| !matches!(p, PhaseResult::Settings(_))).enumerate();
+    let phase =
+        steps.filter(|(_, p)| !matches!(p, PhaseResult::Load(_))).last().and_then(|(i, p)| {
+            let pool = match p {
+                PhaseResult::Churn(c) => &c.pool,
+                PhaseResult::Rebuild(r) => &r.pool,
+                _ => return None,
+            };
+            let (hdd, ssd) = (pool.est_io_s_hdd.value()?, pool.est_io_s_ssd.value()?);
+            Some((hdd, ssd, format!("phase {} ({})", i + 1, p.kind_name())))
+        });
     phase.or_else(|| {
         let pool = run.buffer_pool.as_ref()?;
         Some((pool.est_io_s_hdd?, pool.est_io_s_ssd?, "the whole run".to_string()))

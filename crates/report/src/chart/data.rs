@@ -8,34 +8,39 @@
 //!   churn phases' `per_round`.
 //!
 //! Each function returns the charts it can draw; a chart without data is left out, never
-//! drawn empty. Drawing is `chart.rs`; the table-row charts are in `html.rs`.
+//! drawn empty. Drawing is `chart.rs` (the parent module); the table-row charts are in `html.rs`.
 
 use crate::chart::{grouped_bar_chart, line_chart, Line, Scale};
 use crate::labels::cell;
 use crate::text::{decimal, group_thousands};
-use keylab_core::{PhaseResult, Report, RunResult};
-use serde_json::Value as Json;
+use keylab_core::{
+    ChurnPhase, Figure, PhaseKind, PhaseResult, PhaseStatus, RebuildPhase, Report, RunResult,
+    SeriesPoint, ShapeFigures,
+};
 
 fn count(v: f64) -> String {
     group_thousands(v.round().max(0.0) as u64)
 }
 
-fn number(v: &Json, field: &str) -> Option<f64> {
-    v.get(field).and_then(Json::as_f64)
+/// A figure of a series point, as a number.
+type PointFigure = fn(&SeriesPoint) -> Option<f64>;
+
+fn number(f: &Figure<u64>) -> Option<f64> {
+    f.value().map(|v| v as f64)
 }
 
-/// A list-valued figure of a phase.
-fn list<'a>(p: &'a PhaseResult, figure: &str) -> &'a [Json] {
-    p.figures.get(figure).and_then(Json::as_array).map_or(&[], Vec::as_slice)
+/// A list-valued figure of a phase (empty where absent or `null`).
+fn list(points: &Figure<Vec<SeriesPoint>>) -> &[SeriesPoint] {
+    points.get().map_or(&[], Vec::as_slice)
 }
 
-/// One line per run from a list of points: `(x field, y field)` of each item, items without
-/// either skipped; lines with fewer than two points are left out.
-fn lines(runs: &[(&str, &[Json])], x: &str, y: &str) -> Vec<Line> {
+/// One line per run from a list of points: `(x, y)` of each item, items without either
+/// skipped; lines with fewer than two points are left out.
+fn lines(runs: &[(&str, &[SeriesPoint])], x: PointFigure, y: PointFigure) -> Vec<Line> {
     runs.iter()
         .map(|(name, items)| Line {
             name: name.to_string(),
-            points: items.iter().filter_map(|i| Some((number(i, x)?, number(i, y)?))).collect(),
+            points: items.iter().filter_map(|i| Some((x(i)?, y(i)?))).collect(),
         })
         .filter(|l| l.points.len() >= 2)
         .collect()
@@ -44,7 +49,7 @@ fn lines(runs: &[(&str, &[Json])], x: &str, y: &str) -> Vec<Line> {
 /// Pages and splits against rows loaded, from every load phase with samples.
 pub(crate) fn growth(report: &Report, labels: &[String]) -> Vec<String> {
     let mut charts = Vec::new();
-    let positions = phase_positions(report, "load");
+    let positions = phase_positions(report, PhaseKind::Load);
     for (nth, pos) in positions.iter().enumerate() {
         let mut placements: Vec<&str> = Vec::new();
         for r in &report.runs {
@@ -55,14 +60,14 @@ pub(crate) fn growth(report: &Report, labels: &[String]) -> Vec<String> {
         let which =
             if positions.len() > 1 { format!(" (load {})", nth + 1) } else { String::new() };
         for placement in &placements {
-            let sampled: Vec<(&str, &[Json])> = report
+            let sampled: Vec<(&str, &[SeriesPoint])> = report
                 .runs
                 .iter()
                 .zip(labels)
                 .filter(|(r, _)| r.placement == *placement)
                 .filter_map(|(r, l)| {
-                    let p = r.phases.get(*pos).filter(|p| p.kind == "load")?;
-                    Some((l.as_str(), list(p, "samples")))
+                    let Some(PhaseResult::Load(p)) = r.phases.get(*pos) else { return None };
+                    Some((l.as_str(), list(&p.samples)))
                 })
                 .filter(|(_, s)| !s.is_empty())
                 .collect();
@@ -71,16 +76,19 @@ pub(crate) fn growth(report: &Report, labels: &[String]) -> Vec<String> {
             } else {
                 String::new()
             };
-            for (figure, title, y) in [
-                ("size_pages_all_indexes", "Growth: pages allocated (all indexes)", "pages"),
-                ("page_splits", "Growth: page splits", "splits"),
+            let rows: PointFigure = |p| number(&p.rows);
+            let pages: PointFigure = |p| number(&p.shape.size_pages_all_indexes);
+            let splits: PointFigure = |p| number(&p.counters.page_splits);
+            for (figure, from_origin, title, y) in [
+                (pages, false, "Growth: pages allocated (all indexes)", "pages"),
+                (splits, true, "Growth: page splits", "splits"),
             ] {
-                let mut ls = lines(&sampled, "rows", figure);
+                let mut ls = lines(&sampled, rows, figure);
                 if ls.is_empty() {
                     continue;
                 }
                 // Samples start after the first chunk; the origin starts the curve at 0 rows.
-                if figure == "page_splits" {
+                if from_origin {
                     ls.iter_mut().for_each(|l| l.points.insert(0, (0.0, 0.0)));
                 }
                 let title = format!("{title} vs rows loaded{whose}{which}");
@@ -107,11 +115,11 @@ fn placement_words(placement: &str) -> String {
 }
 
 /// Positions (0-based) where some run has a phase of `kind`, in order.
-fn phase_positions(report: &Report, kind: &str) -> Vec<usize> {
+fn phase_positions(report: &Report, kind: PhaseKind) -> Vec<usize> {
     let mut out: Vec<usize> = Vec::new();
     for r in &report.runs {
         for (i, p) in r.phases.iter().enumerate() {
-            if p.kind == kind && !out.contains(&i) {
+            if p.kind() == kind && !out.contains(&i) {
                 out.push(i);
             }
         }
@@ -231,36 +239,36 @@ fn group_by_rest(runs: &[&RunResult], dim: Dim) -> Vec<(String, Vec<RunResult>)>
 /// Churn charts: pages and splits around each churn phase, and the per-round lines.
 pub(crate) fn churn(report: &Report, labels: &[String]) -> Vec<String> {
     let mut charts = Vec::new();
-    let positions = phase_positions(report, "churn");
+    let positions = phase_positions(report, PhaseKind::Churn);
     for (nth, &pos) in positions.iter().enumerate() {
         let which =
             if positions.len() > 1 { format!(" (churn {})", nth + 1) } else { String::new() };
-        let churned: Vec<(&str, &RunResult, &PhaseResult)> = report
+        let churned: Vec<(&str, &RunResult, &ChurnPhase)> = report
             .runs
             .iter()
             .zip(labels)
             .filter_map(|(r, l)| {
-                let p = r.phases.get(pos).filter(|p| p.kind == "churn")?;
-                (p.figures.get("status").and_then(Json::as_str) == Some("ok")).then_some((
-                    l.as_str(),
-                    r,
-                    p,
-                ))
+                let Some(PhaseResult::Churn(p)) = r.phases.get(pos) else { return None };
+                (p.status.value() == Some(PhaseStatus::Ok)).then_some((l.as_str(), r, p))
             })
             .collect();
         if churned.is_empty() {
             continue;
         }
-        let fig = |p: &PhaseResult, k: &str| p.figures.get(k).and_then(Json::as_f64);
         // The rebuild right after the churn, if the scenario has one (E5's final OPTIMIZE).
-        fn rebuild_after(r: &RunResult, pos: usize) -> Option<&PhaseResult> {
-            r.phases.get(pos + 1).filter(|p| {
-                p.kind == "rebuild" && p.figures.get("status").and_then(Json::as_str) == Some("ok")
-            })
+        fn rebuild_after(r: &RunResult, pos: usize) -> Option<&RebuildPhase> {
+            match r.phases.get(pos + 1) {
+                Some(PhaseResult::Rebuild(p)) if p.status.value() == Some(PhaseStatus::Ok) => {
+                    Some(p)
+                }
+                _ => None,
+            }
         }
+        let leaf_pages: fn(&ShapeFigures) -> Option<f64> = |s| number(&s.primary_leaf_pages);
+        let all_pages: fn(&ShapeFigures) -> Option<f64> = |s| number(&s.size_pages_all_indexes);
         for (figure, title) in [
-            ("primary_leaf_pages", "PRIMARY leaf pages around churn"),
-            ("size_pages_all_indexes", "Pages (all indexes) around churn"),
+            (leaf_pages, "PRIMARY leaf pages around churn"),
+            (all_pages, "Pages (all indexes) around churn"),
         ] {
             let with_rebuild = churned.iter().any(|(_, r, _)| rebuild_after(r, pos).is_some());
             let mut series = vec!["before churn", "after churn"];
@@ -270,14 +278,9 @@ pub(crate) fn churn(report: &Report, labels: &[String]) -> Vec<String> {
             let groups: Vec<(String, Vec<Option<f64>>)> = churned
                 .iter()
                 .map(|(l, r, p)| {
-                    let mut v = vec![
-                        fig(p, &format!("{figure}_before")),
-                        fig(p, &format!("{figure}_after")),
-                    ];
+                    let mut v = vec![figure(&p.before), figure(&p.after)];
                     if with_rebuild {
-                        v.push(
-                            rebuild_after(r, pos).and_then(|q| fig(q, &format!("{figure}_after"))),
-                        );
+                        v.push(rebuild_after(r, pos).and_then(|q| figure(&q.after)));
                     }
                     (l.to_string(), v)
                 })
@@ -296,7 +299,11 @@ pub(crate) fn churn(report: &Report, labels: &[String]) -> Vec<String> {
             .map(|(l, _, p)| {
                 (
                     l.to_string(),
-                    vec![fig(p, "page_splits"), fig(p, "merge_attempts"), fig(p, "merges")],
+                    vec![
+                        number(&p.counters.page_splits),
+                        number(&p.counters.merge_attempts),
+                        number(&p.counters.merges),
+                    ],
                 )
             })
             .collect();
@@ -308,21 +315,25 @@ pub(crate) fn churn(report: &Report, labels: &[String]) -> Vec<String> {
                 &count,
             ));
         }
-        let rounds: Vec<(&str, &[Json])> =
-            churned.iter().map(|(l, _, p)| (*l, list(p, "per_round"))).collect();
+        let rounds: Vec<(&str, &[SeriesPoint])> =
+            churned.iter().map(|(l, _, p)| (*l, list(&p.per_round))).collect();
         let every = churned
             .iter()
-            .filter_map(|(_, _, p)| fig(p, "measure_every"))
+            .filter_map(|(_, _, p)| number(&p.measure_every))
             .reduce(|a, b| if a == b { a } else { f64::NAN })
             .filter(|e| e.is_finite() && *e > 1.0);
         let per =
             every.map_or("per measurement".to_string(), |e| format!("per {} rounds", count(e)));
+        let round: PointFigure = |p| number(&p.round);
+        let splits: PointFigure = |p| number(&p.counters.page_splits);
+        let merges: PointFigure = |p| number(&p.counters.merges);
+        let leaves: PointFigure = |p| number(&p.shape.primary_leaf_pages);
         for (figure, title, y) in [
-            ("page_splits", format!("Churn: page splits {per}"), "splits"),
-            ("merges", format!("Churn: merges {per}"), "merges"),
-            ("primary_leaf_pages", "Churn: PRIMARY leaf pages by round".to_string(), "pages"),
+            (splits, format!("Churn: page splits {per}"), "splits"),
+            (merges, format!("Churn: merges {per}"), "merges"),
+            (leaves, "Churn: PRIMARY leaf pages by round".to_string(), "pages"),
         ] {
-            let ls = lines(&rounds, "round", figure);
+            let ls = lines(&rounds, round, figure);
             if !ls.is_empty() {
                 charts.push(line_chart(
                     &format!("{title}{which}"),

@@ -7,7 +7,7 @@
 //! table already shows it as not applicable). Loads and timed queries are read elsewhere.
 
 use crate::text::{decimal, group_thousands, times};
-use keylab_core::{PhaseResult, RunResult};
+use keylab_core::{ChurnPhase, PhaseResult, PhaseStatus, RebuildPhase, RunResult};
 
 /// A run with its column label.
 pub(crate) type LabeledRun<'a> = (&'a RunResult, &'a str);
@@ -26,14 +26,14 @@ pub(crate) fn phase_sentences(runs: &[LabeledRun]) -> Vec<String> {
             .zip(runs)
             .map(|(run_steps, (_, label))| {
                 let p = *run_steps.get(position)?;
-                (p.kind == phase.kind && ok(p)).then_some((p, *label))
+                (p.kind_name() == phase.kind_name() && ok(p)).then_some((p, *label))
             })
             .collect();
         let Some(at) = at else { continue };
         // Numbered as the table numbers them, from 1.
-        let sentence = match phase.kind.as_str() {
-            "churn" => churn(position + 1, &at),
-            "rebuild" => rebuild(position + 1, &at),
+        let sentence = match phase {
+            PhaseResult::Churn(_) => churn(position + 1, &of_kind(&at, as_churn)),
+            PhaseResult::Rebuild(_) => rebuild(position + 1, &of_kind(&at, as_rebuild)),
             _ => None,
         };
         out.extend(sentence);
@@ -43,24 +43,42 @@ pub(crate) fn phase_sentences(runs: &[LabeledRun]) -> Vec<String> {
 
 /// The phases the table numbers as steps (settings are not a step).
 fn steps(run: &RunResult) -> Vec<&PhaseResult> {
-    run.phases.iter().filter(|p| p.kind != "settings").collect()
+    run.phases.iter().filter(|p| !matches!(p, PhaseResult::Settings(_))).collect()
 }
 
+/// A phase that ran (older results have no status).
 fn ok(p: &PhaseResult) -> bool {
-    p.figures.get("status").and_then(|s| s.as_str()).is_none_or(|s| s == "ok")
+    p.status().is_none_or(|s| s == PhaseStatus::Ok)
 }
 
-fn int(p: &PhaseResult, key: &str) -> Option<u64> {
-    p.figures.get(key)?.as_u64()
+fn as_churn(p: &PhaseResult) -> Option<&ChurnPhase> {
+    match p {
+        PhaseResult::Churn(c) => Some(c),
+        _ => None,
+    }
 }
 
-fn float(p: &PhaseResult, key: &str) -> Option<f64> {
-    p.figures.get(key)?.as_f64()
+fn as_rebuild(p: &PhaseResult) -> Option<&RebuildPhase> {
+    match p {
+        PhaseResult::Rebuild(r) => Some(r),
+        _ => None,
+    }
+}
+
+/// The phases of one kind with their labels (all of `at` are of that kind).
+fn of_kind<'a, T>(
+    at: &[(&'a PhaseResult, &'a str)],
+    typed: fn(&'a PhaseResult) -> Option<&'a T>,
+) -> Vec<(&'a T, &'a str)> {
+    at.iter().filter_map(|(p, l)| Some((typed(p)?, *l))).collect()
 }
 
 /// The runs with a figure, fewest first.
-fn ranked<'a>(at: &[(&'a PhaseResult, &'a str)], key: &str) -> Vec<(u64, &'a str)> {
-    let mut v: Vec<(u64, &str)> = at.iter().filter_map(|(p, l)| Some((int(p, key)?, *l))).collect();
+fn ranked<'a, T>(
+    at: &[(&'a T, &'a str)],
+    figure: impl Fn(&T) -> Option<u64>,
+) -> Vec<(u64, &'a str)> {
+    let mut v: Vec<(u64, &str)> = at.iter().filter_map(|(p, l)| Some((figure(p)?, *l))).collect();
     v.sort_by_key(|(n, _)| *n);
     v
 }
@@ -82,9 +100,9 @@ fn range(v: &[(u64, &str)]) -> Option<String> {
     ))
 }
 
-fn churn(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
-    let p = at[0].0;
-    let shape = match (int(p, "rounds"), int(p, "inserts_per_round"), int(p, "deletes_per_round")) {
+fn churn(number: usize, at: &[(&ChurnPhase, &str)]) -> Option<String> {
+    let p = at.first()?.0;
+    let shape = match (p.rounds.value(), p.inserts_per_round.value(), p.deletes_per_round.value()) {
         (Some(r), Some(i), Some(d)) => format!(
             ", {} rounds of {} inserts and {} deletes",
             group_thousands(r),
@@ -96,10 +114,10 @@ fn churn(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
     let lead = format!("During phase {number} (churn{shape})");
     if at.len() == 1 {
         let mut parts = Vec::new();
-        if let Some(s) = int(p, "page_splits") {
+        if let Some(s) = p.counters.page_splits.value() {
             parts.push(format!("{} page splits", group_thousands(s)));
         }
-        if let (Some(a), Some(m)) = (int(p, "merge_attempts"), int(p, "merges")) {
+        if let (Some(a), Some(m)) = (p.counters.merge_attempts.value(), p.counters.merges.value()) {
             parts.push(format!(
                 "{} merge attempts of which {} succeeded",
                 group_thousands(a),
@@ -107,7 +125,7 @@ fn churn(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
             ));
         }
         if let (Some(b), Some(a)) =
-            (int(p, "primary_leaf_pages_before"), int(p, "primary_leaf_pages_after"))
+            (p.before.primary_leaf_pages.value(), p.after.primary_leaf_pages.value())
         {
             parts.push(format!(
                 "PRIMARY went from {} to {} leaf pages",
@@ -117,9 +135,9 @@ fn churn(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
         }
         return (!parts.is_empty()).then(|| format!("{lead}: {}.", parts.join("; ")));
     }
-    let splits = ranked(at, "page_splits");
+    let splits = ranked(at, |p| p.counters.page_splits.value());
     let mut parts = vec![format!("page splits ranged {}", range(&splits)?)];
-    if let Some(r) = range(&ranked(at, "merges")) {
+    if let Some(r) = range(&ranked(at, |p| p.counters.merges.value())) {
         parts.push(format!("successful merges {r}"));
     }
     let mut sentence = format!("{lead}, {}.", parts.join("; "));
@@ -127,7 +145,7 @@ fn churn(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
     let (fewest, most) = (splits.first()?, splits.last()?);
     let start = |label: &str| {
         let p = at.iter().find(|(_, l)| *l == label)?.0;
-        Some((int(p, "primary_leaf_pages_before")?, float(p, "primary_fill_pct_before")?))
+        Some((p.before.primary_leaf_pages.value()?, p.before.primary_fill_pct.value()?))
     };
     if let (Some(calm), Some(busy)) = (start(fewest.1), start(most.1)) {
         if fewest.0 < most.0 && calm.1 < busy.1 {
@@ -147,13 +165,13 @@ fn churn(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
     Some(sentence)
 }
 
-fn rebuild(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
-    let p = at[0].0;
+fn rebuild(number: usize, at: &[(&RebuildPhase, &str)]) -> Option<String> {
+    let p = at.first()?.0;
     if at.len() == 1 {
-        let (b, a) = (int(p, "primary_leaf_pages_before")?, int(p, "primary_leaf_pages_after")?);
+        let (b, a) = (p.before.primary_leaf_pages.value()?, p.after.primary_leaf_pages.value()?);
         let ff =
-            int(p, "fill_factor_pct").map(|f| format!(" at fill factor {f}")).unwrap_or_default();
-        let fill = match (float(p, "primary_fill_pct_before"), float(p, "primary_fill_pct_after")) {
+            p.fill_factor_pct.value().map(|f| format!(" at fill factor {f}")).unwrap_or_default();
+        let fill = match (p.before.primary_fill_pct.value(), p.after.primary_fill_pct.value()) {
             (Some(fb), Some(fa)) => {
                 format!(" (leaf fill {}% to {}%)", decimal(fb, 1), decimal(fa, 1))
             }
@@ -165,10 +183,10 @@ fn rebuild(number: usize, at: &[(&PhaseResult, &str)]) -> Option<String> {
             group_thousands(a)
         ));
     }
-    let after = ranked(at, "primary_leaf_pages_after");
+    let after = ranked(at, |p| p.after.primary_leaf_pages.value());
     let r = range(&after)?;
     let fills: Vec<(f64, &str)> =
-        at.iter().filter_map(|(p, l)| Some((float(p, "primary_fill_pct_after")?, *l))).collect();
+        at.iter().filter_map(|(p, l)| Some((p.after.primary_fill_pct.value()?, *l))).collect();
     let fill = match (
         fills.iter().max_by(|a, b| a.0.total_cmp(&b.0)),
         fills.iter().min_by(|a, b| a.0.total_cmp(&b.0)),

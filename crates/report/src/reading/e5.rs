@@ -5,7 +5,7 @@
 
 use crate::labels::cell;
 use crate::text::group_thousands;
-use keylab_core::{PhaseResult, RunResult};
+use keylab_core::{CounterFigures, Figure, PhaseResult, PhaseStatus, RunResult};
 
 /// (fill factor %, splits, merge attempts, merges, PRIMARY pages after the rebuild).
 type Published = (u8, u64, Option<u64>, Option<u64>, u64);
@@ -39,22 +39,34 @@ pub(crate) fn published_comparison(scenario: &str, runs: &[RunResult]) -> Vec<St
         }) else {
             continue;
         };
-        let phases: Vec<&PhaseResult> = run.phases.iter().filter(|p| ok(p)).collect();
-        let churn = phases.iter().find(|p| p.kind == "churn");
-        let rebuild = phases.iter().find(|p| p.kind == "rebuild");
-        let load = phases.iter().find(|p| p.kind == "load");
-        let get =
-            |p: Option<&&PhaseResult>, key: &str| p.and_then(|p| p.figures.get(key)?.as_u64());
-        if get(load, "rows") != Some(1_000_000) || get(churn, "inserts_per_round") != Some(10_000) {
+        let phases = || run.phases.iter().filter(|p| ok(p));
+        let churn = phases().find_map(|p| match p {
+            PhaseResult::Churn(c) => Some(c),
+            _ => None,
+        });
+        let rebuild = phases().find_map(|p| match p {
+            PhaseResult::Rebuild(r) => Some(r),
+            _ => None,
+        });
+        let load = phases().find_map(|p| match p {
+            PhaseResult::Load(l) => Some(l),
+            _ => None,
+        });
+        let rows = load.and_then(|l| l.rows.value());
+        if rows != Some(1_000_000)
+            || churn.and_then(|c| c.inserts_per_round.value()) != Some(10_000)
+        {
             continue;
         }
+        let counter =
+            |f: fn(&CounterFigures) -> &Figure<u64>| churn.and_then(|c| f(&c.counters).value());
         let parts = [
-            ("page splits", get(churn, "page_splits"), Some(splits)),
-            ("merge attempts", get(churn, "merge_attempts"), attempts),
-            ("merges", get(churn, "merges"), merges),
+            ("page splits", counter(|c| &c.page_splits), Some(splits)),
+            ("merge attempts", counter(|c| &c.merge_attempts), attempts),
+            ("merges", counter(|c| &c.merges), merges),
             (
                 "PRIMARY pages after the rebuild",
-                get(rebuild, "primary_leaf_pages_after"),
+                rebuild.and_then(|r| r.after.primary_leaf_pages.value()),
                 Some(pages),
             ),
         ];
@@ -73,8 +85,9 @@ pub(crate) fn published_comparison(scenario: &str, runs: &[RunResult]) -> Vec<St
     lines
 }
 
+/// A phase that ran (older results have no status).
 fn ok(p: &PhaseResult) -> bool {
-    p.figures.get("status").and_then(|s| s.as_str()).is_none_or(|s| s == "ok")
+    p.status().is_none_or(|s| s == PhaseStatus::Ok)
 }
 
 /// "what keylab N vs published M (+x.x %)", with "n/a" for a figure that is missing.
@@ -94,15 +107,16 @@ mod tests {
     use super::*;
 
     fn phase(kind: &str, figures: serde_json::Value) -> PhaseResult {
-        let serde_json::Value::Object(figures) = figures else { panic!() };
-        PhaseResult { kind: kind.into(), figures: figures.into_iter().collect() }
+        let serde_json::Value::Object(mut figures) = figures else { panic!() };
+        figures.insert("kind".into(), kind.into());
+        serde_json::from_value(serde_json::Value::Object(figures)).unwrap()
     }
 
     #[test]
     fn keylab_figures_stand_beside_the_authors() {
         let mut run = crate::test_run(serde_json::json!({}));
         run.phases = vec![
-            phase("settings", serde_json::json!({"cell_fill_factor": 75})),
+            phase("settings", serde_json::json!({"cell_fill_factor": "75"})),
             phase("load", serde_json::json!({"status": "ok", "rows": 1_000_000})),
             phase(
                 "rebuild",

@@ -66,11 +66,10 @@ impl ShardValidation {
     }
 }
 
-/// `(sim - server) / server x 100` (`validate_pool::error_pct`), and 0 when both are 0: a
+/// `(sim - server) / server x 100` (`validate::pool::error_pct`), and 0 when both are 0: a
 /// shard holding nothing on both sides is equal.
 fn error_pct(sim: Option<u64>, server: Option<u64>) -> Option<f64> {
-    crate::validate_pool::error_pct(sim, server)
-        .or_else(|| (sim? == 0 && server? == 0).then_some(0.0))
+    super::pool::error_pct(sim, server).or_else(|| (sim? == 0 && server? == 0).then_some(0.0))
 }
 
 /// The figures compared per shard, with their bound.

@@ -50,7 +50,7 @@ mod tests {
     #[test]
     fn one_line_per_run_with_a_curve() {
         let mut report: Report =
-            serde_json::from_str(include_str!("../tests/fixtures/sim_pool_curve.json")).unwrap();
+            serde_json::from_str(include_str!("../../tests/fixtures/sim_pool_curve.json")).unwrap();
         let labels = vec!["uuid4:text".to_string(), "uuid7:text".to_string()];
         let charts = pool_curves(&report, &labels);
         assert_eq!(charts.len(), 2, "reads and writes");
