@@ -10,8 +10,9 @@ use anyhow::Result;
 use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, Sharding, SimModel};
 use keylab_innodb_model::{PageSize, PoolSettings, SimSettings};
 use keylab_pg_server::{PgEngine, PgSettings};
-use keylab_server::url::PASSWORD_ENV;
-use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl, SpiderEngine};
+use keylab_server::{MariaDbEngine, ServerSettings, SpiderEngine};
+use keylab_server_common::url::PASSWORD_ENV;
+use keylab_server_common::{ServerError, ServerUrl};
 
 /// The engine `args` name, configured with `settings`. `check_every` turns on the
 /// simulator's invariant checker.

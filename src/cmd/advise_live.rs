@@ -8,8 +8,8 @@ use crate::args::UrlArg;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_ddl::SourceDialect;
-use keylab_server::user_table::UserTable;
-use keylab_server::{ServerError, ServerUrl};
+use keylab_server_common::UserTable;
+use keylab_server_common::{ServerError, ServerUrl};
 
 /// What was read from a server.
 pub struct LiveTable {
@@ -63,7 +63,7 @@ fn no_table_is_usage<'a>(
 }
 
 fn read_mysql(url: &UrlArg, table: &str) -> Result<LiveTable> {
-    let env = std::env::var(keylab_server::url::PASSWORD_ENV).ok();
+    let env = std::env::var(keylab_server_common::url::PASSWORD_ENV).ok();
     let parsed = ServerUrl::parse_with_env_password(url.expose(), env.as_deref())
         .map_err(|e| UsageError(format!("--url {url}: {e}")))?;
     let (schema, name) = match table.split_once('.') {
@@ -88,7 +88,7 @@ fn read_mysql(url: &UrlArg, table: &str) -> Result<LiveTable> {
 
 fn read_postgres(url: &UrlArg, table: &str) -> Result<LiveTable> {
     // KEYLAB_PASSWORD, else libpq's PGPASSWORD: both keep it out of `ps`.
-    let env = std::env::var(keylab_server::url::PASSWORD_ENV)
+    let env = std::env::var(keylab_server_common::url::PASSWORD_ENV)
         .ok()
         .or_else(|| std::env::var("PGPASSWORD").ok());
     let parsed = ServerUrl::parse_postgres_with_env_password(url.expose(), env.as_deref())

@@ -231,7 +231,7 @@ fn running_under(tmp: &Path) -> Vec<u32> {
     std::fs::read_dir(tmp)
         .unwrap()
         .filter_map(|e| e.ok())
-        .flat_map(|e| keylab_server::private::process::processes_naming(&e.path()))
+        .flat_map(|e| keylab_server_common::process::processes_naming(&e.path()))
         .collect()
 }
 

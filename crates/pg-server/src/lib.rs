@@ -3,7 +3,7 @@
 //! - [`engine`]: [`PgEngine`], the `keylab_core::Engine` on a private instance or a user's
 //!   server (`--url postgres://...`), working only inside a schema of its own.
 //! - [`instance`]: throwaway private clusters (`initdb` + `postgres`), stopped and removed
-//!   on drop, on signals and after a kill through `keylab-server`'s registry and sweep.
+//!   on drop, on signals and after a kill through `keylab-server-common`'s registry and sweep.
 //! - [`load`]: the row pipeline to N writer connections (row, multi, prepared,
 //!   prepared-uncached, load-data = `COPY FROM STDIN`).
 //! - [`metrics`]: nbtree shape from `pageinspect`/`pgstattuple`, sizes, buffer figures, and

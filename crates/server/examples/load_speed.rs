@@ -68,7 +68,7 @@ fn client(socket: &Path, pid: u32, rows: u64, args: &[&str], input: Option<&Path
 }
 
 fn main() {
-    keylab_server::install_signal_cleanup().unwrap();
+    keylab_server_common::install_signal_cleanup().unwrap();
     let args: Vec<String> = std::env::args().collect();
     let rows: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
     let variant = args.get(2).cloned().unwrap_or_else(|| "ulid".into());
@@ -147,7 +147,7 @@ fn main() {
         let count: Option<u64> =
             engine.new_connection().unwrap().query_first("SELECT COUNT(*) FROM t_speed").unwrap();
         assert_eq!(count, Some(rows), "rows on the server");
-        let lat = load::latency_ms(&out.times.batch_latency_us).unwrap();
+        let lat = keylab_server_common::latency_ms(&out.times.batch_latency_us).unwrap();
         let first = &out.times.first_batch_ms;
         println!(
             "{:<9} batch {:>7} writers {}: {}  batch p50 {:>8.2} p99 {:>8.2} max {:>8.2} ms  \

@@ -7,7 +7,7 @@ use keylab_keys::GenConfig;
 use keylab_server::{MariaDbEngine, ServerSettings};
 
 fn main() {
-    keylab_server::install_signal_cleanup().unwrap();
+    keylab_server_common::install_signal_cleanup().unwrap();
     let args: Vec<String> = std::env::args().collect();
     let variant = args.get(1).map_or("uuid4:text", String::as_str);
     let rows = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(100_000);

@@ -42,7 +42,7 @@ fn sysbench_rows_per_s(socket: &str, threads: u32, seconds: u32) -> f64 {
 }
 
 fn main() {
-    keylab_server::install_signal_cleanup().unwrap();
+    keylab_server_common::install_signal_cleanup().unwrap();
     let args: Vec<String> = std::env::args().collect();
     let rows: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
     let seconds: u32 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(20);

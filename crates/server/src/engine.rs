@@ -35,16 +35,17 @@ mod restart;
 mod stmt_time;
 mod tables;
 
-use crate::error::{sql_err, ServerError};
+use crate::client::sql_err;
 use crate::metrics::{self, CounterSnapshot};
 pub use crate::owner::OWNER_TABLE;
 use crate::private::{Flavour, PrivateServer};
-use crate::url::{valid_identifier, ServerUrl};
 use keylab_core::{
     ChurnStyle, DdlOutcome, DdlSpec, Engine, EngineError, EngineInfo, EngineKind, LoadOutcome,
     LoadPlan, Measurement, Op, QueryOutcome, QuerySpec, Row,
 };
 use keylab_schema::{Dialect, Table};
+use keylab_server_common::url::{valid_identifier, ServerUrl};
+use keylab_server_common::ServerError;
 use mysql::Conn;
 use open::work_opts;
 use serde_json::Value as Json;
@@ -53,16 +54,6 @@ use std::time::Duration;
 
 /// How long a server may take to accept a connection.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-
-impl From<ServerError> for EngineError {
-    fn from(e: ServerError) -> Self {
-        match e {
-            ServerError::Refused(m) | ServerError::BadUrl(m) => EngineError::Rejected(m),
-            ServerError::Unsupported(m) => EngineError::Unsupported(m),
-            other => EngineError::Failed(other.to_string()),
-        }
-    }
-}
 
 /// Where the connections go.
 enum Target {

@@ -17,17 +17,16 @@
 //! the server before a batch needs more than it holds, as the ORM would: the round trips
 //! are paid and timed; the ids sent are keylab's, handed out in the same blocks.
 //!
-//! This module does not create tables or read metrics; statement latencies are kept in
-//! `timing`.
+//! This module does not create tables or read metrics; statement latencies are kept, and
+//! what a load measured is described, by keylab-server-common's `load` (shared with the
+//! PostgreSQL engine).
 
-mod timing;
-
-pub use timing::{end_of_load, latency_ms, BatchTimes, LoadTimes};
-
-use crate::error::{sql_err, ServerError};
+use crate::client::sql_err;
 use crate::sql;
 use keylab_core::{LoadMethod, LoadPlan, Row, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS};
 use keylab_schema::Table;
+use keylab_server_common::load::{check_writers, end_of_load, BatchTimes};
+use keylab_server_common::{LoadStats, ServerError};
 use mysql::prelude::Queryable;
 use mysql::{Conn, LocalInfileHandler};
 use std::io::Write;
@@ -42,45 +41,9 @@ const MAX_PLACEHOLDERS: usize = 65_535;
 /// batch needs, so a whole load can be one streamed statement without buffering it.
 const LOAD_DATA_CHUNK_ROWS: usize = 1000;
 
-/// What a load measured, on every server engine (MariaDB/MySQL here, PostgreSQL in
-/// `keylab-pg-server`).
-#[derive(Debug, Clone)]
-pub struct LoadStats {
-    /// Rows sent.
-    pub rows: u64,
-    /// Wall time from the first batch sent to the last one finished, seconds.
-    pub wall_s: f64,
-    /// Every writer's statement times.
-    pub times: LoadTimes,
-    /// The client half of the load's checksum: the sum (mod 2^64) of each sent row's hash,
-    /// by the engine's own rule (here `sql::row_crc32`; PostgreSQL: the first 32 bits of md5).
-    pub client_checksum: u64,
-}
-
-impl LoadStats {
-    /// This load followed by `next` on the same table (a load cut at a checkpoint mark):
-    /// rows, time, latencies and checksums add up; each writer's first batch is this load's.
-    pub fn followed_by(mut self, next: LoadStats) -> LoadStats {
-        self.rows += next.rows;
-        self.wall_s += next.wall_s;
-        // Both histograms have the same bounds, so adding cannot fail.
-        let _ = self.times.batch_latency_us.add(&next.times.batch_latency_us);
-        if self.times.first_batch_ms.is_empty() {
-            self.times.first_batch_ms = next.times.first_batch_ms;
-            self.times.other_batch_p50_ms = next.times.other_batch_p50_ms;
-        }
-        self.client_checksum = self.client_checksum.wrapping_add(next.client_checksum);
-        self
-    }
-}
-
-/// The most writer connections a load may open; a private instance allows this many and a
-/// few more (`max_connections`), so any accepted `--writers` can connect.
-pub const MAX_WRITERS: u32 = 256;
-
 /// Refuses a load plan no server can run on `table`, before anything starts: a prepared
 /// INSERT needing more placeholders than the client protocol carries, or more writers than
-/// [`MAX_WRITERS`].
+/// [`keylab_server_common::MAX_WRITERS`].
 pub fn check_plan(table: &Table, plan: &LoadPlan) -> Result<(), String> {
     let cols = sql::sent_columns(table).len();
     // With varying shapes (`batch_max`) the largest statement decides.
@@ -95,14 +58,6 @@ pub fn check_plan(table: &Table, plan: &LoadPlan) -> Result<(), String> {
         ));
     }
     check_writers(plan)
-}
-
-/// Refuses more writers than [`MAX_WRITERS`] (every server engine's limit).
-pub fn check_writers(plan: &LoadPlan) -> Result<(), String> {
-    if plan.writers > MAX_WRITERS {
-        return Err(format!("{} writers asked for; at most {MAX_WRITERS}", plan.writers));
-    }
-    Ok(())
 }
 
 /// The statements one writer runs to take a block of `block` ids from the server.

@@ -2,14 +2,16 @@
 //! lists the tables keylab created, and the check that refuses a database holding anything
 //! else. The engine drops only listed tables; the one drop made here is of a table this
 //! process created and was still working on when a signal interrupted it
-//! ([`drop_interrupted_tables`]), so a Ctrl-C leaves no half-loaded table behind.
+//! ([`drop_interrupted_tables`], which the signal handler of keylab-server-common runs), so a
+//! Ctrl-C leaves no half-loaded table behind.
 
-use crate::error::{sql_err, ServerError};
+use crate::client::sql_err;
 use crate::sql::quote_ident;
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
+use std::sync::{Mutex, Once};
 use std::time::Duration;
 
 /// The table marking a database as keylab's, and listing the tables keylab created in it.
@@ -155,7 +157,8 @@ fn in_flight() -> std::sync::MutexGuard<'static, BTreeMap<(String, String, Strin
 }
 
 /// Remembers that this process created `db`.`table` at `where_` (reached with `opts`) and
-/// that `connections` work on it, until [`forget_table`].
+/// that `connections` work on it, until [`forget_table`]. The first call hands
+/// [`drop_interrupted_tables`] to the signal handler.
 pub(crate) fn track_table(
     opts: mysql::Opts,
     where_: &str,
@@ -163,6 +166,8 @@ pub(crate) fn track_table(
     table: &str,
     connections: Vec<u32>,
 ) {
+    static HOOKED: Once = Once::new();
+    HOOKED.call_once(|| keylab_server_common::on_interrupt(drop_interrupted_tables));
     let key = (where_.to_string(), db.to_string(), table.to_string());
     in_flight().insert(key, InFlight { opts, where_: where_.to_string(), connections });
 }
@@ -174,7 +179,7 @@ pub(crate) fn forget_table(where_: &str, db: &str, table: &str) {
 
 /// Drops every table this process created on a user's server and has not dropped (after
 /// stopping the statements still working on it) and takes it off `keylab_owner`; returns a
-/// line per table saying what happened. Called by the signal handler.
+/// line per table saying what happened. Called by the signal handler (an interrupt hook).
 pub fn drop_interrupted_tables() -> Vec<String> {
     let tables = std::mem::take(&mut *in_flight());
     tables

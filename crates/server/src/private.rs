@@ -4,65 +4,30 @@
 //! directory (data directory, unix socket, error log, config file), listens on a free
 //! loopback port, and is configured with the start-only settings of a [`ServerSettings`].
 //! It is stopped and its directory removed on drop, which also covers errors and panics
-//! (drop runs during unwinding); [`install_signal_cleanup`] covers Ctrl-C, SIGTERM and the
-//! other signals that terminate by default. What no handler sees (SIGKILL) is covered twice:
-//! the server processes get a parent-death signal, and each instance directory names its
-//! owner so that [`sweep_orphans`] at the next keylab start removes it.
+//! (drop runs during unwinding); keylab-server-common's `install_signal_cleanup` covers
+//! Ctrl-C, SIGTERM and the other signals that terminate by default, through its registry of
+//! live instances. What no handler sees (SIGKILL) is covered twice: the server processes get
+//! a parent-death signal, and each instance directory names its owner so that the common
+//! crate's `sweep_orphans` at the next keylab start removes it.
 //! It never touches the system service's data directory, socket or port.
 //!
 //! This module does not run workloads or read metrics; see the engine for that.
 
 mod binaries;
 mod config;
-pub mod process;
-mod sweep;
 
-pub use crate::signals::{install_signal_cleanup, interrupted};
 pub use binaries::{has_change_buffering, Flavour, ServerBinaries, ServerVersion};
 pub use config::ServerSettings;
 use config::{config_text, Layout};
-pub use sweep::{read_owner, sweep_orphans, write_owner, Owner, Swept, DIR_PREFIX, OWNER_FILE};
 
-use crate::error::ServerError;
-use crate::url::ServerUrl;
-use nix::sys::signal::{kill, killpg, Signal};
-use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
-use nix::unistd::Pid;
-use std::collections::BTreeMap;
+use keylab_server_common::registry::{free_port, stop_pid_with, tail_of, LiveInstance};
+use keylab_server_common::sweep::{self, DIR_PREFIX};
+use keylab_server_common::{is_ci, process, ServerError, ServerUrl};
+use nix::sys::signal::Signal;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// One live private instance, as the signal handler needs to know it.
-struct LiveEntry {
-    /// The running server.
-    pid: Option<i32>,
-    /// The signal that stops it at once (SIGTERM for MariaDB/MySQL; PostgreSQL's fast
-    /// shutdown is SIGINT, its SIGTERM waits for clients).
-    stop_signal: Signal,
-    /// The initialiser's process group, while it runs.
-    init_group: Option<i32>,
-    dir: PathBuf,
-}
-
-static LIVE: Mutex<BTreeMap<u64, LiveEntry>> = Mutex::new(BTreeMap::new());
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-fn live() -> std::sync::MutexGuard<'static, BTreeMap<u64, LiveEntry>> {
-    // A panic while holding the lock must not stop later cleanup.
-    LIVE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// True when the value of `CI` says tests run in CI: CI services set `true`, `1` or other
-/// values, so any non-empty value except `false` and `0` (any case) counts.
-pub fn is_ci(value: Option<&str>) -> bool {
-    value
-        .map(str::trim)
-        .is_some_and(|v| !v.is_empty() && !v.eq_ignore_ascii_case("false") && v != "0")
-}
 
 /// For test suites that need a server: true when server binaries are installed; otherwise
 /// prints `SKIPPED: <test>: ...` and returns false, except in CI (see [`is_ci`]), where a
@@ -83,111 +48,18 @@ pub fn installed_or_skip(test: &str) -> bool {
     }
 }
 
-/// Stops every registered private server and its initialiser, and removes its directory
-/// (what the signal handler does before exiting).
-pub fn cleanup_all_live() {
-    let entries: Vec<LiveEntry> = std::mem::take(&mut *live()).into_values().collect();
-    for e in entries {
-        if let Some(pid) = e.pid {
-            stop_pid_with(pid, e.stop_signal, Duration::from_secs(10));
-        }
-        if let Some(group) = e.init_group {
-            // The initialiser is a script with a bootstrap server below it: the whole group.
-            let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
-        }
-        // Anything else still running from the directory, then wait until none runs, so
-        // that no process writes into the directory while it is removed.
-        process::kill_all_naming(&e.dir, Signal::SIGKILL, Duration::from_secs(10));
-        let _ = std::fs::remove_dir_all(&e.dir);
-    }
-}
-
-/// A private instance of another server kind (PostgreSQL) in the registry the signal handler
-/// and [`cleanup_all_live`] work from: one piece of code stops every kind. Register before
-/// anything runs in `dir`; drop the registration once the instance is stopped and its
-/// directory removed.
-#[derive(Debug)]
-pub struct LiveInstance {
-    id: u64,
-}
-
-impl LiveInstance {
-    /// Registers the instance directory `dir`, whose server stops on `stop_signal`.
-    pub fn register(dir: &Path, stop_signal: Signal) -> LiveInstance {
-        let id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
-        live().insert(
-            id,
-            LiveEntry { pid: None, stop_signal, init_group: None, dir: dir.to_path_buf() },
-        );
-        LiveInstance { id }
-    }
-
-    /// The server's pid, while it runs.
-    pub fn set_pid(&self, pid: Option<u32>) {
-        if let Some(e) = live().get_mut(&self.id) {
-            e.pid = pid.map(|p| p as i32);
-        }
-    }
-
-    /// The initialiser's process group, while it runs.
-    pub fn set_init_group(&self, group: Option<u32>) {
-        if let Some(e) = live().get_mut(&self.id) {
-            e.init_group = group.map(|p| p as i32);
-        }
-    }
-}
-
-impl Drop for LiveInstance {
-    fn drop(&mut self) {
-        live().remove(&self.id);
-    }
-}
-
-/// A free TCP port on 127.0.0.1 (free when asked; the server binds it next).
-pub fn free_port() -> Result<u16, ServerError> {
-    free_loopback_port()
-}
-
-/// The last `lines` lines of a log file (empty when unreadable), for error messages.
-pub fn tail_of(path: &Path, lines: usize) -> String {
-    log_tail(path, lines)
-}
-
-/// Number of private servers currently alive in this process (for tests and diagnostics).
-pub fn live_private_servers() -> usize {
-    live().len()
-}
-
 /// SIGTERM (the server's clean shutdown, same as `SHUTDOWN`), then SIGKILL after `grace`.
 fn stop_pid(pid: i32, grace: Duration) {
     stop_pid_with(pid, Signal::SIGTERM, grace)
-}
-
-/// Sends `signal` (the server's own shutdown signal), then SIGKILL after `grace`; reaps the
-/// process when it is this process's child.
-pub fn stop_pid_with(pid: i32, signal: Signal, grace: Duration) {
-    let pid = Pid::from_raw(pid);
-    if kill(pid, signal).is_err() {
-        let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
-        return;
-    }
-    let deadline = Instant::now() + grace;
-    while Instant::now() < deadline {
-        match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
-            Ok(WaitStatus::StillAlive) => std::thread::sleep(Duration::from_millis(50)),
-            // Exited, or not our child any more (already reaped elsewhere).
-            _ => return,
-        }
-    }
-    let _ = kill(pid, Signal::SIGKILL);
-    let _ = waitpid(pid, None);
 }
 
 /// A throwaway server with its own data directory, socket and loopback port.
 pub struct PrivateServer {
     dir: Option<tempfile::TempDir>,
     child: Option<Child>,
-    registry_id: u64,
+    /// Its entry in the registry the signal handler stops servers from (dropped once the
+    /// server is stopped, before its directory is removed).
+    registry: Option<LiveInstance>,
     port: u16,
     socket: PathBuf,
     datadir: PathBuf,
@@ -205,20 +77,6 @@ impl std::fmt::Debug for PrivateServer {
     }
 }
 
-fn free_loopback_port() -> Result<u16, ServerError> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| ServerError::Start(format!("cannot find a free loopback port: {e}")))?;
-    l.local_addr()
-        .map(|a| a.port())
-        .map_err(|e| ServerError::Start(format!("cannot find a free loopback port: {e}")))
-}
-
-fn log_tail(path: &Path, lines: usize) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
-}
-
 impl PrivateServer {
     /// Creates and starts an instance; returns once it answers on its socket.
     pub fn start(settings: &ServerSettings) -> Result<PrivateServer, ServerError> {
@@ -231,16 +89,7 @@ impl PrivateServer {
         // Before anything runs in it: a later keylab sweeps it once this process is gone.
         sweep::write_owner(dir.path())
             .map_err(|e| ServerError::Start(format!("cannot write the owner file: {e}")))?;
-        let registry_id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
-        live().insert(
-            registry_id,
-            LiveEntry {
-                pid: None,
-                stop_signal: Signal::SIGTERM,
-                init_group: None,
-                dir: dir.path().to_path_buf(),
-            },
-        );
+        let registry = LiveInstance::register(dir.path(), Signal::SIGTERM);
         let socket = dir.path().join("mysqld.sock");
         let datadir = dir.path().join("data");
         let mut server = PrivateServer {
@@ -249,12 +98,12 @@ impl PrivateServer {
             datadir,
             dir: Some(dir),
             child: None,
-            registry_id,
+            registry: Some(registry),
             binaries,
             settings: settings.clone(),
         };
         // On any error below, dropping `server` stops what was started and removes the dir.
-        server.port = free_loopback_port()?;
+        server.port = free_port()?;
         if server.socket.as_os_str().len() > 100 {
             return Err(ServerError::Start(format!(
                 "socket path {} is too long for a unix socket; set TMPDIR to a shorter path",
@@ -352,14 +201,14 @@ impl PrivateServer {
     }
 
     fn set_live_pid(&self, pid: Option<u32>) {
-        if let Some(e) = live().get_mut(&self.registry_id) {
-            e.pid = pid.map(|p| p as i32);
+        if let Some(r) = &self.registry {
+            r.set_pid(pid);
         }
     }
 
     fn set_live_init_group(&self, group: Option<u32>) {
-        if let Some(e) = live().get_mut(&self.registry_id) {
-            e.init_group = group.map(|p| p as i32);
+        if let Some(r) = &self.registry {
+            r.set_init_group(group);
         }
     }
 
@@ -399,7 +248,7 @@ impl PrivateServer {
                 "creating the private instance's data directory failed ({}):\n{}\n{}",
                 out.status,
                 tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
-                log_tail(&self.error_log(), 15)
+                tail_of(&self.error_log(), 15)
             )));
         }
         Ok(())
@@ -438,7 +287,7 @@ impl PrivateServer {
                     self.set_live_pid(None);
                     return Err(ServerError::Start(format!(
                         "the private server exited during start-up ({status}); error log:\n{}",
-                        log_tail(&self.error_log(), 20)
+                        tail_of(&self.error_log(), 20)
                     )));
                 }
             }
@@ -452,7 +301,7 @@ impl PrivateServer {
                 return Err(ServerError::Start(format!(
                     "the private server did not answer within {} s ({last_err}); error log:\n{}",
                     timeout.as_secs(),
-                    log_tail(&self.error_log(), 20)
+                    tail_of(&self.error_log(), 20)
                 )));
             }
             std::thread::sleep(Duration::from_millis(100));
@@ -501,7 +350,7 @@ impl PrivateServer {
             // Reap it if stop_pid's waitpid raced with nothing (harmless when already reaped).
             let _ = child.try_wait();
         }
-        live().remove(&self.registry_id);
+        self.registry = None;
         match self.dir.take() {
             Some(dir) => {
                 let path = dir.path().to_path_buf();
@@ -516,20 +365,5 @@ impl PrivateServer {
 impl Drop for PrivateServer {
     fn drop(&mut self) {
         let _ = self.stop_inner();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ci_values() {
-        for yes in ["true", "TRUE", "True", "1", "yes", "github"] {
-            assert!(is_ci(Some(yes)), "{yes}");
-        }
-        for no in [None, Some(""), Some(" "), Some("false"), Some("FALSE"), Some("0")] {
-            assert!(!is_ci(no), "{no:?}");
-        }
     }
 }

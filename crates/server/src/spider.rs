@@ -14,8 +14,8 @@
 //!
 //! This module does not generate rows, render reports or talk to a `--url` server.
 
+use crate::client::sql_err;
 use crate::engine::MariaDbEngine;
-use crate::error::{sql_err, ServerError};
 use crate::private::ServerSettings;
 use crate::sql::{quote_ident, write_literal};
 use keylab_core::{
@@ -23,6 +23,7 @@ use keylab_core::{
     ShardResult, ShardWindow, Sharding, ShardsResult,
 };
 use keylab_schema::{Table, Value};
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use serde_json::Value as Json;
@@ -97,7 +98,7 @@ impl SpiderEngine {
     pub fn with_backends(
         settings: &ServerSettings,
         database: Option<&str>,
-        urls: &[crate::ServerUrl],
+        urls: &[keylab_server_common::ServerUrl],
         sharding: Sharding,
     ) -> Result<SpiderEngine, ServerError> {
         let n = urls.len() as u32;

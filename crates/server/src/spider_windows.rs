@@ -8,10 +8,11 @@
 //! what the backends hold. This module does not sample counters during a load (the fallback
 //! for keys the client does not know, see `spider.rs`).
 
+use crate::client::sql_err;
 use crate::engine::MariaDbEngine;
-use crate::error::{sql_err, ServerError};
 use crate::sql::quote_ident;
 use keylab_schema::{ColumnType, Table, Value};
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use std::collections::HashMap;
 

@@ -1,37 +1,18 @@
-//! Reading a user's table for `keylab advise --url ... --table DB.TABLE`, read-only: its
-//! definition (`SHOW CREATE TABLE`), its row count (`information_schema.TABLES.TABLE_ROWS`,
-//! then `COUNT(*)` when that estimate is under [`EXACT_COUNT_BELOW`]) and the average stored
-//! width of each variable-length column over a bounded sample (`LIMIT` [`SAMPLE_ROWS`]).
+//! Reading a user's table for `keylab advise --url ... --table DB.TABLE`, read-only, into
+//! keylab-server-common's [`UserTable`]: its definition (`SHOW CREATE TABLE`), its row count
+//! (`information_schema.TABLES.TABLE_ROWS`, then `COUNT(*)` when that estimate is under
+//! [`EXACT_COUNT_BELOW`]) and the average stored width of each variable-length column over a
+//! bounded sample (`LIMIT` [`SAMPLE_ROWS`]).
 //!
 //! Every statement is a `SHOW` or a `SELECT` (plain consistent reads: InnoDB takes no row
 //! locks for them), run in a read-only transaction; nothing is created, changed or locked.
 //! It does not parse the definition (`keylab-ddl` does) and never prints the password.
 
-use crate::error::sql_err;
-use crate::{ServerError, ServerUrl};
+use crate::client::{sql_err, url_opts};
+use keylab_server_common::user_table::{UserTable, EXACT_COUNT_BELOW, SAMPLE_ROWS};
+use keylab_server_common::{ServerError, ServerUrl};
 use mysql::prelude::Queryable;
 use std::time::Duration;
-
-/// Rows of the width sample.
-pub const SAMPLE_ROWS: u32 = 10_000;
-
-/// Below this estimate the rows are counted exactly.
-pub const EXACT_COUNT_BELOW: u64 = 1_000_000;
-
-/// What was read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct UserTable {
-    /// `SHOW CREATE TABLE`'s text.
-    pub create_sql: String,
-    /// Rows: counted, or the statistics' estimate.
-    pub rows: u64,
-    /// True when `rows` was counted.
-    pub rows_counted: bool,
-    /// Average stored bytes per variable-length column over the sample (`None`: all NULL).
-    pub avg_widths: Vec<(String, Option<f64>)>,
-    /// Rows in the sample.
-    pub sampled_rows: u64,
-}
 
 fn quote(ident: &str) -> String {
     format!("`{}`", ident.replace('`', "``"))
@@ -43,7 +24,7 @@ pub fn read_user_table(
     schema: &str,
     table: &str,
 ) -> Result<UserTable, ServerError> {
-    let mut conn = mysql::Conn::new(url.opts(Duration::from_secs(5)))
+    let mut conn = mysql::Conn::new(url_opts(url, Duration::from_secs(5)))
         .map_err(|e| ServerError::Connect(format!("cannot connect to {}: {e}", url.address())))?;
     let name = format!("{}.{}", quote(schema), quote(table));
     conn.query_drop("START TRANSACTION READ ONLY")

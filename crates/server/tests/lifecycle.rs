@@ -1,8 +1,9 @@
 //! Private instances leave nothing behind: no process and no directory, after a normal drop,
 //! after a failed start and after a panic.
 
-use keylab_server::private::live_private_servers;
-use keylab_server::{PrivateServer, ServerError, ServerSettings};
+use keylab_server::{PrivateServer, ServerSettings};
+use keylab_server_common::live_private_servers;
+use keylab_server_common::ServerError;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -28,7 +29,7 @@ fn our_temp_dirs() -> BTreeSet<PathBuf> {
                         .is_some_and(|n| n.starts_with("keylab-server-"))
                 })
                 .filter(|p| {
-                    keylab_server::private::read_owner(p)
+                    keylab_server_common::sweep::read_owner(p)
                         .is_some_and(|o| o.pid == std::process::id())
                 })
                 .collect()
@@ -58,8 +59,11 @@ fn drop_stops_the_server_and_removes_its_directory() {
     assert!(dir.join("data").is_dir());
     assert_eq!(live_private_servers(), 1);
     // It answers on its TCP port too, as a user's server would.
-    let mut conn = mysql::Conn::new(server.tcp_url(None).opts(std::time::Duration::from_secs(5)))
-        .expect("tcp connect");
+    let mut conn = mysql::Conn::new(keylab_server::url_opts(
+        &server.tcp_url(None),
+        std::time::Duration::from_secs(5),
+    ))
+    .expect("tcp connect");
     let v: Option<String> =
         mysql::prelude::Queryable::query_first(&mut conn, "SELECT VERSION()").expect("query");
     assert!(v.is_some());
@@ -126,7 +130,7 @@ fn ctrl_c_child() {
     if std::env::var("KEYLAB_CTRL_C_CHILD").is_err() {
         return;
     }
-    keylab_server::install_signal_cleanup().expect("handler");
+    keylab_server_common::install_signal_cleanup().expect("handler");
     let server = PrivateServer::start(&ServerSettings::default()).expect("start");
     println!("SERVER {} {}", server.pid().unwrap(), server.dir().display());
     std::thread::sleep(std::time::Duration::from_secs(120));

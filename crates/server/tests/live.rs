@@ -12,7 +12,8 @@ use keylab_core::{
 };
 use keylab_keys::GenConfig;
 use keylab_schema::Value;
-use keylab_server::{MariaDbEngine, PrivateServer, ServerError, ServerSettings, ServerUrl};
+use keylab_server::{MariaDbEngine, PrivateServer, ServerSettings};
+use keylab_server_common::{ServerError, ServerUrl};
 use mysql::prelude::Queryable;
 use std::time::{Duration, Instant};
 

@@ -14,8 +14,8 @@ use keylab_core::{
 };
 use keylab_keys::GenConfig;
 use keylab_schema::Value;
-use keylab_server::private::{is_ci, live_private_servers};
 use keylab_server::{ServerSettings, SpiderEngine};
+use keylab_server_common::{is_ci, live_private_servers};
 use mysql::prelude::Queryable;
 
 /// E1's workload of `variant`, in a table named after it.

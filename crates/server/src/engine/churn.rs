@@ -9,12 +9,12 @@
 //! row count the caller tracks is the server's. This module does not choose the operations.
 
 use super::{sql_err, MariaDbEngine, Target};
-use crate::error::ServerError;
 use crate::metrics;
 use crate::private::Flavour;
 use crate::sql::{self, quote_ident};
 use keylab_core::{Op, Row};
 use keylab_schema::{Table, Value};
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use std::time::{Duration, Instant};
 

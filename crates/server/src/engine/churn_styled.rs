@@ -6,10 +6,10 @@
 
 use super::churn::OPS_PER_COMMIT;
 use super::{sql_err, work_opts, MariaDbEngine};
-use crate::error::ServerError;
 use crate::sql::{self, quote_ident};
 use keylab_core::{ChurnDelete, ChurnInsert, ChurnStyle, Op, Row};
 use keylab_schema::{Table, Value};
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::sync::Mutex;

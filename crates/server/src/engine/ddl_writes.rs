@@ -9,10 +9,10 @@
 //! reader's comparison of `longest_stall_ms` with `wall_ms`.
 
 use super::{sql_err, MariaDbEngine};
-use crate::error::ServerError;
 use crate::sql;
 use keylab_core::{DdlOutcome, DdlSpec, DdlWriters, Row};
 use keylab_schema::Table;
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};

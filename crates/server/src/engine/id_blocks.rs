@@ -9,13 +9,13 @@
 //! This module does not run loads (see `crate::load`).
 
 use super::{sql_err, MariaDbEngine};
-use crate::error::ServerError;
 use crate::load::IdFetch;
 use crate::owner::OWNER_TABLE;
 use crate::private::Flavour;
 use crate::sql::quote_ident;
-use crate::url::valid_identifier;
 use keylab_core::IdBlockSource;
+use keylab_server_common::url::valid_identifier;
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 
 /// The id source's name for table `name`.

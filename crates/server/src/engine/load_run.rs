@@ -7,12 +7,13 @@
 //! load (see `measure`).
 
 use super::{sql_err, LoadDetails, MariaDbEngine, Target};
-use crate::error::ServerError;
-use crate::load::{self, LoadStats};
+use crate::load;
 use crate::metrics;
 use crate::sql::{self, quote_ident};
 use keylab_core::{LoadOutcome, LoadPlan, LoadVerification, Row};
 use keylab_schema::Table;
+use keylab_server_common::LoadStats;
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::time::{Duration, Instant};
@@ -129,7 +130,7 @@ impl MariaDbEngine {
         Ok(LoadOutcome {
             rows: stats.rows,
             wall_s: Some(stats.wall_s),
-            batch_latency_ms: load::latency_ms(&stats.times.batch_latency_us),
+            batch_latency_ms: keylab_server_common::latency_ms(&stats.times.batch_latency_us),
             first_batch_ms: Some(stats.times.first_batch_ms),
             other_batch_p50_ms: Some(stats.times.other_batch_p50_ms),
             verification: Some(verification),

@@ -9,12 +9,12 @@
 //! statistics).
 
 use super::{sql_err, MariaDbEngine};
-use crate::error::ServerError;
 use crate::ibd;
 use crate::metrics::{self, BufferedIndex};
 use crate::sql::quote_ident;
 use keylab_core::{BufferPoolResult, Counters, IndexResult, Measurement};
 use keylab_schema::Table;
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use serde_json::Value as Json;
 

@@ -7,11 +7,11 @@
 //! database may hold (see `crate::owner`) or create tables (see `tables`).
 
 use super::{churn, rebuild, sql_err, MariaDbEngine, Target, CONNECT_TIMEOUT};
-use crate::error::ServerError;
 use crate::metrics::{self, CounterSnapshot};
 use crate::owner::claim_database;
 use crate::private::{Flavour, PrivateServer, ServerSettings};
-use crate::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE, IDENTIFIER_RULE};
+use keylab_server_common::url::{valid_identifier, ServerUrl, DEFAULT_DATABASE, IDENTIFIER_RULE};
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder};
 use serde_json::Value as Json;
@@ -263,7 +263,7 @@ pub(super) fn base_opts(target: &Target, timeout: Duration) -> OptsBuilder {
             .user(Some("root"))
             .prefer_socket(true)
             .tcp_connect_timeout(Some(timeout)),
-        Target::Url(url) => url.opts(timeout),
+        Target::Url(url) => crate::client::url_opts(url, timeout),
     }
 }
 

@@ -12,10 +12,10 @@
 
 use super::stmt_time;
 use super::{sql_err, MariaDbEngine};
-use crate::error::ServerError;
 use crate::sql::{self, quote_ident};
 use keylab_core::{QueryOutcome, QuerySpec};
 use keylab_schema::{ColumnType, Table};
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use std::time::Instant;
 

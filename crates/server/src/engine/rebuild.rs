@@ -7,13 +7,13 @@
 //! requested value. This module does not measure the table; `measure` does.
 
 use super::{sql_err, MariaDbEngine};
-use crate::error::ServerError;
 use crate::metrics;
 use crate::private::{Flavour, ServerVersion};
 use crate::sql::quote_ident;
-use crate::url::{valid_identifier, IDENTIFIER_RULE};
 use keylab_core::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec};
 use keylab_schema::Table;
+use keylab_server_common::url::{valid_identifier, IDENTIFIER_RULE};
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use std::time::Instant;
 

@@ -4,9 +4,9 @@
 //! the restart are carried. A user's server (`--url`) is never restarted.
 
 use super::{sql_err, work_opts, MariaDbEngine};
-use crate::error::ServerError;
 use crate::metrics::{self, CounterSnapshot};
 use keylab_core::EngineError;
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::time::Duration;

@@ -10,8 +10,8 @@
 //! time anything on the client.
 
 use super::sql_err;
-use crate::error::ServerError;
 use keylab_core::QueryPlan;
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use mysql::Conn;
 

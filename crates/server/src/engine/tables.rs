@@ -7,11 +7,11 @@
 
 use super::open::base_opts;
 use super::{sql_err, Baseline, MariaDbEngine, Target, CONNECT_TIMEOUT};
-use crate::error::ServerError;
 use crate::metrics;
 use crate::owner::{self, list_tables, OWNER_TABLE};
 use crate::sql::quote_ident;
 use keylab_schema::Table;
+use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 
 impl MariaDbEngine {

@@ -3,7 +3,7 @@
 //!
 //! This module does not start servers.
 
-use crate::error::ServerError;
+use keylab_server_common::ServerError;
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! This module does not start servers or write files.
 
 use super::binaries::{has_change_buffering, Flavour, ServerVersion};
-use crate::error::ServerError;
+use keylab_server_common::ServerError;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -127,7 +127,7 @@ pub(super) fn config_text(
     }
     // Every writer a load may open, this engine's own connections and a few spare (the
     // default, 151, made --writers 152..256 fail only after the server started).
-    set("max_connections", &(crate::load::MAX_WRITERS + 16));
+    set("max_connections", &(keylab_server_common::MAX_WRITERS + 16));
     set("innodb_monitor_enable", &"module_index");
     set("local_infile", &1);
     set("performance_schema", &if s.performance_schema { "ON" } else { "OFF" });

@@ -3,8 +3,8 @@
 //! processes that belong to an instance directory, and stopping them.
 //!
 //! Linux only (`/proc`, `PR_SET_PDEATHSIG`); elsewhere the parent-death signal is not set and
-//! only the sweep at the next start (`super::sweep`) catches what a killed keylab left.
-//! This module keeps no record of live instances; `private` does.
+//! only the sweep at the next start (`crate::sweep`) catches what a killed keylab left.
+//! This module keeps no record of live instances; `crate::registry` does.
 
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;

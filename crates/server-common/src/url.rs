@@ -4,11 +4,11 @@
 //!
 //! The password is kept only to connect: `Display` and `Debug` show it as `***`, and no
 //! parse error repeats it. It may come from `KEYLAB_PASSWORD` instead of the URL, which
-//! keeps it out of `ps`. This module does not connect; see the engine.
+//! keeps it out of `ps`. This module does not connect (each engine builds its client's
+//! connection options from a [`ServerUrl`]).
 
 use crate::error::ServerError;
 use std::fmt;
-use std::time::Duration;
 
 /// The default database keylab works in on a user's server.
 pub const DEFAULT_DATABASE: &str = "keylab";
@@ -138,18 +138,6 @@ impl ServerUrl {
         } else {
             format!("{}:{}", self.host, self.port)
         }
-    }
-
-    /// Connection options: TCP, with a connect timeout so a dead server fails in seconds.
-    pub fn opts(&self, connect_timeout: Duration) -> mysql::OptsBuilder {
-        mysql::OptsBuilder::new()
-            .ip_or_hostname(Some(self.host.clone()))
-            .tcp_port(self.port)
-            .user(Some(self.user.clone()))
-            .pass(self.password.clone())
-            // Never switch to a local socket behind the user's back: the URL says where.
-            .prefer_socket(false)
-            .tcp_connect_timeout(Some(connect_timeout))
     }
 }
 

@@ -1,16 +1,17 @@
 //! What happens when a signal would end keylab: one thread waits for every signal whose
-//! default action terminates the process, and on the first one drops the tables an
-//! interrupted `--url` run left half-done ([`crate::owner::drop_interrupted_tables`]), stops
-//! every private server this process started, removes its directory
-//! ([`crate::private::cleanup_all_live`]) and exits with 128 + the signal number.
+//! default action terminates the process, and on the first one runs the engines' interrupt
+//! hooks ([`on_interrupt`]; MariaDB's drops the tables an interrupted `--url` run left
+//! half-done), stops every private server this process started, removes its directory
+//! ([`crate::registry::cleanup_all_live`]) and exits with 128 + the signal number.
 //!
 //! It cannot see SIGKILL (nor SIGSEGV and the like, which signal-hook refuses to take over):
-//! the parent-death signal and the sweep at the next start ([`crate::private::sweep_orphans`])
-//! cover those.
+//! the parent-death signal and the sweep at the next start ([`crate::sweep::sweep_orphans`])
+//! cover those. It knows no server's SQL: what a hook does is the engine's business.
 
 use nix::sys::signal::Signal;
 use signal_hook::iterator::Signals;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// The signals whose default action ends the process and that a program may catch. Left
 /// out: SIGPIPE (Rust ignores it, so a closed pipe is an error, not a death) and SIGPROF
@@ -31,6 +32,20 @@ pub const CLEANUP_SIGNALS: [Signal; 12] = [
 ];
 
 static HANDLER_SET: AtomicBool = AtomicBool::new(false);
+
+/// What the handler runs before it stops the private servers, in the order registered.
+static INTERRUPT_HOOKS: Mutex<Vec<InterruptHook>> = Mutex::new(Vec::new());
+
+/// Work an engine must do when a signal ends keylab, before the private servers are stopped
+/// (e.g. drop its half-done tables on a user's server); returns one line per thing done, which
+/// the handler prints as `keylab: interrupted: LINE`.
+pub type InterruptHook = fn() -> Vec<String>;
+
+/// Registers `hook` with the signal handler (see [`InterruptHook`]). Register once per hook
+/// (e.g. behind a `std::sync::Once`): a hook registered twice runs twice.
+pub fn on_interrupt(hook: InterruptHook) {
+    INTERRUPT_HOOKS.lock().unwrap_or_else(|e| e.into_inner()).push(hook);
+}
 
 /// Set when a signal arrived, before the servers are stopped: work that fails from then on
 /// failed because of the interruption (its server went away), not on its own.
@@ -73,10 +88,11 @@ pub fn install_signal_cleanup() -> Result<(), crate::ServerError> {
         .spawn(move || {
             if let Some(signal) = signals.forever().next() {
                 INTERRUPTED.store(true, Ordering::SeqCst);
-                for line in crate::owner::drop_interrupted_tables() {
+                let hooks = INTERRUPT_HOOKS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                for line in hooks.into_iter().flat_map(|hook| hook()) {
                     eprintln!("keylab: interrupted: {line}");
                 }
-                crate::private::cleanup_all_live();
+                crate::registry::cleanup_all_live();
                 std::process::exit(128 + signal);
             }
         })

@@ -6,7 +6,7 @@
 //! It never touches an instance whose owner still runs, a directory that is not a private
 //! instance's (by name), or a process whose command line does not name the directory.
 
-use super::process::{kill_all_naming, parent_of, processes_naming, running, start_ticks};
+use crate::process::{kill_all_naming, parent_of, processes_naming, running, start_ticks};
 use nix::sys::signal::Signal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};

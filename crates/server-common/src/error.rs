@@ -1,5 +1,7 @@
-//! The crate's error type. Messages name the server by its password-free address and say
-//! what to do; no message ever carries a password.
+//! The error type of every server engine (MariaDB/MySQL and PostgreSQL alike). Messages name
+//! the server by its password-free address and say what to do; no message ever carries a
+//! password. It converts into keylab-core's `EngineError`; turning a client library's error
+//! into one is each engine's business.
 
 /// A failure of a private instance, a connection, or a statement on a server.
 #[derive(Debug, thiserror::Error)]
@@ -38,7 +40,15 @@ impl ServerError {
     }
 }
 
-/// [`ServerError::sql`] for the MariaDB/MySQL client's errors.
-pub(crate) fn sql_err(what: &str, e: mysql::Error) -> ServerError {
-    ServerError::sql(what, e)
+/// How an engine's failure reads to keylab-core: a refused database or a bad URL is the
+/// user's to fix, an unsupported operation is said so, anything else failed.
+impl From<ServerError> for keylab_core::EngineError {
+    fn from(e: ServerError) -> Self {
+        use keylab_core::EngineError;
+        match e {
+            ServerError::Refused(m) | ServerError::BadUrl(m) => EngineError::Rejected(m),
+            ServerError::Unsupported(m) => EngineError::Unsupported(m),
+            other => EngineError::Failed(other.to_string()),
+        }
+    }
 }

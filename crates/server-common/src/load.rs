@@ -1,16 +1,63 @@
-//! Statement latencies of a load: each writer's histogram with its first statement kept
-//! apart, folded over all writers, and the percentiles reported; and the end of a load,
-//! where the writers are joined and their times folded. Shared by every server engine's
-//! writers (MariaDB/MySQL here, PostgreSQL in `keylab-pg-server`).
+//! What every server engine's load pipeline shares (MariaDB/MySQL in `keylab-mariadb`,
+//! PostgreSQL in `keylab-pg-server`): what a load measured ([`LoadStats`]), the writer limit
+//! ([`MAX_WRITERS`], [`check_writers`]), and statement latencies: each writer's histogram
+//! with its first statement kept apart, folded over all writers, and the percentiles
+//! reported; and the end of a load, where the writers are joined and their times folded.
 //!
 //! Writers measure each statement and record it here; this module reads the clock only for
-//! the load's wall time at its end.
+//! the load's wall time at its end. It sends no rows: each engine's own pipeline does.
 
 use crate::error::ServerError;
 use hdrhistogram::Histogram;
+use keylab_core::LoadPlan;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::ScopedJoinHandle;
 use std::time::Instant;
+
+/// What a load measured, on every server engine (MariaDB/MySQL in `keylab-mariadb`,
+/// PostgreSQL in `keylab-pg-server`).
+#[derive(Debug, Clone)]
+pub struct LoadStats {
+    /// Rows sent.
+    pub rows: u64,
+    /// Wall time from the first batch sent to the last one finished, seconds.
+    pub wall_s: f64,
+    /// Every writer's statement times.
+    pub times: LoadTimes,
+    /// The client half of the load's checksum: the sum (mod 2^64) of each sent row's hash,
+    /// by the engine's own rule (MariaDB: `keylab-mariadb`'s `sql::row_crc32`; PostgreSQL:
+    /// the first 32 bits of md5).
+    pub client_checksum: u64,
+}
+
+impl LoadStats {
+    /// This load followed by `next` on the same table (a load cut at a checkpoint mark):
+    /// rows, time, latencies and checksums add up; each writer's first batch is this load's.
+    pub fn followed_by(mut self, next: LoadStats) -> LoadStats {
+        self.rows += next.rows;
+        self.wall_s += next.wall_s;
+        // Both histograms have the same bounds, so adding cannot fail.
+        let _ = self.times.batch_latency_us.add(&next.times.batch_latency_us);
+        if self.times.first_batch_ms.is_empty() {
+            self.times.first_batch_ms = next.times.first_batch_ms;
+            self.times.other_batch_p50_ms = next.times.other_batch_p50_ms;
+        }
+        self.client_checksum = self.client_checksum.wrapping_add(next.client_checksum);
+        self
+    }
+}
+
+/// The most writer connections a load may open; a private instance allows this many and a
+/// few more (`max_connections`), so any accepted `--writers` can connect.
+pub const MAX_WRITERS: u32 = 256;
+
+/// Refuses more writers than [`MAX_WRITERS`] (every server engine's limit).
+pub fn check_writers(plan: &LoadPlan) -> Result<(), String> {
+    if plan.writers > MAX_WRITERS {
+        return Err(format!("{} writers asked for; at most {MAX_WRITERS}", plan.writers));
+    }
+    Ok(())
+}
 
 fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
