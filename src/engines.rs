@@ -223,10 +223,10 @@ fn sharded_engine(
         )
         .into());
     }
-    if !(2..=keylab_server::spider::MAX_SHARDS).contains(&shards) {
+    if !(2..=keylab_server::MAX_SHARDS).contains(&shards) {
         return Err(UsageError(format!(
             "shards = {shards}: valid: 2 to {} (each shard is a private server or a model table)",
-            keylab_server::spider::MAX_SHARDS
+            keylab_server::MAX_SHARDS
         ))
         .into());
     }

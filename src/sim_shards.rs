@@ -16,7 +16,7 @@ use keylab_innodb_model::SimSettings;
 use keylab_schema::{Table, Value};
 
 /// Windows of the hotspot curve (the same count as the server engine's).
-const WINDOWS: u64 = keylab_server::spider::WINDOWS;
+const WINDOWS: u64 = keylab_server::HOTSPOT_WINDOWS;
 
 /// N simulator tables behind one routing rule.
 pub struct ShardedSim {

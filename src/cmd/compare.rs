@@ -344,7 +344,7 @@ fn read_keys_file(
 /// (exit 2), on every engine, so a command that runs on the simulator runs on a server
 /// unchanged; `at` names the page size for the message.
 pub(super) fn check_pool_floor(bytes: u64, page_size_bytes: u32, at: &str) -> Result<()> {
-    let min = keylab_scenario::min_buffer_pool_bytes(page_size_bytes);
+    let min = keylab_innodb_model::min_buffer_pool_bytes(page_size_bytes);
     if bytes < min {
         return Err(UsageError(format!(
             "--buffer-pool {bytes} bytes is below the smallest pool MariaDB starts with at {at}: \

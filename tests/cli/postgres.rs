@@ -4,7 +4,7 @@
 //! PostgreSQL: without it they print SKIPPED, except under `CI=true`, where that fails.
 
 use crate::util::Dir;
-use keylab_pg_server::instance::{installed_or_skip, PgInstance, PgSettings};
+use keylab_pg_server::{installed_or_skip, PgInstance, PgSettings};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -70,7 +70,7 @@ pub fn json(stdout: &str) -> serde_json::Value {
 /// True when MariaDB's server binaries are installed; SKIPPED otherwise (a failure under
 /// `CI=true`).
 pub fn server_installed(test: &str) -> bool {
-    keylab_server::private::installed_or_skip(test)
+    keylab_server::installed_or_skip(test)
 }
 
 /// A private MariaDB standing in for a user's server (default settings), with a root

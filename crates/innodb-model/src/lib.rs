@@ -61,7 +61,9 @@ pub use check::InvariantViolation;
 pub use device::Device;
 pub use ibuf::IbufSize;
 pub use page::PageNo;
-pub use pool::{PageCleanerRules, PoolCounters, PoolSettings};
+pub use pool::{
+    min_buffer_pool_bytes, PageCleanerRules, PoolCounters, PoolSettings, MIN_BUFFER_POOL_BYTES,
+};
 pub use stats::{Counters, IndexStats, TableStats};
 pub use table::SimTable;
 

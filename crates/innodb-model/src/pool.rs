@@ -29,7 +29,9 @@
 mod lru;
 #[path = "pool_settings.rs"]
 mod settings;
-pub use settings::{PageCleanerRules, PoolCounters, PoolSettings};
+pub use settings::{
+    min_buffer_pool_bytes, PageCleanerRules, PoolCounters, PoolSettings, MIN_BUFFER_POOL_BYTES,
+};
 
 #[path = "page_cleaner.rs"]
 mod page_cleaner;

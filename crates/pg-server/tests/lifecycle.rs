@@ -3,7 +3,7 @@
 //!
 //! Without PostgreSQL these print `SKIPPED: ...` and return, except under `CI=true`.
 
-use keylab_pg_server::instance::{installed_or_skip, PgInstance, PgSettings};
+use keylab_pg_server::{installed_or_skip, PgInstance, PgSettings};
 use keylab_server_common::process::processes_naming;
 
 #[test]

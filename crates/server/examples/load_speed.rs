@@ -12,7 +12,7 @@
 
 use keylab_core::{Engine, KeySource, LoadMethod, LoadPlan, Placement, Workload};
 use keylab_keys::GenConfig;
-use keylab_server::{load, sql, MariaDbEngine, ServerSettings};
+use keylab_server::{run_load, sql, MariaDbEngine, ServerSettings};
 use mysql::prelude::Queryable;
 use std::io::Write;
 use std::path::Path;
@@ -138,7 +138,7 @@ fn main() {
         // it, so the server's CPU time covers the load alone.
         let conns = (0..writers).map(|_| engine.new_connection().unwrap()).collect();
         let cpu0 = cpu_s(pid);
-        let out = load::run_load(&table, &plan, conns, &mut gen, &mut |_| {}).unwrap();
+        let out = run_load(&table, &plan, conns, &mut gen, &mut |_| {}).unwrap();
         let m = Measured {
             rows_per_s: rows as f64 / out.wall_s,
             wall_s: out.wall_s,

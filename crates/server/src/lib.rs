@@ -1,22 +1,25 @@
 //! keylab-server: keylab's real-server engine for MariaDB and MySQL.
 //!
-//! - [`engine`]: [`MariaDbEngine`], the `keylab_core::Engine` on a private instance or a
-//!   user's server (`--url`), working only inside its own database: load, measure, and the
-//!   phases after a load (churn, rebuild under a fill factor, timed queries, online DDL).
-//! - [`load`]: the row pipeline to N writer connections (row, multi, prepared,
-//!   prepared-uncached, load-data).
-//! - [`metrics`]: counters, index statistics, table sizes and buffer-pool page figures.
-//! - [`owner`]: keylab's claim on its database of a user's server.
-//! - [`private`]: throwaway private instances started from the installed binaries, stopped
-//!   and removed on drop, on error, on panic, (with keylab-server-common's signal handler and
-//!   registry) on Ctrl-C and other signals, and (with its sweep) at the next start after a
-//!   kill.
-//! - [`spider`]: [`SpiderEngine`], N private backends behind a private head with MariaDB's
-//!   Spider engine (`--shards`), with per-shard figures and the hotspot curve
-//!   ([`spider_windows`]: where the backends hold each row sent).
-//! - [`sql`]: INSERT / LOAD DATA text for rows.
-//! - [`user_table`]: a user's table read from the server, read-only, for `keylab advise`.
+//! Its public face:
+//! - [`MariaDbEngine`]: the `keylab_core::Engine` on a private instance or a user's server
+//!   (`--url`), working only inside its own database: load (row, multi, prepared,
+//!   prepared-uncached, load-data over N writer connections), measure (counters, index
+//!   statistics, table sizes, buffer-pool page figures), and the phases after a load (churn,
+//!   rebuild under a fill factor, timed queries, online DDL). [`check_plan`] is its refusal of
+//!   a load plan no server can run, which the binary applies to every run before it starts.
+//! - [`PrivateServer`]: a throwaway private instance started from the installed binaries
+//!   ([`ServerBinaries`]) with [`ServerSettings`], stopped and removed on drop, on error, on
+//!   panic, (with keylab-server-common's signal handler and registry) on Ctrl-C and other
+//!   signals, and (with its sweep) at the next start after a kill.
+//! - [`SpiderEngine`]: N private backends behind a private head with MariaDB's Spider engine
+//!   (`--shards`), with per-shard figures and the hotspot curve.
+//! - [`read_user_table`]: a user's table read from the server, read-only, for `keylab advise`.
+//! - [`sql`]: the INSERT / LOAD DATA text and parameters rows are sent as.
 //! - [`ibd`]: a reader of `.ibd` tablespace files (the start of `keylab inspect`).
+//!
+//! Inside (private modules): `engine` (the engine and its phases), `load` (the row pipeline),
+//! `metrics`, `owner` (keylab's claim on its database of a user's server), `private`,
+//! `spider` and `spider_windows`, `user_table`, `client` (connection options for a `--url`).
 //!
 //! It does not generate rows or render reports (keylab-core and keylab-report do), and does
 //! not hold what it shares with the PostgreSQL engine (keylab-server-common does: the
@@ -25,18 +28,23 @@
 #![deny(missing_docs)]
 
 mod client;
-pub mod engine;
+mod engine;
 pub mod ibd;
-pub mod load;
-pub mod metrics;
-pub mod owner;
-pub mod private;
-pub mod spider;
-pub mod spider_windows;
+mod load;
+mod metrics;
+mod owner;
+mod private;
+mod spider;
+mod spider_windows;
 pub mod sql;
-pub mod user_table;
+mod user_table;
 
 pub use client::url_opts;
-pub use engine::MariaDbEngine;
-pub use private::{PrivateServer, ServerSettings};
-pub use spider::SpiderEngine;
+pub use engine::{LoadDetails, MariaDbEngine};
+pub use load::{check_plan, run_load};
+pub use metrics::index_ids;
+pub use private::{
+    installed_or_skip, Flavour, PrivateServer, ServerBinaries, ServerSettings, ServerVersion,
+};
+pub use spider::{SpiderEngine, HOTSPOT_WINDOWS, MAX_SHARDS};
+pub use user_table::read_user_table;

@@ -16,7 +16,7 @@
 mod binaries;
 mod config;
 
-pub use binaries::{has_change_buffering, Flavour, ServerBinaries, ServerVersion};
+pub use binaries::{Flavour, ServerBinaries, ServerVersion};
 pub use config::ServerSettings;
 use config::{config_text, Layout};
 

@@ -29,7 +29,7 @@ use mysql::Conn;
 use serde_json::Value as Json;
 
 /// Windows the load is divided into for the hotspot curve.
-pub const WINDOWS: u64 = 20;
+pub const HOTSPOT_WINDOWS: u64 = 20;
 /// The most shards keylab starts (each is a private server on this machine).
 pub const MAX_SHARDS: u32 = 16;
 
@@ -340,7 +340,7 @@ impl Engine for SpiderEngine {
         let mut monitors =
             self.backends.iter().map(|b| b.new_connection()).collect::<Result<Vec<_>, _>>()?;
         let start = Self::rows_inserted(&mut monitors);
-        let window = keylab_core::window_rows(total as u64, WINDOWS, plan.batch);
+        let window = keylab_core::window_rows(total as u64, HOTSPOT_WINDOWS, plan.batch);
         let mut windows = Vec::new();
         let mut last = start.clone();
         let mut done = 0u64;
@@ -393,8 +393,8 @@ impl Engine for SpiderEngine {
             self.windows = windows;
             self.windows_from = format!(
                 "measured: the shard each row sent was found on after the load (every backend's \
-                 keys read back; {}), counted in about {WINDOWS} windows of rows sent, whole \
-                 statements each; {}",
+                 keys read back; {}), counted in about {HOTSPOT_WINDOWS} windows of rows sent, \
+                 whole statements each; {}",
                 if table.auto_increment {
                     "the head's counter numbered the rows 1, 2, 3... in the order one writer sent them"
                 } else {
@@ -413,7 +413,7 @@ impl Engine for SpiderEngine {
             self.windows_from = format!(
                 "measured: each backend's Handler_write (rows written through the handler; \
                  keylab writes nothing else there during a load), sampled as the client's load \
-                 passed each of about {WINDOWS} row windows, whole statements each (a \
+                 passed each of about {HOTSPOT_WINDOWS} row windows, whole statements each (a \
                  statement in flight at a sample counts in the window it ran in; the last \
                  windows can merge). Sampled, not exact, because the head's counter numbers \
                  the rows of several writers in an order the client does not know"

@@ -13,7 +13,7 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 /// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
-    keylab_server::private::installed_or_skip(module_path!())
+    keylab_server::installed_or_skip(module_path!())
 }
 
 /// This process's instance directories (by their owner file: other programs on the machine

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 /// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
-    keylab_server::private::installed_or_skip(module_path!())
+    keylab_server::installed_or_skip(module_path!())
 }
 
 fn keys() -> KeySource {
@@ -432,13 +432,9 @@ fn url_leaf_pages_are_exact_or_null_and_a_small_pool_is_noted() {
         engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap();
         let m = engine.measure(&table).unwrap();
         // The true counts, from the file.
-        let ids = keylab_server::metrics::index_ids(
-            &mut admin,
-            keylab_server::private::Flavour::Mariadb,
-            "keylab",
-            name,
-        )
-        .unwrap();
+        let ids =
+            keylab_server::index_ids(&mut admin, keylab_server::Flavour::Mariadb, "keylab", name)
+                .unwrap();
         admin.query_drop(format!("FLUSH TABLES keylab.{name} FOR EXPORT")).unwrap();
         let path = server.datadir().join("keylab").join(format!("{name}.ibd"));
         let report = keylab_server::ibd::read_tablespace(&path).unwrap();

@@ -17,7 +17,7 @@ use mysql::prelude::Queryable;
 
 /// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
-    keylab_server::private::installed_or_skip(module_path!())
+    keylab_server::installed_or_skip(module_path!())
 }
 
 fn rows_of(w: &Workload) -> Vec<Row> {

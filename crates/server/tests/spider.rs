@@ -29,7 +29,7 @@ fn keys() -> KeySource {
 
 /// A Spider topology, or `None` after printing SKIPPED (a panic under `CI=true`).
 fn spider(shards: u32, sharding: Sharding, test: &str) -> Option<SpiderEngine> {
-    if !keylab_server::private::installed_or_skip(test) {
+    if !keylab_server::installed_or_skip(test) {
         return None;
     }
     match SpiderEngine::private(&ServerSettings::default(), None, shards, sharding) {

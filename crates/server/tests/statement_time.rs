@@ -13,7 +13,7 @@ use mysql::prelude::Queryable;
 use std::time::{Duration, Instant};
 
 fn private_with_perf_schema() -> Option<MariaDbEngine> {
-    if !keylab_server::private::installed_or_skip(module_path!()) {
+    if !keylab_server::installed_or_skip(module_path!()) {
         return None;
     }
     let settings = ServerSettings { performance_schema: true, ..ServerSettings::default() };

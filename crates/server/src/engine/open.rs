@@ -46,7 +46,7 @@ impl MariaDbEngine {
             engine.settings.insert("server_cores".into(), Json::from(n.get()));
         }
         // The other start-only settings are in my.cnf; change buffering is left out where
-        // the server has no such option (see `private::has_change_buffering`).
+        // the server has no such option (see `private::binaries::has_change_buffering`).
         let unapplied = change_buffering_unapplied(&engine.settings, settings);
         engine.add_not_applied(unapplied.into_iter().collect());
         engine.server = Some(server);
