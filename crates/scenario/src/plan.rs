@@ -247,7 +247,7 @@ impl Scenario {
     }
 
     /// `[engine] backends`: existing servers to shard over, as written (they may hold a
-    /// password: never print them; `keylab_server::ServerUrl` masks it).
+    /// password: never print them; `keylab_server_common::ServerUrl` masks it).
     pub fn backends(&self) -> Vec<String> {
         self.spec
             .engine
