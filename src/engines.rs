@@ -9,8 +9,8 @@ use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, Sharding, SimModel};
 use keylab_innodb_model::{PageSize, PoolSettings, SimSettings};
+use keylab_mariadb::{MariaDbEngine, ServerSettings, SpiderEngine};
 use keylab_pg_server::{PgEngine, PgSettings};
-use keylab_server::{MariaDbEngine, ServerSettings, SpiderEngine};
 use keylab_server_common::url::PASSWORD_ENV;
 use keylab_server_common::{ServerError, ServerUrl};
 
@@ -223,10 +223,10 @@ fn sharded_engine(
         )
         .into());
     }
-    if !(2..=keylab_server::MAX_SHARDS).contains(&shards) {
+    if !(2..=keylab_mariadb::MAX_SHARDS).contains(&shards) {
         return Err(UsageError(format!(
             "shards = {shards}: valid: 2 to {} (each shard is a private server or a model table)",
-            keylab_server::MAX_SHARDS
+            keylab_mariadb::MAX_SHARDS
         ))
         .into());
     }

@@ -23,7 +23,7 @@ pub fn check_run(
         UsageError(format!("{what}: {e} (page size {} bytes)", settings.page_size_bytes))
     })?;
     for plan in loads {
-        keylab_server::check_plan(table, plan).map_err(|e| UsageError(format!("{what}: {e}")))?;
+        keylab_mariadb::check_plan(table, plan).map_err(|e| UsageError(format!("{what}: {e}")))?;
     }
     Ok(())
 }

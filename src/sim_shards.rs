@@ -16,7 +16,7 @@ use keylab_innodb_model::SimSettings;
 use keylab_schema::{Table, Value};
 
 /// Windows of the hotspot curve (the same count as the server engine's).
-const WINDOWS: u64 = keylab_server::HOTSPOT_WINDOWS;
+const WINDOWS: u64 = keylab_mariadb::HOTSPOT_WINDOWS;
 
 /// N simulator tables behind one routing rule.
 pub struct ShardedSim {
@@ -67,7 +67,7 @@ impl ShardedSim {
                     .iter()
                     .map(|b| {
                         let mut s = String::new();
-                        keylab_server::sql::write_literal(&mut s, b, ty);
+                        keylab_mariadb::sql::write_literal(&mut s, b, ty);
                         Some(s)
                     })
                     .collect();

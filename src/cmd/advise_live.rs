@@ -1,5 +1,5 @@
 //! `keylab advise --url ... --table ...`: reading the user's table from their server,
-//! read-only, with `keylab_server::read_user_table` (MariaDB/MySQL: `SHOW CREATE TABLE` and
+//! read-only, with `keylab_mariadb::read_user_table` (MariaDB/MySQL: `SHOW CREATE TABLE` and
 //! information_schema) or `keylab_pg_server::read_user_table` (PostgreSQL: pg_catalog). Only the
 //! URL and table name are checked here; what is read and how is in those modules. Messages
 //! name the server by host and port, never with the password.
@@ -80,7 +80,7 @@ fn read_mysql(url: &UrlArg, table: &str) -> Result<LiveTable> {
         },
     };
     let origin = format!("{}/{schema}.{name}", parsed.address());
-    let user = keylab_server::read_user_table(&parsed, &schema, &name)
+    let user = keylab_mariadb::read_user_table(&parsed, &schema, &name)
         .map_err(no_table_is_usage(table, &origin))?;
     let sql = user.create_sql.clone();
     Ok(LiveTable { origin, sql, dialect: SourceDialect::Mysql, table: name, user })

@@ -1,6 +1,6 @@
 //! The PostgreSQL load pipeline: rows from the generator to N writer connections.
 //!
-//! The same scheme as `keylab_server`'s `load` for MariaDB: the calling thread pulls rows from
+//! The same scheme as `keylab_mariadb`'s `load` for MariaDB: the calling thread pulls rows from
 //! the (not `Send`) iterator, cuts them into statements ([`LoadPlan::statement_rows`]) and
 //! sends statement `n` to writer [`LoadPlan::writer_of`]`(n)` over a bounded queue, so every
 //! engine gives each writer the same rows; each statement is timed into an HDR histogram and

@@ -13,8 +13,8 @@ use keylab_core::{
     Sharding, Workload,
 };
 use keylab_keys::GenConfig;
+use keylab_mariadb::{ServerSettings, SpiderEngine};
 use keylab_schema::Value;
-use keylab_server::{ServerSettings, SpiderEngine};
 use keylab_server_common::{is_ci, live_private_servers};
 use mysql::prelude::Queryable;
 
@@ -29,7 +29,7 @@ fn keys() -> KeySource {
 
 /// A Spider topology, or `None` after printing SKIPPED (a panic under `CI=true`).
 fn spider(shards: u32, sharding: Sharding, test: &str) -> Option<SpiderEngine> {
-    if !keylab_server::installed_or_skip(test) {
+    if !keylab_mariadb::installed_or_skip(test) {
         return None;
     }
     match SpiderEngine::private(&ServerSettings::default(), None, shards, sharding) {

@@ -11,13 +11,13 @@ use keylab_core::{
     Measurement, Op, Placement, QuerySpec, Row, Workload,
 };
 use keylab_keys::GenConfig;
+use keylab_mariadb::{MariaDbEngine, ServerSettings};
 use keylab_schema::{Table, Value};
-use keylab_server::{MariaDbEngine, ServerSettings};
 use mysql::prelude::Queryable;
 
 /// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
-    keylab_server::installed_or_skip(module_path!())
+    keylab_mariadb::installed_or_skip(module_path!())
 }
 
 fn rows_of(w: &Workload) -> Vec<Row> {

@@ -1,4 +1,4 @@
-//! keylab-server: keylab's real-server engine for MariaDB and MySQL.
+//! keylab-mariadb: keylab's real-server engine for MariaDB and MySQL.
 //!
 //! Its public face:
 //! - [`MariaDbEngine`]: the `keylab_core::Engine` on a private instance or a user's server

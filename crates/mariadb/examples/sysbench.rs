@@ -4,12 +4,12 @@
 //! k INT)` in multi-row INSERTs of about 512 KiB each; keylab loads the `seq` variant (an
 //! application-assigned BIGINT primary key, no payload), the nearest shape it has.
 //!
-//! `cargo run --release -p keylab-server --example sysbench -- [ROWS] [SECONDS]`
+//! `cargo run --release -p keylab-mariadb --example sysbench -- [ROWS] [SECONDS]`
 //! (default 1000000 rows for keylab and 20 s per sysbench run; needs `sysbench` on PATH).
 
 use keylab_core::{Engine, KeySource, LoadMethod, LoadPlan, Payload, Placement, Workload};
 use keylab_keys::GenConfig;
-use keylab_server::{MariaDbEngine, ServerSettings};
+use keylab_mariadb::{MariaDbEngine, ServerSettings};
 use mysql::prelude::Queryable;
 use std::process::Command;
 

@@ -11,7 +11,7 @@ use keylab_core::{
     Placement, Row, Workload,
 };
 use keylab_keys::GenConfig;
-use keylab_server::{MariaDbEngine, ServerSettings};
+use keylab_mariadb::{MariaDbEngine, ServerSettings};
 use mysql::prelude::Queryable;
 
 fn step(column: &str, algorithm: DdlAlgorithm, lock: Option<DdlLock>) -> DdlSpec {
@@ -35,7 +35,7 @@ const LOADED_ROWS: u64 = 300_000;
 
 #[test]
 fn copy_blocks_writers_instant_does_not_and_copy_without_a_lock_is_refused() {
-    if !keylab_server::installed_or_skip(module_path!()) {
+    if !keylab_mariadb::installed_or_skip(module_path!()) {
         return;
     }
     let mut engine = MariaDbEngine::private(&ServerSettings::default()).expect("private server");

@@ -4,7 +4,7 @@
 //! file. Each load also reports the server's CPU time (from `/proc`), so a gap between methods
 //! can be told apart: server CPU per row (the server's work) or server idle time (the client).
 //!
-//! `cargo run --release -p keylab-server --example load_speed -- [ROWS] [VARIANT] [PLANS]`
+//! `cargo run --release -p keylab-mariadb --example load_speed -- [ROWS] [VARIANT] [PLANS]`
 //! (default 1000000 rows of `ulid`, primary-key placement). `PLANS` picks the loads to run,
 //! comma-separated `method:batch[:writers]` (e.g. `multi:20000,load-data:0`; batch 0 = all
 //! rows in one statement); `client` runs the `mariadb` client's own LOAD DATA and
@@ -12,7 +12,7 @@
 
 use keylab_core::{Engine, KeySource, LoadMethod, LoadPlan, Placement, Workload};
 use keylab_keys::GenConfig;
-use keylab_server::{run_load, sql, MariaDbEngine, ServerSettings};
+use keylab_mariadb::{run_load, sql, MariaDbEngine, ServerSettings};
 use mysql::prelude::Queryable;
 use std::io::Write;
 use std::path::Path;

@@ -11,15 +11,15 @@ use keylab_core::{
     Placement, Report, Workload,
 };
 use keylab_keys::GenConfig;
+use keylab_mariadb::{MariaDbEngine, PrivateServer, ServerSettings};
 use keylab_schema::Value;
-use keylab_server::{MariaDbEngine, PrivateServer, ServerSettings};
 use keylab_server_common::{ServerError, ServerUrl};
 use mysql::prelude::Queryable;
 use std::time::{Duration, Instant};
 
 /// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
-    keylab_server::installed_or_skip(module_path!())
+    keylab_mariadb::installed_or_skip(module_path!())
 }
 
 fn keys() -> KeySource {
@@ -209,7 +209,8 @@ fn tablespace_reader_agrees_with_innodb_index_stats() {
             .unwrap();
         conn.query_drop("FLUSH TABLES t_ibd FOR EXPORT").unwrap();
         let report =
-            keylab_server::ibd::read_tablespace(&engine.tablespace_path("t_ibd").unwrap()).unwrap();
+            keylab_mariadb::ibd::read_tablespace(&engine.tablespace_path("t_ibd").unwrap())
+                .unwrap();
         conn.query_drop("UNLOCK TABLES").unwrap();
         assert_eq!(report.page_size_bytes, page_size);
         let ids: Vec<(u64, String)> = conn
@@ -433,11 +434,11 @@ fn url_leaf_pages_are_exact_or_null_and_a_small_pool_is_noted() {
         let m = engine.measure(&table).unwrap();
         // The true counts, from the file.
         let ids =
-            keylab_server::index_ids(&mut admin, keylab_server::Flavour::Mariadb, "keylab", name)
+            keylab_mariadb::index_ids(&mut admin, keylab_mariadb::Flavour::Mariadb, "keylab", name)
                 .unwrap();
         admin.query_drop(format!("FLUSH TABLES keylab.{name} FOR EXPORT")).unwrap();
         let path = server.datadir().join("keylab").join(format!("{name}.ibd"));
-        let report = keylab_server::ibd::read_tablespace(&path).unwrap();
+        let report = keylab_mariadb::ibd::read_tablespace(&path).unwrap();
         admin.query_drop("UNLOCK TABLES").unwrap();
         for ix in &report.indexes {
             let r = m.indexes.iter().find(|r| Some(&r.name) == ids.get(&ix.index_id)).unwrap();

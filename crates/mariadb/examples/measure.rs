@@ -1,10 +1,10 @@
 //! Loads one variant into a private server and prints the measurement as JSON.
 //!
-//! `cargo run -p keylab-server --example measure -- VARIANT ROWS [pk|secondary] [METHOD]`
+//! `cargo run -p keylab-mariadb --example measure -- VARIANT ROWS [pk|secondary] [METHOD]`
 
 use keylab_core::{run_variant, KeySource, LoadPlan, NoProgress, Workload};
 use keylab_keys::GenConfig;
-use keylab_server::{MariaDbEngine, ServerSettings};
+use keylab_mariadb::{MariaDbEngine, ServerSettings};
 
 fn main() {
     keylab_server_common::install_signal_cleanup().unwrap();

@@ -8,12 +8,12 @@
 
 use keylab_core::{Engine, KeySource, LoadMethod, LoadPlan, Placement, Workload};
 use keylab_keys::GenConfig;
-use keylab_server::{MariaDbEngine, ServerSettings};
+use keylab_mariadb::{MariaDbEngine, ServerSettings};
 use mysql::prelude::Queryable;
 use std::time::{Duration, Instant};
 
 fn private_with_perf_schema() -> Option<MariaDbEngine> {
-    if !keylab_server::installed_or_skip(module_path!()) {
+    if !keylab_mariadb::installed_or_skip(module_path!()) {
         return None;
     }
     let settings = ServerSettings { performance_schema: true, ..ServerSettings::default() };

@@ -4,7 +4,7 @@
 //! dictionary names the indexes and lists the columns; 5.7 files say they have none. Corrupt
 //! copies of an 8.0 file never panic.
 
-use keylab_server::ibd::{read_tablespace, read_tablespace_from, TablespaceReport, NO_SDI_NOTE};
+use keylab_mariadb::ibd::{read_tablespace, read_tablespace_from, TablespaceReport, NO_SDI_NOTE};
 use std::path::PathBuf;
 
 fn fixture(version: &str, table: &str) -> PathBuf {

@@ -1,7 +1,7 @@
 //! Private instances leave nothing behind: no process and no directory, after a normal drop,
 //! after a failed start and after a panic.
 
-use keylab_server::{PrivateServer, ServerSettings};
+use keylab_mariadb::{PrivateServer, ServerSettings};
 use keylab_server_common::live_private_servers;
 use keylab_server_common::ServerError;
 use std::collections::BTreeSet;
@@ -13,7 +13,7 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 /// True when a server is installed; SKIPPED otherwise (a failure under `CI=true`).
 fn server_installed() -> bool {
-    keylab_server::installed_or_skip(module_path!())
+    keylab_mariadb::installed_or_skip(module_path!())
 }
 
 /// This process's instance directories (by their owner file: other programs on the machine
@@ -59,7 +59,7 @@ fn drop_stops_the_server_and_removes_its_directory() {
     assert!(dir.join("data").is_dir());
     assert_eq!(live_private_servers(), 1);
     // It answers on its TCP port too, as a user's server would.
-    let mut conn = mysql::Conn::new(keylab_server::url_opts(
+    let mut conn = mysql::Conn::new(keylab_mariadb::url_opts(
         &server.tcp_url(None),
         std::time::Duration::from_secs(5),
     ))
