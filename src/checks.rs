@@ -8,8 +8,8 @@
 //! rule it relies on, which lives in the crate that owns it, called from here only:
 //! `keylab_schema::limits::check` (MariaDB's column and row limits), the simulator's
 //! record-size rules (`keylab_innodb_model::SimTable::new`, as the simulator applies them when
-//! it creates a table), `keylab_server::load::check_plan` (load plans) and
-//! `keylab_scenario::min_buffer_pool_bytes` (the pool floor). This module runs nothing.
+//! it creates a table), `keylab_mariadb::check_plan` (load plans) and
+//! `keylab_innodb_model::min_buffer_pool_bytes` (the pool floor). This module runs nothing.
 
 use crate::args::{CompareArgs, OutputArgs};
 use crate::engines::sim_settings;
@@ -34,8 +34,7 @@ pub fn check_run(
         UsageError(format!("{what}: {e} (page size {} bytes)", settings.page_size_bytes))
     })?;
     for plan in loads {
-        keylab_server::load::check_plan(table, plan)
-            .map_err(|e| UsageError(format!("{what}: {e}")))?;
+        keylab_mariadb::check_plan(table, plan).map_err(|e| UsageError(format!("{what}: {e}")))?;
     }
     Ok(())
 }
@@ -101,7 +100,7 @@ pub fn check_limits(
 /// (exit 2), on every engine, so a command that runs on the simulator runs on a server
 /// unchanged; `at` names the page size for the message.
 pub fn check_pool_floor(bytes: u64, page_size_bytes: u32, at: &str) -> Result<()> {
-    let min = keylab_scenario::min_buffer_pool_bytes(page_size_bytes);
+    let min = keylab_innodb_model::min_buffer_pool_bytes(page_size_bytes);
     if bytes < min {
         return Err(UsageError(format!(
             "--buffer-pool {bytes} bytes is below the smallest pool MariaDB starts with at {at}: \

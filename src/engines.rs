@@ -6,9 +6,10 @@ use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{Engine, EngineInfo, EngineKind, EngineSettings, Sharding, SimModel};
 use keylab_innodb_model::{PoolSettings, SimSettings};
+use keylab_mariadb::{MariaDbEngine, ServerSettings, SpiderEngine};
 use keylab_pg_server::{PgEngine, PgSettings};
-use keylab_server::url::PASSWORD_ENV;
-use keylab_server::{MariaDbEngine, ServerError, ServerSettings, ServerUrl, SpiderEngine};
+use keylab_server_common::url::PASSWORD_ENV;
+use keylab_server_common::{ServerError, ServerUrl};
 use keylab_sim::{flavour, nbtree_settings, NbtreeEngine, ShardedSim, SimEngine, SpiderShape};
 
 /// The engine `args` name, configured with `settings`. `check_every` turns on the
@@ -107,8 +108,8 @@ pub fn sim_settings(settings: &EngineSettings) -> Result<SimSettings, UsageError
 /// How the simulator's sharded result reads like the Spider run's: the server engine's window
 /// count and SQL literals.
 const SPIDER_SHAPE: SpiderShape = SpiderShape {
-    windows: keylab_server::spider::WINDOWS,
-    write_literal: keylab_server::sql::write_literal,
+    windows: keylab_mariadb::HOTSPOT_WINDOWS,
+    write_literal: keylab_mariadb::sql::write_literal,
 };
 
 /// The engines of a series of runs: one per distinct settings (a server restarts for a new
@@ -174,10 +175,10 @@ fn sharded_engine(
         )
         .into());
     }
-    if !(2..=keylab_server::spider::MAX_SHARDS).contains(&shards) {
+    if !(2..=keylab_mariadb::MAX_SHARDS).contains(&shards) {
         return Err(UsageError(format!(
             "shards = {shards}: valid: 2 to {} (each shard is a private server or a model table)",
-            keylab_server::spider::MAX_SHARDS
+            keylab_mariadb::MAX_SHARDS
         ))
         .into());
     }

@@ -34,11 +34,11 @@ fn main() -> ExitCode {
     let cli = args::Cli::parse();
     // Ctrl-C and the other signals that end a program must stop any private server this
     // run starts and remove its files.
-    if let Err(err) = keylab_server::install_signal_cleanup() {
+    if let Err(err) = keylab_server_common::install_signal_cleanup() {
         eprintln!("keylab: warning: {err}");
     }
     // What no handler saw (a keylab killed with SIGKILL) is removed here, at the next start.
-    for swept in keylab_server::private::sweep_orphans(&std::env::temp_dir()) {
+    for swept in keylab_server_common::sweep_orphans(&std::env::temp_dir()) {
         eprintln!("keylab: {swept}");
     }
     match cmd::run(cli) {
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            if keylab_server::private::interrupted() {
+            if keylab_server_common::interrupted() {
                 // The work failed because a signal stopped its server; the handler is
                 // removing the server's files and exits with 128 + the signal when done.
                 eprintln!("keylab: interrupted; cleaning up");

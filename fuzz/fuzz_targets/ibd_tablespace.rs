@@ -6,5 +6,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = keylab_server::ibd::read_tablespace_from(data);
+    let _ = keylab_mariadb::ibd::read_tablespace_from(data);
 });

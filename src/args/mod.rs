@@ -8,7 +8,7 @@ use keylab_innodb_model::PageSize;
 use keylab_keys::{ClockKind, Variant, WithinMs};
 use keylab_pg_server::TextCollation;
 use keylab_report::Format;
-use keylab_server::load::MAX_WRITERS;
+use keylab_server_common::MAX_WRITERS;
 use std::path::PathBuf;
 
 pub mod advise;

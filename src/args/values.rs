@@ -60,10 +60,10 @@ impl std::fmt::Debug for UrlArg {
 
 /// `--database`: a name keylab accepts, checked before any server starts.
 pub(super) fn parse_database(s: &str) -> Result<String, String> {
-    if keylab_server::url::valid_identifier(s) {
+    if keylab_server_common::url::valid_identifier(s) {
         Ok(s.to_string())
     } else {
-        Err(keylab_server::url::IDENTIFIER_RULE.into())
+        Err(keylab_server_common::url::IDENTIFIER_RULE.into())
     }
 }
 

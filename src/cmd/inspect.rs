@@ -7,7 +7,7 @@ use crate::args::InspectArgs;
 use crate::UsageError;
 use anyhow::Result;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
-use keylab_server::ibd::{read_tablespace, IbdError, Sdi, TablespaceReport};
+use keylab_mariadb::ibd::{read_tablespace, IbdError, Sdi, TablespaceReport};
 use std::io::Write;
 
 /// Runs `keylab inspect`.
@@ -165,7 +165,7 @@ fn dictionary_header(sdi: &Sdi) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keylab_server::ibd::{IndexPages, SdiColumn, SdiIndex, SdiTable};
+    use keylab_mariadb::ibd::{IndexPages, SdiColumn, SdiIndex, SdiTable};
 
     fn report(with_sdi: bool) -> TablespaceReport {
         let mut ix = IndexPages::default();
@@ -196,7 +196,7 @@ mod tests {
                 }],
             });
         } else {
-            r.notes = vec![keylab_server::ibd::NO_SDI_NOTE.into()];
+            r.notes = vec![keylab_mariadb::ibd::NO_SDI_NOTE.into()];
         }
         r
     }

@@ -5,7 +5,7 @@
 //! `CI=true`, where that fails.
 
 use crate::util::{json, Dir};
-use keylab_pg_server::instance::{installed_or_skip, PgInstance, PgSettings};
+use keylab_pg_server::{installed_or_skip, PgInstance, PgSettings};
 
 const USERS: &str = include_str!("../fixtures/advise/pg_users.sql");
 

@@ -183,7 +183,7 @@ fn signals_during_a_load_leave_nothing() {
 
 /// A second private server stands in for a user's server, with a password user.
 struct UsersServer {
-    server: keylab_server::PrivateServer,
+    server: keylab_mariadb::PrivateServer,
     admin: mysql::Conn,
     url: String,
 }

@@ -125,9 +125,9 @@ fn a_scenario_shards_over_existing_backends() {
     if !server_installed("a_scenario_shards_over_existing_backends") {
         return;
     }
-    let settings = keylab_server::ServerSettings::default();
-    let servers: Vec<keylab_server::PrivateServer> = (0..2)
-        .map(|_| keylab_server::PrivateServer::start(&settings).expect("a backend"))
+    let settings = keylab_mariadb::ServerSettings::default();
+    let servers: Vec<keylab_mariadb::PrivateServer> = (0..2)
+        .map(|_| keylab_mariadb::PrivateServer::start(&settings).expect("a backend"))
         .collect();
     let mut admins: Vec<mysql::Conn> =
         servers.iter().map(|s| mysql::Conn::new(s.socket_opts()).unwrap()).collect();

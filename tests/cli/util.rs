@@ -70,13 +70,13 @@ pub fn json(stdout: &str) -> serde_json::Value {
 /// True when MariaDB's server binaries are installed; SKIPPED otherwise (a failure under
 /// `CI=true`).
 pub fn server_installed(test: &str) -> bool {
-    keylab_server::private::installed_or_skip(test)
+    keylab_mariadb::installed_or_skip(test)
 }
 
 /// A private MariaDB standing in for a user's server (default settings), with a root
 /// connection over its socket to set it up and to check it afterwards.
-pub fn users_server() -> (keylab_server::PrivateServer, mysql::Conn) {
-    let server = keylab_server::PrivateServer::start(&keylab_server::ServerSettings::default())
+pub fn users_server() -> (keylab_mariadb::PrivateServer, mysql::Conn) {
+    let server = keylab_mariadb::PrivateServer::start(&keylab_mariadb::ServerSettings::default())
         .expect("user's server");
     let admin =
         mysql::Conn::new(server.socket_opts()).expect("root connection to the user's server");

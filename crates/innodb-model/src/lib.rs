@@ -61,7 +61,10 @@ pub mod testkit;
 pub use check::InvariantViolation;
 pub use device::Device;
 pub use page::PageNo;
-pub use pool::{IbufSize, PageCleanerRules, PoolCounters, PoolSettings};
+pub use pool::{
+    min_buffer_pool_bytes, IbufSize, PageCleanerRules, PoolCounters, PoolSettings,
+    MIN_BUFFER_POOL_BYTES,
+};
 pub use stats::{Counters, IndexStats, TableStats};
 pub use table::SimTable;
 

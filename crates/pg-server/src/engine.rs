@@ -23,9 +23,9 @@ use keylab_core::{
     LoadPlan, LoadVerification, Measurement, Op, Row, TableSizes,
 };
 use keylab_schema::Table;
-use keylab_server::load::latency_ms;
-use keylab_server::load::LoadStats;
-use keylab_server::{ServerError, ServerUrl};
+use keylab_server_common::latency_ms;
+use keylab_server_common::LoadStats;
+use keylab_server_common::{ServerError, ServerUrl};
 use open::{connect_to, target_name};
 use postgres::Client;
 use std::collections::BTreeMap;

@@ -3,7 +3,7 @@
 //! `initdb` makes a cluster in a temporary directory named like every private instance's
 //! (`keylab-server-*`, with the owner file written first), and `postgres` runs on a unix
 //! socket in that directory and a free loopback port, configured from [`PgSettings`]. The
-//! instance is registered with `keylab-server`'s live-instance registry, so the same signal
+//! instance is registered with `keylab-server-common`'s live-instance registry, so the same signal
 //! handler, parent-death signal and sweep that stop MariaDB instances stop this one; it is
 //! stopped and removed on drop (errors and panics included).
 //!
@@ -12,12 +12,13 @@
 //!
 //! This module does not run workloads or read metrics; see the engine.
 
-use keylab_server::private::process::{
+use keylab_server_common::process::{
     command_as_user_dying_with_keylab, command_dying_with_keylab, spawn,
 };
-use keylab_server::private::DIR_PREFIX;
-use keylab_server::private::{free_port, stop_pid_with, tail_of, write_owner, LiveInstance};
-use keylab_server::ServerError;
+use keylab_server_common::registry::{free_port, stop_pid_with, tail_of, LiveInstance};
+use keylab_server_common::sweep::write_owner;
+use keylab_server_common::sweep::DIR_PREFIX;
+use keylab_server_common::ServerError;
 use nix::sys::signal::Signal;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -94,14 +95,14 @@ fn version_of(postgres: &Path) -> Option<u32> {
 
 /// For test suites that need PostgreSQL: true when its binaries are installed; otherwise
 /// prints `SKIPPED: <test>: ...` and returns false, except under `CI` (see
-/// `keylab_server::private::is_ci`), where a missing PostgreSQL is a failure (a panic).
+/// `keylab_server_common::is_ci`), where a missing PostgreSQL is a failure (a panic).
 pub fn installed_or_skip(test: &str) -> bool {
     match PgBinaries::find() {
         Ok(_) => true,
         Err(e) => {
             let ci = std::env::var("CI").ok();
             assert!(
-                !keylab_server::private::is_ci(ci.as_deref()),
+                !keylab_server_common::is_ci(ci.as_deref()),
                 "{test}: CI={} but PostgreSQL is not installed: {e}",
                 ci.unwrap_or_default()
             );

@@ -1,33 +1,40 @@
 //! keylab-pg-server: keylab's real-server engine for PostgreSQL.
 //!
-//! - [`engine`]: [`PgEngine`], the `keylab_core::Engine` on a private instance or a user's
-//!   server (`--url postgres://...`), working only inside a schema of its own.
-//! - [`instance`]: throwaway private clusters (`initdb` + `postgres`), stopped and removed
-//!   on drop, on signals and after a kill through `keylab-server`'s registry and sweep.
-//! - [`load`]: the row pipeline to N writer connections (row, multi, prepared,
-//!   prepared-uncached, load-data = `COPY FROM STDIN`).
-//! - [`metrics`]: nbtree shape from `pageinspect`/`pgstattuple`, sizes, buffer figures, and
-//!   the WAL of a phase counted by `pg_waldump`.
-//! - [`owner`]: keylab's claim on its schema of a user's database.
-//! - [`phases`]: churn + VACUUM, and REINDEX under an index fillfactor.
-//! - [`query`]: timed queries with their `EXPLAIN` plan.
-//! - [`sql`]: PostgreSQL DDL, literals, COPY text and the load checksum.
-//! - [`user_table`]: a user's table read from the catalog, read-only, for `keylab advise`.
+//! Its public face:
+//! - [`PgEngine`]: the `keylab_core::Engine` on a private instance or a user's server
+//!   (`--url postgres://...`), working only inside a schema of its own: load (row, multi,
+//!   prepared, prepared-uncached, load-data = `COPY FROM STDIN` over N writer connections),
+//!   measure (nbtree shape from `pageinspect`/`pgstattuple`, sizes, buffer figures, the WAL
+//!   of a phase counted by `pg_waldump`), churn + VACUUM, REINDEX under an index fillfactor,
+//!   timed queries with their `EXPLAIN` plan.
+//! - [`PgInstance`]: a throwaway private cluster (`initdb` + `postgres`, found as
+//!   [`PgBinaries`], configured by [`PgSettings`]), stopped and removed on drop, on signals
+//!   and after a kill through `keylab-server-common`'s registry and sweep.
+//! - [`read_user_table`]: a user's table read from the catalog, read-only, for `keylab
+//!   advise` ([`CatalogTable`]).
+//! - [`column_type`] and [`TextCollation`]: the PostgreSQL type keylab declares a column as.
+//!
+//! Inside (private modules): `engine`, `instance`, `load` (the row pipeline), `metrics`,
+//! `owner` (keylab's claim on its schema of a user's database), `phases`, `query`, `sql`
+//! (DDL, literals, COPY text and the load checksum), `user_table`.
 //!
 //! It does not generate rows or render reports; keylab-core and keylab-report do. The nbtree
-//! *model* lives elsewhere (it does no I/O).
+//! *model* lives elsewhere (it does no I/O). What it shares with the MariaDB engine (the
+//! registry and sweep of private instances, signal cleanup, `--url` parsing, `ServerError`,
+//! load timing) is keylab-server-common's; it does not depend on the MariaDB engine.
 #![deny(missing_docs)]
 
-pub mod engine;
-pub mod instance;
-pub mod load;
-pub mod metrics;
-pub mod owner;
-pub mod phases;
-pub mod query;
-pub mod sql;
-pub mod user_table;
+mod engine;
+mod instance;
+mod load;
+mod metrics;
+mod owner;
+mod phases;
+mod query;
+mod sql;
+mod user_table;
 
 pub use engine::PgEngine;
-pub use instance::{PgInstance, PgSettings};
-pub use sql::TextCollation;
+pub use instance::{installed_or_skip, PgBinaries, PgInstance, PgSettings};
+pub use sql::{column_type, TextCollation};
+pub use user_table::{read_user_table, CatalogColumn, CatalogTable};

@@ -1,6 +1,6 @@
 //! The PostgreSQL load pipeline: rows from the generator to N writer connections.
 //!
-//! The same scheme as `keylab_server::load` for MariaDB: the calling thread pulls rows from
+//! The same scheme as `keylab_mariadb`'s `load` for MariaDB: the calling thread pulls rows from
 //! the (not `Send`) iterator, cuts them into statements ([`LoadPlan::statement_rows`]) and
 //! sends statement `n` to writer [`LoadPlan::writer_of`]`(n)` over a bounded queue, so every
 //! engine gives each writer the same rows; each statement is timed into an HDR histogram and
@@ -12,7 +12,7 @@
 //! stream, one COPY per statement. The writer code is this crate's own: the MariaDB
 //! pipeline's writers are written against the `mysql` client. What is client-independent is
 //! shared with it: the writers' statement times, the end of a load
-//! ([`keylab_server::load::end_of_load`]), what a load measured ([`LoadStats`]), and the
+//! ([`keylab_server_common::load::end_of_load`]), what a load measured ([`LoadStats`]), and the
 //! limit on writers.
 //!
 //! This module does not create tables or read metrics.
@@ -21,8 +21,8 @@ use crate::engine::sql_err;
 use crate::sql;
 use keylab_core::{LoadMethod, LoadPlan, Row, WRITER_QUEUE_STATEMENTS};
 use keylab_schema::Table;
-use keylab_server::load::{end_of_load, BatchTimes, LoadStats};
-use keylab_server::ServerError;
+use keylab_server_common::load::{end_of_load, BatchTimes, LoadStats};
+use keylab_server_common::ServerError;
 use postgres::types::ToSql;
 use postgres::{Client, Statement};
 use std::collections::HashMap;
@@ -48,7 +48,7 @@ pub fn check_plan(table: &Table, plan: &LoadPlan) -> Result<(), String> {
             MAX_PARAMS / cols
         ));
     }
-    keylab_server::load::check_writers(plan)
+    keylab_server_common::check_writers(plan)
 }
 
 /// Loads `rows` into `schema`.`table` over `clients`, one writer per client.

@@ -5,7 +5,7 @@
 
 use crate::engine::sql_err;
 use crate::sql::{qualified, quote_ident};
-use keylab_server::ServerError;
+use keylab_server_common::ServerError;
 use postgres::Client;
 use std::collections::BTreeSet;
 

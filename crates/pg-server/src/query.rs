@@ -17,7 +17,7 @@ use postgres::types::ToSql;
 use postgres::Client;
 use std::time::Instant;
 
-/// The column holding the generated id (see `keylab_server`'s rule: the single column of the
+/// The column holding the generated id (see `keylab_mariadb`'s rule: the single column of the
 /// first secondary index under an identity key, else the primary key's first column).
 fn id_column(table: &Table) -> usize {
     if table.auto_increment {

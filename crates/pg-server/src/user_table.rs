@@ -13,12 +13,12 @@
 
 use crate::engine::{describe, sql_err};
 use crate::sql::{qualified, quote_ident};
-use keylab_server::user_table::UserTable;
-use keylab_server::{ServerError, ServerUrl};
+use keylab_server_common::UserTable;
+use keylab_server_common::{ServerError, ServerUrl};
 use postgres::{Client, NoTls};
 use std::time::Duration;
 
-pub use keylab_server::user_table::{EXACT_COUNT_BELOW, SAMPLE_ROWS};
+pub use keylab_server_common::user_table::{EXACT_COUNT_BELOW, SAMPLE_ROWS};
 
 /// One column as the catalog describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]

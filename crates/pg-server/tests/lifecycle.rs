@@ -3,8 +3,8 @@
 //!
 //! Without PostgreSQL these print `SKIPPED: ...` and return, except under `CI=true`.
 
-use keylab_pg_server::instance::{installed_or_skip, PgInstance, PgSettings};
-use keylab_server::private::process::processes_naming;
+use keylab_pg_server::{installed_or_skip, PgInstance, PgSettings};
+use keylab_server_common::process::processes_naming;
 
 #[test]
 fn a_private_instance_starts_answers_and_leaves_nothing() {

@@ -9,7 +9,7 @@ use keylab_core::{
     run_variant, Engine, KeySource, LoadMethod, LoadPlan, NoProgress, Op, Placement, Workload,
 };
 use keylab_keys::GenConfig;
-use keylab_pg_server::instance::installed_or_skip;
+use keylab_pg_server::installed_or_skip;
 use keylab_pg_server::{PgEngine, PgSettings, TextCollation};
 
 fn keys() -> KeySource {

@@ -133,10 +133,7 @@ pub use builtin::{
 pub use churn::{ChurnRound, LiveKeys};
 pub use error::ScenarioError;
 pub use execute::execute;
-pub use plan::{
-    min_buffer_pool_bytes, scale_count, GeneratorSettings, PhasePlan, RunPlan, Scenario,
-    MIN_BUFFER_POOL_BYTES,
-};
+pub use plan::{scale_count, GeneratorSettings, PhasePlan, RunPlan, Scenario};
 pub use rows::TableRows;
 pub use table::{BuiltTable, ColumnGen, Steps};
 

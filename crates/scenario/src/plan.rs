@@ -24,19 +24,10 @@ use crate::table::{self, BuiltTable, Ctx};
 use keylab_core::{
     ChurnStyle, DdlSpec, EngineSettings, LoadMethod, LoadPlan, Placement, QuerySpec,
 };
+use keylab_innodb_model::min_buffer_pool_bytes;
 use keylab_keys::{ClockKind, GenConfig, Variant, WithinMs};
 use keylab_schema::Table;
 use toml::Spanned;
-
-/// The smallest buffer pool a scaled scenario asks for (MySQL's and MariaDB's minimum is 5 MiB).
-pub const MIN_BUFFER_POOL_BYTES: u64 = 5 << 20;
-
-/// The smallest buffer pool a server starts with at `page_size_bytes`: 5 MiB, and from 16 KiB
-/// pages up, 320 pages plus 1 MiB (MariaDB 10.11 refuses less at startup, "innodb_page_size=16384
-/// requires innodb_buffer_pool_size >= 6 MiB"; 11 MiB at 32k, 21 MiB at 64k, measured).
-pub fn min_buffer_pool_bytes(page_size_bytes: u32) -> u64 {
-    MIN_BUFFER_POOL_BYTES.max(u64::from(page_size_bytes) * 320 + (1 << 20))
-}
 
 /// One run: a variant in a placement, in one matrix cell, on one table, through the phases.
 #[derive(Debug, Clone, PartialEq)]
@@ -256,7 +247,7 @@ impl Scenario {
     }
 
     /// `[engine] backends`: existing servers to shard over, as written (they may hold a
-    /// password: never print them; `keylab_server::ServerUrl` masks it).
+    /// password: never print them; `keylab_server_common::ServerUrl` masks it).
     pub fn backends(&self) -> Vec<String> {
         self.spec
             .engine

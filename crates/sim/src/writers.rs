@@ -3,7 +3,7 @@
 //!
 //! What keylab controls is the same on both engines: statement `n` (of `batch` rows, or of
 //! the seeded sizes of [`LoadPlan::statement_rows`] when statements vary, in row-stream order) goes to writer `n % writers`, through a queue of
-//! [`WRITER_QUEUE_STATEMENTS`] statements the sender waits on (`crates/server/src/load.rs`).
+//! [`WRITER_QUEUE_STATEMENTS`] statements the sender waits on (`crates/mariadb/src/load.rs`).
 //! What the server decides is modelled: while several writers have a statement running, the
 //! next row inserted is from one of them picked at random (a fixed seed, so the model is
 //! deterministic); a writer that finishes takes its next queued statement at once.

@@ -46,7 +46,7 @@ pub fn key_entry_bytes(c: &Candidate) -> u32 {
 pub fn key_type_sql(c: &Candidate, k: usize) -> String {
     let ty = &c.table.columns[k].ty;
     if c.heap_table {
-        keylab_pg_server::sql::column_type(ty, keylab_pg_server::TextCollation::Default)
+        keylab_pg_server::column_type(ty, keylab_pg_server::TextCollation::Default)
     } else {
         ty.sql(keylab_schema::Dialect::Mariadb)
     }

@@ -1,6 +1,6 @@
 //! `keylab advise --url ... --table ...`: reading the user's table from their server,
-//! read-only, with `keylab_server::user_table` (MariaDB/MySQL: `SHOW CREATE TABLE` and
-//! information_schema) or `keylab_pg_server::user_table` (PostgreSQL: pg_catalog). Only the
+//! read-only, with `keylab_mariadb::read_user_table` (MariaDB/MySQL: `SHOW CREATE TABLE` and
+//! information_schema) or `keylab_pg_server::read_user_table` (PostgreSQL: pg_catalog). Only the
 //! URL and table name are checked here; what is read and how is in those modules. Messages
 //! name the server by host and port, never with the password.
 
@@ -8,8 +8,8 @@ use crate::args::UrlArg;
 use crate::UsageError;
 use anyhow::Result;
 use keylab_ddl::SourceDialect;
-use keylab_server::user_table::UserTable;
-use keylab_server::{ServerError, ServerUrl};
+use keylab_server_common::UserTable;
+use keylab_server_common::{ServerError, ServerUrl};
 
 /// What was read from a server.
 pub struct LiveTable {
@@ -63,7 +63,7 @@ fn no_table_is_usage<'a>(
 }
 
 fn read_mysql(url: &UrlArg, table: &str) -> Result<LiveTable> {
-    let env = std::env::var(keylab_server::url::PASSWORD_ENV).ok();
+    let env = std::env::var(keylab_server_common::url::PASSWORD_ENV).ok();
     let parsed = ServerUrl::parse_with_env_password(url.expose(), env.as_deref())
         .map_err(|e| UsageError(format!("--url {url}: {e}")))?;
     let (schema, name) = match table.split_once('.') {
@@ -80,7 +80,7 @@ fn read_mysql(url: &UrlArg, table: &str) -> Result<LiveTable> {
         },
     };
     let origin = format!("{}/{schema}.{name}", parsed.address());
-    let user = keylab_server::user_table::read_user_table(&parsed, &schema, &name)
+    let user = keylab_mariadb::read_user_table(&parsed, &schema, &name)
         .map_err(no_table_is_usage(table, &origin))?;
     let sql = user.create_sql.clone();
     Ok(LiveTable { origin, sql, dialect: SourceDialect::Mysql, table: name, user })
@@ -88,7 +88,7 @@ fn read_mysql(url: &UrlArg, table: &str) -> Result<LiveTable> {
 
 fn read_postgres(url: &UrlArg, table: &str) -> Result<LiveTable> {
     // KEYLAB_PASSWORD, else libpq's PGPASSWORD: both keep it out of `ps`.
-    let env = std::env::var(keylab_server::url::PASSWORD_ENV)
+    let env = std::env::var(keylab_server_common::url::PASSWORD_ENV)
         .ok()
         .or_else(|| std::env::var("PGPASSWORD").ok());
     let parsed = ServerUrl::parse_postgres_with_env_password(url.expose(), env.as_deref())
@@ -114,7 +114,7 @@ fn read_postgres(url: &UrlArg, table: &str) -> Result<LiveTable> {
         }
     };
     let origin = format!("{}/{database}/{schema}.{name}", parsed.address());
-    let (user, _catalog) = keylab_pg_server::user_table::read_user_table(&parsed, &schema, &name)
+    let (user, _catalog) = keylab_pg_server::read_user_table(&parsed, &schema, &name)
         .map_err(no_table_is_usage(table, &origin))?;
     let sql = user.create_sql.clone();
     Ok(LiveTable { origin, sql, dialect: SourceDialect::Postgres, table: name, user })

@@ -372,7 +372,7 @@ fn candidates(
     let current_v = current_variant(t);
     let key_name = t.primary_key.iter().map(|&c| t.columns[c].name.clone()).collect::<Vec<_>>();
     let key_type = t.primary_key.iter().map(|&c| match dialect {
-        keylab_ddl::SourceDialect::Postgres => keylab_pg_server::sql::column_type(
+        keylab_ddl::SourceDialect::Postgres => keylab_pg_server::column_type(
             &t.columns[c].ty,
             keylab_pg_server::TextCollation::Default,
         ),

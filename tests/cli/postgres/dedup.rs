@@ -9,7 +9,7 @@
 //! `CI=true`, where that fails.
 
 use crate::util::Dir;
-use keylab_pg_server::instance::installed_or_skip;
+use keylab_pg_server::installed_or_skip;
 use serde_json::Value;
 
 const TABLE: &str = r#"

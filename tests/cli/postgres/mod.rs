@@ -8,7 +8,7 @@ mod dedup;
 mod model;
 
 use crate::util::Dir;
-use keylab_pg_server::instance::{installed_or_skip, PgInstance, PgSettings};
+use keylab_pg_server::{installed_or_skip, PgInstance, PgSettings};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -235,7 +235,7 @@ fn running_under(tmp: &Path) -> Vec<u32> {
     std::fs::read_dir(tmp)
         .unwrap()
         .filter_map(|e| e.ok())
-        .flat_map(|e| keylab_server::private::process::processes_naming(&e.path()))
+        .flat_map(|e| keylab_server_common::process::processes_naming(&e.path()))
         .collect()
 }
 

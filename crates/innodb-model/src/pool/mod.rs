@@ -30,7 +30,9 @@ mod lru;
 mod settings;
 pub use change_buffer::IbufSize;
 pub(crate) use change_buffer::{ChangeBuffer, Pending};
-pub use settings::{PageCleanerRules, PoolCounters, PoolSettings};
+pub use settings::{
+    min_buffer_pool_bytes, PageCleanerRules, PoolCounters, PoolSettings, MIN_BUFFER_POOL_BYTES,
+};
 
 mod page_cleaner;
 pub(crate) use page_cleaner::pool_pages;

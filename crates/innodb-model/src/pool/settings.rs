@@ -1,7 +1,21 @@
 //! The buffer pool model's settings (the server variables it follows, and which 10.11
-//! release's page cleaner rules) and the figures it counts.
+//! release's page cleaner rules), the smallest pool the server starts with, and the figures
+//! it counts.
 
 use serde::{Deserialize, Serialize};
+
+/// The smallest `innodb_buffer_pool_size` at any page size (MySQL's and MariaDB's minimum is
+/// 5 MiB).
+pub const MIN_BUFFER_POOL_BYTES: u64 = 5 << 20;
+
+/// The smallest buffer pool a server starts with at `page_size_bytes`: 5 MiB, and from 16 KiB
+/// pages up, 320 pages plus 1 MiB (MariaDB 10.11 refuses less at startup, "innodb_page_size=16384
+/// requires innodb_buffer_pool_size >= 6 MiB"; 11 MiB at 32k, 21 MiB at 64k, measured). keylab
+/// refuses a smaller pool on every engine, the simulator included, so that a command that runs
+/// on the simulator runs on a server unchanged.
+pub fn min_buffer_pool_bytes(page_size_bytes: u32) -> u64 {
+    MIN_BUFFER_POOL_BYTES.max(u64::from(page_size_bytes) * 320 + (1 << 20))
+}
 
 /// Which MariaDB 10.11 release's page cleaner the LRU batch follows (the buffer pool's LRU batch,
 /// `buf_flush_LRU_list_batch`). Two rules changed within 10.11, and together they change how

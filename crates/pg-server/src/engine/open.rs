@@ -10,7 +10,7 @@ use crate::instance::{PgInstance, PgSettings};
 use crate::owner;
 use crate::sql::{quote_ident, TextCollation};
 use keylab_core::FillFactors;
-use keylab_server::{ServerError, ServerUrl};
+use keylab_server_common::{ServerError, ServerUrl};
 use postgres::{Client, NoTls};
 use std::time::Duration;
 
@@ -51,10 +51,10 @@ impl PgEngine {
             )
         })?;
         let schema = schema.unwrap_or(DEFAULT_SCHEMA);
-        if !keylab_server::url::valid_identifier(schema) {
+        if !keylab_server_common::url::valid_identifier(schema) {
             return Err(ServerError::BadUrl(format!(
                 "schema `{schema}` (--database): {}",
-                keylab_server::url::IDENTIFIER_RULE
+                keylab_server_common::url::IDENTIFIER_RULE
             )));
         }
         let target = Target::Url { url: url.clone(), database };

@@ -9,7 +9,7 @@
 use super::{PgEngine, Target};
 use crate::metrics::{count_wal, WalCounts};
 use keylab_core::PostgresFigures;
-use keylab_server::ServerError;
+use keylab_server_common::ServerError;
 use std::time::{Duration, Instant};
 
 impl PgEngine {

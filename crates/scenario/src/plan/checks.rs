@@ -59,7 +59,7 @@ pub(super) fn check_top(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioErr
 }
 
 /// `[engine] backends`: 2 to 16 MySQL URLs, agreeing with `shards` when both are given. The
-/// URLs are parsed in full when the engine connects (keylab-server); here their form.
+/// URLs are parsed in full when the engine connects (keylab-mariadb); here their form.
 fn check_backends(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
     let masked = |e: ScenarioError| ScenarioError {
         source_line: e.source_line.map(|l| mask_passwords(&l)),
