@@ -1,11 +1,21 @@
 //! The docs name every crate: each workspace member under `crates/` has a row in
-//! `docs/architecture.md`'s crate table (its package name and folder) and in the README's
-//! layout table, so a crate added or renamed in `Cargo.toml` cannot leave the pages behind.
+//! `docs/architecture.md`'s crate table (its package name and folder, and the keylab crates it
+//! depends on as its `Cargo.toml` says) and in the README's layout table, so a crate added,
+//! renamed or given a new dependency in `Cargo.toml` cannot leave the pages behind.
 
 use std::path::Path;
 
-/// (folder under `crates/`, package name) of every workspace member there.
-fn workspace_crates() -> Vec<(String, String)> {
+/// A workspace member under `crates/`.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Member {
+    folder: String,
+    name: String,
+    /// Its `[dependencies]` on other keylab crates, without the `keylab-` prefix, sorted.
+    keylab_deps: Vec<String>,
+}
+
+/// Every workspace member under `crates/`.
+fn workspace_crates() -> Vec<Member> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     assert!(
@@ -18,7 +28,14 @@ fn workspace_crates() -> Vec<(String, String)> {
         let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else { continue };
         let value: toml::Value = toml::from_str(&text).unwrap();
         let name = value["package"]["name"].as_str().unwrap().to_string();
-        crates.push((dir.file_name().unwrap().to_string_lossy().into_owned(), name));
+        let mut keylab_deps: Vec<String> = value
+            .get("dependencies")
+            .and_then(|d| d.as_table())
+            .map(|d| d.keys().filter_map(|k| k.strip_prefix("keylab-")).map(String::from).collect())
+            .unwrap_or_default();
+        keylab_deps.sort();
+        let folder = dir.file_name().unwrap().to_string_lossy().into_owned();
+        crates.push(Member { folder, name, keylab_deps });
     }
     crates.sort();
     assert!(crates.len() >= 5, "{crates:?}");
@@ -30,18 +47,27 @@ fn read(path: &str) -> String {
 }
 
 #[test]
-fn architecture_page_has_a_row_for_every_crate() {
+fn architecture_page_has_a_row_for_every_crate_with_its_dependencies() {
     let page = read("docs/architecture.md");
-    for (folder, name) in workspace_crates() {
-        let row = format!("| `{name}` (`crates/{folder}`) |");
-        assert!(page.contains(&row), "docs/architecture.md has no crate-table row {row}");
+    for Member { folder, name, keylab_deps } in workspace_crates() {
+        let start = format!("| `{name}` (`crates/{folder}`) | ");
+        let Some(at) = page.find(&start) else {
+            panic!("docs/architecture.md has no crate-table row starting {start}")
+        };
+        let column = page[at + start.len()..].split(" | ").next().unwrap();
+        let mut said: Vec<String> = match column {
+            "none" => Vec::new(),
+            _ => column.split(", ").map(String::from).collect(),
+        };
+        said.sort();
+        assert_eq!(said, keylab_deps, "docs/architecture.md: the dependencies of {name}");
     }
 }
 
 #[test]
 fn readme_layout_has_a_row_for_every_crate() {
     let readme = read("README.md");
-    for (folder, _) in workspace_crates() {
+    for Member { folder, .. } in workspace_crates() {
         let row = format!("| `crates/{folder}` |");
         assert!(readme.contains(&row), "README.md's layout has no row {row}");
     }
