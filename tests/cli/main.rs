@@ -1,7 +1,6 @@
 //! End-to-end tests of the built `keylab` binary: output, exit codes, help text.
 
 mod advise;
-mod advise_pg;
 mod bounded;
 mod compare;
 mod docs;

@@ -23,7 +23,6 @@
 //! `stmt_time` (their server-side times and plans).
 
 mod churn;
-mod churn_styled;
 mod ddl_writes;
 mod id_blocks;
 mod load_run;

@@ -19,7 +19,7 @@
 //!
 //! Inside (private modules): `engine` (the engine and its phases), `load` (the row pipeline),
 //! `metrics`, `owner` (keylab's claim on its database of a user's server), `private`,
-//! `spider` and `spider_windows`, `user_table`, `client` (connection options for a `--url`).
+//! `spider` (and `spider::windows`), `user_table`, `client` (connection options for a `--url`).
 //!
 //! It does not generate rows or render reports (keylab-core and keylab-report do), and does
 //! not hold what it shares with the PostgreSQL engine (keylab-server-common does: the
@@ -35,7 +35,6 @@ mod metrics;
 mod owner;
 mod private;
 mod spider;
-mod spider_windows;
 pub mod sql;
 mod user_table;
 

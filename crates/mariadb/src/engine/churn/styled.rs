@@ -4,8 +4,8 @@
 //! writers the server sees the inserts in an order of its own (the threads race), which the
 //! simulator cannot follow. This module does not choose the operations.
 
-use super::churn::OPS_PER_COMMIT;
-use super::{sql_err, work_opts, MariaDbEngine};
+use super::OPS_PER_COMMIT;
+use crate::engine::{sql_err, work_opts, MariaDbEngine};
 use crate::sql::{self, quote_ident};
 use keylab_core::{ChurnDelete, ChurnInsert, ChurnStyle, Op, Row};
 use keylab_schema::{Table, Value};
@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 impl MariaDbEngine {
     /// Applies `ops` to `table` in order as `style` says, then waits for purge.
-    pub(super) fn apply_styled_ops(
+    pub(in crate::engine) fn apply_styled_ops(
         &mut self,
         table: &Table,
         style: &ChurnStyle,
@@ -167,7 +167,7 @@ impl MariaDbEngine {
             return Err(ServerError::Sql(format!(
                 "churn: deleting primary key ({}) from `{name}` removed {} rows instead of one; \
                  the server's rows differ from the ones keylab tracks",
-                super::churn::show_key(key),
+                super::show_key(key),
                 self.conn.affected_rows()
             )));
         }

@@ -8,11 +8,14 @@
 //! writer count); the figures are read on each backend with the one-server measurement and
 //! summed. The share of inserts each shard received per window of rows sent (the hotspot
 //! curve) is counted exactly from where the backends hold each row after the load
-//! ([`crate::spider_windows`]); only for an AUTO_INCREMENT key with several writers (whose
+//! ([`windows`]); only for an AUTO_INCREMENT key with several writers (whose
 //! numbering the client does not know) is each backend's `Handler_write` sampled as the load
 //! passes a window edge instead (MariaDB 10.11 has no `Innodb_rows_inserted`). Every instance is a [`crate::PrivateServer`], stopped and removed like one.
 //!
 //! This module does not generate rows, render reports or talk to a `--url` server.
+
+// Where the backends hold each row sent: the exact hotspot curve.
+mod windows;
 
 use crate::client::sql_err;
 use crate::engine::MariaDbEngine;
@@ -324,7 +327,7 @@ impl Engine for SpiderEngine {
         }
         // The client knows each row's key when it sends it, or, for a key the head's counter
         // assigns, with one writer: the head hands out 1, 2, 3... in the order rows arrive.
-        // Then the curve is exact (`spider_windows`); otherwise it is sampled.
+        // Then the curve is exact (`windows`); otherwise it is sampled.
         let col = Self::key_column(table);
         let ty = &table.columns[col].ty;
         let exact = if table.auto_increment { plan.writers == 1 } else { !ty.is_time() };
@@ -376,7 +379,7 @@ impl Engine for SpiderEngine {
         };
         sample(&mut monitors, &mut windows);
         if exact {
-            let placed = crate::spider_windows::placements(&self.backends, table, &sent)?;
+            let placed = windows::placements(&self.backends, table, &sent)?;
             let windows = keylab_core::windows_of(placed, window, self.backends.len());
             // The backends' own count of rows written over the load must agree.
             let per_shard: Vec<u64> = (0..self.backends.len())

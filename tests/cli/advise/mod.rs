@@ -2,9 +2,12 @@
 //! file:line:column or the flag with the valid choices; a run gives every candidate's advice
 //! figures, labelled predictions on the simulator.
 
+// The same on PostgreSQL tables and servers.
+mod pg;
+
 use crate::util::{server_installed, users_server, Dir, Run};
 
-const ORDERS: &str = include_str!("../fixtures/advise/orders.sql");
+const ORDERS: &str = include_str!("../../fixtures/advise/orders.sql");
 
 fn advise(d: &Dir, sql: &str, extra: &[&str]) -> Run {
     std::fs::write(d.path("t.sql"), sql).unwrap();
@@ -178,7 +181,7 @@ fn simulator_and_private_mariadb_agree_on_a_users_table() {
     if !server_installed("simulator_and_private_mariadb_agree_on_a_users_table") {
         return;
     }
-    let sql = include_str!("../fixtures/advise/accounts.sql");
+    let sql = include_str!("../../fixtures/advise/accounts.sql");
     // PRIMARY and 4 secondaries.
     let (sim, server) = simulator_agrees_with_private_mariadb(sql, &["--rows", "20000"], 5);
     assert_eq!((sim.len(), server.len()), (6, 6));
@@ -199,7 +202,7 @@ fn simulator_and_private_mariadb_agree_on_prefix_key_parts() {
     if !server_installed("simulator_and_private_mariadb_agree_on_prefix_key_parts") {
         return;
     }
-    let sql = include_str!("../fixtures/advise/prefix.sql");
+    let sql = include_str!("../../fixtures/advise/prefix.sql");
     // PRIMARY and 3 prefix indexes.
     let (sim, _) = simulator_agrees_with_private_mariadb(sql, &["--rows", "20000"], 4);
     assert_eq!(sim.len(), 6);
@@ -265,7 +268,7 @@ fn simulator_and_private_mariadb_agree_on_mariadb_types() {
     if !server_installed("simulator_and_private_mariadb_agree_on_mariadb_types") {
         return;
     }
-    let sql = include_str!("../fixtures/advise/types.sql");
+    let sql = include_str!("../../fixtures/advise/types.sql");
     let (sim, _) = simulator_agrees_with_private_mariadb(sql, &["--rows", "20000"], 6);
     assert_eq!(sim.len(), 6);
 }
@@ -278,7 +281,7 @@ fn simulator_and_private_mariadb_agree_on_off_page_columns() {
     if !server_installed("simulator_and_private_mariadb_agree_on_off_page_columns") {
         return;
     }
-    let sql = include_str!("../fixtures/advise/offpage.sql");
+    let sql = include_str!("../../fixtures/advise/offpage.sql");
     let extra = ["--rows", "3000", "--keys", "uuid4:bin", "--width", "body=12000"];
     let (sim, _) = simulator_agrees_with_private_mariadb(
         sql,
@@ -298,7 +301,7 @@ fn simulator_and_private_mariadb_agree_on_descending_key_parts() {
     if !server_installed("simulator_and_private_mariadb_agree_on_descending_key_parts") {
         return;
     }
-    let sql = include_str!("../fixtures/advise/descending.sql");
+    let sql = include_str!("../../fixtures/advise/descending.sql");
     simulator_agrees_with_private_mariadb(sql, &["--rows", "20000", "--keys", "uuid4:bin"], 5);
 }
 

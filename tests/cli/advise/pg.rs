@@ -7,7 +7,7 @@
 use crate::util::{json, Dir};
 use keylab_pg_server::{installed_or_skip, PgInstance, PgSettings};
 
-const USERS: &str = include_str!("../fixtures/advise/pg_users.sql");
+const USERS: &str = include_str!("../../fixtures/advise/pg_users.sql");
 
 fn notes(r: &serde_json::Value) -> String {
     r["engine"]["settings"]["notes"].to_string()
@@ -103,7 +103,7 @@ fn an_index_without_an_nbtree_key_type_falls_back_to_innodb_naming_the_type() {
 /// `pg_users.sql` with the user's fillfactors: 80 on the table, 70 on the primary key
 /// (pg_dump writes it on the constraint) and on `users_created`.
 fn users_with_fill_factors() -> String {
-    include_str!("../fixtures/advise/pg_users_fillfactor.sql").to_string()
+    include_str!("../../fixtures/advise/pg_users_fillfactor.sql").to_string()
 }
 
 #[test]

@@ -8,6 +8,9 @@
 //! server-assigned `AUTO_INCREMENT` must be the value the caller's row carries, so the live
 //! row count the caller tracks is the server's. This module does not choose the operations.
 
+// Churn in another statement shape than the default (`ChurnStyle`).
+mod styled;
+
 use super::{sql_err, MariaDbEngine, Target};
 use crate::metrics;
 use crate::private::Flavour;
