@@ -2,7 +2,7 @@
 //! whatever parses prints back to the same key.
 #![no_main]
 
-use keylab_keys::{Encoding, Key, Strategy, Variant};
+use keylab_keys::{Key, Strategy, Variant};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
