@@ -55,6 +55,9 @@ mod stats;
 mod table;
 mod tree;
 
+// Test helpers (seeded generator, E1's and E5's tables, workloads): in the crate's unit tests,
+// and for its benches, integration tests and tools through the `testkit` feature only.
+#[cfg(any(test, feature = "testkit"))]
 #[doc(hidden)]
 pub mod testkit;
 
