@@ -20,6 +20,7 @@ use keylab_core::{EngineKind, EngineSettings, LoadPlan};
 use keylab_innodb_model::SimTable;
 use keylab_keys::Variant;
 use keylab_schema::Table;
+use std::path::Path;
 
 /// Refuses `table` loaded with `loads` under `settings` if it cannot work on any engine;
 /// `what` names the run in the message (a variant, or a scenario run's label).
@@ -40,13 +41,37 @@ pub fn check_run(
 }
 
 /// Refuses, before anything runs, an export path that cannot be written as described in
-/// `output`'s module doc (exit 2, naming the flag).
-pub fn check_exports(args: &OutputArgs) -> Result<()> {
+/// `output`'s module doc, or that is one of the command's `inputs` (each named for the
+/// message: a flag or what the file is) under any spelling, link or hard link: the export
+/// would overwrite the file being read (exit 2, naming both).
+pub fn check_exports(args: &OutputArgs, inputs: &[(&str, &Path)]) -> Result<()> {
     for (flag, path, _) in output::targets(args) {
         output::classify(path)
             .map_err(|why| UsageError(format!("{flag} {}: {why}", path.display())))?;
+        for (what, input) in inputs {
+            if same_regular_file(path, input) {
+                return Err(UsageError(format!(
+                    "{flag} {}: is {what} {}, which this command reads; the export would \
+                     overwrite it: give another export path",
+                    path.display(),
+                    input.display()
+                ))
+                .into());
+            }
+        }
     }
     Ok(())
+}
+
+/// Both paths name one existing regular file (same device and inode, links followed). Only a
+/// regular file is replaced by an export; a device or FIFO (`/dev/stdin` and `/dev/stdout` on
+/// one terminal) is written through, never overwritten.
+fn same_regular_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.is_file() && b.is_file() && (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
 }
 
 /// Refuses, before anything starts, an engine kind this build cannot run (exit 2, naming

@@ -9,6 +9,7 @@ mod args;
 mod checks;
 mod cmd;
 mod engines;
+mod input;
 mod output;
 mod parallel;
 mod progress;

@@ -8,7 +8,7 @@
 //! - a character device or a FIFO (`/dev/null`, `/dev/stdout`, a named pipe), and any path
 //!   under `/dev` or `/proc` (`/dev/stdout` may name the file a shell redirected to): written
 //!   through (appended to), once, when the command finishes (or fails part-way), never
-//!   replaced.
+//!   replaced. A FIFO no process reads fails after a few seconds instead of hanging.
 //! - a directory, a block device, a socket, or a path whose directory does not exist: refused
 //!   before anything runs (exit 2).
 
@@ -158,14 +158,58 @@ fn replace(path: &Path, mode: Option<u32>, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` into what `path` names without replacing it (a FIFO blocks until a
-/// reader opens it, as a shell redirect does).
+/// How long an export FIFO may wait for a reader when the command ends (the reader may be
+/// started just after keylab) before the write fails instead of hanging.
+const FIFO_READER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Writes `bytes` into what `path` names without replacing it. A FIFO is opened without
+/// blocking: with no reader within [`FIFO_READER_WAIT`] the write fails naming it, instead of
+/// hanging (with a private server still up) as a shell redirect would.
 fn write_through(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
     // Appending: a regular file reached through /dev/stdout is the shell's redirect, which
     // standard output writes to as well; no truncation.
-    let mut file = std::fs::OpenOptions::new().append(true).open(path)?;
-    file.write_all(bytes)?;
-    file.flush()?;
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true);
+    if !fifo {
+        let mut file = options.open(path)?;
+        file.write_all(bytes)?;
+        file.flush()?;
+        return Ok(());
+    }
+    options.custom_flags(libc::O_NONBLOCK);
+    let started = std::time::Instant::now();
+    let mut file = loop {
+        match options.open(path) {
+            // ENXIO: no process has the FIFO open for reading.
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if started.elapsed() >= FIFO_READER_WAIT {
+                    anyhow::bail!(
+                        "a FIFO no process reads (waited {} s); start its reader \
+                         (e.g. `cat {} &`) before keylab, or export to a file",
+                        FIFO_READER_WAIT.as_secs(),
+                        path.display()
+                    );
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            other => break other?,
+        }
+    };
+    // The descriptor stays non-blocking: a full pipe answers WouldBlock until the reader
+    // drains it.
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match file.write(rest) {
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
     Ok(())
 }
 

@@ -25,7 +25,8 @@ use std::path::Path;
 /// Runs `keylab compare`.
 pub fn run(args: CompareArgs) -> Result<()> {
     // Everything the flags alone decide is checked before any engine starts.
-    check_exports(&args.output)?;
+    let keys_file = args.keys_file.as_deref().map(|f| ("--keys-file", f));
+    check_exports(&args.output, keys_file.as_slice())?;
     check_engine_built(args.engine.engine)?;
     let settings = EngineSettings {
         page_size_bytes: args.page_size.bytes(),

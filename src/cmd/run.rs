@@ -18,7 +18,10 @@ use keylab_scenario::PhasePlan;
 pub fn run(mut args: RunArgs) -> Result<()> {
     // Everything the command line and the scenario decide is checked before any engine
     // starts (--scale is bounded when parsed).
-    check_exports(&args.output)?;
+    let file = std::path::Path::new(&args.scenario);
+    let scenario_file = [("the scenario file", file)];
+    let built_in = keylab_scenario::builtin(&args.scenario).is_some();
+    check_exports(&args.output, if built_in { &[] } else { &scenario_file })?;
     check_engine_built(args.engine.engine)?;
     args.engine.one_model_only("run")?;
     let scenario = keylab_scenario::load(&args.scenario).map_err(|e| UsageError(e.to_string()))?;

@@ -41,6 +41,32 @@ fn endless_files_are_refused_at_once() {
     assert!(run.stderr.contains("larger than 64 MiB"), "{}", run.stderr);
     let run = capped(&d, &["compare", "--keys", "ulid", "--keys-file", "/dev/zero"]).expect_code(2);
     assert!(run.stderr.contains("/dev/zero:1:1: line longer than"), "{}", run.stderr);
+    let run = capped(&d, &["advise", "/dev/zero"]).expect_code(2);
+    assert!(run.stderr.contains("/dev/zero: larger than 64 MiB"), "{}", run.stderr);
+}
+
+#[test]
+fn a_ddl_file_past_64_mib_is_refused_and_one_at_it_is_read() {
+    let d = Dir::new();
+    // Sparse files: NUL bytes, no disk.
+    std::fs::File::create(d.path("big.sql")).unwrap().set_len((64 << 20) + 1).unwrap();
+    std::fs::File::create(d.path("edge.sql")).unwrap().set_len(64 << 20).unwrap();
+    let run = capped(&d, &["advise", "big.sql"]).expect_code(2);
+    assert!(run.stderr.contains("big.sql: larger than 64 MiB; a DDL file is"), "{}", run.stderr);
+    let run = capped(&d, &["advise", "edge.sql"]).expect_code(2);
+    assert!(run.stderr.contains("edge.sql: the file has no CREATE TABLE"), "{}", run.stderr);
+}
+
+#[test]
+fn a_ddl_file_may_start_with_a_byte_order_mark() {
+    let d = Dir::new();
+    let sql = include_str!("../fixtures/advise/orders.sql");
+    std::fs::write(d.path("plain.sql"), sql).unwrap();
+    std::fs::write(d.path("bom.sql"), format!("\u{feff}{sql}")).unwrap();
+    let args = |f: &'static str| ["advise", f, "--rows", "300", "--format", "json"];
+    let plain = d.keylab(&args("plain.sql")).expect_code(0);
+    let bom = d.keylab(&args("bom.sql")).expect_code(0);
+    assert_eq!(plain.stdout.replace("plain.sql", "bom.sql"), bom.stdout);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `--export-*` paths: what the path names is written, never clobbered (regular files are
-//! replaced atomically, links followed, modes kept; devices and FIFOs written through).
+//! replaced atomically, links followed, modes kept; devices and FIFOs written through; an
+//! input never overwritten; a FIFO with no reader an error, not a hang).
 
 use crate::util::Dir;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -99,4 +100,69 @@ fn unwritable_kinds_are_refused_before_the_run() {
     let run =
         d.keylab(&["compare", "--rows", "10", "--export-html", "no/such/r.html"]).expect_code(2);
     assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
+}
+
+#[test]
+fn an_export_onto_an_input_is_refused_before_the_run() {
+    let d = Dir::new();
+    let ids = d.keylab(&["keys", "ulid", "--count", "50"]).expect_code(0).stdout;
+    std::fs::write(d.path("ids.txt"), &ids).unwrap();
+    std::os::unix::fs::symlink("ids.txt", d.path("link.txt")).unwrap();
+    std::fs::hard_link(d.path("ids.txt"), d.path("hard.txt")).unwrap();
+    let keys = ["compare", "--keys", "ulid", "--keys-file", "ids.txt"];
+    for (flag, path) in [
+        ("--export-csv", "ids.txt"),
+        ("--export-json", "./ids.txt"),
+        ("--export-markdown", "link.txt"),
+        ("--export-html", "hard.txt"),
+    ] {
+        let args: Vec<&str> = keys.iter().copied().chain([flag, path]).collect();
+        let run = d.keylab(&args).expect_code(2);
+        let want = format!("{flag} {path}: is --keys-file ids.txt, which this command reads");
+        assert!(run.stderr.contains(&want), "{}", run.stderr);
+        assert!(run.stdout.is_empty(), "ran anyway:\n{}", run.stdout);
+    }
+    assert_eq!(std::fs::read_to_string(d.path("ids.txt")).unwrap(), ids);
+
+    let sql = "CREATE TABLE t (id INT PRIMARY KEY, v INT);";
+    std::fs::write(d.path("t.sql"), sql).unwrap();
+    let run = d.keylab(&["advise", "t.sql", "--export-json", "t.sql"]).expect_code(2);
+    assert!(run.stderr.contains("--export-json t.sql: is the DDL file t.sql"), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(d.path("t.sql")).unwrap(), sql);
+
+    let toml = d.keylab(&["scenarios", "show", "e1-uuid-vs-ulid"]).expect_code(0).stdout;
+    std::fs::write(d.path("my.toml"), &toml).unwrap();
+    let run = d.keylab(&["run", "my.toml", "--export-html", "my.toml"]).expect_code(2);
+    assert!(
+        run.stderr.contains("--export-html my.toml: is the scenario file my.toml"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(d.path("my.toml")).unwrap(), toml);
+
+    keylab(&d, &with(&["--export-json", "r.json"])).expect_code(0);
+    let saved = std::fs::read_to_string(d.path("r.json")).unwrap();
+    let run = d.keylab(&["report", "r.json", "--export-json", "r.json"]).expect_code(2);
+    assert!(run.stderr.contains("is the result file r.json"), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(d.path("r.json")).unwrap(), saved);
+}
+
+#[test]
+fn a_fifo_nobody_reads_fails_instead_of_hanging() {
+    let d = Dir::new();
+    let made = std::process::Command::new("mkfifo").arg(d.path("out.json")).status();
+    assert!(made.expect("mkfifo").success());
+    // `timeout` ends a hang (exit 124) so the suite cannot stall.
+    let out = std::process::Command::new("timeout")
+        .args(["60", env!("CARGO_BIN_EXE_keylab")])
+        .args(["compare", "--rows", "1000", "--export-json", "out.json"])
+        .current_dir(d.root())
+        .output()
+        .expect("run keylab");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot write out.json: a FIFO no process reads (waited 5 s)"),
+        "{stderr}"
+    );
 }

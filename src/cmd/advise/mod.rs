@@ -41,6 +41,11 @@ use keylab_schema::{Column, ColumnType, Table};
 use keylab_sim::{flavour, nbtree_settings, NbtreeEngine, SimEngine};
 use std::collections::HashSet;
 
+/// The largest DDL file read: the largest schema in the test corpus is under 100 KiB and a
+/// large application's `structure.sql` a few MiB, so 64 MiB only refuses what is not a schema.
+const MAX_DDL_BYTES: u64 = 64 << 20;
+const DDL_WHY: &str = "a DDL file is CREATE statements (a dump with data: dump the schema only)";
+
 /// Rows between progress reports.
 pub(super) const PROGRESS_ROWS: u64 = 16_384;
 
@@ -71,7 +76,8 @@ pub struct Candidate {
 
 /// Runs `keylab advise`.
 pub fn run(mut args: AdviseArgs) -> Result<()> {
-    crate::checks::check_exports(&args.output)?;
+    let ddl_file = args.file.as_deref().map(|f| ("the DDL file", f));
+    crate::checks::check_exports(&args.output, ddl_file.as_slice())?;
     let mut notes: Vec<String> = Vec::new();
     let (origin, source, table_name, dialect) = match (&args.url, &args.file) {
         (Some(url), _) => {
@@ -96,8 +102,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         }
         (None, Some(path)) => {
             let origin = path.display().to_string();
-            let source = std::fs::read_to_string(path)
-                .map_err(|e| UsageError(format!("{origin}: cannot read the DDL file: {e}")))?;
+            let source = crate::input::read_text(path, MAX_DDL_BYTES, "the DDL file", DDL_WHY)?;
             (origin, source, args.table.clone(), None)
         }
         (None, None) => return Err(UsageError("give FILE.sql or --url".into()).into()),
