@@ -32,7 +32,7 @@ impl std::error::Error for UsageError {}
 
 fn main() -> ExitCode {
     keep_freed_memory();
-    let cli = args::Cli::parse();
+    let cli = parse_args();
     // Ctrl-C and the other signals that end a program must stop any private server this
     // run starts and remove its files.
     if let Err(err) = keylab_server_common::install_signal_cleanup() {
@@ -56,13 +56,37 @@ fn main() -> ExitCode {
                     std::thread::park();
                 }
             }
-            eprintln!("keylab: error: {err:#}");
+            // Errors quote input (file names, identifiers): its control characters escaped.
+            let text = format!("{err:#}");
+            eprintln!("keylab: error: {}", keylab_report::escape_controls(&text, true));
             if err.chain().any(|c| c.is::<UsageError>()) {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// The command line, parsed. When an argument holds a control character (a value quoting
+/// `ESC [2J`), clap's error is drawn unstyled with every control character escaped, so the
+/// echoed value cannot drive the terminal; otherwise clap prints its own (coloured) errors.
+fn parse_args() -> args::Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let controls = std::env::args_os().any(|a| a.to_string_lossy().chars().any(char::is_control));
+    if !controls {
+        return args::Cli::parse();
+    }
+    let cmd = args::Cli::command().styles(clap::builder::Styles::plain());
+    let parsed = cmd.try_get_matches().and_then(|mut m| args::Cli::from_arg_matches_mut(&mut m));
+    match parsed {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            let text = e.render().ansi().to_string();
+            eprint!("{}", keylab_report::escape_controls(&text, true));
+            std::process::exit(e.exit_code())
+        }
+        Err(e) => e.exit(),
     }
 }
 

@@ -312,7 +312,7 @@ fn read_keys_file(
         }
         None if more => eprintln!(
             "keylab: note: loading the first {DEFAULT_ROWS} ids of {} (the --rows default); give --rows to load more",
-            path.display()
+            keylab_report::escape_controls(&path.display().to_string(), true)
         ),
         _ => {}
     }

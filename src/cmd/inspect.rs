@@ -19,7 +19,8 @@ pub fn run(args: InspectArgs) -> Result<()> {
         io => UsageError(io.to_string()),
     })?;
     if report.file_pages < report.header_pages {
-        eprintln!("keylab: warning: {}", truncated(&args.file.display().to_string(), &report));
+        let warning = truncated(&args.file.display().to_string(), &report);
+        eprintln!("keylab: warning: {}", keylab_report::escape_controls(&warning, true));
     }
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -55,7 +55,8 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     plans.retain(|plan| match check_variant_on(args.engine.engine, &plan.variant) {
         Ok(()) => true,
         Err(e) => {
-            eprintln!("keylab: run `{}` left out: {e}", plan.label);
+            let text = format!("run `{}` left out: {e}", plan.label);
+            eprintln!("keylab: {}", keylab_report::escape_controls(&text, true));
             false
         }
     });

@@ -4,6 +4,7 @@ mod advise;
 mod bounded;
 mod compare;
 mod docs;
+mod escapes;
 mod exports;
 mod inspect;
 mod jobs;

@@ -4,6 +4,9 @@
 //! `pg_get_indexdef` of every other index, the table's `fillfactor`), its row count
 //! (`pg_class.reltuples`, counted when under [`EXACT_COUNT_BELOW`]) and the average stored
 //! bytes of each variable-length column over a bounded sample (`LIMIT` [`SAMPLE_ROWS`]).
+//! A view, a materialized view, a partitioned table, any other relation than an ordinary
+//! table, or one in a system schema is refused first, naming it and why; what the server
+//! sends is read cell by cell into errors, never panics.
 //!
 //! The definition is written back as the `pg_dump --schema-only` text it stands for
 //! ([`CatalogTable::create_sql`]), so `keylab-ddl` reads it exactly as it reads a dump, with
@@ -15,7 +18,8 @@ use crate::engine::{describe, sql_err};
 use crate::sql::{qualified, quote_ident};
 use keylab_server_common::UserTable;
 use keylab_server_common::{ServerError, ServerUrl};
-use postgres::{Client, NoTls};
+use postgres::types::FromSql;
+use postgres::{Client, NoTls, Row};
 use std::time::Duration;
 
 pub use keylab_server_common::user_table::{EXACT_COUNT_BELOW, SAMPLE_ROWS};
@@ -169,6 +173,40 @@ pub fn read_user_table(
     Ok(read)
 }
 
+/// Cell `i` of a row the server sent, as `T`; a missing, NULL or unconvertible cell is an
+/// error naming `what` (never a panic: the server, not keylab, decides what comes back).
+fn cell<'a, T: FromSql<'a>>(row: &'a Row, i: usize, what: &str) -> Result<T, ServerError> {
+    row.try_get(i).map_err(|e| ServerError::Sql(format!("{what}: {e}")))
+}
+
+/// Why keylab cannot advise on `schema.table` of `pg_class.relkind` `kind`, if it cannot:
+/// what it models is an ordinary table's heap and B-tree indexes.
+fn refusal(schema: &str, table: &str, kind: &str) -> Option<String> {
+    // `pg_` names are reserved for the system's schemas (pg_catalog, pg_toast, pg_temp_N).
+    if schema.starts_with("pg_") || schema == "information_schema" {
+        return Some(format!(
+            "{schema}.{table} is in the system schema `{schema}`, which holds the server's own \
+             catalog; name a table of your own schema"
+        ));
+    }
+    let what = match kind {
+        "r" => return None,
+        "v" => "a view: a view has no storage of its own; name the table it reads",
+        "m" => "a materialized view, not a table: it has no primary key to advise on",
+        "p" => {
+            "a partitioned table: it has no storage of its own (its partitions do); name a \
+             partition"
+        }
+        "f" => "a foreign table: its rows are stored on another server",
+        "S" => "a sequence, not a table",
+        "i" | "I" => "an index, not a table; name the table it indexes",
+        "t" => "a TOAST table, the server's own storage of another table's long values",
+        "c" => "a composite type, not a table",
+        _ => "not an ordinary table",
+    };
+    Some(format!("{schema}.{table} is {what}"))
+}
+
 fn read_in_transaction(
     client: &mut Client,
     schema: &str,
@@ -176,16 +214,21 @@ fn read_in_transaction(
 ) -> Result<(UserTable, CatalogTable), ServerError> {
     let rel = client
         .query_opt(
-            "SELECT c.oid, c.reltuples::float8, coalesce(c.reloptions, '{}'::text[]) \
+            "SELECT c.oid, c.reltuples::float8, coalesce(c.reloptions, '{}'::text[]), \
+             c.relkind::text \
              FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
-             WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'r'",
+             WHERE n.nspname = $1 AND c.relname = $2",
             &[&schema, &table],
         )
         .map_err(|e| sql_err("pg_class", e))?
         .ok_or_else(|| ServerError::Sql(format!("no table {schema}.{table}")))?;
-    let oid: u32 = rel.get(0);
-    let reltuples: f64 = rel.get(1);
-    let reloptions: Vec<String> = rel.get(2);
+    let kind: String = cell(&rel, 3, "pg_class")?;
+    if let Some(why) = refusal(schema, table, &kind) {
+        return Err(ServerError::Unsupported(why));
+    }
+    let oid: u32 = cell(&rel, 0, "pg_class")?;
+    let reltuples: f64 = cell(&rel, 1, "pg_class")?;
+    let reloptions: Vec<String> = cell(&rel, 2, "pg_class")?;
     let columns = client
         .query(
             "SELECT a.attname::text, pg_catalog.format_type(a.atttypid, a.atttypmod), \
@@ -202,16 +245,19 @@ fn read_in_transaction(
         )
         .map_err(|e| sql_err("pg_attribute", e))?
         .iter()
-        .map(|r| CatalogColumn {
-            name: r.get(0),
-            type_sql: r.get(1),
-            not_null: r.get(2),
-            identity: r.get(3),
-            serial: r.get(4),
-            generated: r.get(5),
-            collation: r.get(6),
+        .map(|r| {
+            let at = "pg_attribute";
+            Ok(CatalogColumn {
+                name: cell(r, 0, at)?,
+                type_sql: cell(r, 1, at)?,
+                not_null: cell(r, 2, at)?,
+                identity: cell(r, 3, at)?,
+                serial: cell(r, 4, at)?,
+                generated: cell(r, 5, at)?,
+                collation: cell(r, 6, at)?,
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, ServerError>>()?;
     let constraints = client
         .query(
             "SELECT k.conname::text, pg_catalog.pg_get_constraintdef(k.oid), \
@@ -225,11 +271,11 @@ fn read_in_transaction(
         .map(|r| {
             // The one-argument pg_get_constraintdef leaves the index's WITH (...) out (only
             // its full-command form prints it), so the index's reloptions are added here.
-            let def: String = r.get(1);
-            let options: Option<Vec<String>> = r.get(2);
-            (r.get(0), def + &with_options(&options.unwrap_or_default()))
+            let def: String = cell(r, 1, "pg_constraint")?;
+            let options: Option<Vec<String>> = cell(r, 2, "pg_constraint")?;
+            Ok((cell(r, 0, "pg_constraint")?, def + &with_options(&options.unwrap_or_default())))
         })
-        .collect();
+        .collect::<Result<Vec<_>, ServerError>>()?;
     let indexes = client
         .query(
             "SELECT pg_catalog.pg_get_indexdef(i.indexrelid) FROM pg_catalog.pg_index i \
@@ -239,8 +285,8 @@ fn read_in_transaction(
         )
         .map_err(|e| sql_err("pg_index", e))?
         .iter()
-        .map(|r| r.get(0))
-        .collect();
+        .map(|r| cell(r, 0, "pg_index"))
+        .collect::<Result<Vec<String>, ServerError>>()?;
     let catalog = CatalogTable {
         schema: schema.to_string(),
         name: table.to_string(),
@@ -254,15 +300,19 @@ fn read_in_transaction(
     let (rows, rows_counted) = if reltuples >= EXACT_COUNT_BELOW as f64 {
         (reltuples as u64, false)
     } else {
-        let n: i64 = client
-            .query_one(
-                &format!(
-                    "SELECT count(*) FROM (SELECT 1 FROM {name} LIMIT {EXACT_COUNT_BELOW}) AS s"
-                ),
-                &[],
-            )
-            .map_err(|e| sql_err("count(*)", e))?
-            .get(0);
+        let n: i64 = cell(
+            &client
+                .query_one(
+                    &format!(
+                        "SELECT count(*) FROM (SELECT 1 FROM {name} LIMIT {EXACT_COUNT_BELOW}) \
+                         AS s"
+                    ),
+                    &[],
+                )
+                .map_err(|e| sql_err("count(*)", e))?,
+            0,
+            "count(*)",
+        )?;
         let n = n.max(0) as u64;
         if n >= EXACT_COUNT_BELOW {
             (n.max(reltuples.max(0.0) as u64), false)
@@ -283,9 +333,9 @@ fn read_in_transaction(
             cols.join(", ")
         );
         let row = client.query_one(&q, &[]).map_err(|e| sql_err("width sample", e))?;
-        sampled_rows = row.get::<_, i64>(0).max(0) as u64;
+        sampled_rows = cell::<i64>(&row, 0, "width sample")?.max(0) as u64;
         for (i, c) in var.iter().enumerate() {
-            avg_widths.push((c.to_string(), row.get::<_, Option<f64>>(i + 1)));
+            avg_widths.push((c.to_string(), cell::<Option<f64>>(&row, i + 1, "width sample")?));
         }
     }
     let user = UserTable {

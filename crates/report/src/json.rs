@@ -1,6 +1,7 @@
 //! JSON: the result contract itself, written and read back.
 //!
-//! Writing is `serde_json::to_string_pretty` of the [`Report`] plus a final newline; reading a
+//! Writing is `serde_json::to_string_pretty` of the [`Report`] (DEL and C1 controls in its
+//! strings written as `\u00XX`, as serde_json writes C0) plus a final newline; reading a
 //! saved file gives a [`Report`] that writes back byte-identical. This module does not
 //! migrate older formats: it refuses a file written by a newer keylab instead of guessing.
 
@@ -101,6 +102,7 @@ fn message_without_position(e: &serde_json::Error) -> String {
 
 pub(crate) fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     let text = serde_json::to_string_pretty(report).map_err(io::Error::other)?;
+    let text = crate::escape::json_ascii_controls(text);
     out.write_all(text.as_bytes())?;
     out.write_all(b"\n")
 }

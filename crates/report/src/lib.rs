@@ -17,6 +17,8 @@
 //! - `chart.rs` draws the HTML report's charts as inline SVG; `chart/data.rs` picks the
 //!   charts of phase lists (growth samples, churn rounds) and of load dimensions,
 //!   `chart/pool.rs` the buffer pool curves.
+//! - `escape.rs` keeps control characters of input (names in a user's DDL) from reaching a
+//!   terminal or file raw: every format shows them escaped.
 //! - `rows/` holds the table sections of the contract's extensions (buffer pool, PostgreSQL,
 //!   shards).
 //!
@@ -27,6 +29,7 @@
 
 mod chart;
 mod csv_export;
+mod escape;
 mod format;
 mod html;
 mod json;
@@ -42,6 +45,7 @@ mod text;
 
 use std::io;
 
+pub use escape::escape_controls;
 pub use format::{Format, UnknownFormat};
 pub use json::{load_report, parse_report, LoadError};
 pub use keylab_core::Report;
@@ -60,13 +64,26 @@ pub struct RenderContext {
     pub generated_at: Option<String>,
 }
 
-/// Renders `report` as `format` into `out`.
+/// Renders `report` as `format` into `out`. Control characters in its texts (names from a
+/// user's DDL or server) are shown escaped in every format, never raw (`escape.rs`).
 pub fn render(
     report: &Report,
     format: Format,
     ctx: &RenderContext,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
+    let clean;
+    let report = match format {
+        // JSON keeps the texts as they are, escaped the JSON way.
+        Format::Json => report,
+        _ => match escape::escaped(report) {
+            Some(r) => {
+                clean = r;
+                &clean
+            }
+            None => report,
+        },
+    };
     match format {
         Format::Table => terminal::render(report, ctx, out),
         Format::Json => json::render(report, out),

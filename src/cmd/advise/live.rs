@@ -57,6 +57,10 @@ fn no_table_is_usage<'a>(
         ServerError::Sql(m) if m.starts_with("no table") => {
             anyhow::Error::from(UsageError(format!("--table {table}: {m} on {origin}")))
         }
+        // A view, a system table, a table of another engine: named with the reason.
+        ServerError::Unsupported(m) => {
+            anyhow::Error::from(UsageError(format!("--table {table}: {m} (on {origin})")))
+        }
         ServerError::BadUrl(m) => anyhow::Error::from(UsageError(format!("--url: {m}"))),
         other => anyhow::Error::from(other).context(format!("reading {origin}")),
     }

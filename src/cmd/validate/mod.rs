@@ -67,7 +67,7 @@ pub fn run(args: ValidateArgs) -> Result<()> {
         ));
     };
     if let Some(note) = &model_note {
-        eprintln!("keylab: {note}");
+        eprintln!("keylab: {}", keylab_report::escape_controls(note, true));
     }
     let sim = engine_args(&args, Some(model));
     let (sim_info, sim_runs) =

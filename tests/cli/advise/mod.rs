@@ -442,3 +442,43 @@ fn candidates_with_the_same_trees_are_built_once_with_the_same_figures() {
     shared["engine"]["settings"]["notes"] = serde_json::json!(other_notes);
     assert_eq!(shared, own);
 }
+
+/// `--url ... --table` naming what keylab cannot advise on (a view, a table of the `mysql`
+/// system schema, an Aria or MyISAM table) is refused with exit 2 naming the table and why,
+/// never a panic.
+#[test]
+fn url_refuses_views_system_and_non_innodb_tables() {
+    use mysql::prelude::Queryable;
+    if !server_installed("url_refuses_views_system_and_non_innodb_tables") {
+        return;
+    }
+    let (users_server, mut admin) = users_server();
+    admin
+        .query_drop(
+            "CREATE DATABASE app; \
+             CREATE TABLE app.orders (id BIGINT NOT NULL PRIMARY KEY, note TEXT) ENGINE=InnoDB; \
+             CREATE VIEW app.recent AS SELECT id, note FROM app.orders; \
+             CREATE TABLE app.old (id INT NOT NULL PRIMARY KEY) ENGINE=MyISAM; \
+             CREATE TABLE app.logs (id INT NOT NULL PRIMARY KEY) ENGINE=Aria; \
+             CREATE USER 'reader'@'127.0.0.1' IDENTIFIED BY 'pw-Rd42-secret'; \
+             GRANT SELECT, SHOW VIEW ON *.* TO 'reader'@'127.0.0.1'",
+        )
+        .unwrap();
+    let url = format!("mysql://reader:pw-Rd42-secret@127.0.0.1:{}", users_server.port());
+    let d = Dir::new();
+    for (table, why) in [
+        ("app.recent", "a view"),
+        ("mysql.user", "system schema"),
+        ("mysql.db", "system schema"),
+        ("information_schema.TABLES", "system schema"),
+        ("app.old", "a MyISAM table, not InnoDB"),
+        ("app.logs", "an Aria table, not InnoDB"),
+    ] {
+        let run = d.keylab(&["advise", "--url", &url, "--table", table]);
+        assert_eq!(run.code, 2, "{table}: {}", run.stderr);
+        assert!(run.stderr.contains(&format!("--table {table}")), "{table}: {}", run.stderr);
+        assert!(run.stderr.contains(why), "{table} ({why}): {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        assert!(!run.stderr.contains("pw-Rd42-secret"), "{}", run.stderr);
+    }
+}

@@ -377,3 +377,44 @@ fn url_reads_a_postgres_users_table_read_only() {
         .get(0);
     assert_eq!(relations, 7, "the table, its sequence and 5 indexes: nothing added");
 }
+
+/// `--url postgres://... --table` naming what keylab cannot advise on (a view, a materialized
+/// view, a partitioned table, a sequence, a table of pg_catalog or information_schema) is
+/// refused with exit 2 naming the table and why, never a panic.
+#[test]
+fn url_refuses_postgres_views_and_system_tables() {
+    if !installed_or_skip("url_refuses_postgres_views_and_system_tables") {
+        return;
+    }
+    let users = PgInstance::start(&PgSettings::default()).expect("user's server");
+    let mut admin = users.config("postgres").connect(postgres::NoTls).unwrap();
+    admin.batch_execute("CREATE DATABASE app").unwrap();
+    let mut app = users.config("app").connect(postgres::NoTls).unwrap();
+    app.batch_execute(
+        "CREATE TABLE orders (id bigint PRIMARY KEY, note text); \
+         CREATE VIEW recent AS SELECT id, note FROM orders; \
+         CREATE MATERIALIZED VIEW frozen AS SELECT id, note FROM orders; \
+         CREATE TABLE parts (id bigint, at date, PRIMARY KEY (id, at)) PARTITION BY RANGE (at); \
+         CREATE SEQUENCE counter; \
+         CREATE ROLE reader LOGIN PASSWORD 'pw-Rd42-secret'; \
+         GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader",
+    )
+    .unwrap();
+    let url = format!("postgres://reader:pw-Rd42-secret@127.0.0.1:{}/app", users.port());
+    let d = Dir::new();
+    for (table, why) in [
+        ("recent", "a view: a view has no storage of its own"),
+        ("public.frozen", "a materialized view"),
+        ("parts", "a partitioned table"),
+        ("counter", "a sequence"),
+        ("pg_catalog.pg_class", "system schema"),
+        ("information_schema.tables", "system schema"),
+    ] {
+        let run = d.keylab(&["advise", "--url", &url, "--table", table]);
+        assert_eq!(run.code, 2, "{table}: {}", run.stderr);
+        assert!(run.stderr.contains(&format!("--table {table}")), "{table}: {}", run.stderr);
+        assert!(run.stderr.contains(why), "{table} ({why}): {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        assert!(!run.stderr.contains("pw-Rd42-secret"), "{}", run.stderr);
+    }
+}
