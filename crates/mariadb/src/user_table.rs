@@ -12,14 +12,11 @@
 //! It does not parse the definition (`keylab-ddl` does) and never prints the password.
 
 use crate::client::{sql_err, url_opts};
+use crate::sql::quote_ident;
 use keylab_server_common::user_table::{UserTable, EXACT_COUNT_BELOW, SAMPLE_ROWS};
 use keylab_server_common::{ServerError, ServerUrl};
 use mysql::prelude::{FromValue, Queryable};
 use std::time::Duration;
-
-fn quote(ident: &str) -> String {
-    format!("`{}`", ident.replace('`', "``"))
-}
 
 /// Schemas of the server itself: their tables are the server's (Aria or MyISAM, views, or
 /// in-memory), not a user's.
@@ -78,7 +75,7 @@ pub fn read_user_table(
 ) -> Result<UserTable, ServerError> {
     let mut conn = mysql::Conn::new(url_opts(url, Duration::from_secs(5)))
         .map_err(|e| ServerError::Connect(format!("cannot connect to {}: {e}", url.address())))?;
-    let name = format!("{}.{}", quote(schema), quote(table));
+    let name = format!("{}.{}", quote_ident(schema), quote_ident(table));
     conn.query_drop("START TRANSACTION READ ONLY")
         .map_err(|e| sql_err("START TRANSACTION READ ONLY", e))?;
     const TABLES: &str = "information_schema.TABLES";
@@ -137,8 +134,8 @@ pub fn read_user_table(
     let mut sampled_rows = 0;
     if !columns.is_empty() {
         let avgs: Vec<String> =
-            columns.iter().map(|c| format!("AVG(LENGTH({}))", quote(c))).collect();
-        let cols: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+            columns.iter().map(|c| format!("AVG(LENGTH({}))", quote_ident(c))).collect();
+        let cols: Vec<String> = columns.iter().map(|c| quote_ident(c)).collect();
         let q = format!(
             "SELECT COUNT(*), {} FROM (SELECT {} FROM {name} LIMIT {SAMPLE_ROWS}) AS sample",
             avgs.join(", "),

@@ -39,40 +39,35 @@ pub fn escape_controls(text: &str, keep_newlines: bool) -> Cow<'_, str> {
 /// none (then it is drawn as it is, so the output of a report without any is unchanged).
 pub(crate) fn escaped(report: &Report) -> Option<Report> {
     let mut value = serde_json::to_value(report).ok()?;
-    if !walk(&mut value, false) {
+    if !escape_in(&mut value) {
         return None;
     }
-    walk(&mut value, true);
     // Through a Value, numbers keep their exact bits: only the texts change.
     serde_json::from_value(value).ok()
 }
 
-/// Whether `value` holds a text (or object key) with a control character; with `fix`, escapes
-/// them in place.
-fn walk(value: &mut serde_json::Value, fix: bool) -> bool {
+/// Escapes the control characters of every text (and object key) in `value`, in place;
+/// whether there were any.
+fn escape_in(value: &mut serde_json::Value) -> bool {
     use serde_json::Value;
-    let needs = |s: &str| s.chars().any(is_control);
     match value {
-        Value::String(s) => {
-            let found = needs(s);
-            if found && fix {
-                *s = escape_controls(s, false).into_owned();
+        Value::String(s) => match escape_controls(s, false) {
+            Cow::Owned(clean) => {
+                *s = clean;
+                true
             }
-            found
-        }
-        Value::Array(items) => items.iter_mut().fold(false, |f, v| walk(v, fix) | f),
+            Cow::Borrowed(_) => false,
+        },
+        Value::Array(items) => items.iter_mut().fold(false, |f, v| escape_in(v) | f),
         Value::Object(map) => {
-            let mut found = false;
-            if map.keys().any(|k| needs(k)) {
-                found = true;
-                if fix {
-                    let old = std::mem::take(map);
-                    for (k, v) in old {
-                        map.insert(escape_controls(&k, false).into_owned(), v);
-                    }
+            let found_in_keys = map.keys().any(|k| k.chars().any(is_control));
+            if found_in_keys {
+                let old = std::mem::take(map);
+                for (k, v) in old {
+                    map.insert(escape_controls(&k, false).into_owned(), v);
                 }
             }
-            map.values_mut().fold(found, |f, v| walk(v, fix) | f)
+            map.values_mut().fold(found_in_keys, |f, v| escape_in(v) | f)
         }
         _ => false,
     }

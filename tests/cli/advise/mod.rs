@@ -465,20 +465,30 @@ fn url_refuses_views_system_and_non_innodb_tables() {
         )
         .unwrap();
     let url = format!("mysql://reader:pw-Rd42-secret@127.0.0.1:{}", users_server.port());
+    assert_url_tables_refused(
+        &url,
+        "pw-Rd42-secret",
+        &[
+            ("app.recent", "a view"),
+            ("mysql.user", "system schema"),
+            ("mysql.db", "system schema"),
+            ("information_schema.TABLES", "system schema"),
+            ("app.old", "a MyISAM table, not InnoDB"),
+            ("app.logs", "an Aria table, not InnoDB"),
+        ],
+    );
+}
+
+/// `advise --url URL --table T` exits 2 for each `(T, why)`, naming `--table T` and `why`,
+/// with no panic and without `password` (both servers' refusal tests).
+pub(super) fn assert_url_tables_refused(url: &str, password: &str, cases: &[(&str, &str)]) {
     let d = Dir::new();
-    for (table, why) in [
-        ("app.recent", "a view"),
-        ("mysql.user", "system schema"),
-        ("mysql.db", "system schema"),
-        ("information_schema.TABLES", "system schema"),
-        ("app.old", "a MyISAM table, not InnoDB"),
-        ("app.logs", "an Aria table, not InnoDB"),
-    ] {
-        let run = d.keylab(&["advise", "--url", &url, "--table", table]);
+    for (table, why) in cases {
+        let run = d.keylab(&["advise", "--url", url, "--table", table]);
         assert_eq!(run.code, 2, "{table}: {}", run.stderr);
         assert!(run.stderr.contains(&format!("--table {table}")), "{table}: {}", run.stderr);
         assert!(run.stderr.contains(why), "{table} ({why}): {}", run.stderr);
         assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-        assert!(!run.stderr.contains("pw-Rd42-secret"), "{}", run.stderr);
+        assert!(!run.stderr.contains(password), "{}", run.stderr);
     }
 }

@@ -105,6 +105,24 @@ pub enum PhaseKind {
     Other,
 }
 
+impl PhaseKind {
+    /// The `kind` the JSON gives a phase of this kind (`other` stands for any unknown one;
+    /// such a phase keeps its own, [`PhaseResult::kind_name`]).
+    pub fn name(self) -> &'static str {
+        match self {
+            PhaseKind::Settings => "settings",
+            PhaseKind::Load => "load",
+            PhaseKind::Churn => "churn",
+            PhaseKind::Rebuild => "rebuild",
+            PhaseKind::Restart => "restart",
+            PhaseKind::Queries => "queries",
+            PhaseKind::Ddl => "ddl",
+            PhaseKind::Advice => "advice",
+            PhaseKind::Other => "other",
+        }
+    }
+}
+
 impl PhaseResult {
     /// The phase's kind.
     pub fn kind(&self) -> PhaseKind {
@@ -124,15 +142,8 @@ impl PhaseResult {
     /// The `kind` the JSON gives it (`load`, `churn`, ...).
     pub fn kind_name(&self) -> &str {
         match self {
-            PhaseResult::Settings(_) => "settings",
-            PhaseResult::Load(_) => "load",
-            PhaseResult::Churn(_) => "churn",
-            PhaseResult::Rebuild(_) => "rebuild",
-            PhaseResult::Restart(_) => "restart",
-            PhaseResult::Queries(_) => "queries",
-            PhaseResult::Ddl(_) => "ddl",
-            PhaseResult::Advice(_) => "advice",
             PhaseResult::Other { kind, .. } => kind,
+            known => known.kind().name(),
         }
     }
 
