@@ -33,6 +33,11 @@ pub struct AdviseArgs {
     #[allow(rustdoc::broken_intra_doc_links)] // --help text: [:PASSWORD] is no link
     #[arg(long, value_name = "URL", requires = "table")]
     pub url: Option<UrlArg>,
+    /// The DDL file's dialect [default: detected from the file's code (not its comments or
+    /// strings): the side with more marks, MySQL when there are none; the report says which
+    /// and why].
+    #[arg(long, value_enum, value_name = "DIALECT", conflicts_with = "url")]
+    pub dialect: Option<DdlDialect>,
     /// The table to advise on: needed when the file has several (a schema qualifier is
     /// ignored); with a mysql:// --url, DATABASE.TABLE (or TABLE in the URL's database); with
     /// a postgres:// --url, SCHEMA.TABLE (or TABLE in schema public).
@@ -68,6 +73,25 @@ pub struct AdviseArgs {
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `--dialect`: the dialect a DDL file is read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DdlDialect {
+    /// MySQL or MariaDB (`SHOW CREATE TABLE`, mysqldump).
+    Mysql,
+    /// PostgreSQL (`pg_dump --schema-only`, hand-written).
+    Postgres,
+}
+
+impl DdlDialect {
+    /// The reader's dialect.
+    pub fn source(self) -> keylab_ddl::SourceDialect {
+        match self {
+            DdlDialect::Mysql => keylab_ddl::SourceDialect::Mysql,
+            DdlDialect::Postgres => keylab_ddl::SourceDialect::Postgres,
+        }
+    }
 }
 
 fn parse_width(s: &str) -> Result<(String, u32), String> {

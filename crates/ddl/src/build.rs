@@ -3,40 +3,79 @@
 //! CONSTRAINT`, identity columns and table options. Refusals carry their position; skips
 //! become notes.
 
+mod columns;
+mod migrate;
 mod parameters;
 mod table_builder;
 
 use parameters::layout_neutral;
 
+use crate::fixups::Fixes;
 use crate::storage::{ConstraintParameters, StorageOption};
 use crate::types::{charset_named, map_type, Mapped};
-use crate::{DdlFile, DdlTable, FillFactor, IndexFillFactor, Note, Position, SourceDialect};
+use crate::user_types::UserTypes;
+use crate::{
+    DdlError, DdlFile, DdlTable, FillFactor, IndexFillFactor, Note, Position, RefusedTable,
+    SourceDialect,
+};
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table};
 use sqlparser::ast::{
-    AlterColumnOperation, AlterTableOperation, ColumnOption, CreateIndex, CreateTable, Expr,
-    FunctionArguments, IndexColumn, IndexType, ObjectName, SqlOption, Statement, TableConstraint,
+    AlterColumnOperation, AlterTableOperation, ColumnOption, CreateIndex, CreateTable,
+    CreateTableLikeKind, Expr, FunctionArguments, IndexColumn, IndexType, ObjectName, SqlOption,
+    Statement, TableConstraint, UserDefinedTypeRepresentation,
 };
 use sqlparser::ast::{CreateTableOptions, Spanned};
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 type Refusal = (Position, String);
 
+#[derive(Clone)]
 struct TableBuilder {
     table: Table,
+    /// Why the table is refused (the first thing keylab cannot model in it), once it is.
+    refusal: Option<Refusal>,
     at: Position,
     notes: Vec<Note>,
     fill_factor: Option<FillFactor>,
     index_fill_factors: Vec<IndexFillFactor>,
     dialect: SourceDialect,
     has_pk: bool,
+    /// The table's character set, for columns added later.
+    default_charset: Charset,
+}
+
+impl TableBuilder {
+    fn new(name: String, at: Position, dialect: SourceDialect) -> Self {
+        TableBuilder {
+            table: Table {
+                name,
+                columns: Vec::new(),
+                primary_key: Vec::new(),
+                auto_increment: false,
+                indexes: Vec::new(),
+                row_format: RowFormat::Dynamic,
+            },
+            refusal: None,
+            at,
+            notes: Vec::new(),
+            fill_factor: None,
+            index_fill_factors: Vec::new(),
+            dialect,
+            has_pk: false,
+            default_charset: Charset::Utf8mb4,
+        }
+    }
 }
 
 pub(crate) struct FileBuilder {
     dialect: SourceDialect,
+    origin: String,
     tables: Vec<TableBuilder>,
     pub(crate) skipped: usize,
     /// Notes for statements that name no table keylab read.
     loose: Vec<Note>,
+    /// `CREATE TYPE ... AS ENUM` and `CREATE DOMAIN` read so far.
+    user_types: UserTypes,
     /// The words of the statement being read, upper case, with their places (sqlparser
     /// gives MySQL table options no place of their own).
     words: Vec<(String, Position)>,
@@ -51,40 +90,50 @@ fn pos_of(s: &impl Spanned) -> Position {
 }
 
 impl FileBuilder {
-    pub(crate) fn new(dialect: SourceDialect) -> Self {
+    pub(crate) fn new(dialect: SourceDialect, origin: &str) -> Self {
         FileBuilder {
             dialect,
+            origin: origin.to_string(),
             tables: Vec::new(),
             skipped: 0,
             loose: Vec::new(),
+            user_types: UserTypes::default(),
             words: Vec::new(),
         }
     }
 
     pub(crate) fn finish(self) -> DdlFile {
-        let mut tables: Vec<DdlTable> = self
-            .tables
-            .into_iter()
-            .map(|mut b| {
-                if !b.has_pk {
-                    // An identity alone is no primary key: InnoDB would add a hidden row id.
-                    b.table.primary_key.clear();
-                    b.table.auto_increment = false;
-                }
-                b
-            })
-            .map(|b| DdlTable {
+        let origin = self.origin;
+        let mut tables = Vec::new();
+        let mut refused = Vec::new();
+        for mut b in self.tables {
+            if let Some((at, message)) = b.refusal {
+                let error = DdlError { origin: origin.clone(), at, message };
+                refused.push(RefusedTable { name: b.table.name, error });
+                continue;
+            }
+            if !b.has_pk {
+                // An identity alone is no primary key: InnoDB would add a hidden row id.
+                b.table.primary_key.clear();
+                b.table.auto_increment = false;
+            }
+            tables.push(DdlTable {
                 table: b.table,
                 at: b.at,
                 notes: b.notes,
                 fill_factor: b.fill_factor,
                 index_fill_factors: b.index_fill_factors,
-            })
-            .collect();
-        if let Some(first) = tables.first_mut() {
-            first.notes.extend(self.loose);
+            });
         }
-        DdlFile { dialect: self.dialect, tables, skipped_statements: self.skipped }
+        DdlFile {
+            origin,
+            dialect: self.dialect,
+            dialect_reason: String::new(),
+            tables,
+            refused,
+            notes: self.loose,
+            skipped_statements: self.skipped,
+        }
     }
 
     pub(crate) fn dialect(&self) -> SourceDialect {
@@ -107,21 +156,76 @@ impl FileBuilder {
         self.tables.iter_mut().find(|t| t.table.name.eq_ignore_ascii_case(&n))
     }
 
-    /// A note on the table just created (`on_last`), else on the file's first table.
-    pub(crate) fn note(&mut self, on_last: bool, note: Note) {
-        match self.tables.last_mut().filter(|_| on_last) {
+    fn table_named(&mut self, name: &str) -> Option<&mut TableBuilder> {
+        let n = crate::bare(name);
+        self.tables.iter_mut().rev().find(|t| t.table.name.eq_ignore_ascii_case(n))
+    }
+
+    /// A note on table `table` when the file has it, else on the file.
+    pub(crate) fn note_on(&mut self, table: Option<&str>, note: Note) {
+        match table.and_then(|n| self.table_named(n)) {
             Some(t) => t.notes.push(note),
             None => self.loose.push(note),
         }
     }
 
-    pub(crate) fn note_unread(&mut self, at: Position) {
-        self.loose.push(Note {
+    /// An `ALTER TABLE` sqlparser rejects: named on its table, never applied silently.
+    pub(crate) fn note_unread(&mut self, chunk: &[TokenWithSpan], at: Position, why: &str) {
+        let name = crate::names::statement_table(chunk);
+        let note = Note {
             at,
-            message: "ALTER TABLE statement not read (keylab reads ADD CONSTRAINT, identity and \
-                      defaults); the table is advised as its CREATE TABLE defines it"
-                .into(),
-        });
+            message: format!(
+                "ALTER TABLE statement not applied (keylab's SQL parser rejects it: {why}); the \
+                 table is advised without this change"
+            ),
+        };
+        self.note_on(name.as_deref(), note);
+    }
+
+    /// A statement sqlparser (or its tokenizer) rejects: a `CREATE TABLE` whose name can be
+    /// read refuses that table; anything else is skipped with a note on the table it names,
+    /// else on the file.
+    pub(crate) fn rejected(&mut self, piece: &crate::scanner::Piece, at: Position, why: String) {
+        let words = crate::names::words(&piece.text);
+        if let Some(name) = crate::names::created_table(&words) {
+            let b = TableBuilder::new(name, piece_start(piece), self.dialect);
+            self.push_table(b, false, Some((at, why)));
+            return;
+        }
+        self.skipped += 1;
+        let first = words.first().map(|w| w.text.to_ascii_uppercase()).unwrap_or_default();
+        let note = Note { at, message: format!("{first} statement skipped: {why}") };
+        let table = crate::names::named_table(&words);
+        self.note_on(table.as_deref(), note);
+    }
+
+    /// Adds table `b` (refused when `refusal` is given); a table of the same name read
+    /// before is replaced, unless the new one says IF NOT EXISTS.
+    fn push_table(&mut self, mut b: TableBuilder, if_not_exists: bool, refusal: Option<Refusal>) {
+        b.refusal = b.refusal.or(refusal);
+        let name = b.table.name.clone();
+        if let Some(i) = self.tables.iter().position(|t| t.table.name.eq_ignore_ascii_case(&name)) {
+            if if_not_exists {
+                return;
+            }
+            let before = self.tables.remove(i).at;
+            b.notes.push(Note {
+                at: b.at,
+                message: format!(
+                    "table `{name}` is created again here (first at {}:{}); the last definition \
+                     is read",
+                    before.line, before.column
+                ),
+            });
+        }
+        self.tables.push(b);
+    }
+
+    /// Refuses table `name` with `why` (the first refusal stays).
+    fn refuse(&mut self, name: &str, why: Refusal) {
+        if let Some(t) = self.table_named(name) {
+            t.refusal.get_or_insert(why);
+        }
     }
 
     /// pg_dump's identity `ALTER TABLE ... ALTER COLUMN c ADD GENERATED ...`.
@@ -150,124 +254,121 @@ impl FileBuilder {
     }
 
     /// Reads statement `s`; `parameters` are its constraints' index parameters, taken out
-    /// of it before it was parsed.
+    /// of it before it was parsed, `fixes` the rewrites made to its tokens. Gives the name of
+    /// the table it concerns, if any.
     pub(crate) fn statement(
         &mut self,
         s: Statement,
         at: Position,
         parameters: Vec<ConstraintParameters>,
-    ) -> Result<(), Refusal> {
+        fixes: &Fixes,
+    ) -> Option<String> {
         match s {
             Statement::CreateTable(ct) => {
-                let mut t = self.create_table(&ct, at)?;
-                for p in parameters {
-                    t.constraint_parameters(p)?;
+                let name = last_name(&ct.name);
+                let mut b = self.create_table(&ct, at, fixes);
+                if b.refusal.is_none() {
+                    for p in parameters {
+                        if let Err(r) = b.constraint_parameters(p) {
+                            b.refusal = Some(r);
+                            break;
+                        }
+                    }
                 }
-                self.tables.push(t);
-                Ok(())
+                self.push_table(b, ct.if_not_exists, None);
+                Some(name)
             }
-            Statement::CreateIndex(ci) => self.create_index(&ci, at),
+            Statement::CreateIndex(ci) => {
+                let name = last_name(&ci.table_name);
+                if let Err(r) = self.create_index(&ci, at) {
+                    self.refuse(&name, r);
+                }
+                Some(name)
+            }
             Statement::AlterTable { name, operations, .. } => {
-                let Some(t) = self.table_mut(&name) else { return Ok(()) };
-                for op in operations {
-                    t.alter(op, at)?;
-                }
-                for p in parameters {
-                    t.constraint_parameters(p)?;
-                }
-                Ok(())
+                let name = last_name(&name);
+                self.alter_table(&name, operations, at, parameters, fixes);
+                Some(name)
             }
-            _ => {
-                self.skipped += 1;
-                Ok(())
+            Statement::CreateType {
+                name,
+                representation: UserDefinedTypeRepresentation::Enum { labels },
+            } => {
+                let labels = labels.into_iter().map(|l| l.value).collect();
+                self.user_types.define(&name, crate::user_types::UserType::Enum(labels));
+                None
             }
+            Statement::CreateDomain(d) => {
+                let base = self.user_types.resolve(&d.data_type);
+                self.user_types.define(&d.name, crate::user_types::UserType::Domain(base));
+                None
+            }
+            other => self.migration(other, at),
         }
     }
 
-    fn create_table(&self, ct: &CreateTable, at: Position) -> Result<TableBuilder, Refusal> {
-        let mut b = TableBuilder {
-            table: Table {
-                name: last_name(&ct.name),
-                columns: Vec::new(),
-                primary_key: Vec::new(),
-                auto_increment: false,
-                indexes: Vec::new(),
-                row_format: RowFormat::Dynamic,
-            },
-            at,
-            notes: Vec::new(),
-            fill_factor: None,
-            index_fill_factors: Vec::new(),
-            dialect: self.dialect,
-            has_pk: false,
-        };
-        if ct.query.is_some() || ct.like.is_some() {
-            return Err((at, "CREATE TABLE ... AS/LIKE has no columns to read; give the table's own definition (SHOW CREATE TABLE)".into()));
+    fn create_table(&self, ct: &CreateTable, at: Position, fixes: &Fixes) -> TableBuilder {
+        let mut b = TableBuilder::new(last_name(&ct.name), at, self.dialect);
+        if ct.query.is_some() {
+            let why = "CREATE TABLE ... AS SELECT takes its columns from a query, which keylab \
+                       does not run; give the table's own definition (SHOW CREATE TABLE, pg_dump)";
+            b.refusal = Some((at, why.into()));
+            return b;
         }
+        if let Some(CreateTableLikeKind::Plain(like) | CreateTableLikeKind::Parenthesized(like)) =
+            &ct.like
+        {
+            // CREATE TABLE x LIKE y: y's columns, keys and indexes under a new name.
+            let source = last_name(&like.name);
+            let found =
+                self.tables.iter().rev().find(|t| t.table.name.eq_ignore_ascii_case(&source));
+            let Some(source_table) = found else {
+                let why = format!(
+                    "CREATE TABLE ... LIKE `{source}`: the file defines no table `{source}` \
+                     before this statement"
+                );
+                b.refusal = Some((at, why));
+                return b;
+            };
+            let mut copy = source_table.clone();
+            copy.table.name = b.table.name.clone();
+            copy.at = at;
+            copy.notes.push(Note {
+                at,
+                message: format!("defined LIKE `{}`: its columns, keys and indexes", source),
+            });
+            return copy;
+        }
+        if let Err(r) = self.read_columns(&mut b, ct, at, fixes) {
+            b.refusal = Some(r);
+        }
+        b
+    }
+
+    fn read_columns(
+        &self,
+        b: &mut TableBuilder,
+        ct: &CreateTable,
+        at: Position,
+        fixes: &Fixes,
+    ) -> Result<(), Refusal> {
         let default_charset = b.options(&ct.table_options, &self.words)?;
+        b.default_charset = default_charset;
         let mut pk_inline = Vec::new();
         let mut unique_inline = Vec::new();
-        for (i, c) in ct.columns.iter().enumerate() {
-            let cat: Position = c.name.span.start.into();
-            let mut charset = default_charset;
-            let mut nullable = true;
-            let mut auto = false;
-            for o in &c.options {
-                match &o.option {
-                    ColumnOption::NotNull => nullable = false,
-                    ColumnOption::Null => nullable = true,
-                    ColumnOption::Unique { is_primary: true, .. } => pk_inline.push(i),
-                    ColumnOption::Unique { is_primary: false, .. } => unique_inline.push(i),
-                    ColumnOption::CharacterSet(n) | ColumnOption::Collation(n) => {
-                        let name = last_name(n);
-                        charset = charset_named(&name).ok_or_else(|| {
-                            (
-                                pos_of(n),
-                                format!(
-                                    "character set or collation `{name}` is not modelled; \
-                                     valid: utf8mb4, utf8mb3, latin1, ascii and their \
-                                     collations; PostgreSQL's \"C\", \"POSIX\", \"default\""
-                                ),
-                            )
-                        })?;
-                    }
-                    ColumnOption::DialectSpecific(tokens)
-                        if tokens.iter().any(|t| {
-                            matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("auto_increment"))
-                        }) =>
-                    {
-                        auto = true
-                    }
-                    ColumnOption::Identity(_) => auto = true,
-                    ColumnOption::Generated { generation_expr: Some(_), .. } => {
-                        return Err((
-                            cat,
-                            format!(
-                                "column `{}` is a generated column, which keylab does not \
-                                 model; drop it from the definition (or make it a plain \
-                                 column of its type) to advise",
-                                c.name.value
-                            ),
-                        ))
-                    }
-                    ColumnOption::Generated { .. } => auto = true,
-                    ColumnOption::Default(e) if is_nextval(e) => auto = true,
-                    _ => {}
-                }
+        for (k, c) in ct.columns.iter().enumerate() {
+            let next = ct.columns.get(k + 1).map(|n| Position::from(n.name.span.start));
+            let read = b.column(c, next, fixes, &self.user_types)?;
+            let Some(read) = read else { continue };
+            let i = b.table.columns.len();
+            b.table.columns.push(read.column);
+            if read.primary {
+                pk_inline.push(i);
             }
-            let ty = match map_type(&c.data_type, charset) {
-                Ok(Mapped::Exact(t)) => t,
-                Ok(Mapped::Near(t, why)) => {
-                    b.notes.push(Note {
-                        at: cat,
-                        message: format!("column `{}`: {why}", c.name.value),
-                    });
-                    t
-                }
-                Err(why) => return Err((cat, format!("column `{}`: {why}", c.name.value))),
-            };
-            b.table.columns.push(Column::new(c.name.value.clone(), ty, nullable));
-            if auto {
+            if read.unique {
+                unique_inline.push(i);
+            }
+            if read.identity {
                 b.set_identity(&c.name.value);
             }
         }
@@ -281,11 +382,14 @@ impl FileBuilder {
         for c in &ct.constraints {
             b.constraint(c, at)?;
         }
-        Ok(b)
+        Ok(())
     }
 
     fn create_index(&mut self, ci: &CreateIndex, at: Position) -> Result<(), Refusal> {
         let Some(t) = self.table_mut(&ci.table_name) else { return Ok(()) };
+        if t.refusal.is_some() {
+            return Ok(());
+        }
         let name = ci.name.as_ref().map(last_name).unwrap_or_else(|| format!("idx{}", at.line));
         let skip = |why: &str| Note { at, message: format!("index `{name}` skipped: {why}") };
         if let Some(u) = &ci.using {
@@ -321,6 +425,22 @@ impl FileBuilder {
         }
         Ok(())
     }
+}
+
+/// Where the statement of `piece` starts (its first character that is not blank).
+fn piece_start(piece: &crate::scanner::Piece) -> Position {
+    let mut at = piece.at;
+    for ch in piece.text.chars() {
+        match ch {
+            '\n' => {
+                at.line += 1;
+                at.column = 1;
+            }
+            c if c.is_whitespace() => at.column += 1,
+            _ => break,
+        }
+    }
+    at
 }
 
 fn is_nextval(e: &Expr) -> bool {

@@ -16,8 +16,13 @@
 #![deny(missing_docs)]
 
 mod build;
+mod dialect;
+mod fixups;
+mod names;
+mod scanner;
 mod storage;
 mod types;
+mod user_types;
 
 use keylab_schema::Table;
 use sqlparser::dialect::{Dialect as SqlDialect, MySqlDialect, PostgreSqlDialect};
@@ -111,63 +116,112 @@ pub struct IndexFillFactor {
     pub fill_factor: FillFactor,
 }
 
-/// Every table of a file.
+/// A table of the file that keylab cannot model or read, with why and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedTable {
+    /// Its name as written (without schema).
+    pub name: String,
+    /// Why, and where the thing refused is.
+    pub error: DdlError,
+}
+
+/// Every table of a file: each read or refused on its own.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DdlFile {
+    /// The file's name as the user gave it.
+    pub origin: String,
     /// The dialect it was read in.
     pub dialect: SourceDialect,
-    /// Tables in file order.
+    /// Why that dialect ("PostgreSQL marks (`::` casts, ...)", "--dialect").
+    pub dialect_reason: String,
+    /// Tables read, in file order.
     pub tables: Vec<DdlTable>,
+    /// Tables refused, in file order.
+    pub refused: Vec<RefusedTable>,
+    /// Notes about statements that belong to no table read (skipped statements the parser
+    /// rejects, changes to tables the file does not create).
+    pub notes: Vec<Note>,
     /// Statements that were not read (neither tables nor indexes), counted.
     pub skipped_statements: usize,
 }
 
+/// Why [`DdlFile::table`] gives no table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableError {
+    /// The table is in the file and refused: why and where.
+    Refused(DdlError),
+    /// No such table (or none, or several and no name): what is valid.
+    Missing(String),
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableError::Refused(e) => e.fmt(f),
+            TableError::Missing(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// A name without its schema, quotes and case.
+fn bare(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name).trim_matches(['`', '"'])
+}
+
 impl DdlFile {
-    /// The table named `name` (schema qualifiers and case ignored), or the only table.
-    pub fn table(&self, name: Option<&str>) -> Result<&DdlTable, String> {
-        let names = || self.tables.iter().map(|t| t.table.name.as_str()).collect::<Vec<_>>();
+    /// The table named `name` (schema qualifiers and case ignored), or the only table; a
+    /// refused table gives its refusal.
+    pub fn table(&self, name: Option<&str>) -> Result<&DdlTable, TableError> {
+        let refused =
+            |want: &str| self.refused.iter().rev().find(|r| r.name.eq_ignore_ascii_case(want));
+        let valid = || {
+            let read: Vec<&str> = self.tables.iter().map(|t| t.table.name.as_str()).collect();
+            let mut v = format!("valid: {}", read.join(", "));
+            if !self.refused.is_empty() {
+                let r: Vec<&str> = self.refused.iter().map(|t| t.name.as_str()).collect();
+                v.push_str(&format!("; refused: {}", r.join(", ")));
+            }
+            v
+        };
+        let origin = &self.origin;
         match name {
             Some(n) => {
-                let want = n.rsplit('.').next().unwrap_or(n);
-                self.tables.iter().find(|t| t.table.name.eq_ignore_ascii_case(want)).ok_or_else(
-                    || format!("no table `{n}` in the file; valid: {}", names().join(", ")),
-                )
+                let want = bare(n);
+                if let Some(t) =
+                    self.tables.iter().find(|t| t.table.name.eq_ignore_ascii_case(want))
+                {
+                    return Ok(t);
+                }
+                match refused(want) {
+                    Some(r) => Err(TableError::Refused(r.error.clone())),
+                    None => Err(TableError::Missing(format!(
+                        "{origin}: no table `{n}` in the file; {}",
+                        valid()
+                    ))),
+                }
             }
-            None => match self.tables.as_slice() {
-                [one] => Ok(one),
-                [] => Err("the file has no CREATE TABLE".into()),
-                _ => Err(format!(
-                    "the file has {} tables; name one with --table; valid: {}",
-                    self.tables.len(),
-                    names().join(", ")
-                )),
+            None => match (self.tables.as_slice(), self.refused.as_slice()) {
+                ([one], []) => Ok(one),
+                ([], [one]) => Err(TableError::Refused(one.error.clone())),
+                ([], []) => {
+                    Err(TableError::Missing(format!("{origin}: the file has no CREATE TABLE")))
+                }
+                _ => Err(TableError::Missing(format!(
+                    "{origin}: the file has {} tables; name one with --table; {}",
+                    self.tables.len() + self.refused.len(),
+                    valid()
+                ))),
             },
         }
     }
 }
 
-/// The dialect of `source`: PostgreSQL when it has a mark only `pg_dump` or PostgreSQL DDL
-/// writes, else MySQL/MariaDB.
+/// The dialect of `source`: the side whose marks (outside comments and strings) are more;
+/// MySQL/MariaDB when there are none.
 pub fn detect_dialect(source: &str) -> SourceDialect {
-    let lower = source.to_ascii_lowercase();
-    let pg_marks = [
-        "pg_catalog",
-        "::",
-        "alter table only",
-        "character varying",
-        "using btree",
-        "without time zone",
-        "with time zone",
-        "bigserial",
-        " bytea",
-        "generated by default as identity",
-        "generated always as identity",
-    ];
-    if !source.contains('`') && pg_marks.iter().any(|m| lower.contains(m)) {
-        SourceDialect::Postgres
-    } else {
-        SourceDialect::Mysql
-    }
+    dialect::detect(source).0
 }
 
 /// What a statement is, from its first words.
@@ -177,6 +231,8 @@ enum Kind {
     CreateIndex,
     AlterTable,
     AlterIndex,
+    /// Read by sqlparser for the changes it makes (user types, drops, renames).
+    Parsed,
     Other,
 }
 
@@ -192,50 +248,83 @@ fn kind_of(tokens: &[TokenWithSpan]) -> Kind {
         .collect();
     let w: Vec<&str> = words.iter().map(String::as_str).collect();
     match w.as_slice() {
-        ["CREATE", "TABLE", ..] | ["CREATE", "UNLOGGED", "TABLE", ..] => Kind::CreateTable,
+        ["CREATE", "TABLE", ..] | ["CREATE", "UNLOGGED" | "TEMPORARY" | "TEMP", "TABLE", ..] => {
+            Kind::CreateTable
+        }
         ["CREATE", "INDEX", ..] | ["CREATE", "UNIQUE", "INDEX", ..] => Kind::CreateIndex,
         ["ALTER", "TABLE", ..] => Kind::AlterTable,
         ["ALTER", "INDEX", ..] => Kind::AlterIndex,
+        ["CREATE", "TYPE", ..]
+        | ["CREATE", "DOMAIN", ..]
+        | ["DROP", "TABLE", ..]
+        | ["DROP", "INDEX", ..]
+        | ["RENAME", "TABLE", ..] => Kind::Parsed,
         _ => Kind::Other,
     }
 }
 
-/// Reads every table of `source` (`origin` names it in errors and notes).
+/// Reads every table of `source` (`origin` names it in errors and notes), in the dialect
+/// its marks say.
 pub fn parse(source: &str, origin: &str) -> Result<DdlFile, DdlError> {
-    parse_as(source, origin, detect_dialect(source))
+    let (dialect, why) = dialect::detect(source);
+    read(source, origin, dialect, why)
 }
 
-/// Reads every table of `source` in `dialect` (for text whose dialect is known, such as the
-/// definition a `--url` reader wrote from a server's catalog).
+/// Reads every table of `source` in `dialect` (for text whose dialect is known: a `--dialect`
+/// flag, or the definition a `--url` reader wrote from a server's catalog).
 pub fn parse_as(source: &str, origin: &str, dialect: SourceDialect) -> Result<DdlFile, DdlError> {
+    read(source, origin, dialect, "given".into())
+}
+
+/// `tokens` moved from their statement's own places to the file's (`at`: where its text
+/// starts).
+fn shift(tokens: &mut [TokenWithSpan], at: Position) {
+    let shift_one = |l: &mut sqlparser::tokenizer::Location| {
+        if l.line == 1 {
+            l.column += at.column - 1;
+        }
+        l.line += at.line - 1;
+    };
+    for t in tokens {
+        shift_one(&mut t.span.start);
+        shift_one(&mut t.span.end);
+    }
+}
+
+fn read(
+    source: &str,
+    origin: &str,
+    dialect: SourceDialect,
+    why: String,
+) -> Result<DdlFile, DdlError> {
     let sql: Box<dyn SqlDialect> = match dialect {
         SourceDialect::Mysql => Box::new(MySqlDialect {}),
         SourceDialect::Postgres => Box::new(PostgreSqlDialect {}),
     };
-    let err = |at: Position, message: String| DdlError { origin: origin.to_string(), at, message };
-    let tokens = Tokenizer::new(sql.as_ref(), source).tokenize_with_location().map_err(|e| {
-        err(Position { line: e.location.line, column: e.location.column }, e.message.clone())
-    })?;
-    let mut file = build::FileBuilder::new(dialect);
-    let mut statement: Vec<TokenWithSpan> = Vec::new();
-    let mut tokens = tokens.into_iter();
-    loop {
-        let next = tokens.next();
-        let end = next.as_ref().is_none_or(|t| t.token == Token::SemiColon);
-        if !end {
-            statement.extend(next);
-            continue;
-        }
-        let chunk = std::mem::take(&mut statement);
-        let significant = chunk.iter().any(|t| !matches!(t.token, Token::Whitespace(_)));
-        if significant {
-            read_statement(sql.as_ref(), chunk, &mut file).map_err(|(at, m)| err(at, m))?;
-        }
-        if next.is_none() {
-            break;
+    let rules = scanner::Rules { mysql: dialect == SourceDialect::Mysql };
+    let (pieces, _) = scanner::split(source, rules);
+    let mut file = build::FileBuilder::new(dialect, origin);
+    for piece in pieces {
+        // Each statement is tokenized on its own: a token sqlparser cannot read costs that
+        // statement only.
+        match Tokenizer::new(sql.as_ref(), &piece.text).tokenize_with_location() {
+            Ok(mut tokens) => {
+                shift(&mut tokens, piece.at);
+                read_statement(sql.as_ref(), &piece, tokens, &mut file);
+            }
+            Err(e) => {
+                let mut l = e.location;
+                if l.line == 1 {
+                    l.column += piece.at.column - 1;
+                }
+                l.line += piece.at.line - 1;
+                file.rejected(&piece, Position::from(l), e.message.clone());
+            }
         }
     }
-    Ok(file.finish())
+    let mut out = file.finish();
+    out.dialect_reason = why;
+    Ok(out)
 }
 
 /// The position of sqlparser's "... at Line: L, Column: C" message, and the message without it.
@@ -252,32 +341,28 @@ fn parser_error(message: &str, fallback: Position) -> (Position, String) {
 
 fn read_statement(
     sql: &dyn SqlDialect,
+    piece: &scanner::Piece,
     chunk: Vec<TokenWithSpan>,
     file: &mut build::FileBuilder,
-) -> Result<(), (Position, String)> {
+) {
     let kind = kind_of(&chunk);
-    if kind == Kind::Other {
-        file.skipped += 1;
-        return Ok(());
-    }
-    if kind == Kind::AlterIndex {
-        // sqlparser reads only ALTER INDEX ... RENAME; SET (...) is read from the tokens.
-        return file.alter_index(storage::alter_index(&chunk));
-    }
     let first = chunk
         .iter()
         .find(|t| !matches!(t.token, Token::Whitespace(_)))
         .map(|t| Position::from(t.span.start))
         .unwrap_or_default();
-    if kind == Kind::CreateTable {
-        if let Some(at) = partition_clause(&chunk) {
-            return Err((
-                at,
-                "partitioning is not modelled (keylab models one B-tree per index); remove the \
-                 PARTITION BY clause to advise on one partition's shape"
-                    .into(),
-            ));
+    match kind {
+        Kind::Other => return file.other(&chunk),
+        // sqlparser reads only ALTER INDEX ... RENAME; SET (...) is read from the tokens.
+        Kind::AlterIndex => return file.alter_index(storage::alter_index(&chunk)),
+        Kind::CreateTable => {
+            if let Some(at) = partition_clause(&chunk) {
+                let why = "partitioning is not modelled (keylab models one B-tree per index); \
+                           remove the PARTITION BY clause to advise on one partition's shape";
+                return file.rejected(piece, at, why.into());
+            }
         }
+        _ => {}
     }
     // sqlparser reads no index parameters of a constraint: they are read apart.
     let constraints = matches!(kind, Kind::CreateTable | Kind::AlterTable);
@@ -286,7 +371,7 @@ fn read_statement(
     } else {
         (chunk, Vec::new())
     };
-    let chunk = without_display_words(chunk, &kind);
+    let (chunk, fixes) = fixups::apply(without_display_words(chunk, &kind), &kind);
     file.set_words(&chunk);
     let saved = chunk.clone();
     let mut parser = Parser::new(sql).with_tokens_with_locations(chunk);
@@ -313,25 +398,25 @@ fn read_statement(
     });
     match parsed {
         Ok(statement) => {
-            file.statement(statement, first, parameters)?;
+            let table = file.statement(statement, first, parameters, &fixes);
             if let Some(note) = unread {
-                file.note(kind == Kind::CreateTable, note);
+                file.note_on(table.as_deref(), note);
             }
-            Ok(())
         }
         Err(e) if kind == Kind::AlterTable => {
             // pg_dump's `ALTER COLUMN c ADD GENERATED ... AS IDENTITY (SEQUENCE NAME ...)` is
             // beyond sqlparser; it only makes the column an identity.
             if let Some(column) = identity_column(&saved) {
                 file.identity(&saved, column);
-                Ok(())
             } else {
-                let (at, _) = parser_error(&e.to_string(), first);
-                file.note_unread(at);
-                Ok(())
+                let (at, why) = parser_error(&e.to_string(), first);
+                file.note_unread(&saved, at, &why);
             }
         }
-        Err(e) => Err(parser_error(&e.to_string(), first)),
+        Err(e) => {
+            let (at, why) = parser_error(&e.to_string(), first);
+            file.rejected(piece, at, why);
+        }
     }
 }
 
@@ -380,3 +465,6 @@ fn identity_column(chunk: &[TokenWithSpan]) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod reader_tests;

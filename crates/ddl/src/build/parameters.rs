@@ -9,7 +9,7 @@ use crate::{FillFactor, IndexFillFactor, Note, SourceDialect};
 impl FileBuilder {
     /// `ALTER INDEX`: `SET (...)` of a secondary index keylab read is applied like the same
     /// parameters in its `CREATE INDEX`; anything else is noted.
-    pub(crate) fn alter_index(&mut self, alter: AlterIndex) -> Result<(), Refusal> {
+    pub(crate) fn alter_index(&mut self, alter: AlterIndex) {
         let (index, options) = match alter {
             AlterIndex::Set { index, options } => (index, options),
             AlterIndex::Other(at) => {
@@ -19,7 +19,7 @@ impl FileBuilder {
                               storage parameters); the index is advised as created"
                         .into(),
                 });
-                return Ok(());
+                return;
             }
         };
         let owner = self
@@ -30,7 +30,9 @@ impl FileBuilder {
             Some(t) => {
                 let name = t.table.indexes.iter().find(|i| i.name.eq_ignore_ascii_case(&index));
                 let name = name.map(|i| i.name.clone());
-                t.index_parameters(name, &options)
+                if let Err(r) = t.index_parameters(name, &options) {
+                    t.refusal.get_or_insert(r);
+                }
             }
             None => {
                 let at = options.first().map(|o| o.at).unwrap_or_default();
@@ -42,7 +44,6 @@ impl FileBuilder {
                          WITH (...))"
                     ),
                 });
-                Ok(())
             }
         }
     }

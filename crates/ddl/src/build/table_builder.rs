@@ -145,8 +145,19 @@ impl TableBuilder {
                 {
                     let engine = l.name.as_ref().map(|n| n.value.clone()).unwrap_or_default();
                     if !engine.eq_ignore_ascii_case("innodb") {
+                        let at = if l.key.span.start.line > 0 {
+                            l.key.span.start.into()
+                        } else {
+                            // sqlparser gives the option no place: the statement's last ENGINE.
+                            words
+                                .iter()
+                                .rev()
+                                .find(|(w, _)| w == "ENGINE")
+                                .map(|w| w.1)
+                                .unwrap_or_default()
+                        };
                         return Err((
-                            l.key.span.start.into(),
+                            at,
                             format!("ENGINE={engine} is not modelled; valid: InnoDB"),
                         ));
                     }
@@ -201,42 +212,6 @@ impl TableBuilder {
             TableConstraint::ForeignKey { .. } | TableConstraint::Check { .. } => {}
         }
         Ok(())
-    }
-
-    pub(super) fn alter(&mut self, op: AlterTableOperation, at: Position) -> Result<(), Refusal> {
-        match op {
-            AlterTableOperation::AddConstraint { constraint, .. } => {
-                self.constraint(&constraint, at)
-            }
-            AlterTableOperation::AlterColumn { column_name, op } => {
-                match op {
-                    AlterColumnOperation::SetDefault { value } if is_nextval(&value) => {
-                        self.set_identity(&column_name.value)
-                    }
-                    AlterColumnOperation::AddGenerated { .. } => {
-                        self.set_identity(&column_name.value)
-                    }
-                    _ => {}
-                }
-                Ok(())
-            }
-            AlterTableOperation::OwnerTo { .. } => Ok(()),
-            // `ALTER TABLE ... SET (fillfactor = N)`: the table's storage parameters.
-            AlterTableOperation::SetOptionsParens { options } => {
-                let options = CreateTableOptions::With(options);
-                self.options(&options, &[]).map(|_| ())
-            }
-            other => {
-                self.notes.push(Note {
-                    at,
-                    message: format!(
-                        "`{other}` not applied: keylab reads a table's CREATE TABLE, its \
-                         indexes and constraints"
-                    ),
-                });
-                Ok(())
-            }
-        }
     }
 
     pub(super) fn auto_name(&self, columns: &[IndexColumn]) -> String {

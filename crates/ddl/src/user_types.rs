@@ -1,0 +1,84 @@
+//! PostgreSQL's user types, as the file declares them: `CREATE TYPE name AS ENUM (...)` (its
+//! labels) and `CREATE DOMAIN name AS base ...` (its base type). A column whose type is one of
+//! these names (schema-qualified or not, any case) is read as what it stores: a domain as its
+//! base type, an enum as a 4-byte value ([`enum_storage`]).
+
+use sqlparser::ast::{DataType, ObjectName};
+
+/// One user type.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum UserType {
+    /// An enum and its labels in order.
+    Enum(Vec<String>),
+    /// A domain over this base type.
+    Domain(DataType),
+}
+
+/// The user types of a file, by bare lower-case name.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct UserTypes {
+    types: Vec<(String, UserType)>,
+}
+
+fn bare(name: &ObjectName) -> String {
+    let last = name.0.last().map(|p| p.to_string()).unwrap_or_default();
+    last.trim_matches(['`', '"']).to_ascii_lowercase()
+}
+
+/// How an enum column is stored: PostgreSQL keeps an enum value as the 4-byte OID of its
+/// label (`pg_enum`), so an `integer` has its exact size. The one place to change when the
+/// schema gets an enum type of its own.
+pub(crate) fn enum_storage(_labels: &[String]) -> DataType {
+    DataType::Integer(None)
+}
+
+impl UserTypes {
+    /// Records a type; a later definition of the same name replaces the earlier.
+    pub(crate) fn define(&mut self, name: &ObjectName, ty: UserType) {
+        let n = bare(name);
+        self.types.retain(|(k, _)| *k != n);
+        self.types.push((n, ty));
+    }
+
+    /// What a column declared with `ty` stores: `ty` itself unless it names a user type (a
+    /// domain over a domain is followed to its base).
+    pub(crate) fn resolve(&self, ty: &DataType) -> DataType {
+        let mut ty = ty.clone();
+        // A bounded walk: a file may (wrongly) define a domain over itself.
+        for _ in 0..16 {
+            let DataType::Custom(name, _) = &ty else { return ty };
+            let n = bare(name);
+            match self.types.iter().rev().find(|(k, _)| *k == n) {
+                Some((_, UserType::Domain(base))) => ty = base.clone(),
+                Some((_, UserType::Enum(labels))) => return enum_storage(labels),
+                None => return ty,
+            }
+        }
+        ty
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::ast::Ident;
+
+    fn name(parts: &[&str]) -> ObjectName {
+        ObjectName::from(parts.iter().map(|p| Ident::new(*p)).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn domains_resolve_to_their_base_and_enums_to_four_bytes() {
+        let mut u = UserTypes::default();
+        u.define(&name(&["public", "year"]), UserType::Domain(DataType::Integer(None)));
+        u.define(&name(&["mood"]), UserType::Enum(vec!["sad".into(), "ok".into()]));
+        u.define(&name(&["Decade"]), UserType::Domain(DataType::Custom(name(&["year"]), vec![])));
+        let custom = |p: &[&str]| DataType::Custom(name(p), vec![]);
+        assert_eq!(u.resolve(&custom(&["public", "YEAR"])), DataType::Integer(None));
+        assert_eq!(u.resolve(&custom(&["decade"])), DataType::Integer(None));
+        assert_eq!(u.resolve(&custom(&["mood"])), DataType::Integer(None));
+        assert_eq!(u.resolve(&custom(&["other"])), custom(&["other"]));
+        u.define(&name(&["loop"]), UserType::Domain(custom(&["loop"])));
+        assert_eq!(u.resolve(&custom(&["loop"])), custom(&["loop"]));
+    }
+}
