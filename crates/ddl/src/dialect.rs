@@ -32,7 +32,7 @@ const PG_MARKS: [(&str, &str); 21] = [
 ];
 
 /// Marks only MySQL/MariaDB DDL has.
-const MYSQL_MARKS: [(&str, &str); 14] = [
+const MYSQL_MARKS: [(&str, &str); 15] = [
     ("`", "backquoted names"),
     ("engine=", "`ENGINE=`"),
     ("engine =", "`ENGINE=`"),
@@ -47,6 +47,7 @@ const MYSQL_MARKS: [(&str, &str); 14] = [
     ("/*!", "`/*!...*/` conditional comments"),
     ("lock tables", "`LOCK TABLES`"),
     ("set names", "`SET NAMES`"),
+    ("@@", "`@@` system variables"),
 ];
 
 /// The marks of `marks` found in `masked`, each shown once.

@@ -5,6 +5,9 @@
 // The same on PostgreSQL tables and servers.
 mod pg;
 
+// The real-schema corpus read whole.
+mod corpus;
+
 use crate::util::{server_installed, users_server, Dir, Run};
 
 const ORDERS: &str = include_str!("../../fixtures/advise/orders.sql");
@@ -27,11 +30,9 @@ fn refused(sql: &str, extra: &[&str], parts: &[&str]) {
 
 #[test]
 fn what_cannot_be_modelled_is_refused_at_its_place() {
-    refused(
-        "CREATE TABLE t (\n  id INT PRIMARY KEY,\n  v INT AS (id + 1) VIRTUAL\n);",
-        &[],
-        &["t.sql:3:3: column `v` is a generated column"],
-    );
+    // At its own statement, refusing its table only.
+    let two = "CREATE TABLE a (id INT PRIMARY KEY);\nCREATE TABLE t (id INT PRIMARY KEY) ENGINE=MyISAM;";
+    refused(two, &["--table", "t"], &["t.sql:2:37: ENGINE=MyISAM is not modelled"]);
     refused(
         "CREATE TABLE t (id INT PRIMARY KEY)\nPARTITION BY HASH (id) PARTITIONS 4;",
         &[],
