@@ -1,16 +1,23 @@
-//! keylab-ddl: a user's table definitions (`CREATE TABLE`, `CREATE INDEX`,
-//! `ALTER TABLE ... ADD CONSTRAINT`) read into keylab's [`Table`], for `keylab advise`.
+//! keylab-ddl: a user's DDL file read into keylab's [`Table`]s, for `keylab advise`.
 //!
-//! It reads MySQL/MariaDB DDL as `SHOW CREATE TABLE` and `mysqldump` print it, and PostgreSQL
-//! DDL as `pg_dump --schema-only` prints it, with `sqlparser` (statement by statement, so a
-//! dump's other statements neither stop nor change the reading). It keeps what changes the
-//! InnoDB layout: columns, types, nullability, character sets and collations, the primary
-//! key, every secondary index (composite, unique), `AUTO_INCREMENT`/identity, the row format
-//! and `FILLFACTOR` (PostgreSQL's `fillfactor` of the table and of each index, with where it
-//! was given, for the caller to apply or note). Whatever it cannot model is named at `file:line:column`: refused (a
-//! generated column, partitioning, an unknown type, a row format the model lacks) or skipped
-//! with a [`Note`] (a FULLTEXT/spatial, expression or partial index, a prefix of a TEXT or
-//! BLOB column); a prefix key part of a CHAR/VARCHAR column is kept (`Index::prefix_chars`).
+//! It reads MySQL/MariaDB DDL as `SHOW CREATE TABLE` and `mysqldump` print it, PostgreSQL DDL
+//! as `pg_dump --schema-only` prints it, hand-written DDL and files of migrations. The file is
+//! cut into statements by keylab's own scanner (`scanner.rs`: each dialect's comment rules,
+//! `DELIMITER` blocks, dollar quotes), and each statement is tokenized and parsed with
+//! `sqlparser` on its own, so one it rejects costs that statement only. Every table is judged
+//! on its own: read into a [`DdlTable`], or refused ([`RefusedTable`]) at `file:line:column`
+//! for the first thing of it keylab cannot model (an unknown type, partitioning, a row format
+//! or engine the model lacks, a `CREATE TABLE` the parser rejects). It keeps what changes the
+//! layout: columns, types (PostgreSQL enums and domains through `user_types.rs`),
+//! nullability, character sets and collations, the primary key, every secondary index
+//! (composite, unique), `AUTO_INCREMENT`/identity, the row format and `FILLFACTOR`
+//! (PostgreSQL's `fillfactor` of the table and of each index, with where it was given, for the
+//! caller to apply or note), with `ALTER TABLE`, `CREATE`/`DROP INDEX` and `RENAME TABLE`
+//! applied in file order (`build/migrate.rs`). What it skips is a [`Note`] (a FULLTEXT/spatial,
+//! expression or partial index, a prefix of a TEXT or BLOB column, a virtual column, a change
+//! it cannot apply); a prefix key part of a CHAR/VARCHAR column is kept
+//! (`Index::prefix_chars`). The dialect is detected from marks in the code (`dialect.rs`) or
+//! given.
 //!
 //! It does no I/O and knows no engine: the caller reads the file and runs the table.
 #![deny(missing_docs)]
@@ -188,13 +195,15 @@ impl DdlFile {
         let origin = &self.origin;
         match name {
             Some(n) => {
-                let want = bare(n);
-                if let Some(t) =
-                    self.tables.iter().find(|t| t.table.name.eq_ignore_ascii_case(want))
-                {
-                    return Ok(t);
+                // The name as given first (a quoted name may hold a dot), then without schema.
+                for want in [n, bare(n)] {
+                    let found =
+                        self.tables.iter().find(|t| t.table.name.eq_ignore_ascii_case(want));
+                    if let Some(t) = found {
+                        return Ok(t);
+                    }
                 }
-                match refused(want) {
+                match refused(n).or_else(|| refused(bare(n))) {
                     Some(r) => Err(TableError::Refused(r.error.clone())),
                     None => Err(TableError::Missing(format!(
                         "{origin}: no table `{n}` in the file; {}",

@@ -225,6 +225,9 @@ proptest! {
             prop_assert!(r.error.to_string().starts_with("p.sql:"));
         }
         let _ = f.table(None);
+        for t in &f.tables {
+            prop_assert!(f.table(Some(&t.table.name)).is_ok(), "{}", t.table.name);
+        }
     }
 
     /// N tables among junk statements: all N read, in order.

@@ -119,7 +119,7 @@ fn every_table_of_the_corpus_is_read_or_refused_on_its_own() {
     }
     println!("{:<42} {total:>6} {read:>5} {refused:>7}", "total");
     let mut top: Vec<_> = reasons.into_iter().collect();
-    top.sort_by(|a, b| b.1.cmp(&a.1));
+    top.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     for (why, n) in top.iter().take(12) {
         println!("{n:>5}  {why}");
     }
