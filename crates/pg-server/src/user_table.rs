@@ -445,12 +445,15 @@ mod tests {
     }
 
     #[test]
-    fn a_generated_column_is_refused_as_in_a_file() {
+    fn a_stored_generated_column_is_read_with_a_note_as_in_a_file() {
         let mut t = orders();
         t.columns[1].generated = Some("(id * 2)".into());
-        let e = keylab_ddl::parse_as(&t.create_sql(), "db", keylab_ddl::SourceDialect::Postgres)
-            .unwrap_err();
-        assert!(e.message.contains("generated column"), "{e}");
+        let f = keylab_ddl::parse_as(&t.create_sql(), "db", keylab_ddl::SourceDialect::Postgres)
+            .unwrap();
+        let d = f.table(None).unwrap();
+        assert_eq!(d.table.columns.len(), t.columns.len());
+        let notes: Vec<&str> = d.notes.iter().map(|n| n.message.as_str()).collect();
+        assert!(notes.iter().any(|n| n.contains("STORED generated column")), "{notes:?}");
     }
 
     #[test]
