@@ -40,6 +40,8 @@ struct TableBuilder {
     index_fill_factors: Vec<IndexFillFactor>,
     dialect: SourceDialect,
     has_pk: bool,
+    /// VIRTUAL generated columns, left out of the stored columns.
+    virtual_columns: Vec<String>,
     /// The table's character set, for columns added later.
     default_charset: Charset,
 }
@@ -62,6 +64,7 @@ impl TableBuilder {
             index_fill_factors: Vec::new(),
             dialect,
             has_pk: false,
+            virtual_columns: Vec::new(),
             default_charset: Charset::Utf8mb4,
         }
     }

@@ -168,9 +168,14 @@ fn generated_columns_virtual_out_stored_in() {
     let notes = all_notes(d);
     assert!(notes.contains("`v` is a VIRTUAL generated column"), "{notes}");
     assert!(notes.contains("`s` is a STORED generated column"), "{notes}");
-    let my = read("CREATE TABLE t (\n  id INT PRIMARY KEY,\n  v INT AS (id + 1) VIRTUAL,\n  w INT AS (id) STORED\n);");
+    let my = read(
+        "CREATE TABLE t (\n  id INT PRIMARY KEY,\n  v INT AS (id + 1) VIRTUAL,\n  w INT AS (id) \
+         STORED,\n  KEY kv (v)\n);",
+    );
     let cols: Vec<&str> = my.tables[0].table.columns.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(cols, ["id", "w"]);
+    let notes = all_notes(&my.tables[0]);
+    assert!(notes.contains("index `kv` skipped: `v` is a VIRTUAL generated column"), "{notes}");
 }
 
 #[test]

@@ -494,3 +494,28 @@ pub(super) fn assert_url_tables_refused(url: &str, password: &str, cases: &[(&st
         assert!(!run.stderr.contains(password), "{}", run.stderr);
     }
 }
+
+/// One table keylab cannot model refuses only itself: `--table` of another table of the file
+/// answers, saying which dialect the file was read in and why; `--dialect` overrides it.
+#[test]
+fn each_table_of_a_file_is_judged_on_its_own() {
+    let d = Dir::new();
+    let sql = "CREATE TABLE good (id bigint PRIMARY KEY, at timestamptz);\n\
+               CREATE TABLE bad (id bigint PRIMARY KEY, g geometry);";
+    let args = ["--table", "good", "--rows", "200", "--keys", "auto-inc", "--format", "json"];
+    let run = advise(&d, sql, &args).expect_code(0);
+    let r: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let notes = r["engine"]["settings"]["notes"].to_string();
+    assert!(
+        notes.contains("t.sql: read as PostgreSQL: PostgreSQL marks (`timestamptz`)"),
+        "{notes}"
+    );
+    assert!(notes.contains("0 other table(s) read, 1 refused"), "{notes}");
+    refused(sql, &["--table", "bad"], &["t.sql:2:42: column `g`"]);
+    refused(sql, &["--table", "nope"], &["valid: good; refused: bad"]);
+    let mut flagged = args.to_vec();
+    flagged.extend(["--dialect", "mysql"]);
+    let run = advise(&d, "CREATE TABLE good (id bigint PRIMARY KEY);", &flagged).expect_code(0);
+    assert!(run.stdout.contains("read as MySQL: --dialect"), "{}", run.stdout);
+    refused(sql, &["--dialect", "oracle"], &["--dialect", "mysql, postgres"]);
+}

@@ -87,6 +87,7 @@ impl TableBuilder {
                          is left out of the stored columns"
                     ),
                 });
+                self.virtual_columns.push(name.clone());
                 return Ok(None);
             }
             self.notes.push(Note {

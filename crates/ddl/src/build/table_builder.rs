@@ -256,6 +256,13 @@ impl TableBuilder {
                     ))
                 }
             };
+            if self.virtual_columns.iter().any(|v| v.eq_ignore_ascii_case(&name)) {
+                let why = format!(
+                    "`{name}` is a VIRTUAL generated column, whose values the server keeps in \
+                     this index only; keylab does not model that"
+                );
+                return Ok((out, Vec::new(), Some(why)));
+            }
             let pos = self
                 .table
                 .columns
