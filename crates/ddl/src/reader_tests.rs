@@ -120,7 +120,8 @@ fn migrations_are_applied_in_order() {
                DROP INDEX t_c ON t;\n\
                RENAME TABLE t TO t2;\n\
                ALTER TABLE t2 ADD INDEX t_b (b);\n\
-               PREPARE s FROM 'ALTER TABLE t2 ADD COLUMN e int';";
+               PREPARE s FROM 'ALTER TABLE t2 ADD COLUMN e int';\n\
+               SET @q = IF(1, 'CREATE INDEX t_x ON t2 (b)', 'SELECT 1');";
     let f = read(src);
     let d = f.table(Some("t2")).unwrap();
     let t = &d.table;
@@ -140,7 +141,8 @@ fn migrations_are_applied_in_order() {
     assert_eq!(idx, [("t_d", &[3][..]), ("t_b", &[1][..])]);
     let notes = all_notes(d);
     assert!(notes.contains("indexes on it (t_a)"), "{notes}");
-    assert!(notes.contains("inside PREPARE"), "{notes}");
+    assert!(notes.contains("in a string (PREPARE ... FROM '...')"), "{notes}");
+    assert!(notes.contains("in a string (SET @... = '...')"), "{notes}");
 }
 
 #[test]
@@ -219,6 +221,39 @@ const JUNK: [&str; 8] = [
     "DROP TABLE IF EXISTS nothing;",
 ];
 
+const FRAGMENTS: [&str; 30] = [
+    "CREATE TABLE ",
+    "t ",
+    "(",
+    ")",
+    "id int",
+    " PRIMARY KEY",
+    ", ",
+    ";",
+    "\n",
+    "--",
+    "-- x\n",
+    "#",
+    "/*",
+    "*/",
+    "/*!40101 ",
+    "'",
+    "\"",
+    "`",
+    "$$",
+    "$a$",
+    "DELIMITER ;;\n",
+    ";;",
+    "ALTER TABLE t ",
+    "ADD COLUMN c int",
+    "DROP COLUMN id",
+    "CREATE INDEX i ON t (id)",
+    "GENERATED ALWAYS AS (id) VIRTUAL",
+    "DEFAULT ('x'::text)::date",
+    "VARCHAR(4) BINARY",
+    "RENAME TABLE t TO u",
+];
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -233,6 +268,22 @@ proptest! {
         for t in &f.tables {
             prop_assert!(f.table(Some(&t.table.name)).is_ok(), "{}", t.table.name);
         }
+    }
+
+    /// SQL-shaped fragments in any order (unterminated quotes, comments, dollar quotes,
+    /// DELIMITER lines, half statements): no panic, in either dialect.
+    #[test]
+    fn sql_fragments_in_any_order_read_without_panic(
+        parts in prop::collection::vec(0usize..FRAGMENTS.len(), 0..40),
+        postgres in any::<bool>(),
+    ) {
+        let src: String = parts.iter().map(|i| FRAGMENTS[*i]).collect();
+        let dialect = if postgres { SourceDialect::Postgres } else { SourceDialect::Mysql };
+        let f = parse_as(&src, "p.sql", dialect).unwrap();
+        for r in &f.refused {
+            prop_assert!(r.error.to_string().starts_with("p.sql:"));
+        }
+        let _ = parse(&src, "p.sql").unwrap();
     }
 
     /// N tables among junk statements: all N read, in order.

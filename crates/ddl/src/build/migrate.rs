@@ -118,12 +118,14 @@ impl FileBuilder {
         }
     }
 
-    /// A statement keylab does not read (views, routines, grants, `SET`...): counted; a
-    /// `PREPARE ... FROM '...'` holding DDL is named, since its statement is not applied.
+    /// A statement keylab does not read (views, routines, grants, `SET`...): counted; DDL in
+    /// a string of a `PREPARE ... FROM '...'` or of a `SET @s = '...'` (the migration idiom
+    /// that prepares it next) is named, since it is not applied.
     pub(crate) fn other(&mut self, chunk: &[TokenWithSpan]) {
         self.skipped += 1;
         let words = crate::names::token_words(chunk);
-        if !words.first().is_some_and(|w| w.text.eq_ignore_ascii_case("prepare")) {
+        let first = words.first().map(|w| w.text.to_ascii_lowercase()).unwrap_or_default();
+        if first != "prepare" && first != "set" {
             return;
         }
         for t in chunk {
@@ -133,9 +135,9 @@ impl FileBuilder {
                 let note = Note {
                     at: t.span.start.into(),
                     message: format!(
-                        "a statement on `{table}` inside PREPARE ... FROM '...' is not applied \
-                         (keylab does not run prepared statements); the table is advised \
-                         without it"
+                        "a statement on `{table}` in a string ({}) is not applied (keylab does \
+                         not run prepared statements); the table is advised without it",
+                        if first == "set" { "SET @... = '...'" } else { "PREPARE ... FROM '...'" }
                     ),
                 };
                 self.note_on(Some(&table), note);
