@@ -10,7 +10,7 @@ mod table_builder;
 
 use parameters::layout_neutral;
 
-use crate::fixups::Fixes;
+use crate::fixups::{EngineChange, Fixes};
 use crate::storage::{ConstraintParameters, StorageOption};
 use crate::types::{charset_named, map_type, Mapped};
 use crate::user_types::UserTypes;
@@ -169,6 +169,16 @@ impl FileBuilder {
         match table.and_then(|n| self.table_named(n)) {
             Some(t) => t.notes.push(note),
             None => self.loose.push(note),
+        }
+    }
+
+    /// `ALTER TABLE ... ENGINE=x`: to another engine than InnoDB the table is refused;
+    /// `ENGINE=InnoDB` alone (a rebuild) changes nothing modelled.
+    pub(crate) fn engine_change(&mut self, chunk: &[TokenWithSpan], change: EngineChange) {
+        if let (Some(name), EngineChange::Other(at, why)) =
+            (crate::names::statement_table(chunk), change)
+        {
+            self.refuse(&name, (at, why));
         }
     }
 

@@ -117,6 +117,14 @@ pub(crate) fn apply(mut chunk: Vec<TokenWithSpan>, kind: &Kind) -> (Vec<TokenWit
                 drop.push(i);
                 fixes.binary_at.push(at);
             }
+        } else if is(&chunk[i], "key") && back(1).is_some_and(|t| is(t, "drop")) {
+            // MySQL's `DROP KEY k` is its `DROP INDEX k`; sqlparser reads a column `KEY`.
+            if let Some(w) = word(&chunk[i]) {
+                let mut index = w.clone();
+                index.value = "INDEX".into();
+                index.keyword = sqlparser::keywords::Keyword::INDEX;
+                chunk[i].token = Token::Word(index);
+            }
         } else if let Token::DoubleQuotedString(text) = &chunk[i].token {
             if back(1).is_some_and(|t| is(t, "comment")) {
                 chunk[i].token = Token::SingleQuotedString(text.clone());
@@ -196,4 +204,59 @@ fn casts_after_parenthesized_defaults(
         k = j;
     }
     out
+}
+
+/// Where `PARTITION BY` (a partitioned table) or `PARTITION OF` (a partition) starts in a
+/// `CREATE TABLE`, with the refusal.
+pub(crate) fn partition_clause(chunk: &[TokenWithSpan]) -> Option<(Position, String)> {
+    let words: Vec<&TokenWithSpan> =
+        chunk.iter().filter(|t| !matches!(t.token, Token::Whitespace(_))).collect();
+    words.windows(3).find_map(|w| {
+        if !is(w[0], "partition") {
+            return None;
+        }
+        let at: Position = w[0].span.start.into();
+        if is(w[1], "by") {
+            let why = "partitioning is not modelled (keylab models one B-tree per index); \
+                       remove the PARTITION BY clause to advise on one partition's shape";
+            return Some((at, why.to_string()));
+        }
+        let parent = word(w[2]).map(|p| p.value.clone()).unwrap_or_default();
+        is(w[1], "of").then(|| {
+            (
+                at,
+                format!(
+                    "a partition of `{parent}` (PARTITION OF): partitioned tables are not \
+                     modelled (keylab models one B-tree per index); advise on a plain table of \
+                     its columns"
+                ),
+            )
+        })
+    })
+}
+
+/// What an `ALTER TABLE ... ENGINE [=] name` that sqlparser rejects does.
+pub(crate) enum EngineChange {
+    /// To another engine than InnoDB: the table is refused (where, why).
+    Other(Position, String),
+    /// `ENGINE=InnoDB` and nothing else: a rebuild, nothing modelled changes.
+    InnodbOnly,
+}
+
+/// The engine change of an `ALTER TABLE`, if it makes one.
+pub(crate) fn engine_change(chunk: &[TokenWithSpan]) -> Option<EngineChange> {
+    let words: Vec<&TokenWithSpan> =
+        chunk.iter().filter(|t| !matches!(t.token, Token::Whitespace(_))).collect();
+    let i = words.iter().position(|t| is(t, "engine"))?;
+    let mut j = i + 1;
+    if words.get(j).is_some_and(|t| t.token == Token::Eq) {
+        j += 1;
+    }
+    let engine = word(words.get(j)?)?.value.clone();
+    if !engine.eq_ignore_ascii_case("innodb") {
+        let why = format!("ENGINE={engine} is not modelled; valid: InnoDB");
+        return Some(EngineChange::Other(words[i].span.start.into(), why));
+    }
+    // Nothing after it: `ALTER TABLE name ENGINE=InnoDB`.
+    (j + 1 == words.len()).then_some(EngineChange::InnodbOnly)
 }

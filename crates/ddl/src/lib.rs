@@ -365,10 +365,8 @@ fn read_statement(
         // sqlparser reads only ALTER INDEX ... RENAME; SET (...) is read from the tokens.
         Kind::AlterIndex => return file.alter_index(storage::alter_index(&chunk)),
         Kind::CreateTable => {
-            if let Some(at) = partition_clause(&chunk) {
-                let why = "partitioning is not modelled (keylab models one B-tree per index); \
-                           remove the PARTITION BY clause to advise on one partition's shape";
-                return file.rejected(piece, at, why.into());
+            if let Some((at, why)) = fixups::partition_clause(&chunk) {
+                return file.rejected(piece, at, why);
             }
         }
         _ => {}
@@ -417,6 +415,8 @@ fn read_statement(
             // beyond sqlparser; it only makes the column an identity.
             if let Some(column) = identity_column(&saved) {
                 file.identity(&saved, column);
+            } else if let Some(engine) = fixups::engine_change(&saved) {
+                file.engine_change(&saved, engine);
             } else {
                 let (at, why) = parser_error(&e.to_string(), first);
                 file.note_unread(&saved, at, &why);
@@ -441,20 +441,6 @@ fn without_display_words(chunk: Vec<TokenWithSpan>, kind: &Kind) -> Vec<TokenWit
             && (w.value.eq_ignore_ascii_case("zerofill") || w.value.eq_ignore_ascii_case("invisible")))
     };
     chunk.into_iter().filter(|t| !display(t)).collect()
-}
-
-/// Where `PARTITION BY` starts in a `CREATE TABLE`, if it has one.
-fn partition_clause(chunk: &[TokenWithSpan]) -> Option<Position> {
-    let words: Vec<&TokenWithSpan> =
-        chunk.iter().filter(|t| !matches!(t.token, Token::Whitespace(_))).collect();
-    words.windows(2).find_map(|w| match (&w[0].token, &w[1].token) {
-        (Token::Word(a), Token::Word(b))
-            if a.value.eq_ignore_ascii_case("partition") && b.value.eq_ignore_ascii_case("by") =>
-        {
-            Some(w[0].span.start.into())
-        }
-        _ => None,
-    })
 }
 
 /// The column of `ALTER TABLE t ALTER COLUMN c ADD GENERATED ... AS IDENTITY`.

@@ -305,3 +305,23 @@ proptest! {
         prop_assert_eq!(names(&f), want.iter().map(String::as_str).collect::<Vec<_>>(), "{}", src);
     }
 }
+
+#[test]
+fn mysql_alter_table_drop_key_engine_and_partitions() {
+    // sqlparser reads `DROP KEY kb` as dropping a column named KEY (and stops there).
+    let src = "CREATE TABLE t (id int PRIMARY KEY, a int, b int, KEY kb (b));\n\
+               ALTER TABLE t ADD KEY ka (a), DROP KEY kb;\nALTER TABLE t ENGINE=InnoDB;\n\
+               CREATE TABLE m (id int PRIMARY KEY);\nALTER TABLE m ENGINE=MyISAM;";
+    let f = read(src);
+    let t = f.table(Some("t")).unwrap();
+    let ix: Vec<&str> = t.table.indexes.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(ix, ["ka"]);
+    assert!(t.notes.is_empty(), "{:?}", t.notes);
+    let e = f.table(Some("m")).unwrap_err().to_string();
+    assert!(e.starts_with("f.sql:5:15: ENGINE=MyISAM is not modelled"), "{e}");
+    // A partition (PARTITION OF) is refused by its own name, saying whose.
+    let src = "CREATE TABLE p1 PARTITION OF t FOR VALUES FROM (1) TO (10);";
+    let f = parse_as(src, "f.sql", SourceDialect::Postgres).unwrap();
+    let e = f.table(Some("p1")).unwrap_err().to_string();
+    assert!(e.contains("a partition of `t` (PARTITION OF)"), "{e}");
+}
