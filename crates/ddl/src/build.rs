@@ -399,7 +399,17 @@ impl FileBuilder {
     }
 
     fn create_index(&mut self, ci: &CreateIndex, at: Position) -> Result<(), Refusal> {
-        let Some(t) = self.table_mut(&ci.table_name) else { return Ok(()) };
+        let Some(t) = self.table_mut(&ci.table_name) else {
+            let table = last_name(&ci.table_name);
+            self.loose.push(Note {
+                at,
+                message: format!(
+                    "CREATE INDEX on `{table}` not applied: the file creates no table `{table}` \
+                     before it"
+                ),
+            });
+            return Ok(());
+        };
         if t.refusal.is_some() {
             return Ok(());
         }

@@ -11,6 +11,7 @@
 
 mod figures;
 mod live;
+mod reading;
 mod rows;
 mod share;
 mod sim;
@@ -109,43 +110,9 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     };
     args.rows = Some(args.rows.unwrap_or(DEFAULT_ROWS));
     let flag = args.dialect.map(|d| d.source());
-    let file = match (dialect, flag) {
-        (Some(d), _) | (None, Some(d)) => keylab_ddl::parse_as(&source, &origin, d),
-        (None, None) => keylab_ddl::parse(&source, &origin),
-    };
-    let file = file.map_err(|e| UsageError(e.to_string()))?;
-    let ddl = file.table(table_name.as_deref()).map_err(|e| match e {
-        keylab_ddl::TableError::Refused(e) => UsageError(e.to_string()),
-        keylab_ddl::TableError::Missing(m) => UsageError(format!("{m} (--table)")),
-    })?;
-    if args.url.is_none() {
-        let shown = match file.dialect {
-            keylab_ddl::SourceDialect::Mysql => "MySQL",
-            keylab_ddl::SourceDialect::Postgres => "PostgreSQL",
-        };
-        let why = if flag.is_some() { "--dialect" } else { file.dialect_reason.as_str() };
-        notes.push(format!("{origin}: read as {shown}: {why}"));
-    }
-    notes.extend(
-        ddl.notes.iter().map(|n| format!("{origin}:{}:{}: {}", n.at.line, n.at.column, n.message)),
-    );
-    let others = file.tables.iter().filter(|t| t.table.name != ddl.table.name).count();
-    let other_notes = file.notes.len()
-        + file
-            .tables
-            .iter()
-            .filter(|t| t.table.name != ddl.table.name)
-            .map(|t| t.notes.len())
-            .sum::<usize>();
-    if others + file.refused.len() > 0 {
-        notes.push(format!(
-            "{origin}: {} other table(s) read, {} refused, {} skipped statement(s); {other_notes} \
-             note(s) about other tables and statements are not shown",
-            others,
-            file.refused.len(),
-            file.skipped_statements
-        ));
-    }
+    let file = reading::read_file(&source, &origin, dialect.or(flag))?;
+    let ddl = reading::pick(&file, table_name.as_deref())?;
+    notes.extend(reading::reading_notes(&file, ddl, args.url.is_none(), flag.is_some()));
     let mut candidates = candidates(&args, ddl, file.dialect, &origin, &mut notes)?;
     let model = choose_model(&args, file.dialect, &candidates, &mut notes)?;
     let heap_table = match args.engine {
