@@ -8,6 +8,9 @@ mod pg;
 // The real-schema corpus read whole.
 mod corpus;
 
+// A file of migrations against the server's end state.
+mod migrations;
+
 use crate::util::{server_installed, users_server, Dir, Run};
 
 const ORDERS: &str = include_str!("../../fixtures/advise/orders.sql");
