@@ -1,6 +1,7 @@
 //! A file of migrations read as the server ends up with it: the same statements run on a
-//! private MariaDB 10.11, and its `SHOW CREATE TABLE` read back, give the same columns (name,
-//! type, nullability, in order), primary key and indexes as keylab's reading of the file.
+//! private MariaDB 10.11 (its `SHOW CREATE TABLE` read back) or PostgreSQL 15 (its catalog
+//! read back as `--url` reads it) give the same columns (name, type, nullability, in order),
+//! primary key and indexes as keylab's reading of the file.
 
 use crate::util::{server_installed, users_server};
 use keylab_ddl::{DdlTable, SourceDialect};
@@ -59,5 +60,56 @@ fn a_migrated_table_is_read_as_mariadb_ends_up_with_it() {
         admin.query_first("SHOW CREATE TABLE app.t2").unwrap().unwrap();
     let server = keylab_ddl::parse_as(&create, "server", SourceDialect::Mysql).unwrap();
     let theirs = server.table(Some("t2")).unwrap();
+    assert_eq!(shape(ours), shape(theirs), "the server's table:\n{create}");
+}
+
+/// The same on PostgreSQL: ALTER COLUMN TYPE / SET and DROP NOT NULL, ADD/DROP/RENAME COLUMN,
+/// CREATE UNIQUE INDEX, DROP INDEX, RENAME TO.
+const PG_MIGRATIONS: [&str; 10] = [
+    "CREATE TABLE t (id integer NOT NULL, a integer NOT NULL, b text, c varchar(20))",
+    "ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (id)",
+    "CREATE INDEX t_a ON t USING btree (a)",
+    "CREATE UNIQUE INDEX t_c ON t USING btree (c)",
+    "ALTER TABLE t ALTER COLUMN a TYPE bigint, ALTER COLUMN a DROP NOT NULL",
+    "ALTER TABLE t ALTER COLUMN c SET NOT NULL",
+    "ALTER TABLE t ADD COLUMN d bigint NOT NULL DEFAULT 0",
+    "ALTER TABLE t DROP COLUMN b",
+    "ALTER TABLE t RENAME COLUMN c TO c2",
+    "DROP INDEX t_a",
+];
+
+#[test]
+fn a_migrated_table_is_read_as_postgres_ends_up_with_it() {
+    use keylab_pg_server::{installed_or_skip, PgInstance, PgSettings};
+    if !installed_or_skip("a_migrated_table_is_read_as_postgres_ends_up_with_it") {
+        return;
+    }
+    let mut statements = PG_MIGRATIONS.to_vec();
+    statements.push("ALTER TABLE t RENAME TO u");
+    let file = statements.join(";\n") + ";\n";
+    let read = keylab_ddl::parse_as(&file, "m.sql", SourceDialect::Postgres).unwrap();
+    let ours = read.table(Some("u")).unwrap();
+    let users = PgInstance::start(&PgSettings::default()).expect("user's server");
+    let mut admin = users.config("postgres").connect(postgres::NoTls).unwrap();
+    admin.batch_execute("CREATE DATABASE app").unwrap();
+    let mut app = users.config("app").connect(postgres::NoTls).unwrap();
+    for statement in &statements {
+        app.batch_execute(statement).unwrap_or_else(|e| panic!("{statement}: {e}"));
+    }
+    app.batch_execute(
+        "CREATE ROLE reader LOGIN PASSWORD 'pw-Mg42'; GRANT SELECT ON public.u TO reader",
+    )
+    .unwrap();
+    let url = keylab_server_common::ServerUrl {
+        user: "reader".into(),
+        password: Some("pw-Mg42".into()),
+        host: "127.0.0.1".into(),
+        port: users.port(),
+        database: Some("app".into()),
+    };
+    let (_, catalog) = keylab_pg_server::read_user_table(&url, "public", "u").unwrap();
+    let create = catalog.create_sql();
+    let server = keylab_ddl::parse_as(&create, "server", SourceDialect::Postgres).unwrap();
+    let theirs = server.table(Some("u")).unwrap();
     assert_eq!(shape(ours), shape(theirs), "the server's table:\n{create}");
 }
