@@ -10,6 +10,7 @@
 //! trees are built once (`share.rs`).
 
 mod figures;
+mod limits;
 mod live;
 mod rows;
 mod share;
@@ -152,14 +153,25 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     }
     let settings = EngineSettings::default();
     for c in &candidates {
-        if let Err(e) = keylab_schema::limits::check(&c.table, settings.page_size_bytes) {
+        let nbtree_model = args.engine == EngineKind::Sim && heap_table;
+        if let Some(e) = limits::check(c, heap_table, nbtree_model, settings.page_size_bytes) {
             let at = ddl.at;
+            let hint = match (heap_table, file.dialect) {
+                (false, keylab_ddl::SourceDialect::Postgres) => {
+                    " (a MariaDB limit: the table runs on InnoDB here; --model postgres-15 or \
+                     --engine postgres runs it on PostgreSQL's)"
+                }
+                _ => "",
+            };
             return Err(UsageError(format!(
-                "{origin}:{}:{}: table `{}`, candidate {}: {e}",
+                "{origin}:{}:{}: table `{}`, candidate {}: {e}{hint}",
                 at.line, at.column, ddl.table.name, c.label
             ))
             .into());
         }
+    }
+    if heap_table {
+        notes.extend(limits::collation_note(&candidates[0].table));
     }
     let nullable = ddl.table.columns.iter().filter(|c| c.nullable).count();
     if nullable > 0 {

@@ -4,6 +4,8 @@
 
 // The same on PostgreSQL tables and servers.
 mod pg;
+// PostgreSQL's own limits, text, date and wide keys on the nbtree model.
+mod pg_keys;
 
 use crate::util::{server_installed, users_server, Dir, Run};
 
