@@ -101,3 +101,57 @@ fn date_keys_and_wide_indexes_run_on_the_nbtree_model() {
     let wide = ix.iter().find(|i| i["name"] == "users_wide").expect("users_wide measured");
     assert!(wide["leaf_pages"].as_u64() > Some(1), "{wide}");
 }
+
+/// Two index names of 70 characters sharing their first 63: PostgreSQL cuts identifiers at
+/// 63 bytes, so keylab names them on the server shortened with a digest of the whole name
+/// and reports them under the user's names (before: exit 1, "relation ... already exists").
+#[test]
+fn long_index_names_do_not_collide_on_postgres() {
+    if !keylab_pg_server::installed_or_skip("long_index_names_do_not_collide_on_postgres") {
+        return;
+    }
+    let d = Dir::new();
+    let stem = "users_".to_string() + &"x".repeat(57);
+    let (a, b) = (format!("{stem}_handle"), format!("{stem}_create"));
+    assert_eq!((a.len(), b.len()), (70, 70));
+    let sql = USERS
+        .replace("INDEX users_handle ON", &format!("INDEX {a} ON"))
+        .replace("INDEX users_created ON", &format!("INDEX {b} ON"));
+    std::fs::write(d.path("u.sql"), sql).unwrap();
+    let run = |engine: &str| {
+        let out = d
+            .keylab(&[
+                "advise",
+                "u.sql",
+                "--rows",
+                "3000",
+                "--keys",
+                "uuid7:bin",
+                "--engine",
+                engine,
+                "--format",
+                "json",
+            ])
+            .expect_code(0);
+        json(&out.stdout)
+    };
+    let (sim, server) = (run("sim"), run("postgres"));
+    for (s, m) in sim["runs"].as_array().unwrap().iter().zip(server["runs"].as_array().unwrap()) {
+        let names = |r: &serde_json::Value| {
+            let mut n: Vec<String> = r["indexes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["name"].as_str().unwrap().to_string())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names(s), names(m));
+        assert!(names(m).contains(&a) && names(m).contains(&b), "{:?}", names(m));
+        for ix in s["indexes"].as_array().unwrap() {
+            let other = m["indexes"].as_array().unwrap().iter().find(|i| i["name"] == ix["name"]);
+            assert_eq!(ix["leaf_pages"], other.unwrap()["leaf_pages"], "{}", ix["name"]);
+        }
+    }
+}
