@@ -134,12 +134,15 @@ pub fn create_statements(
         })
         .collect();
     let pk: Vec<String> = table.primary_key.iter().map(|&i| name(i)).collect();
-    cols.push(format!(
-        "CONSTRAINT {} PRIMARY KEY ({}){}",
-        quote_ident(&pkey_name(table)),
-        pk.join(", "),
-        with_fill_factor(fill_factors.primary_key_pct)
-    ));
+    // A table without a key is a plain heap.
+    if !pk.is_empty() {
+        cols.push(format!(
+            "CONSTRAINT {} PRIMARY KEY ({}){}",
+            quote_ident(&pkey_name(table)),
+            pk.join(", "),
+            with_fill_factor(fill_factors.primary_key_pct)
+        ));
+    }
     let mut out = vec![format!(
         "CREATE TABLE {} ({}){}",
         qualified(schema, &table.name),

@@ -120,7 +120,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     notes.extend(
         ddl.notes.iter().map(|n| format!("{origin}:{}:{}: {}", n.at.line, n.at.column, n.message)),
     );
-    let mut candidates = candidates(&args, ddl, file.dialect, &origin, &mut notes)?;
+    let mut candidates = candidates(&args, ddl, file.dialect, &mut notes)?;
     let model = choose_model(&args, file.dialect, &candidates, &mut notes)?;
     let heap_table = match args.engine {
         EngineKind::Sim => model == SimModel::Postgres15,
@@ -344,18 +344,9 @@ fn candidates(
     args: &AdviseArgs,
     ddl: &DdlTable,
     dialect: keylab_ddl::SourceDialect,
-    origin: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Candidate>> {
     let t = &ddl.table;
-    if t.primary_key.is_empty() {
-        return Err(UsageError(format!(
-            "{origin}:{}:{}: table `{}` has no PRIMARY KEY (InnoDB would cluster on a hidden \
-             6-byte row id, which keylab does not model); add the key it should have",
-            ddl.at.line, ddl.at.column, t.name
-        ))
-        .into());
-    }
     let mut widths = Vec::new();
     for (name, bytes) in &args.width {
         let Some(c) = t.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)) else {
@@ -397,6 +388,12 @@ fn candidates(
     });
     let key_type = key_type.collect::<Vec<_>>().join(", ");
     notes.push(match current_v {
+        _ if t.primary_key.is_empty() => format!(
+            "current table has no PRIMARY KEY and is loaded as it is: on InnoDB clustered on {}; \
+             on PostgreSQL a heap without a key index; each candidate adds a column keylab_id as \
+             its primary key",
+            t.innodb_clustered_text()
+        ),
         Some(v) => format!(
             "current key ({}: {key_type}) is loaded with {v} ids, the strategy its type suggests",
             key_name.join(", ")

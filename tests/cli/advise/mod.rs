@@ -6,6 +6,8 @@
 mod pg;
 // PostgreSQL's own limits, text, date and wide keys on the nbtree model.
 mod pg_keys;
+// Tables without a PRIMARY KEY.
+mod nopk;
 
 use crate::util::{server_installed, users_server, Dir, Run};
 
