@@ -93,15 +93,6 @@ fn unmodelled_table_options_are_noted_at_their_place() {
 }
 
 #[test]
-fn a_table_without_a_primary_key_is_refused_at_its_create_table() {
-    refused(
-        "\n\nCREATE TABLE t (a INT, b INT);",
-        &[],
-        &["t.sql:3:1: table `t` has no PRIMARY KEY"],
-    );
-}
-
-#[test]
 fn table_and_width_flags_name_the_valid_choices() {
     refused(
         "CREATE TABLE a (x INT PRIMARY KEY); CREATE TABLE b (y INT PRIMARY KEY);",
