@@ -79,3 +79,86 @@ fn simulator_and_private_mariadb_agree_on_tables_without_a_key() {
         }
     }
 }
+
+/// `history` as pg_dump prints it: no key (a heap), a secondary index, and optionally a
+/// UNIQUE constraint over NOT NULL columns (on PostgreSQL just another index).
+fn pg_history(unique: bool) -> String {
+    let mut sql = "CREATE TABLE public.history (\n    h_c_id integer NOT NULL,\n    \
+        h_d_id integer NOT NULL,\n    h_date timestamp(0) without time zone NOT NULL,\n    \
+        h_data character varying(24) NOT NULL\n);\n\
+        CREATE INDEX idx_c ON public.history USING btree (h_c_id);\n"
+        .to_string();
+    if unique {
+        sql.push_str(
+            "ALTER TABLE ONLY public.history\n    ADD CONSTRAINT uk UNIQUE (h_c_id, h_date);\n",
+        );
+    }
+    sql
+}
+
+#[test]
+fn a_postgres_table_without_a_key_runs_on_the_nbtree_model_as_a_heap() {
+    let d = Dir::new();
+    let run = advise(
+        &d,
+        &pg_history(false),
+        &["--rows", "3000", "--keys", "auto-inc", "--format", "json"],
+    );
+    let r = json(&run.expect_code(0).stdout);
+    assert_eq!(r["engine"]["model"], "postgres-15");
+    let names: Vec<&str> = r["runs"][0]["indexes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["idx_c"], "a heap: no key index");
+    assert_eq!(r["runs"][0]["phases"][0]["key_type"], "none (a heap)");
+    assert_eq!(r["runs"][1]["indexes"].as_array().unwrap().len(), 2, "keylab_id's, idx_c");
+}
+
+/// The nbtree model equals a private PostgreSQL 15 on leaf and total pages of every index
+/// and on heap pages, for both tables and their candidates.
+#[test]
+fn nbtree_model_and_private_postgres_agree_on_tables_without_a_key() {
+    if !keylab_pg_server::installed_or_skip(
+        "nbtree_model_and_private_postgres_agree_on_tables_without_a_key",
+    ) {
+        return;
+    }
+    for unique in [false, true] {
+        let d = Dir::new();
+        let sql = pg_history(unique);
+        let run = |engine: &str| {
+            let args = [
+                "--rows",
+                "20000",
+                "--keys",
+                "auto-inc,uuid4:bin",
+                "--engine",
+                engine,
+                "--format",
+                "json",
+            ];
+            json(&advise(&d, &sql, &args).expect_code(0).stdout)["runs"].clone()
+        };
+        let (sim, server) = (run("sim"), run("postgres"));
+        let (sim, server) = (sim.as_array().unwrap(), server.as_array().unwrap());
+        assert_eq!((sim.len(), server.len()), (3, 3));
+        for (s, m) in sim.iter().zip(server) {
+            let (si, mi) = (s["indexes"].as_array().unwrap(), m["indexes"].as_array().unwrap());
+            assert_eq!(si.len(), mi.len(), "{}", s["variant"]);
+            for a in si {
+                let b = mi.iter().find(|b| b["name"] == a["name"]).expect("same names");
+                for k in ["size_pages", "leaf_pages"] {
+                    assert_eq!(a[k], b[k], "unique {unique} {} {} {k}", s["variant"], a["name"]);
+                }
+            }
+            assert_eq!(
+                s["postgres"]["heap_pages"], m["postgres"]["heap_pages"],
+                "{}",
+                s["variant"]
+            );
+        }
+    }
+}
