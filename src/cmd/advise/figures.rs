@@ -107,7 +107,10 @@ pub fn advice_phase(
             _ => vec![format!("hidden {ROW_ID_COLUMN} ({ROW_ID_BYTES} bytes)")],
         },
     };
+    let row_id = !c.heap_table && c.table.innodb_clustered() == Clustered::RowId;
     let ids_from = match (c.table.auto_increment, c.heap_table) {
+        _ if row_id => "the database (hidden row id)",
+        _ if c.key.is_empty() && c.heap_table => "none (no key)",
         (true, false) => "the database (AUTO_INCREMENT)",
         (true, true) => "the database (identity)",
         (false, _) => "the application",

@@ -32,6 +32,7 @@ fn a_table_without_a_key_is_advised_on_naming_its_clustered_index() {
     let adv = &r["runs"][0]["phases"][0];
     assert_eq!(adv["key_entry_bytes"], 6, "secondary entries carry the row id");
     assert_eq!(adv["key_type"], "hidden DB_ROW_ID (6 bytes)");
+    assert_eq!(adv["ids_from"], "the database (hidden row id)");
     assert_eq!(r["runs"][1]["phases"][0]["secondary_entry_bytes_change"], 2, "BIGINT vs 6");
     // With a UNIQUE NOT NULL key, that key is clustered (the old refusal claimed the row id).
     let run = advise(&d, HISTORY_UK, &["--rows", "3000", "--keys", "auto-inc", "--format", "json"]);
