@@ -44,6 +44,9 @@ pub enum KeyType {
     Int,
     /// `timestamp` (8 bytes, 8-aligned).
     Timestamp,
+    /// `date` (4 bytes, int-aligned: days since 2000-01-01); keylab's value is the day's
+    /// first second, so its sort key is the 8-byte time, in the same order.
+    Date,
     /// The native `uuid` type (16 bytes, byte-aligned): keylab's 16-byte binary ids.
     Uuid,
     /// A varlena (`varchar`/`text` under `COLLATE "C"`, or `bytea`) of at most this many bytes.
@@ -61,18 +64,17 @@ impl KeyType {
             ColumnType::BigInt { unsigned: false } => KeyType::BigInt,
             ColumnType::Int => KeyType::Int,
             ColumnType::Timestamp | ColumnType::DateTime => KeyType::Timestamp,
+            ColumnType::Date => KeyType::Date,
             ColumnType::Binary { bytes: 16 } => KeyType::Uuid,
             ColumnType::Binary { bytes } => KeyType::Varlena { max_bytes: bytes },
             ColumnType::Char { chars, charset } | ColumnType::VarChar { chars, charset } => {
                 KeyType::Varlena { max_bytes: chars * charset.max_bytes_per_char() }
             }
             ColumnType::Text { .. } => KeyType::Varlena { max_bytes: MAX_KEY_BYTES },
-            ColumnType::BigInt { unsigned: true }
-            | ColumnType::Date
-            | ColumnType::Decimal { .. } => {
+            ColumnType::BigInt { unsigned: true } | ColumnType::Decimal { .. } => {
                 return Err(format!(
                     "the nbtree model has no key type for {}; valid key types: bigint, integer, \
-                     timestamp, 16-byte binary (uuid), varchar/text (COLLATE \"C\"), bytea",
+                     timestamp, date, 16-byte binary (uuid), varchar/text (COLLATE \"C\"), bytea",
                     ty.sql(keylab_schema::Dialect::Postgres)
                 ))
             }
@@ -82,7 +84,7 @@ impl KeyType {
     /// Sort-key bytes of the value part (fixed width per type; varlenas padded).
     pub fn width(self) -> usize {
         match self {
-            KeyType::BigInt | KeyType::Timestamp => 8,
+            KeyType::BigInt | KeyType::Timestamp | KeyType::Date => 8,
             KeyType::Int => 4,
             KeyType::Uuid => 16,
             KeyType::Varlena { max_bytes } => max_bytes.min(MAX_KEY_BYTES) as usize,
@@ -101,7 +103,7 @@ impl KeyType {
     pub fn data_end(self, off: u32, len: u32) -> u32 {
         match self {
             KeyType::BigInt | KeyType::Timestamp => align(off, 8) + 8,
-            KeyType::Int => align(off, 4) + 4,
+            KeyType::Int | KeyType::Date => align(off, 4) + 4,
             KeyType::Uuid => off + 16,
             KeyType::Varlena { .. } => varlena_end(off, len),
         }
@@ -156,10 +158,11 @@ pub fn varlena_end(off: u32, len: u32) -> u32 {
 /// keys are refused rather than cut.
 pub const MAX_KEY_BYTES: u32 = 64;
 
-/// Key columns an index may have in the model (PostgreSQL allows 32; keylab's indexes have few).
-pub const MAX_KEY_COLUMNS: usize = 4;
-/// The longest sort key of any layout, bytes.
-pub const MAX_STRIDE: usize = MAX_KEY_COLUMNS * (MAX_KEY_BYTES as usize + 1) + 8;
+/// Key columns an index may have: PostgreSQL's `INDEX_MAX_KEYS` (32 in a default build).
+pub const MAX_KEY_COLUMNS: usize = 32;
+/// A sort key up to this long is probed on the stack (four columns of the longest value);
+/// a longer one, rare, in a heap buffer.
+pub const INLINE_STRIDE: usize = 4 * (MAX_KEY_BYTES as usize + 1) + 8;
 /// The length byte of a NULL column (a real value's length is at most `MAX_KEY_BYTES`).
 const NULL_LEN: u8 = 0xFF;
 
@@ -189,7 +192,8 @@ impl KeyLayout {
     pub fn composite(types: &[KeyType]) -> Result<Self, String> {
         if types.is_empty() || types.len() > MAX_KEY_COLUMNS {
             return Err(format!(
-                "an index of {} key columns is outside the nbtree model (1 to {MAX_KEY_COLUMNS})",
+                "an index of {} key columns is more than PostgreSQL allows (1 to \
+                 {MAX_KEY_COLUMNS}, INDEX_MAX_KEYS)",
                 types.len()
             ));
         }

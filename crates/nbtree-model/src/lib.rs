@@ -111,6 +111,8 @@ pub struct NbtreeTable {
     settings: NbtreeSettings,
     collation: Option<&'static str>,
     key: Vec<u8>,
+    /// The first index is the primary key's (else the table is a heap with secondaries only).
+    has_primary_key: bool,
 }
 
 /// Figures of the whole table.
@@ -148,10 +150,12 @@ impl NbtreeTable {
     pub fn new(table: &Table, settings: NbtreeSettings) -> Result<Self, ModelError> {
         check_fillfactor("index", settings.index_fillfactor_pct)?;
         check_fillfactor("table", settings.heap_fillfactor_pct)?;
-        if table.primary_key.is_empty() {
-            return Err(ModelError::Unsupported("the nbtree model needs a primary key".into()));
+        // A table without a key is a heap with only its secondary indexes.
+        let has_primary_key = !table.primary_key.is_empty();
+        let mut defs = Vec::new();
+        if has_primary_key {
+            defs.push((format!("{}_pkey", table.name), table.primary_key.clone(), true));
         }
-        let mut defs = vec![(format!("{}_pkey", table.name), table.primary_key.clone(), true)];
         for ix in &table.indexes {
             defs.push((ix.name.clone(), ix.columns.clone(), ix.unique));
         }
@@ -185,6 +189,7 @@ impl NbtreeTable {
             settings,
             collation,
             key: Vec::new(),
+            has_primary_key,
         })
     }
 
@@ -195,7 +200,8 @@ impl NbtreeTable {
         let dead = &self.dead;
         // Unique checks come before anything is stored: the first index (the primary key)
         // checks at its insert position, the others look their value up first.
-        for ix in self.indexes.iter().skip(1).filter(|ix| ix.tree.unique) {
+        let checked_at_insert = usize::from(self.has_primary_key);
+        for ix in self.indexes.iter().skip(checked_at_insert).filter(|ix| ix.tree.unique) {
             ix.tree
                 .layout
                 .encode_row(&ix.columns, row, tid, &mut self.key)
@@ -204,6 +210,12 @@ impl NbtreeTable {
                 return Err(duplicate(&ix.name));
             }
         }
+        if !self.has_primary_key {
+            // No key index to refuse the row: the heap tuple goes in first, as on the server.
+            let got = self.heap.insert(bytes, &mut self.wal);
+            debug_assert_eq!(got, tid);
+        }
+        let has_primary_key = self.has_primary_key;
         for (n, ix) in self.indexes.iter_mut().enumerate() {
             ix.tree
                 .layout
@@ -214,7 +226,7 @@ impl NbtreeTable {
                 debug_assert_eq!(n, 0, "only the first index can refuse here");
                 return Err(duplicate(&ix.name));
             }
-            if n == 0 {
+            if n == 0 && has_primary_key {
                 // The heap tuple goes in once the primary key accepted the row (the server
                 // inserts it first and aborts; the model never stores a refused row).
                 let got = self.heap.insert(bytes, &mut self.wal);
@@ -234,6 +246,9 @@ impl NbtreeTable {
     /// Deletes the row whose primary key is `pk`; false when there is none. The index
     /// entries stay until [`NbtreeTable::vacuum`].
     pub fn delete(&mut self, pk: &[Value]) -> Result<bool, ModelError> {
+        if !self.has_primary_key {
+            return Err(ModelError::Unsupported("deleting by key from a table without one".into()));
+        }
         let ix = &self.indexes[0];
         ix.tree.layout.encode_values(pk, 1, &mut self.key).map_err(ModelError::Unsupported)?;
         let dead = &self.dead;
@@ -306,6 +321,11 @@ impl NbtreeTable {
         })?;
         ix.tree.leaf_fillfactor = pct;
         Ok(())
+    }
+
+    /// True when the first index is the primary key's; false for a heap without a key.
+    pub fn has_primary_key(&self) -> bool {
+        self.has_primary_key
     }
 
     /// Live rows.

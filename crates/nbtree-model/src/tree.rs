@@ -7,7 +7,7 @@
 //! `build.rs`, how a page stores its items in `page.rs`.
 
 use crate::dedup;
-use crate::geometry::{KeyLayout, INDEX_TUPLE_HEADER_BYTES, LINE_POINTER_BYTES, MAX_STRIDE};
+use crate::geometry::{KeyLayout, INDEX_TUPLE_HEADER_BYTES, INLINE_STRIDE, LINE_POINTER_BYTES};
 use crate::page::head;
 pub use crate::page::{Page, NONE};
 use crate::split::{find_split, SplitInput};
@@ -133,8 +133,14 @@ impl Tree {
         let s = self.stride();
         let w = self.layout.width;
         // The value with heap TID 0 sorts before every entry of that value.
-        let mut buf = [0u8; MAX_STRIDE];
-        let probe = &mut buf[..s];
+        let mut inline = [0u8; INLINE_STRIDE];
+        let mut long = Vec::new();
+        let probe = if s <= INLINE_STRIDE {
+            &mut inline[..s]
+        } else {
+            long.resize(s, 0);
+            &mut long[..]
+        };
         probe.copy_from_slice(key);
         self.layout.set_tid(probe, 0);
         let probe = &*probe;

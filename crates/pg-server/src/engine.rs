@@ -15,7 +15,7 @@ mod wal;
 
 use crate::instance::{PgInstance, SUPERUSER};
 use crate::load::run_load;
-use crate::metrics::{index_names, index_shape, report_name, WalCounts};
+use crate::metrics::{index_names, index_shape, report_name_of, WalCounts};
 use crate::owner;
 use crate::sql::{self, qualified, quote_ident, TextCollation};
 use keylab_core::{
@@ -343,7 +343,7 @@ impl Engine for PgEngine {
         };
         let mut indexes = Vec::new();
         for ix in index_names(&mut self.client, &self.schema, &table.name) {
-            let name = report_name(&table.name, &ix);
+            let name = report_name_of(table, &ix);
             let shape = if self.inspect {
                 index_shape(&mut self.client, &qualified(&self.schema, &ix), &name, self.fsm)
             } else {

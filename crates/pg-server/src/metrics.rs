@@ -124,6 +124,18 @@ pub fn report_name(table: &str, index: &str) -> String {
     }
 }
 
+/// [`report_name`] knowing the table: an index keylab named (`sql::index_name`, shortened
+/// when long) is reported under the user's name.
+pub fn report_name_of(table: &keylab_schema::Table, index: &str) -> String {
+    if index == crate::sql::pkey_name(table) {
+        return "PRIMARY".into();
+    }
+    match table.indexes.iter().find(|ix| crate::sql::index_name(table, &ix.name) == index) {
+        Some(ix) => ix.name.clone(),
+        None => report_name(&table.name, index),
+    }
+}
+
 /// The indexes of `schema`.`table`, primary key first.
 pub fn index_names(client: &mut Client, schema: &str, table: &str) -> Vec<String> {
     let q = format!(

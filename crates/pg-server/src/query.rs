@@ -151,7 +151,7 @@ pub fn run(
         let params: Vec<&(dyn ToSql + Sync)> =
             first.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
         out.plan = explain(client, &sql, &params).map(|mut p| {
-            p.key = p.key.map(|k| crate::metrics::report_name(&table.name, &k));
+            p.key = p.key.map(|k| crate::metrics::report_name_of(table, &k));
             p
         });
     }

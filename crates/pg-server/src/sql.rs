@@ -75,14 +75,34 @@ pub fn column_type(ty: &ColumnType, collation: TextCollation) -> String {
     }
 }
 
-/// The name keylab gives index `ix` of `table` (PostgreSQL index names are per schema).
+/// PostgreSQL's longest identifier in bytes (`NAMEDATALEN - 1`): a longer one is cut.
+pub const MAX_IDENTIFIER_BYTES: usize = 63;
+
+/// The name keylab gives index `ix` of `table` (PostgreSQL index names are per schema):
+/// `TABLE_IX`, or, when that is longer than [`MAX_IDENTIFIER_BYTES`] (which the server would
+/// cut, so that two long names sharing their first 63 bytes collide), its first bytes and
+/// `_` and 8 hex digits of its MD5: unique per full name and not cut by the server.
 pub fn index_name(table: &Table, ix: &str) -> String {
-    format!("{}_{ix}", table.name)
+    let full = format!("{}_{ix}", table.name);
+    if full.len() <= MAX_IDENTIFIER_BYTES {
+        return full;
+    }
+    let digest = Md5::digest(full.as_bytes());
+    let mut keep = MAX_IDENTIFIER_BYTES - 9;
+    while !full.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    let mut out = full[..keep].to_string();
+    out.push('_');
+    for b in &digest[..4] {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
 }
 
 /// The name of the primary key's index.
 pub fn pkey_name(table: &Table) -> String {
-    format!("{}_pkey", table.name)
+    index_name(table, "pkey")
 }
 
 /// ` WITH (fillfactor = N)` when a fillfactor is given, else nothing.
@@ -114,12 +134,15 @@ pub fn create_statements(
         })
         .collect();
     let pk: Vec<String> = table.primary_key.iter().map(|&i| name(i)).collect();
-    cols.push(format!(
-        "CONSTRAINT {} PRIMARY KEY ({}){}",
-        quote_ident(&pkey_name(table)),
-        pk.join(", "),
-        with_fill_factor(fill_factors.primary_key_pct)
-    ));
+    // A table without a key is a plain heap.
+    if !pk.is_empty() {
+        cols.push(format!(
+            "CONSTRAINT {} PRIMARY KEY ({}){}",
+            quote_ident(&pkey_name(table)),
+            pk.join(", "),
+            with_fill_factor(fill_factors.primary_key_pct)
+        ));
+    }
     let mut out = vec![format!(
         "CREATE TABLE {} ({}){}",
         qualified(schema, &table.name),
@@ -396,5 +419,19 @@ mod tests {
             ..t
         };
         assert_eq!(row_hash(&[Value::Bytes(b"a".to_vec())], &one, &[0]), 0x0cc1_75b9);
+    }
+
+    #[test]
+    fn long_index_names_stay_distinct_within_63_bytes() {
+        let t = Table { name: "orders".into(), ..table(false) };
+        let a = format!("ix_{}_a", "x".repeat(65));
+        let b = format!("ix_{}_b", "x".repeat(65));
+        let (na, nb) = (index_name(&t, &a), index_name(&t, &b));
+        assert!(na.len() <= MAX_IDENTIFIER_BYTES && nb.len() <= MAX_IDENTIFIER_BYTES);
+        assert_ne!(na, nb);
+        assert_eq!(index_name(&t, "k"), "orders_k", "a short name is kept whole");
+        // Cut at a character boundary: no half of a multi-byte letter.
+        let c = index_name(&t, &"é".repeat(40));
+        assert!(c.len() <= MAX_IDENTIFIER_BYTES && c.starts_with("orders_é"));
     }
 }

@@ -7,12 +7,14 @@
 //! DDL. It knows nothing about keys, pages or servers.
 #![deny(missing_docs)]
 
+mod clustered;
 mod encode;
 pub mod limits;
 mod range;
 mod table;
 mod value;
 
+pub use clustered::{Clustered, ROW_ID_BYTES, ROW_ID_COLUMN, ROW_ID_INDEX};
 pub use range::{
     date_text, datetime_text, time_text, ValueRange, DATE_MAX_UNIX_S, DATE_MIN_UNIX_S, DAY_S,
     TIMESTAMP_MAX_UNIX_S, TIMESTAMP_MIN_UNIX_S,

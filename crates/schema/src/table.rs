@@ -94,7 +94,9 @@ impl Table {
         let names = |cols: &[usize]| {
             cols.iter().map(|&i| self.columns[i].name.as_str()).collect::<Vec<_>>().join(", ")
         };
-        parts.push(format!("PRIMARY KEY ({})", names(&self.primary_key)));
+        if !self.primary_key.is_empty() {
+            parts.push(format!("PRIMARY KEY ({})", names(&self.primary_key)));
+        }
         if dialect != Dialect::Postgres {
             for ix in &self.indexes {
                 let kind = if ix.unique { "UNIQUE KEY" } else { "KEY" };

@@ -121,7 +121,9 @@ impl Engine for NbtreeEngine {
             ..self.settings
         };
         let mut t = NbtreeTable::new(table, settings).map_err(rejected)?;
-        if let Some(p) = ff.primary_key_pct {
+        // Secondary indexes follow the primary key's, when the table has one.
+        let first_secondary = usize::from(t.has_primary_key());
+        if let (Some(p), true) = (ff.primary_key_pct, t.has_primary_key()) {
             t.set_index_fillfactor(0, p).map_err(rejected)?;
         }
         for (name, p) in &ff.index_pct {
@@ -131,7 +133,7 @@ impl Engine for NbtreeEngine {
                     table.name
                 ))
             })?;
-            t.set_index_fillfactor(1 + i, *p).map_err(rejected)?;
+            t.set_index_fillfactor(first_secondary + i, *p).map_err(rejected)?;
         }
         self.table = Some(t);
         Ok(())

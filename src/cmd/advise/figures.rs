@@ -8,7 +8,7 @@
 use super::rows::AdviseRows;
 use super::Candidate;
 use keylab_core::{AdvicePhase, Figure, PhaseResult, RunResult};
-use keylab_schema::Value;
+use keylab_schema::{Clustered, Value, ROW_ID_BYTES, ROW_ID_COLUMN};
 
 /// Distinct leaf pages per index (PRIMARY first) that inserts touched in the last window of
 /// `window` rows and in the window before it too: the pages a stream of inserts keeps
@@ -24,11 +24,17 @@ pub struct WorkingSet {
 /// Stored bytes of a key in one secondary-index entry (the primary-key columns every
 /// secondary record carries, with their length bytes), from the candidate's first row.
 pub fn key_entry_bytes(c: &Candidate) -> u32 {
-    let row = AdviseRows::new(&c.table, &c.plan, c.variant, 1).next().unwrap_or_default();
-    c.key
+    if c.heap_table && c.key.is_empty() {
+        return 0;
+    }
+    // Without a PRIMARY KEY, the clustered index's columns: a UNIQUE key's or the row id.
+    let (table, plan) = super::sim::innodb_form(c);
+    let row = AdviseRows::new(&table, &plan, c.variant, 1).next().unwrap_or_default();
+    table
+        .primary_key
         .iter()
         .map(|&k| {
-            let ty = &c.table.columns[k].ty;
+            let ty = &table.columns[k].ty;
             let v = row.get(k).cloned().unwrap_or(Value::Null);
             let v = if v.is_null() { Value::Int(1) } else { v };
             let len_bytes = match ty.fixed_len() {
@@ -91,8 +97,20 @@ pub fn advice_phase(
     current: Option<(&Candidate, &RunResult)>,
     page_bytes: u64,
 ) -> PhaseResult {
-    let key_sql: Vec<String> = c.key.iter().map(|&k| key_type_sql(c, k)).collect();
+    let key_sql: Vec<String> = match (c.key.is_empty(), c.heap_table) {
+        (false, _) => c.key.iter().map(|&k| key_type_sql(c, k)).collect(),
+        (true, true) => vec!["none (a heap)".into()],
+        (true, false) => match c.table.innodb_clustered() {
+            Clustered::Unique(i) => {
+                c.table.indexes[i].columns.iter().map(|&k| key_type_sql(c, k)).collect()
+            }
+            _ => vec![format!("hidden {ROW_ID_COLUMN} ({ROW_ID_BYTES} bytes)")],
+        },
+    };
+    let row_id = !c.heap_table && c.table.innodb_clustered() == Clustered::RowId;
     let ids_from = match (c.table.auto_increment, c.heap_table) {
+        _ if row_id => "the database (hidden row id)",
+        _ if c.key.is_empty() && c.heap_table => "none (no key)",
         (true, false) => "the database (AUTO_INCREMENT)",
         (true, true) => "the database (identity)",
         (false, _) => "the application",

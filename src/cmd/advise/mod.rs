@@ -10,6 +10,7 @@
 //! trees are built once (`share.rs`).
 
 mod figures;
+mod limits;
 mod live;
 mod reading;
 mod rows;
@@ -113,7 +114,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let file = reading::read_file(&source, &origin, dialect.or(flag))?;
     let ddl = reading::pick(&file, table_name.as_deref())?;
     notes.extend(reading::reading_notes(&file, ddl, args.url.is_none(), flag.is_some()));
-    let mut candidates = candidates(&args, ddl, file.dialect, &origin, &mut notes)?;
+    let mut candidates = candidates(&args, ddl, file.dialect, &mut notes)?;
     let model = choose_model(&args, file.dialect, &candidates, &mut notes)?;
     let heap_table = match args.engine {
         EngineKind::Sim => model == SimModel::Postgres15,
@@ -146,14 +147,25 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     }
     let settings = EngineSettings::default();
     for c in &candidates {
-        if let Err(e) = keylab_schema::limits::check(&c.table, settings.page_size_bytes) {
+        let nbtree_model = args.engine == EngineKind::Sim && heap_table;
+        if let Some(e) = limits::check(c, heap_table, nbtree_model, settings.page_size_bytes) {
             let at = ddl.at;
+            let hint = match (heap_table, file.dialect) {
+                (false, keylab_ddl::SourceDialect::Postgres) => {
+                    " (a MariaDB limit: the table runs on InnoDB here; --model postgres-15 or \
+                     --engine postgres runs it on PostgreSQL's)"
+                }
+                _ => "",
+            };
             return Err(UsageError(format!(
-                "{origin}:{}:{}: table `{}`, candidate {}: {e}",
+                "{origin}:{}:{}: table `{}`, candidate {}: {e}{hint}",
                 at.line, at.column, ddl.table.name, c.label
             ))
             .into());
         }
+    }
+    if heap_table {
+        notes.extend(limits::collation_note(&candidates[0].table));
     }
     let nullable = ddl.table.columns.iter().filter(|c| c.nullable).count();
     if nullable > 0 {
@@ -326,18 +338,9 @@ fn candidates(
     args: &AdviseArgs,
     ddl: &DdlTable,
     dialect: keylab_ddl::SourceDialect,
-    origin: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Candidate>> {
     let t = &ddl.table;
-    if t.primary_key.is_empty() {
-        return Err(UsageError(format!(
-            "{origin}:{}:{}: table `{}` has no PRIMARY KEY (InnoDB would cluster on a hidden \
-             6-byte row id, which keylab does not model); add the key it should have",
-            ddl.at.line, ddl.at.column, t.name
-        ))
-        .into());
-    }
     let mut widths = Vec::new();
     for (name, bytes) in &args.width {
         let Some(c) = t.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)) else {
@@ -379,6 +382,12 @@ fn candidates(
     });
     let key_type = key_type.collect::<Vec<_>>().join(", ");
     notes.push(match current_v {
+        _ if t.primary_key.is_empty() => format!(
+            "current table has no PRIMARY KEY and is loaded as it is: on InnoDB clustered on {}; \
+             on PostgreSQL a heap without a key index; each candidate adds a column keylab_id as \
+             its primary key",
+            t.innodb_clustered_text()
+        ),
         Some(v) => format!(
             "current key ({}: {key_type}) is loaded with {v} ids, the strategy its type suggests",
             key_name.join(", ")

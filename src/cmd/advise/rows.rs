@@ -7,7 +7,7 @@
 
 use keylab_core::Row;
 use keylab_keys::{GenConfig, Key, KeyGen, Variant};
-use keylab_schema::{ColumnType, Table, Value, DAY_S};
+use keylab_schema::{ColumnType, Table, Value, DAY_S, ROW_ID_BYTES};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -43,6 +43,8 @@ pub enum ColumnValues {
     UniqueBytes { len: u32 },
     /// Start + row number seconds (rising); a DATE keeps the day.
     Time { date: bool, step_s: i64 },
+    /// InnoDB's hidden row id: the row number from 1, big-endian in `ROW_ID_BYTES` bytes.
+    RowId,
 }
 
 impl ColumnValues {
@@ -235,6 +237,11 @@ impl AdviseRows {
                         b.resize(len, 0);
                         rng.fill_bytes(&mut b[at..]);
                     }
+                    continue;
+                }
+                ColumnValues::RowId => {
+                    let b = bytes_of(out);
+                    b.extend_from_slice(&(n + 1).to_be_bytes()[8 - ROW_ID_BYTES as usize..]);
                     continue;
                 }
                 ColumnValues::Time { date, step_s } => {

@@ -4,7 +4,7 @@
 //! It renders nothing and starts no server (`advise.rs` does both).
 
 use super::figures::WorkingSet;
-use super::rows::AdviseRows;
+use super::rows::{AdviseRows, ColumnValues};
 use super::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
 use crate::args::advise::AdviseArgs;
 use crate::progress::LoadProgress;
@@ -85,18 +85,19 @@ const BATCH_ROWS: usize = 512;
 /// returns the index of the failing row in `rows`.
 fn load_counting(
     c: &Candidate,
+    (table, plan): (&Table, &[ColumnValues]),
     args: &AdviseArgs,
     progress: &mut LoadProgress,
     mut insert: impl FnMut(&[Row], &mut dyn FnMut(&[u32])) -> Result<(), (usize, anyhow::Error)>,
 ) -> Result<WorkingSet> {
-    let n_idx = 1 + c.table.indexes.len();
+    let n_idx = 1 + table.indexes.len();
     let rows = rows_of(args);
     let window = (rows / 10).max(1);
     let first = rows.saturating_sub(2 * window);
     // Page numbers are dense (a tablespace's pages from 0): a bitmap costs less than hashing.
     let mut before: Vec<BitSet> = vec![BitSet::new(); n_idx];
     let mut last: Vec<BitSet> = vec![BitSet::new(); n_idx];
-    let mut gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
+    let mut gen = AdviseRows::new(table, plan, c.variant, args.seed);
     // Filled in place batch after batch (their buffers reused).
     let mut batch: Vec<Row> = Vec::new();
     progress.start(&c.label, rows);
@@ -137,6 +138,18 @@ fn row_plan() -> LoadPlan {
     LoadPlan { method: LoadMethod::Row, batch: 1, writers: 1, batch_max: None }
 }
 
+/// The table as InnoDB stores candidate `c` (its clustered index as the primary key: a
+/// promoted UNIQUE key or the hidden row id when it has none) and how each column is filled
+/// (the row id last, as InnoDB assigns it, in insert order).
+pub fn innodb_form(c: &Candidate) -> (Table, Vec<ColumnValues>) {
+    let table = c.table.innodb_clustered_form();
+    let mut plan = c.plan.clone();
+    if table.innodb_clustered() != c.table.innodb_clustered() {
+        plan.resize(table.columns.len(), ColumnValues::RowId);
+    }
+    (table, plan)
+}
+
 /// One candidate on its own InnoDB model.
 pub fn run_sim(
     c: &Candidate,
@@ -144,13 +157,14 @@ pub fn run_sim(
     mut engine: SimEngine,
     progress: &mut LoadProgress,
 ) -> Result<(RunResult, WorkingSet)> {
-    engine.create_table(&c.table).map_err(anyhow::Error::from)?;
+    let (table, plan) = innodb_form(c);
+    engine.create_table(&table).map_err(anyhow::Error::from)?;
     let sim = engine.sim_table_mut()?;
-    let ws = load_counting(c, args, progress, |rows, after| {
+    let ws = load_counting(c, (&table, &plan), args, progress, |rows, after| {
         sim.insert_batch_each(rows, after)
             .map_err(|(i, e)| (i, EngineError::Rejected(e.to_string()).into()))
     })?;
-    let m = engine.measure(&c.table)?;
+    let m = engine.measure(&table)?;
     Ok((run_result(c, rows_of(args), m, load_result(&row_plan())), ws))
 }
 
@@ -166,7 +180,7 @@ pub fn run_nbtree(
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
     let t = engine.nbtree_table_mut()?;
     let mut leaves = Vec::new();
-    let ws = load_counting(c, args, progress, |rows, after| {
+    let ws = load_counting(c, (&c.table, &c.plan), args, progress, |rows, after| {
         for (i, row) in rows.iter().enumerate() {
             t.insert(row).map_err(|e| (i, EngineError::Rejected(e.to_string()).into()))?;
             t.commit();

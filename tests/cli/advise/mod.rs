@@ -4,6 +4,10 @@
 
 // The same on PostgreSQL tables and servers.
 mod pg;
+// PostgreSQL's own limits, text, date and wide keys on the nbtree model.
+mod pg_keys;
+// Tables without a PRIMARY KEY.
+mod nopk;
 
 // The real-schema corpus read whole.
 mod corpus;
@@ -91,15 +95,6 @@ fn unmodelled_table_options_are_noted_at_their_place() {
     // No MySQL option and unknown to the SQL parser: what it stops before is named.
     assert!(notes.contains("t.sql:2:55: `FILLFACTOR=80 STATS_PERSISTENT=1` not read"), "{notes}");
     assert!(!notes.contains("ROW_FORMAT"), "{notes}");
-}
-
-#[test]
-fn a_table_without_a_primary_key_is_refused_at_its_create_table() {
-    refused(
-        "\n\nCREATE TABLE t (a INT, b INT);",
-        &[],
-        &["t.sql:3:1: table `t` has no PRIMARY KEY"],
-    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::ibd;
 use crate::metrics::{self, BufferedIndex};
 use crate::sql::quote_ident;
 use keylab_core::{BufferPoolResult, Counters, IndexResult, Measurement};
-use keylab_schema::Table;
+use keylab_schema::{Clustered, Table, ROW_ID_INDEX};
 use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use serde_json::Value as Json;
@@ -27,8 +27,20 @@ impl MariaDbEngine {
             .map_err(|e| sql_err("ANALYZE TABLE failed", e))?;
         let sizes = metrics::table_sizes(&mut self.conn, &self.database, &name);
         let stats = metrics::index_stats(&mut self.conn, &self.database, &name);
-        let mut names = vec!["PRIMARY".to_string()];
-        names.extend(table.indexes.iter().map(|i| i.name.clone()));
+        // The clustered index under its name in the dictionary (a promoted UNIQUE key's, or
+        // GEN_CLUST_INDEX on the hidden row id), reported as PRIMARY as on the InnoDB model.
+        let clustered = table.innodb_clustered();
+        let mut names = vec![match clustered {
+            Clustered::PrimaryKey => "PRIMARY".to_string(),
+            Clustered::Unique(i) => table.indexes[i].name.clone(),
+            Clustered::RowId => ROW_ID_INDEX.to_string(),
+        }];
+        let secondary = table.indexes.iter().enumerate();
+        names.extend(
+            secondary
+                .filter(|(i, _)| clustered != Clustered::Unique(*i))
+                .map(|(_, ix)| ix.name.clone()),
+        );
         let mut indexes: Vec<IndexResult> = names
             .iter()
             .map(|n| {
@@ -49,6 +61,7 @@ impl MariaDbEngine {
             let blobs = may_store_off_page(table, self.page_size);
             self.fill_from_buffer_pool(&name, &mut indexes, blobs);
         }
+        indexes[0].name = "PRIMARY".into();
         let (counters, buffer_pool) = self.counters_since_create(&name);
         Ok(Measurement {
             counters,
@@ -110,13 +123,14 @@ impl MariaDbEngine {
         self.conn.query_drop("UNLOCK TABLES").map_err(|e| sql_err("UNLOCK TABLES failed", e))?;
         let report = report.map_err(|e| ServerError::Io(e.to_string()))?;
         let blob_pages = off_page_pages(&report);
+        let clustered = indexes.first().map(|r| r.name.clone()).unwrap_or_default();
         for ix in &report.indexes {
             let Some(index_name) = ids.get(&ix.index_id) else { continue };
             let Some(r) = indexes.iter_mut().find(|r| &r.name == index_name) else { continue };
             // The file gives the true leaf count; the statistic can say 1 (full-scan path of
             // dict_stats_analyze_index) and stays apart in n_leaf_pages_stat.
             r.leaf_pages = Some(ix.leaf_pages);
-            if r.name == "PRIMARY" {
+            if r.name == clustered {
                 // Off-page columns live only in clustered records, and their pages come from
                 // the clustered index's leaf segment (`btr_store_big_rec_extern_fields` via
                 // `btr_page_alloc` at level 0), so they are among its leaf pages as

@@ -331,3 +331,51 @@ mod prop {
         }
     }
 }
+
+/// A table without a key is a heap with its secondary indexes only: the same heap and the
+/// same secondary index as with a key, no key index, and unique secondaries still refuse.
+#[test]
+fn a_table_without_a_key_is_a_heap_and_its_secondaries() {
+    let keyed = table(ColumnType::Binary { bytes: 16 }, true);
+    let mut bare = keyed.clone();
+    bare.primary_key.clear();
+    bare.auto_increment = false;
+    let (mut a, mut b) =
+        (NbtreeTable::new(&keyed, checked()).unwrap(), NbtreeTable::new(&bare, checked()).unwrap());
+    assert!(!b.has_primary_key());
+    for i in 0..5_000 {
+        let row = [Value::Int(i), uuid(i as u64)];
+        a.insert(&row).unwrap();
+        b.insert(&row).unwrap();
+    }
+    let (sa, sb) = (a.stats(), b.stats());
+    assert_eq!(sb.indexes.len(), 1);
+    assert_eq!(sa.heap_pages, sb.heap_pages);
+    assert_eq!(sa.indexes[1], sb.indexes[0]);
+    assert!(b.delete(&[Value::Int(1)]).is_err(), "no key to delete by");
+    bare.indexes[0].unique = true;
+    let mut u = NbtreeTable::new(&bare, checked()).unwrap();
+    u.insert(&[Value::Int(1), uuid(7)]).unwrap();
+    assert!(u.insert(&[Value::Int(2), uuid(7)]).is_err(), "a unique secondary refuses");
+}
+
+/// `date` keys (4 bytes, int-aligned) and indexes of more than four key columns, up to
+/// PostgreSQL's 32 (INDEX_MAX_KEYS); 33 are refused.
+#[test]
+fn date_keys_and_wide_indexes() {
+    use geometry::{KeyLayout, KeyType};
+    assert_eq!(KeyType::of(&ColumnType::Date), Ok(KeyType::Date));
+    let l = KeyLayout::new(KeyType::Date);
+    let mut k = Vec::new();
+    l.encode(&Value::Time(86_400), 1, &mut k).unwrap();
+    // 8-byte header + 4-byte date, MAXALIGNed: 16, as an int4 (pageinspect: itemlen 16).
+    assert_eq!(l.leaf_bytes(&k), 16);
+    let six = [KeyType::Int; 6];
+    let l = KeyLayout::composite(&six).unwrap();
+    let vals: Vec<Value> = (0..6).map(Value::Int).collect();
+    l.encode_values(&vals, 1, &mut k).unwrap();
+    // 8 + 6 * 4 = 32.
+    assert_eq!(l.leaf_bytes(&k), 32);
+    assert!(KeyLayout::composite(&[KeyType::Int; 32]).is_ok());
+    assert!(KeyLayout::composite(&[KeyType::Int; 33]).is_err());
+}
