@@ -10,12 +10,19 @@
 //! PostgreSQL refuses to run as root: under root, `initdb` and `postgres` run as the
 //! `postgres` system user (made by the distribution package) through `setpriv`.
 //!
+//! Only keylab can use it: every login, on the socket and on TCP, needs the password
+//! (`scram-sha-256`) generated for this instance ([`Secret`]), which `initdb` reads from a
+//! 0600 file removed right after; the socket is in the instance directory (mode 0700, the
+//! server's user's) with `unix_socket_permissions = 0700`. No other role exists, so no other
+//! local user can reach the superuser's `COPY ... TO PROGRAM`.
+//!
 //! This module does not run workloads or read metrics; see the engine.
 
 use keylab_server_common::process::{
     command_as_user_dying_with_keylab, command_dying_with_keylab, spawn,
 };
 use keylab_server_common::registry::{free_port, stop_pid_with, tail_of, LiveInstance};
+use keylab_server_common::secret::{write_private_file, Secret};
 use keylab_server_common::sweep::write_owner;
 use keylab_server_common::sweep::DIR_PREFIX;
 use keylab_server_common::ServerError;
@@ -175,6 +182,8 @@ impl PgSettings {
              listen_addresses = '127.0.0.1'\n\
              port = {port}\n\
              unix_socket_directories = '{}'\n\
+             unix_socket_permissions = 0700\n\
+             password_encryption = scram-sha-256\n\
              max_connections = 300\n\
              shared_buffers = {}kB\n\
              checkpoint_timeout = {}s\n\
@@ -208,6 +217,8 @@ pub struct PgInstance {
     settings: PgSettings,
     /// `(uid, gid)` the server runs as when keylab runs as root.
     run_as: Option<(u32, u32)>,
+    /// The superuser's password, the only way in.
+    secret: Secret,
 }
 
 impl std::fmt::Debug for PgInstance {
@@ -243,11 +254,17 @@ impl PgInstance {
             if nix::unistd::geteuid().is_root() { Some(unprivileged_user()?) } else { None };
         let dir = tempfile::Builder::new()
             .prefix(DIR_PREFIX)
+            // Only keylab's user (and, once handed over, the server's) may enter: the socket
+            // and the data are inside. tempfile's default is 0777 less the umask.
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir()
             .map_err(|e| ServerError::Start(format!("cannot create a temporary directory: {e}")))?;
         write_owner(dir.path())
             .map_err(|e| ServerError::Start(format!("cannot write the owner file: {e}")))?;
         let registration = LiveInstance::register(dir.path(), Signal::SIGINT);
+        let secret = Secret::generate().map_err(|e| {
+            ServerError::Start(format!("cannot generate the instance's password: {e}"))
+        })?;
         if let Some((uid, gid)) = run_as {
             let chown = |p: &Path| {
                 std::os::unix::fs::chown(p, Some(uid), Some(gid)).map_err(|e| {
@@ -271,6 +288,7 @@ impl PgInstance {
             binaries,
             settings: settings.clone(),
             run_as,
+            secret,
         };
         instance.port = free_port()?;
         instance.initdb()?;
@@ -318,12 +336,18 @@ impl PgInstance {
         &self.settings
     }
 
+    /// The superuser's password, generated for this instance.
+    pub fn secret(&self) -> &Secret {
+        &self.secret
+    }
+
     /// Connection settings for its unix socket as the superuser, database `dbname`.
     pub fn config(&self, dbname: &str) -> postgres::Config {
         let mut c = postgres::Config::new();
         c.host_path(self.dir())
             .port(self.port)
             .user(SUPERUSER)
+            .password(self.secret.expose())
             .dbname(dbname)
             .connect_timeout(Duration::from_secs(5));
         c
@@ -350,11 +374,28 @@ impl PgInstance {
         }
     }
 
+    /// The file `initdb` reads the superuser's password from (0600, removed after).
+    fn pwfile_path(&self) -> PathBuf {
+        self.dir().join("pwfile")
+    }
+
     fn initdb(&mut self) -> Result<(), ServerError> {
+        let pwfile = self.pwfile_path();
+        write_private_file(&pwfile, &format!("{}\n", self.secret.expose()), self.run_as)
+            .map_err(|e| ServerError::Start(format!("cannot write initdb's password file: {e}")))?;
+        let result = self.run_initdb(&pwfile);
+        let _ = std::fs::remove_file(&pwfile);
+        result
+    }
+
+    fn run_initdb(&mut self, pwfile: &Path) -> Result<(), ServerError> {
         let mut cmd = self.command("initdb")?;
         cmd.arg(format!("--pgdata={}", self.datadir().display()))
             .arg(format!("--username={SUPERUSER}"))
-            .args(["--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"])
+            .arg(format!("--pwfile={}", pwfile.display()))
+            // Every login, local or TCP, with the password: `trust` would let any local user
+            // in as the superuser.
+            .args(["--auth=scram-sha-256", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"])
             .env("TZ", "UTC")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -520,5 +561,6 @@ mod tests {
         assert!(text.contains("shared_buffers = 131072kB\n"));
         assert!(text.contains("autovacuum = off\n"));
         assert!(text.contains("unix_socket_directories = '/tmp/x'\n"));
+        assert!(text.contains("unix_socket_permissions = 0700\n"));
     }
 }

@@ -76,6 +76,8 @@ pub(super) struct Layout {
     pub(super) datadir: PathBuf,
     pub(super) socket: PathBuf,
     pub(super) error_log: PathBuf,
+    /// An empty directory of the instance: the only place `INTO OUTFILE` may write.
+    pub(super) secure_file_priv: PathBuf,
     pub(super) port: u16,
     pub(super) as_root: bool,
 }
@@ -101,6 +103,7 @@ pub(super) fn config_text(
     set("pid-file", &layout.dir.join("mysqld.pid").display());
     set("log-error", &layout.error_log.display());
     set("tmpdir", &layout.dir.display());
+    set("secure_file_priv", &layout.secure_file_priv.display());
     if layout.as_root {
         set("user", &"root");
     }
@@ -167,6 +170,7 @@ mod tests {
             datadir: PathBuf::from("/tmp/kl/data"),
             socket: PathBuf::from("/tmp/kl/mysqld.sock"),
             error_log: PathBuf::from("/tmp/kl/error.log"),
+            secure_file_priv: PathBuf::from("/tmp/kl/files"),
             port: 40000,
             as_root: false,
         };
