@@ -93,6 +93,9 @@ impl PrivateServer {
     pub fn start(settings: &ServerSettings) -> Result<PrivateServer, ServerError> {
         settings.check()?;
         let binaries = ServerBinaries::find()?;
+        if binaries.flavour == Flavour::Mariadb {
+            check_tmpdir_for_install_db(&std::env::temp_dir())?;
+        }
         let dir = tempfile::Builder::new()
             .prefix(DIR_PREFIX)
             // Only keylab's user (and, once handed over, the server's) may enter: the socket
@@ -413,6 +416,28 @@ impl PrivateServer {
     }
 }
 
+/// Characters `mariadb-install-db` (a shell script that splits the option values it reads
+/// into words) cannot take in a path, besides whitespace and control characters. `#` and
+/// quotes are fine: the config quotes every path.
+const INSTALL_DB_UNSAFE: &[char] = &['"', '\\', '$', '`', '*', '?', '['];
+
+/// Refuses a TMPDIR the initialiser would misread (it then worked on another directory and
+/// left the datadir outside TMPDIR), naming the character and the way out.
+fn check_tmpdir_for_install_db(tmp: &Path) -> Result<(), ServerError> {
+    let text = tmp.to_string_lossy();
+    match text
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || INSTALL_DB_UNSAFE.contains(c))
+    {
+        None => Ok(()),
+        Some(c) => Err(ServerError::Refused(format!(
+            "TMPDIR {text:?} holds {c:?}, which mariadb-install-db (a shell script) cannot take \
+             in a path; set TMPDIR to a directory whose path has no spaces, quotes, `\\`, `$`, \
+             backquotes or `*?[` (e.g. TMPDIR=/tmp)"
+        ))),
+    }
+}
+
 /// The SQL run during bootstrap: every account but `root@localhost` (and MariaDB's locked
 /// `mariadb.sys`, the definer of its system views) dropped, and root's password set to the
 /// instance's secret. MariaDB's bootstrap runs without loaded grant tables: `FLUSH PRIVILEGES`
@@ -432,5 +457,20 @@ fn bootstrap_sql(flavour: Flavour, secret: &Secret) -> String {
 impl Drop for PrivateServer {
     fn drop(&mut self) {
         let _ = self.stop_inner();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tmpdir_the_initialiser_would_misread_is_refused() {
+        assert!(check_tmpdir_for_install_db(Path::new("/tmp/a#b'c")).is_ok());
+        for bad in ["/tmp/a #b'c", "/tmp/a\tb", "/tmp/a\"b", "/tmp/$x", "/tmp/a*"] {
+            let e = check_tmpdir_for_install_db(Path::new(bad)).unwrap_err();
+            assert!(matches!(e, ServerError::Refused(_)), "{bad}: {e:?}");
+            assert!(e.to_string().contains("TMPDIR"), "{e}");
+        }
     }
 }

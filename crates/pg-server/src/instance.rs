@@ -181,7 +181,7 @@ impl PgSettings {
             "# keylab private instance: thrown away after the run\n\
              listen_addresses = '127.0.0.1'\n\
              port = {port}\n\
-             unix_socket_directories = '{}'\n\
+             unix_socket_directories = {}\n\
              unix_socket_permissions = 0700\n\
              password_encryption = scram-sha-256\n\
              max_connections = 300\n\
@@ -196,7 +196,7 @@ impl PgSettings {
              logging_collector = off\n\
              log_checkpoints = off\n\
              dynamic_shared_memory_type = posix\n",
-            socket_dir.display(),
+            socket_dirs_value(socket_dir),
             self.shared_buffers_bytes / 1024,
             self.checkpoint_timeout_s,
             self.max_wal_size_mb,
@@ -205,6 +205,15 @@ impl PgSettings {
             self.wal_level,
         )
     }
+}
+
+/// `unix_socket_directories` naming only `dir`, whatever TMPDIR holds (`#`, quotes, spaces,
+/// commas). The value is a list (PostgreSQL's `SplitDirectoriesString`: elements split at
+/// commas, spaces trimmed, an element in double quotes taken whole with `""` for `"`) inside
+/// a configuration string (`'...'`, with `''` for `'` and a backslash escaping).
+fn socket_dirs_value(dir: &Path) -> String {
+    let element = format!("\"{}\"", dir.to_string_lossy().replace('"', "\"\""));
+    format!("'{}'", element.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 /// A throwaway PostgreSQL cluster with its own directory, socket and loopback port.
@@ -560,7 +569,9 @@ mod tests {
         assert!(text.contains("port = 5555\n"));
         assert!(text.contains("shared_buffers = 131072kB\n"));
         assert!(text.contains("autovacuum = off\n"));
-        assert!(text.contains("unix_socket_directories = '/tmp/x'\n"));
+        assert!(text.contains("unix_socket_directories = '\"/tmp/x\"'\n"), "{text}");
+        let odd = socket_dirs_value(Path::new("/tmp/a #b'c, \"d\"\\e"));
+        assert_eq!(odd, r#"'"/tmp/a #b''c, ""d""\\e"'"#);
         assert!(text.contains("unix_socket_permissions = 0700\n"));
     }
 }

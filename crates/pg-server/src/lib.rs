@@ -14,7 +14,8 @@
 //!   advise` ([`CatalogTable`]).
 //! - [`column_type`] and [`TextCollation`]: the PostgreSQL type keylab declares a column as.
 //!
-//! Inside (private modules): `engine`, `instance`, `load` (the row pipeline), `metrics`,
+//! Inside (private modules): `engine`, `instance`, `interrupted` (a `--url` run's tables
+//! dropped on a signal), `load` (the row pipeline), `metrics`,
 //! `owner` (keylab's claim on its schema of a user's database), `phases`, `query`, `sql`
 //! (DDL, literals, COPY text and the load checksum), `user_table`.
 //!
@@ -26,6 +27,7 @@
 
 mod engine;
 mod instance;
+mod interrupted;
 mod load;
 mod metrics;
 mod owner;
