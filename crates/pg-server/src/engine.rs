@@ -247,6 +247,9 @@ impl Engine for PgEngine {
         for stmt in statements {
             self.client.batch_execute(&stmt).map_err(|e| sql_err("CREATE failed", e))?;
         }
+        if let Target::Url { .. } = self.target {
+            owner::mark_table(&mut self.client, &self.schema, &table.name)?;
+        }
         self.flush_stats();
         let lsn = self.flushed_lsn()?;
         let stat_wal_start = self.stat_wal();

@@ -38,5 +38,6 @@ mod user_table;
 
 pub use engine::PgEngine;
 pub use instance::{installed_or_skip, PgBinaries, PgInstance, PgSettings};
+pub use owner::MARK as OWNER_MARK;
 pub use sql::{column_type, TextCollation};
 pub use user_table::{read_user_table, CatalogColumn, CatalogTable};
