@@ -431,3 +431,51 @@ fn ctrl_c_during_a_load_stops_the_private_server() {
         assert!(!cmdline.contains(&*tmp.to_string_lossy()), "still running: {cmdline}");
     }
 }
+
+/// Ctrl-C during a PostgreSQL `--url` load: as on MariaDB, the half-loaded table keylab
+/// created is dropped (its sessions ended first) and taken off `keylab_owner` before keylab
+/// exits 130, with a line saying so and no password.
+#[test]
+fn ctrl_c_during_a_postgres_url_load_drops_the_half_loaded_table() {
+    use keylab_pg_server::{PgInstance, PgSettings};
+    let test = "ctrl_c_during_a_postgres_url_load_drops_the_half_loaded_table";
+    if !keylab_pg_server::installed_or_skip(test) {
+        return;
+    }
+    let users = PgInstance::start(&PgSettings::default()).unwrap();
+    let mut admin = users.config("postgres").connect(postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "CREATE ROLE bench LOGIN PASSWORD '{PASSWORD}'; \
+             GRANT CREATE ON DATABASE postgres TO bench"
+        ))
+        .unwrap();
+    let url = format!("postgres://bench:{PASSWORD}@127.0.0.1:{}/postgres", users.port());
+    let mut tables = || -> Vec<String> {
+        admin
+            .query(
+                "SELECT tablename::text FROM pg_tables WHERE schemaname = 'kl_int' ORDER BY 1",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    };
+    let (d, tmp) = dir_with_tmp();
+    let mut args = vec!["compare", "--engine", "postgres", "--url", &url, "--database", "kl_int"];
+    args.extend(["--keys", "uuid4:text", "--rows", "50000000", "--method", "row", "--batch", "1"]);
+    let child = spawn_keylab(&d, &tmp, &args);
+    wait_for("the load", || tables().len() > 1);
+    std::thread::sleep(Duration::from_millis(1000));
+    signal(&child, nix::sys::signal::Signal::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("dropped the half-done table `kl_int`."), "{stderr}");
+    assert!(!stderr.contains(PASSWORD), "{stderr}");
+    assert_eq!(tables(), vec!["keylab_owner".to_string()]);
+    let listed: i64 =
+        admin.query_one("SELECT count(*) FROM kl_int.keylab_owner", &[]).unwrap().get(0);
+    assert_eq!(listed, 0);
+}

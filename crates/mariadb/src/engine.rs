@@ -56,7 +56,11 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Where the connections go.
 enum Target {
-    Private { socket: String },
+    /// A private instance's socket, and its root password (never shown).
+    Private {
+        socket: String,
+        secret: keylab_server_common::Secret,
+    },
     Url(ServerUrl),
 }
 
@@ -64,7 +68,7 @@ enum Target {
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Target::Private { socket } => write!(f, "the private server (socket {socket})"),
+            Target::Private { socket, .. } => write!(f, "the private server (socket {socket})"),
             Target::Url(u) => write!(f, "{u}"),
         }
     }
@@ -326,7 +330,10 @@ mod tests {
         let url = ServerUrl::parse("mysql://app:hunter2@db.example:3307/bench").unwrap();
         let shown = Target::Url(url).to_string();
         assert_eq!(shown, "mysql://app:***@db.example:3307/bench");
-        let private = Target::Private { socket: "/tmp/k/mysqld.sock".into() };
+        let secret = keylab_server_common::Secret::generate().unwrap();
+        let password = secret.expose().to_string();
+        let private = Target::Private { socket: "/tmp/k/mysqld.sock".into(), secret };
         assert!(private.to_string().contains("/tmp/k/mysqld.sock"));
+        assert!(!private.to_string().contains(&password));
     }
 }

@@ -4,6 +4,11 @@
 //! process created and was still working on when a signal interrupted it
 //! ([`drop_interrupted_tables`], which the signal handler of keylab-server-common runs), so a
 //! Ctrl-C leaves no half-loaded table behind.
+//!
+//! Anyone who may create a table in a database could write a `keylab_owner` listing a user's
+//! tables: the list alone proves nothing. So every table keylab creates on a user's server
+//! also carries keylab's [`MARK`] as its comment, which only a user allowed to ALTER that
+//! table could forge, and a listed table without it counts as a table keylab did not create.
 
 use crate::client::sql_err;
 use crate::sql::quote_ident;
@@ -16,6 +21,30 @@ use std::time::Duration;
 
 /// The table marking a database as keylab's, and listing the tables keylab created in it.
 pub const OWNER_TABLE: &str = "keylab_owner";
+
+/// The comment on every table keylab creates on a user's server: with the listing in
+/// `keylab_owner`, what makes a table keylab's (see the module docs).
+pub const MARK: &str = "keylab: created by a keylab run, dropped by keylab runs in this database";
+
+/// Gives `db`.`name` keylab's [`MARK`] (`ALTER TABLE ... COMMENT`: metadata only).
+pub(crate) fn mark_table(conn: &mut Conn, db: &str, name: &str) -> Result<(), ServerError> {
+    conn.query_drop(format!(
+        "ALTER TABLE {}.{} COMMENT = '{MARK}'",
+        quote_ident(db),
+        quote_ident(name)
+    ))
+    .map_err(|e| sql_err(&format!("marking `{name}` as keylab's failed"), e))
+}
+
+/// The tables of `db` with their comments.
+fn table_comments(conn: &mut Conn, db: &str) -> Result<BTreeMap<String, String>, ServerError> {
+    conn.exec::<(String, String), _, _>(
+        "SELECT TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
+        (db,),
+    )
+    .map(|v| v.into_iter().collect())
+    .map_err(|e| sql_err("listing tables failed", e))
+}
 
 /// The tables and views of `db`.
 pub fn list_tables(conn: &mut Conn, db: &str) -> Result<BTreeSet<String>, ServerError> {
@@ -83,7 +112,8 @@ pub fn claim_database(conn: &mut Conn, db: &str, where_: &str) -> Result<Claim, 
             sql_err(&format!("cannot create database `{db}` on {where_} (name one you may create, or an empty one, in the --url)"), e)
         })?;
     }
-    let tables = list_tables(conn, db)?;
+    let comments = table_comments(conn, db)?;
+    let tables: BTreeSet<String> = comments.keys().cloned().collect();
     let owner = format!("{}.{}", quote_ident(db), quote_ident(OWNER_TABLE));
     let mut owned: BTreeSet<String> = if tables.contains(OWNER_TABLE) {
         conn.query::<String, _>(format!("SELECT table_name FROM {owner}"))
@@ -98,6 +128,8 @@ pub fn claim_database(conn: &mut Conn, db: &str, where_: &str) -> Result<Claim, 
     } else {
         BTreeSet::new()
     };
+    // Listed but without keylab's mark: not keylab's, whatever the list says.
+    owned.retain(|t| comments.get(t).is_none_or(|c| c == MARK));
     let foreign: Vec<&String> =
         tables.iter().filter(|t| *t != OWNER_TABLE && !owned.contains(*t)).collect();
     if !foreign.is_empty() {

@@ -11,6 +11,14 @@
 //! crate's `sweep_orphans` at the next keylab start removes it.
 //! It never touches the system service's data directory, socket or port.
 //!
+//! Only keylab can use it: the directory (socket, data, logs) is mode 0700 and keylab's
+//! user's; the only account left after bootstrap is `root@localhost`, whose password is a
+//! [`Secret`] generated for this instance and set during bootstrap, before the server ever
+//! listens on TCP (MariaDB's `--extra-file`, MySQL's `--init-file` with `--initialize`);
+//! `secure_file_priv` points at an empty directory of the instance, so `SELECT ... INTO
+//! OUTFILE` and `LOAD_FILE` reach no file elsewhere (keylab's loads stream with `LOAD DATA
+//! LOCAL`, which the client reads).
+//!
 //! This module does not run workloads or read metrics; see the engine for that.
 
 mod binaries;
@@ -21,6 +29,7 @@ pub use config::ServerSettings;
 use config::{config_text, Layout};
 
 use keylab_server_common::registry::{free_port, stop_pid_with, tail_of, LiveInstance};
+use keylab_server_common::secret::{write_private_file, Secret};
 use keylab_server_common::sweep::{self, DIR_PREFIX};
 use keylab_server_common::{is_ci, process, ServerError, ServerUrl};
 use nix::sys::signal::Signal;
@@ -65,6 +74,8 @@ pub struct PrivateServer {
     datadir: PathBuf,
     binaries: ServerBinaries,
     settings: ServerSettings,
+    /// `root@localhost`'s password, the only way in.
+    secret: Secret,
 }
 
 impl std::fmt::Debug for PrivateServer {
@@ -82,14 +93,23 @@ impl PrivateServer {
     pub fn start(settings: &ServerSettings) -> Result<PrivateServer, ServerError> {
         settings.check()?;
         let binaries = ServerBinaries::find()?;
+        if binaries.flavour == Flavour::Mariadb {
+            check_tmpdir_for_install_db(&std::env::temp_dir())?;
+        }
         let dir = tempfile::Builder::new()
             .prefix(DIR_PREFIX)
+            // Only keylab's user (and, once handed over, the server's) may enter: the socket
+            // and the data are inside. tempfile's default is 0777 less the umask.
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir()
             .map_err(|e| ServerError::Start(format!("cannot create a temporary directory: {e}")))?;
         // Before anything runs in it: a later keylab sweeps it once this process is gone.
         sweep::write_owner(dir.path())
             .map_err(|e| ServerError::Start(format!("cannot write the owner file: {e}")))?;
         let registry = LiveInstance::register(dir.path(), Signal::SIGTERM);
+        let secret = Secret::generate().map_err(|e| {
+            ServerError::Start(format!("cannot generate the instance's password: {e}"))
+        })?;
         let socket = dir.path().join("mysqld.sock");
         let datadir = dir.path().join("data");
         let mut server = PrivateServer {
@@ -101,6 +121,7 @@ impl PrivateServer {
             registry: Some(registry),
             binaries,
             settings: settings.clone(),
+            secret,
         };
         // On any error below, dropping `server` stops what was started and removes the dir.
         server.port = free_port()?;
@@ -152,11 +173,17 @@ impl PrivateServer {
         &self.settings
     }
 
-    /// A URL for its TCP port as `root` (no password), as a user would give it with `--url`.
+    /// `root@localhost`'s password, generated for this instance.
+    pub fn secret(&self) -> &Secret {
+        &self.secret
+    }
+
+    /// A URL for its TCP port as `root` with the instance's password, as a user would give it
+    /// with `--url`.
     pub fn tcp_url(&self, database: Option<&str>) -> ServerUrl {
         ServerUrl {
             user: "root".into(),
-            password: None,
+            password: Some(self.secret.expose().to_string()),
             host: "127.0.0.1".into(),
             port: self.port,
             database: database.map(str::to_string),
@@ -168,6 +195,7 @@ impl PrivateServer {
         mysql::OptsBuilder::new()
             .socket(Some(self.socket.to_string_lossy().into_owned()))
             .user(Some("root"))
+            .pass(Some(self.secret.expose()))
             .prefer_socket(true)
             .tcp_connect_timeout(Some(Duration::from_secs(5)))
     }
@@ -180,12 +208,23 @@ impl PrivateServer {
         self.dir().join("my.cnf")
     }
 
+    /// The SQL file bootstrap runs (0600, removed once the data directory exists).
+    fn bootstrap_sql_path(&self) -> PathBuf {
+        self.dir().join("bootstrap.sql")
+    }
+
+    /// `secure_file_priv`: an empty directory, the only place server-side file SQL reaches.
+    fn files_dir(&self) -> PathBuf {
+        self.dir().join("files")
+    }
+
     fn write_config(&self) -> Result<(), ServerError> {
         let layout = Layout {
             dir: self.dir().to_path_buf(),
             datadir: self.datadir.clone(),
             socket: self.socket.clone(),
             error_log: self.error_log(),
+            secure_file_priv: self.files_dir(),
             port: self.port,
             // mariadbd/mysqld refuse to run as root unless told to.
             as_root: nix::unistd::geteuid().is_root(),
@@ -197,7 +236,9 @@ impl PrivateServer {
             &layout,
         );
         std::fs::write(self.config_path(), cnf)
-            .map_err(|e| ServerError::Start(format!("cannot write the server config: {e}")))
+            .map_err(|e| ServerError::Start(format!("cannot write the server config: {e}")))?;
+        std::fs::create_dir(self.files_dir())
+            .map_err(|e| ServerError::Start(format!("cannot create the files directory: {e}")))
     }
 
     fn set_live_pid(&self, pid: Option<u32>) {
@@ -213,6 +254,16 @@ impl PrivateServer {
     }
 
     fn initialise(&mut self) -> Result<(), ServerError> {
+        let bootstrap = self.bootstrap_sql_path();
+        write_private_file(&bootstrap, &bootstrap_sql(self.binaries.flavour, &self.secret), None)
+            .map_err(|e| ServerError::Start(format!("cannot write the bootstrap SQL: {e}")))?;
+        let result = self.run_initialiser(&bootstrap);
+        let _ = std::fs::remove_file(&bootstrap);
+        result
+    }
+
+    /// Runs the initialiser, which also runs `bootstrap` (no network in either mode).
+    fn run_initialiser(&mut self, bootstrap: &Path) -> Result<(), ServerError> {
         let defaults = format!("--defaults-file={}", self.config_path().display());
         let mut cmd = match self.binaries.flavour {
             Flavour::Mariadb => {
@@ -221,12 +272,15 @@ impl PrivateServer {
                 );
                 c.arg(&defaults)
                     .arg("--auth-root-authentication-method=normal")
-                    .arg("--skip-test-db");
+                    .arg("--skip-test-db")
+                    .arg(format!("--extra-file={}", bootstrap.display()));
                 c
             }
             Flavour::Mysql => {
                 let mut c = process::command_dying_with_keylab(&self.binaries.server);
-                c.arg(&defaults).arg("--initialize-insecure");
+                c.arg(&defaults)
+                    .arg("--initialize-insecure")
+                    .arg(format!("--init-file={}", bootstrap.display()));
                 c
             }
         };
@@ -362,8 +416,61 @@ impl PrivateServer {
     }
 }
 
+/// Characters `mariadb-install-db` (a shell script that splits the option values it reads
+/// into words) cannot take in a path, besides whitespace and control characters. `#` and
+/// quotes are fine: the config quotes every path.
+const INSTALL_DB_UNSAFE: &[char] = &['"', '\\', '$', '`', '*', '?', '['];
+
+/// Refuses a TMPDIR the initialiser would misread (it then worked on another directory and
+/// left the datadir outside TMPDIR), naming the character and the way out.
+fn check_tmpdir_for_install_db(tmp: &Path) -> Result<(), ServerError> {
+    let text = tmp.to_string_lossy();
+    match text
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || INSTALL_DB_UNSAFE.contains(c))
+    {
+        None => Ok(()),
+        Some(c) => Err(ServerError::Refused(format!(
+            "TMPDIR {text:?} holds {c:?}, which mariadb-install-db (a shell script) cannot take \
+             in a path; set TMPDIR to a directory whose path has no spaces, quotes, `\\`, `$`, \
+             backquotes or `*?[` (e.g. TMPDIR=/tmp)"
+        ))),
+    }
+}
+
+/// The SQL run during bootstrap: every account but `root@localhost` (and MariaDB's locked
+/// `mariadb.sys`, the definer of its system views) dropped, and root's password set to the
+/// instance's secret. MariaDB's bootstrap runs without loaded grant tables: `FLUSH PRIVILEGES`
+/// loads them so that `ALTER USER` works (as for a password reset under skip-grant-tables).
+fn bootstrap_sql(flavour: Flavour, secret: &Secret) -> String {
+    let password = secret.expose();
+    match flavour {
+        Flavour::Mariadb => format!(
+            "DELETE FROM mysql.global_priv WHERE NOT (Host = 'localhost' AND User IN ('root', \
+             'mariadb.sys'));\nFLUSH PRIVILEGES;\n\
+             ALTER USER 'root'@'localhost' IDENTIFIED BY '{password}';\n"
+        ),
+        Flavour::Mysql => format!("ALTER USER 'root'@'localhost' IDENTIFIED BY '{password}';\n"),
+    }
+}
+
 impl Drop for PrivateServer {
     fn drop(&mut self) {
         let _ = self.stop_inner();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tmpdir_the_initialiser_would_misread_is_refused() {
+        assert!(check_tmpdir_for_install_db(Path::new("/tmp/a#b'c")).is_ok());
+        for bad in ["/tmp/a #b'c", "/tmp/a\tb", "/tmp/a\"b", "/tmp/$x", "/tmp/a*"] {
+            let e = check_tmpdir_for_install_db(Path::new(bad)).unwrap_err();
+            assert!(matches!(e, ServerError::Refused(_)), "{bad}: {e:?}");
+            assert!(e.to_string().contains("TMPDIR"), "{e}");
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! head; each backend holds exactly the rows the partitioning rule gives it (range bounds at
 //! the key quantiles; `PARTITION BY KEY` checked row by row against keylab's own copy of the
 //! server's hash); the hotspot curve shows an ordered key on one shard at a time; and nothing
-//! is left running or on disk afterwards.
+//! is left running or on disk afterwards. The head reaches its backends with an account
+//! generated per backend, never root's.
 //!
 //! Without a server, or without the Spider plugin, they print `SKIPPED: ...` and return,
 //! except under `CI=true`, where either missing fails the run.
@@ -156,6 +157,22 @@ fn a_dropped_topology_leaves_no_server_and_no_directory() {
         .collect();
     assert_eq!(dirs.len(), 3);
     assert!(dirs.iter().all(|d| d.exists()));
+    // The head's links log in with an account generated per backend, never as root.
+    let mut head = engine.head().new_connection().unwrap();
+    let links: Vec<(String, String)> =
+        head.query("SELECT Username, Password FROM mysql.servers ORDER BY Server_name").unwrap();
+    assert_eq!(links.len(), 2, "{links:?}");
+    for ((user, password), backend) in links.iter().zip(engine.backends()) {
+        assert_eq!(user, "keylab_spider");
+        assert!(password.len() >= 32, "a generated password");
+        assert_ne!(password, backend.private_server().unwrap().secret().expose());
+        let mut conn = backend.new_connection().unwrap();
+        let grants: Vec<String> =
+            conn.query("SHOW GRANTS FOR 'keylab_spider'@'localhost'").unwrap();
+        let all = grants.join("\n");
+        assert!(!all.contains("ALL PRIVILEGES") && !all.contains("FILE"), "{all}");
+    }
+    drop(head);
     drop(engine);
     assert!(dirs.iter().all(|d| !d.exists()), "{dirs:?}");
     // Other tests of this binary may run their own topology meanwhile: only ours are checked.

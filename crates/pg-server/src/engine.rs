@@ -26,7 +26,7 @@ use keylab_schema::Table;
 use keylab_server_common::latency_ms;
 use keylab_server_common::LoadStats;
 use keylab_server_common::{ServerError, ServerUrl};
-use open::{connect_to, target_name};
+use open::{config_of, connect_to, target_name};
 use postgres::Client;
 use std::collections::BTreeMap;
 
@@ -233,10 +233,22 @@ impl Engine for PgEngine {
         self.current = Some(table.name.clone());
         self.rows_loaded = 0;
         owner::register(&mut self.client, &self.schema, &table.name)?;
+        if let Target::Url { .. } = self.target {
+            let where_ = self.target_name();
+            crate::interrupted::track_table(
+                &config_of(&self.target),
+                &where_,
+                &self.schema,
+                &table.name,
+            );
+        }
         let statements =
             sql::create_statements(table, &self.schema, self.collation, &self.fill_factors);
         for stmt in statements {
             self.client.batch_execute(&stmt).map_err(|e| sql_err("CREATE failed", e))?;
+        }
+        if let Target::Url { .. } = self.target {
+            owner::mark_table(&mut self.client, &self.schema, &table.name)?;
         }
         self.flush_stats();
         let lsn = self.flushed_lsn()?;
@@ -377,6 +389,7 @@ impl Engine for PgEngine {
             .map_err(|e| sql_err("DROP TABLE failed", e))?;
         owner::unregister(&mut self.client, &self.schema, &table.name)?;
         owner::unlock_table(&mut self.client, &self.schema, &table.name);
+        crate::interrupted::forget_table(&self.target_name(), &self.schema, &table.name);
         self.current = None;
         Ok(())
     }

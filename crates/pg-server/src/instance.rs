@@ -10,12 +10,23 @@
 //! PostgreSQL refuses to run as root: under root, `initdb` and `postgres` run as the
 //! `postgres` system user (made by the distribution package) through `setpriv`.
 //!
+//! Only keylab can use it: every login, on the socket and on TCP, needs the password
+//! (`scram-sha-256`) generated for this instance ([`Secret`]), which `initdb` reads from a
+//! 0600 file removed right after; the socket is in the instance directory (mode 0700, the
+//! server's user's) with `unix_socket_permissions = 0700`. No other role exists, so no other
+//! local user can reach the superuser's `COPY ... TO PROGRAM`.
+//!
 //! This module does not run workloads or read metrics; see the engine.
+
+mod binaries;
+
+pub use binaries::{installed_or_skip, PgBinaries, INSTALL_HINT};
 
 use keylab_server_common::process::{
     command_as_user_dying_with_keylab, command_dying_with_keylab, spawn,
 };
 use keylab_server_common::registry::{free_port, stop_pid_with, tail_of, LiveInstance};
+use keylab_server_common::secret::{write_private_file, Secret};
 use keylab_server_common::sweep::write_owner;
 use keylab_server_common::sweep::DIR_PREFIX;
 use keylab_server_common::ServerError;
@@ -24,93 +35,6 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// How to install PostgreSQL, for the error when it is missing.
-pub const INSTALL_HINT: &str =
-    "install PostgreSQL 15 or later with its contrib modules (Debian/Ubuntu: \
-     `apt-get install postgresql postgresql-contrib`), or give a server with --url postgres://...";
-
-/// The installed PostgreSQL programs keylab runs.
-#[derive(Debug, Clone)]
-pub struct PgBinaries {
-    /// The directory holding `initdb`, `postgres` and `pg_waldump`.
-    pub bindir: PathBuf,
-    /// Major version (`15`).
-    pub major: u32,
-}
-
-impl PgBinaries {
-    /// Finds the binaries: `pg_config --bindir`, then the newest `/usr/lib/postgresql/*/bin`,
-    /// then `PATH`.
-    pub fn find() -> Result<PgBinaries, ServerError> {
-        let mut candidates = Vec::new();
-        if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
-            if out.status.success() {
-                candidates.push(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
-            }
-        }
-        let mut versioned: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-            .into_iter()
-            .flatten()
-            .filter_map(|e| {
-                let e = e.ok()?;
-                Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin")))
-            })
-            .collect();
-        versioned.sort();
-        candidates.extend(versioned.into_iter().rev().map(|(_, p)| p));
-        if let Some(path) = std::env::var_os("PATH") {
-            candidates.extend(std::env::split_paths(&path));
-        }
-        for dir in candidates {
-            if dir.join("initdb").is_file() && dir.join("postgres").is_file() {
-                let major = version_of(&dir.join("postgres")).ok_or_else(|| {
-                    ServerError::NotInstalled(format!(
-                        "{} does not tell its version",
-                        dir.join("postgres").display()
-                    ))
-                })?;
-                return Ok(PgBinaries { bindir: dir, major });
-            }
-        }
-        Err(ServerError::NotInstalled(format!(
-            "no PostgreSQL server binaries (initdb, postgres) found in `pg_config --bindir`, \
-             /usr/lib/postgresql/*/bin or PATH; {INSTALL_HINT}"
-        )))
-    }
-
-    /// A program of the installation.
-    pub fn program(&self, name: &str) -> PathBuf {
-        self.bindir.join(name)
-    }
-}
-
-/// `postgres (PostgreSQL) 15.14 (...)` → 15.
-fn version_of(postgres: &Path) -> Option<u32> {
-    let out = Command::new(postgres).arg("--version").output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let number = text.split_whitespace().find(|w| w.starts_with(|c: char| c.is_ascii_digit()))?;
-    number.split('.').next()?.parse().ok()
-}
-
-/// For test suites that need PostgreSQL: true when its binaries are installed; otherwise
-/// prints `SKIPPED: <test>: ...` and returns false, except under `CI` (see
-/// `keylab_server_common::is_ci`), where a missing PostgreSQL is a failure (a panic).
-pub fn installed_or_skip(test: &str) -> bool {
-    match PgBinaries::find() {
-        Ok(_) => true,
-        Err(e) => {
-            let ci = std::env::var("CI").ok();
-            assert!(
-                !keylab_server_common::is_ci(ci.as_deref()),
-                "{test}: CI={} but PostgreSQL is not installed: {e}",
-                ci.unwrap_or_default()
-            );
-            eprintln!("SKIPPED: {test}: PostgreSQL is not installed: {e}");
-            false
-        }
-    }
-}
 
 /// The start-only settings of a private instance.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,7 +98,9 @@ impl PgSettings {
             "# keylab private instance: thrown away after the run\n\
              listen_addresses = '127.0.0.1'\n\
              port = {port}\n\
-             unix_socket_directories = '{}'\n\
+             unix_socket_directories = {}\n\
+             unix_socket_permissions = 0700\n\
+             password_encryption = scram-sha-256\n\
              max_connections = 300\n\
              shared_buffers = {}kB\n\
              checkpoint_timeout = {}s\n\
@@ -187,7 +113,7 @@ impl PgSettings {
              logging_collector = off\n\
              log_checkpoints = off\n\
              dynamic_shared_memory_type = posix\n",
-            socket_dir.display(),
+            socket_dirs_value(socket_dir),
             self.shared_buffers_bytes / 1024,
             self.checkpoint_timeout_s,
             self.max_wal_size_mb,
@@ -196,6 +122,15 @@ impl PgSettings {
             self.wal_level,
         )
     }
+}
+
+/// `unix_socket_directories` naming only `dir`, whatever TMPDIR holds (`#`, quotes, spaces,
+/// commas). The value is a list (PostgreSQL's `SplitDirectoriesString`: elements split at
+/// commas, spaces trimmed, an element in double quotes taken whole with `""` for `"`) inside
+/// a configuration string (`'...'`, with `''` for `'` and a backslash escaping).
+fn socket_dirs_value(dir: &Path) -> String {
+    let element = format!("\"{}\"", dir.to_string_lossy().replace('"', "\"\""));
+    format!("'{}'", element.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 /// A throwaway PostgreSQL cluster with its own directory, socket and loopback port.
@@ -208,6 +143,8 @@ pub struct PgInstance {
     settings: PgSettings,
     /// `(uid, gid)` the server runs as when keylab runs as root.
     run_as: Option<(u32, u32)>,
+    /// The superuser's password, the only way in.
+    secret: Secret,
 }
 
 impl std::fmt::Debug for PgInstance {
@@ -243,11 +180,17 @@ impl PgInstance {
             if nix::unistd::geteuid().is_root() { Some(unprivileged_user()?) } else { None };
         let dir = tempfile::Builder::new()
             .prefix(DIR_PREFIX)
+            // Only keylab's user (and, once handed over, the server's) may enter: the socket
+            // and the data are inside. tempfile's default is 0777 less the umask.
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir()
             .map_err(|e| ServerError::Start(format!("cannot create a temporary directory: {e}")))?;
         write_owner(dir.path())
             .map_err(|e| ServerError::Start(format!("cannot write the owner file: {e}")))?;
         let registration = LiveInstance::register(dir.path(), Signal::SIGINT);
+        let secret = Secret::generate().map_err(|e| {
+            ServerError::Start(format!("cannot generate the instance's password: {e}"))
+        })?;
         if let Some((uid, gid)) = run_as {
             let chown = |p: &Path| {
                 std::os::unix::fs::chown(p, Some(uid), Some(gid)).map_err(|e| {
@@ -271,6 +214,7 @@ impl PgInstance {
             binaries,
             settings: settings.clone(),
             run_as,
+            secret,
         };
         instance.port = free_port()?;
         instance.initdb()?;
@@ -318,12 +262,18 @@ impl PgInstance {
         &self.settings
     }
 
+    /// The superuser's password, generated for this instance.
+    pub fn secret(&self) -> &Secret {
+        &self.secret
+    }
+
     /// Connection settings for its unix socket as the superuser, database `dbname`.
     pub fn config(&self, dbname: &str) -> postgres::Config {
         let mut c = postgres::Config::new();
         c.host_path(self.dir())
             .port(self.port)
             .user(SUPERUSER)
+            .password(self.secret.expose())
             .dbname(dbname)
             .connect_timeout(Duration::from_secs(5));
         c
@@ -350,11 +300,28 @@ impl PgInstance {
         }
     }
 
+    /// The file `initdb` reads the superuser's password from (0600, removed after).
+    fn pwfile_path(&self) -> PathBuf {
+        self.dir().join("pwfile")
+    }
+
     fn initdb(&mut self) -> Result<(), ServerError> {
+        let pwfile = self.pwfile_path();
+        write_private_file(&pwfile, &format!("{}\n", self.secret.expose()), self.run_as)
+            .map_err(|e| ServerError::Start(format!("cannot write initdb's password file: {e}")))?;
+        let result = self.run_initdb(&pwfile);
+        let _ = std::fs::remove_file(&pwfile);
+        result
+    }
+
+    fn run_initdb(&mut self, pwfile: &Path) -> Result<(), ServerError> {
         let mut cmd = self.command("initdb")?;
         cmd.arg(format!("--pgdata={}", self.datadir().display()))
             .arg(format!("--username={SUPERUSER}"))
-            .args(["--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"])
+            .arg(format!("--pwfile={}", pwfile.display()))
+            // Every login, local or TCP, with the password: `trust` would let any local user
+            // in as the superuser.
+            .args(["--auth=scram-sha-256", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"])
             .env("TZ", "UTC")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -519,6 +486,9 @@ mod tests {
         assert!(text.contains("port = 5555\n"));
         assert!(text.contains("shared_buffers = 131072kB\n"));
         assert!(text.contains("autovacuum = off\n"));
-        assert!(text.contains("unix_socket_directories = '/tmp/x'\n"));
+        assert!(text.contains("unix_socket_directories = '\"/tmp/x\"'\n"), "{text}");
+        let odd = socket_dirs_value(Path::new("/tmp/a #b'c, \"d\"\\e"));
+        assert_eq!(odd, r#"'"/tmp/a #b''c, ""d""\\e"'"#);
+        assert!(text.contains("unix_socket_permissions = 0700\n"));
     }
 }

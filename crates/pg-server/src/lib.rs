@@ -14,7 +14,8 @@
 //!   advise` ([`CatalogTable`]).
 //! - [`column_type`] and [`TextCollation`]: the PostgreSQL type keylab declares a column as.
 //!
-//! Inside (private modules): `engine`, `instance`, `load` (the row pipeline), `metrics`,
+//! Inside (private modules): `engine`, `instance`, `interrupted` (a `--url` run's tables
+//! dropped on a signal), `load` (the row pipeline), `metrics`,
 //! `owner` (keylab's claim on its schema of a user's database), `phases`, `query`, `sql`
 //! (DDL, literals, COPY text and the load checksum), `user_table`.
 //!
@@ -26,6 +27,7 @@
 
 mod engine;
 mod instance;
+mod interrupted;
 mod load;
 mod metrics;
 mod owner;
@@ -36,5 +38,6 @@ mod user_table;
 
 pub use engine::PgEngine;
 pub use instance::{installed_or_skip, PgBinaries, PgInstance, PgSettings};
+pub use owner::MARK as OWNER_MARK;
 pub use sql::{column_type, TextCollation};
 pub use user_table::{read_user_table, CatalogColumn, CatalogTable};

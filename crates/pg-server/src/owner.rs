@@ -1,7 +1,9 @@
 //! keylab's claim on a schema of a user's PostgreSQL database: the `keylab_owner` marker
 //! table that lists the tables keylab created there, and the check that refuses a schema
 //! holding anything else. keylab creates the schema when it is absent, and drops only the
-//! tables listed in the marker.
+//! tables listed in the marker that also carry keylab's [`MARK`] as their comment: anyone
+//! who may create a table in the schema could write a `keylab_owner` listing a user's tables,
+//! but only a table's owner may comment on it.
 
 use crate::engine::sql_err;
 use crate::sql::{qualified, quote_ident};
@@ -11,6 +13,16 @@ use std::collections::BTreeSet;
 
 /// The table marking a schema as keylab's.
 pub const OWNER_TABLE: &str = "keylab_owner";
+
+/// The comment on every table keylab creates on a user's server (see the module docs).
+pub const MARK: &str = "keylab: created by a keylab run, dropped by keylab runs in this schema";
+
+/// Gives `schema`.`table` keylab's [`MARK`].
+pub fn mark_table(client: &mut Client, schema: &str, table: &str) -> Result<(), ServerError> {
+    client
+        .batch_execute(&format!("COMMENT ON TABLE {} IS '{MARK}'", qualified(schema, table)))
+        .map_err(|e| sql_err("marking the table as keylab's failed", e))
+}
 
 /// The session-level advisory lock a run holds while `schema`.`table` is its work in
 /// progress (released when the run drops the table, or when its connection ends however the
@@ -66,16 +78,18 @@ pub fn claim_schema(client: &mut Client, schema: &str, where_: &str) -> Result<C
             )
         })?;
     }
-    let relations: BTreeSet<String> = client
+    let comments: std::collections::BTreeMap<String, Option<String>> = client
         .query(
-            "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+            "SELECT c.relname::text, obj_description(c.oid, 'pg_class') FROM pg_class c \
+             JOIN pg_namespace n ON n.oid = c.relnamespace \
              WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
             &[&schema],
         )
         .map_err(|e| sql_err("listing the schema's tables failed", e))?
         .iter()
-        .map(|r| r.get(0))
+        .map(|r| (r.get(0), r.get(1)))
         .collect();
+    let relations: BTreeSet<String> = comments.keys().cloned().collect();
     let owner = qualified(schema, OWNER_TABLE);
     let mut owned: BTreeSet<String> = if relations.contains(OWNER_TABLE) {
         client
@@ -93,6 +107,8 @@ pub fn claim_schema(client: &mut Client, schema: &str, where_: &str) -> Result<C
     } else {
         BTreeSet::new()
     };
+    // Listed but without keylab's mark: not keylab's, whatever the list says.
+    owned.retain(|t| comments.get(t).is_none_or(|c| c.as_deref() == Some(MARK)));
     let foreign: Vec<String> = relations
         .iter()
         .filter(|t| *t != OWNER_TABLE && !owned.contains(*t))

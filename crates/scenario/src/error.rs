@@ -1,5 +1,7 @@
 //! Scenario errors: every one names the file (or built-in), the line and the column, says
-//! what is wrong and lists the valid choices, then quotes the line with a caret.
+//! what is wrong and lists the valid choices, then quotes the line with a caret. The
+//! password of any `scheme://user:password@` in a quoted line (a `backends` URL) or in the
+//! TOML parser's message shows as `***`, whatever the error.
 
 use std::fmt;
 use std::ops::Range;
@@ -20,7 +22,7 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    /// An error at byte `span` of `source`.
+    /// An error at byte `span` of `source`, quoting its line with passwords masked.
     pub fn at(origin: &str, source: &str, span: Range<usize>, message: impl Into<String>) -> Self {
         let (line, column, text) = line_col(source, span.start);
         ScenarioError {
@@ -28,7 +30,7 @@ impl ScenarioError {
             line: Some(line),
             column,
             message: message.into(),
-            source_line: Some(text.to_string()),
+            source_line: Some(mask_passwords(text)),
         }
     }
 
@@ -56,8 +58,34 @@ impl ScenarioError {
         } else {
             message
         };
-        ScenarioError::at(origin, source, span, message)
+        // The parser's message may quote a value (a URL of `backends`).
+        ScenarioError::at(origin, source, span, mask_passwords(message))
     }
+}
+
+/// `line` with the password of every `scheme://user:password@` replaced by `***`. A URL
+/// ends at a quote, a space, a comma or `]`; its password runs from the first `:` after
+/// `://` to the last `@` (a password may hold `@`).
+pub(crate) fn mask_passwords(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("://") {
+        out.push_str(&rest[..i + 3]);
+        rest = &rest[i + 3..];
+        let end = rest.find(['"', '\'', ' ', ',', ']']).unwrap_or(rest.len());
+        let url = &rest[..end];
+        match (url.rfind('@'), url.find(':')) {
+            (Some(at), Some(colon)) if colon < at => {
+                out.push_str(&url[..=colon]);
+                out.push_str("***");
+                out.push_str(&url[at..]);
+            }
+            _ => out.push_str(url),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// 1-based line and character column of byte `offset`, and that line's text.
@@ -104,6 +132,16 @@ mod tests {
         // "bé " is 4 bytes but 3 characters.
         assert_eq!(line_col(src, 10), (2, 4, "bé = 2"));
         assert_eq!(line_col(src, 999), (3, 6, "c = 3"));
+    }
+
+    #[test]
+    fn passwords_in_urls_are_masked() {
+        assert_eq!(mask_passwords("a mysql://u:pw@h:1/d b"), "a mysql://u:***@h:1/d b");
+        assert_eq!(
+            mask_passwords(r#"["mysql://u@h", "x://u:p@q@h"]"#),
+            r#"["mysql://u@h", "x://u:***@h"]"#
+        );
+        assert_eq!(mask_passwords("no url: a@b"), "no url: a@b");
     }
 
     #[test]

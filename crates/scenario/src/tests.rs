@@ -462,6 +462,18 @@ fn existing_backends_set_the_shards_and_are_checked_where_written() {
     assert!(e.starts_with("s.toml:9:28: a backend is a MariaDB URL: mysql://"), "{e}");
     assert!(!e.contains("hunter2"), "the password is never shown: {e}");
     assert!(e.contains(r#"["mysql://a@h", "http://u:***@h"]"#), "{e}");
+    // TOML's own errors on a backends line (syntax, a value of the wrong type) mask it too.
+    for line in [
+        r#"backends = ["mysql://u:hunter2@h" "mysql://v:hunter2@h"]"#,
+        r#"backends = ["mysql://u:hunter2@h", 5]"#,
+        r#"backends = "mysql://u:hunter2@h""#,
+        r#"backends = ["mysql://u:hunter2@h", "mysql://v:hunter2@h"] shards = 2"#,
+    ] {
+        let e = err(&with(line));
+        assert!(e.starts_with("s.toml:9:"), "{e}");
+        assert!(!e.contains("hunter2"), "the password is never shown: {e}");
+        assert!(e.contains("mysql://u:***@h"), "{e}");
+    }
 }
 
 #[test]

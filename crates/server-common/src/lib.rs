@@ -6,6 +6,8 @@
 //!   and removed by [`cleanup_all_live`]; a free port, a log's tail, stopping a pid.
 //! - [`process`]: a private instance's processes as the operating system sees them (spawned
 //!   to die with keylab, found by the directory their command line names).
+//! - [`secret`]: the password generated per private instance ([`Secret`]) and the 0600
+//!   files that hand it to a server's bootstrap.
 //! - [`sweep`]: owner files in instance directories, and [`sweep_orphans`], which removes the
 //!   instances a killed keylab left.
 //! - [`signals`]: [`install_signal_cleanup`], the handler for the signals that would end
@@ -24,6 +26,7 @@ pub mod error;
 pub mod load;
 pub mod process;
 pub mod registry;
+pub mod secret;
 pub mod signals;
 pub mod sweep;
 pub mod url;
@@ -32,6 +35,7 @@ pub mod user_table;
 pub use error::ServerError;
 pub use load::{check_writers, latency_ms, LoadStats, MAX_WRITERS};
 pub use registry::{cleanup_all_live, is_ci, live_private_servers, LiveInstance};
+pub use secret::Secret;
 pub use signals::{install_signal_cleanup, interrupted, on_interrupt};
 pub use sweep::sweep_orphans;
 pub use url::{valid_identifier, ServerUrl, IDENTIFIER_RULE, PASSWORD_ENV};

@@ -40,20 +40,40 @@ fn spawner() -> &'static Mutex<mpsc::Sender<(Command, SpawnReply)>> {
     })
 }
 
+/// The environment variables a server, its initialiser or `setpriv` may see: where programs
+/// are, the locale and the time zone, the temporary directory and who runs it. Nothing else
+/// (`KEYLAB_PASSWORD`, `PGPASSWORD`, `MYSQL_PWD`, a user's tokens) reaches a server process,
+/// which may run as another OS user whose `/proc/PID/environ` that user can read.
+const CHILD_ENV: &[&str] = &["PATH", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME"];
+
+/// `cmd` with an environment of only [`CHILD_ENV`] and the `LC_*` variables of keylab's.
+fn only_needed_env(mut cmd: Command) -> Command {
+    cmd.env_clear();
+    for (name, value) in std::env::vars_os() {
+        let keep = name.to_str().is_some_and(|n| CHILD_ENV.contains(&n) || n.starts_with("LC_"));
+        if keep {
+            cmd.env(name, value);
+        }
+    }
+    cmd
+}
+
 /// `program` with `args`, to be killed (SIGKILL) by the kernel when keylab dies, however it
-/// dies: through `setpriv --pdeathsig KILL` where it is installed, else plainly.
+/// dies: through `setpriv --pdeathsig KILL` where it is installed, else plainly. Its
+/// environment holds only what a server needs (see [`CHILD_ENV`]), never a secret.
 pub fn command_dying_with_keylab(program: &Path) -> Command {
-    if setpriv_works() {
+    only_needed_env(if setpriv_works() {
         let mut c = Command::new(SETPRIV);
         c.arg("--pdeathsig").arg("KILL").arg("--").arg(program);
         c
     } else {
         Command::new(program)
-    }
+    })
 }
 
 /// [`command_dying_with_keylab`] run as user `uid`/`gid` (no supplementary groups), for
 /// servers that refuse to run as root (PostgreSQL). Needs `setpriv`; `None` without it.
+/// The same environment as [`command_dying_with_keylab`]'s.
 pub fn command_as_user_dying_with_keylab(program: &Path, uid: u32, gid: u32) -> Option<Command> {
     if !setpriv_works() {
         return None;
@@ -66,7 +86,7 @@ pub fn command_as_user_dying_with_keylab(program: &Path, uid: u32, gid: u32) -> 
         .arg("KILL")
         .arg("--")
         .arg(program);
-    Some(c)
+    Some(only_needed_env(c))
 }
 
 /// True when `setpriv` is installed and knows `--pdeathsig` (util-linux 2.33 and later),
@@ -172,6 +192,20 @@ pub fn kill_all_naming(dir: &Path, signal: Signal, within: Duration) -> Vec<u32>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_child_sees_only_the_environment_it_needs() {
+        let mut cmd = Command::new("/usr/bin/env");
+        cmd.env("PGPASSWORD", "pw-Env1").env("KEYLAB_PASSWORD", "pw-Env2").env("LC_ALL", "C");
+        let out = only_needed_env(cmd).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("pw-Env"), "{text}");
+        if std::env::var_os("PATH").is_some() {
+            assert!(text.lines().any(|l| l.starts_with("PATH=")), "{text}");
+        }
+        let names: Vec<&str> = text.lines().filter_map(|l| l.split('=').next()).collect();
+        assert!(names.iter().all(|n| CHILD_ENV.contains(n) || n.starts_with("LC_")), "{names:?}");
+    }
 
     #[test]
     fn this_process_has_a_start_time_and_a_parent() {

@@ -197,8 +197,12 @@ fn url_runs_work_only_in_keylabs_schema_and_never_show_the_password() {
     assert_eq!(left, 0, "keylab dropped its tables");
     // A table a killed run left (listed, no keylab holding its lock) is dropped by the next
     // run in that schema, which says so.
-    c.batch_execute("CREATE TABLE kl.stale (id int); INSERT INTO kl.keylab_owner VALUES ('stale')")
-        .unwrap();
+    c.batch_execute(&format!(
+        "CREATE TABLE kl.stale (id int); COMMENT ON TABLE kl.stale IS '{}'; \
+         INSERT INTO kl.keylab_owner VALUES ('stale')",
+        keylab_pg_server::OWNER_MARK
+    ))
+    .unwrap();
     let next =
         Dir::new().keylab(&strs(&args("kl")).split('\u{0}').collect::<Vec<_>>()).expect_code(0);
     assert!(next.stderr.contains("dropped `kl`.`stale`"), "{}", next.stderr);
@@ -206,6 +210,20 @@ fn url_runs_work_only_in_keylabs_schema_and_never_show_the_password() {
     let stale: i64 =
         c.query_one("SELECT count(*) FROM pg_tables WHERE schemaname = 'kl'", &[]).unwrap().get(0);
     assert_eq!(stale, 1, "only the marker is left");
+    // A `keylab_owner` someone else wrote, listing the user's table, is no claim: `orders`
+    // lacks keylab's mark, so keylab refuses the schema and drops nothing (though its --url
+    // user owns `orders` and could).
+    c.batch_execute(
+        "CREATE TABLE app.keylab_owner (table_name text PRIMARY KEY, created_at timestamptz \
+         NOT NULL DEFAULT now()); INSERT INTO app.keylab_owner VALUES ('orders'); \
+         GRANT ALL ON app.keylab_owner TO bob; ALTER TABLE app.orders OWNER TO bob",
+    )
+    .unwrap();
+    let forged =
+        Dir::new().keylab(&strs(&args("app")).split('\u{0}').collect::<Vec<_>>()).expect_code(2);
+    assert!(forged.stderr.contains("`orders`"), "{}", forged.stderr);
+    let n: i64 = c.query_one("SELECT count(*) FROM app.orders", &[]).unwrap().get(0);
+    assert_eq!(n, 1, "a forged keylab_owner made keylab drop the user's table");
 }
 
 /// A test directory PostgreSQL (run as the `postgres` user under root) can traverse.

@@ -3,10 +3,11 @@
 //! server's, and `keylab validate` finds no difference. These tests need MariaDB's server
 //! binaries: without them they print SKIPPED, except under `CI=true`, where a missing
 //! server is a failure. The folder's other files test the built-in experiments (`builtins`),
-//! loads (`loads`) and where `--engine mariadb` works (`url`) on a private MariaDB.
+//! loads (`loads`), a TMPDIR with `#`, quotes and spaces (`tmpdir`) and where `--engine mariadb` works (`url`) on a private MariaDB.
 
 mod builtins;
 mod loads;
+mod tmpdir;
 mod url;
 
 use crate::util::{json, server_installed, Dir};

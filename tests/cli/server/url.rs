@@ -122,6 +122,25 @@ fn url_and_database_on_a_users_server() {
     assert!(out["runs"][0]["indexes"][0]["fill_pct"].as_f64().unwrap() > 0.0);
     let left: Vec<String> = admin.query("SHOW TABLES FROM kl_cli").unwrap();
     assert_eq!(left, vec!["keylab_owner".to_string()], "only keylab's marker stays");
+    // Id sources (a sequence, a table) beside the table are marked and dropped too.
+    let seq = [
+        "compare",
+        "--engine",
+        "mariadb",
+        "--url",
+        &url,
+        "--database",
+        "kl_seq",
+        "--rows",
+        "500",
+        "--keys",
+        "sequence,table",
+        "--block",
+        "50",
+    ];
+    d.keylab(&seq).expect_code(0);
+    let left: Vec<String> = admin.query("SHOW TABLES FROM kl_seq").unwrap();
+    assert_eq!(left, vec!["keylab_owner".to_string()], "only keylab's marker stays");
 
     let refused = compare("appdb").expect_code(2);
     assert!(refused.stderr.contains("`orders`"), "{}", refused.stderr);
@@ -130,4 +149,18 @@ fn url_and_database_on_a_users_server() {
     assert_eq!(orders, vec![7]);
     let appdb_tables: Vec<String> = admin.query("SHOW TABLES FROM appdb").unwrap();
     assert_eq!(appdb_tables, vec!["orders".to_string()]);
+
+    // A `keylab_owner` someone else wrote, listing the user's table, is no claim: the table
+    // lacks keylab's mark, so keylab refuses the database and drops nothing.
+    admin
+        .query_drop(
+            "CREATE TABLE appdb.keylab_owner (table_name VARCHAR(64) NOT NULL PRIMARY KEY, \
+             created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP); \
+             INSERT INTO appdb.keylab_owner (table_name) VALUES ('orders')",
+        )
+        .unwrap();
+    let forged = compare("appdb").expect_code(2);
+    assert!(forged.stderr.contains("`orders`"), "{}", forged.stderr);
+    let orders: Vec<i32> = admin.query("SELECT id FROM appdb.orders").unwrap();
+    assert_eq!(orders, vec![7], "a forged keylab_owner made keylab drop the user's table");
 }

@@ -74,6 +74,9 @@ impl MariaDbEngine {
         for s in create {
             self.conn.query_drop(&s).map_err(|e| sql_err("creating the id source failed", e))?;
         }
+        if let super::Target::Url(_) = self.target {
+            crate::owner::mark_table(&mut self.conn, &self.database, &src)?;
+        }
         Ok(())
     }
 

@@ -35,7 +35,7 @@ impl MariaDbEngine {
         let server = PrivateServer::start(settings)?;
         let socket = server.socket().to_string_lossy().into_owned();
         let flavour = server.binaries().flavour;
-        let target = Target::Private { socket };
+        let target = Target::Private { socket, secret: server.secret().clone() };
         let probe = Conn::new(base_opts(&target, CONNECT_TIMEOUT)).map_err(|e| {
             ServerError::Connect(format!("cannot connect to the private server: {e}"))
         })?;
@@ -258,9 +258,10 @@ pub(super) fn check_database(db: &str) -> Result<(), ServerError> {
 
 pub(super) fn base_opts(target: &Target, timeout: Duration) -> OptsBuilder {
     match target {
-        Target::Private { socket } => OptsBuilder::new()
+        Target::Private { socket, secret } => OptsBuilder::new()
             .socket(Some(socket.clone()))
             .user(Some("root"))
+            .pass(Some(secret.expose()))
             .prefer_socket(true)
             .tcp_connect_timeout(Some(timeout)),
         Target::Url(url) => crate::client::url_opts(url, timeout),

@@ -53,6 +53,9 @@ impl MariaDbEngine {
         self.conn
             .query_drop(ddl.unwrap_or_else(|| table.create_sql(self.dialect())))
             .map_err(|e| sql_err(&format!("CREATE TABLE {name} failed"), e))?;
+        if let Target::Url(_) = self.target {
+            owner::mark_table(&mut self.conn, &self.database, &name)?;
+        }
         self.create_id_source(&name)?;
         self.track(&name, &[]);
         let baseline = Baseline {

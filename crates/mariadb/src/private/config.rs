@@ -5,7 +5,7 @@
 use super::binaries::{has_change_buffering, Flavour, ServerVersion};
 use keylab_server_common::ServerError;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Start-only settings of a private instance (the ones a shared server cannot change).
 #[derive(Debug, Clone, PartialEq)]
@@ -76,6 +76,8 @@ pub(super) struct Layout {
     pub(super) datadir: PathBuf,
     pub(super) socket: PathBuf,
     pub(super) error_log: PathBuf,
+    /// An empty directory of the instance: the only place `INTO OUTFILE` may write.
+    pub(super) secure_file_priv: PathBuf,
     pub(super) port: u16,
     pub(super) as_root: bool,
 }
@@ -94,13 +96,14 @@ pub(super) fn config_text(
     let mut set = |k: &str, v: &dyn std::fmt::Display| {
         let _ = writeln!(cnf, "{k}={v}");
     };
-    set("datadir", &layout.datadir.display());
-    set("socket", &layout.socket.display());
+    set("datadir", &option_path(&layout.datadir));
+    set("socket", &option_path(&layout.socket));
     set("port", &layout.port);
     set("bind-address", &"127.0.0.1");
-    set("pid-file", &layout.dir.join("mysqld.pid").display());
-    set("log-error", &layout.error_log.display());
-    set("tmpdir", &layout.dir.display());
+    set("pid-file", &option_path(&layout.dir.join("mysqld.pid")));
+    set("log-error", &option_path(&layout.error_log));
+    set("tmpdir", &option_path(&layout.dir));
+    set("secure_file_priv", &option_path(&layout.secure_file_priv));
     if layout.as_root {
         set("user", &"root");
     }
@@ -156,6 +159,28 @@ pub(super) fn config_text(
     cnf
 }
 
+/// `path` as an option-file value that reads back as exactly `path`, whatever TMPDIR holds
+/// (`#`, quotes, spaces, backslashes). The server's option-file reader (mysys
+/// `search_default_file_with_ext`) ends a value at a `#` outside quotes, trims spaces, strips
+/// one pair of enclosing quotes, then turns `\\`, `\"`, `\'`, `\n`, `\t`, `\r`, `\b` and
+/// `\s` into their characters: so the path goes in double quotes with those escaped.
+fn option_path(path: &Path) -> String {
+    let mut out = String::from("\"");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::binaries::version_lines::*;
@@ -167,6 +192,7 @@ mod tests {
             datadir: PathBuf::from("/tmp/kl/data"),
             socket: PathBuf::from("/tmp/kl/mysqld.sock"),
             error_log: PathBuf::from("/tmp/kl/error.log"),
+            secure_file_priv: PathBuf::from("/tmp/kl/files"),
             port: 40000,
             as_root: false,
         };
@@ -177,6 +203,13 @@ mod tests {
 
     fn has_option(cnf: &str, name: &str) -> bool {
         cnf.lines().any(|l| l.split('=').next() == Some(name))
+    }
+
+    #[test]
+    fn paths_are_quoted_so_the_reader_gets_them_back() {
+        assert_eq!(option_path(Path::new("/tmp/kl/data")), r#""/tmp/kl/data""#);
+        assert_eq!(option_path(Path::new("/tmp/a #b'c/x")), r#""/tmp/a #b\'c/x""#);
+        assert_eq!(option_path(Path::new(r#"/t/"q"\n"#)), r#""/t/\"q\"\\n""#);
     }
 
     #[test]

@@ -52,6 +52,37 @@ pub struct SpiderEngine {
     shared_backends: bool,
 }
 
+/// The account the head's Spider links log in to a private backend with.
+const LINK_USER: &str = "keylab_spider";
+
+/// Creates [`LINK_USER`] on private backend `b` with a password generated for it and the
+/// rights Spider's link uses (rows of keylab's database, nothing else: no FILE, no other
+/// database, no account management), and returns the head's `CREATE SERVER` options for it.
+/// The head's `mysql.servers` thus holds this generated password, not root's.
+fn link_user_on(b: &MariaDbEngine) -> Result<String, ServerError> {
+    let server = b.private_server().expect("a private backend");
+    let socket = server.socket().to_string_lossy().into_owned();
+    let password = keylab_server_common::Secret::generate()
+        .map_err(|e| ServerError::Start(format!("cannot generate a Spider link password: {e}")))?;
+    let mut conn = b.new_connection()?;
+    conn.query_drop(format!(
+        "CREATE OR REPLACE USER '{LINK_USER}'@'localhost' IDENTIFIED BY '{}'",
+        password.expose()
+    ))
+    .map_err(|e| sql_err("creating the Spider link's user failed", e))?;
+    conn.query_drop(format!(
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON {}.* TO '{LINK_USER}'@'localhost'",
+        quote_ident(b.database())
+    ))
+    .map_err(|e| sql_err("granting the Spider link's rights failed", e))?;
+    Ok(format!(
+        "SOCKET '{}', USER '{LINK_USER}', PASSWORD '{}', DATABASE '{}', HOST 'localhost'",
+        socket.replace('\'', "''"),
+        password.expose(),
+        b.database()
+    ))
+}
+
 /// The server name of backend `k` on the head.
 fn server_name(k: usize) -> String {
     format!("keylab_shard{k}")
@@ -76,28 +107,17 @@ impl SpiderEngine {
         let backends = (0..shards)
             .map(|_| MariaDbEngine::private_in(settings, database))
             .collect::<Result<Vec<_>, _>>()?;
-        let servers = backends
-            .iter()
-            .map(|b| {
-                let socket = b
-                    .private_server()
-                    .map(|s| s.socket().to_string_lossy().into_owned())
-                    .expect("a private backend");
-                format!(
-                    "SOCKET '{}', USER 'root', DATABASE '{}', HOST 'localhost'",
-                    socket.replace('\'', "''"),
-                    b.database()
-                )
-            })
-            .collect();
+        let servers = backends.iter().map(link_user_on).collect::<Result<Vec<_>, _>>()?;
         Self::assemble(settings, database, backends, servers, sharding, "private")
     }
 
     /// A private head with Spider over existing servers (a scenario's `[engine] backends`):
     /// on each, keylab creates and marks its own database (`database`, default `keylab`) as
     /// `--url` does, works only there and never drops or alters anything else. The head
-    /// reaches each backend over TCP with the URL's user and password (kept in the private
-    /// head's `mysql.servers`, removed with it; never printed).
+    /// reaches each backend over TCP with the URL's user and password: keylab creates no
+    /// account on a user's server, so that password is what the private head's `mysql.servers`
+    /// stores (readable only with the head's generated root password, removed with the head;
+    /// never printed).
     pub fn with_backends(
         settings: &ServerSettings,
         database: Option<&str>,

@@ -134,8 +134,9 @@ pub(super) fn target_name(target: &Target) -> String {
     }
 }
 
-pub(super) fn connect_to(target: &Target) -> Result<Client, ServerError> {
-    let config = match target {
+/// The connection settings of `target`'s database.
+pub(super) fn config_of(target: &Target) -> postgres::Config {
+    match target {
         Target::Private(i) => i.config("keylab"),
         Target::Url { url, database } => {
             let mut c = postgres::Config::new();
@@ -143,14 +144,19 @@ pub(super) fn connect_to(target: &Target) -> Result<Client, ServerError> {
                 .port(url.port)
                 .user(&url.user)
                 .dbname(database)
+                // How a signal's cleanup finds this process's sessions to end them.
+                .application_name(&crate::interrupted::application_name())
                 .connect_timeout(Duration::from_secs(5));
             if let Some(p) = &url.password {
                 c.password(p);
             }
             c
         }
-    };
-    config.connect(NoTls).map_err(|e| {
+    }
+}
+
+pub(super) fn connect_to(target: &Target) -> Result<Client, ServerError> {
+    config_of(target).connect(NoTls).map_err(|e| {
         ServerError::Connect(format!("cannot connect to {}: {}", target_name(target), describe(&e)))
     })
 }

@@ -1,6 +1,6 @@
 //! The checks of a scenario that do not depend on a matrix cell: a name, variants,
 //! placements, tables (names, payload columns), the generator's node, `[engine] backends`
-//! (their form, with passwords masked in any error), and a load as the first phase.
+//! (their form; errors mask passwords), and a load as the first phase.
 //!
 //! Not for: checks of one cell's values (the matrix, the phases, the generators' ranges),
 //! which planning makes per run.
@@ -59,36 +59,10 @@ pub(super) fn check_top(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioErr
 }
 
 /// `[engine] backends`: 2 to 16 MySQL URLs, agreeing with `shards` when both are given. The
-/// URLs are parsed in full when the engine connects (keylab-mariadb); here their form.
+/// URLs are parsed in full when the engine connects (keylab-mariadb); here their form. (The
+/// quoted line of any scenario error shows their passwords masked: see `ScenarioError::at`.)
 fn check_backends(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
-    let masked = |e: ScenarioError| ScenarioError {
-        source_line: e.source_line.map(|l| mask_passwords(&l)),
-        ..e
-    };
-    check_backend_urls(cx, spec).map_err(masked)
-}
-
-/// `line` with the password of every `scheme://user:password@` replaced by `***`.
-fn mask_passwords(line: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(i) = rest.find("://") {
-        out.push_str(&rest[..i + 3]);
-        rest = &rest[i + 3..];
-        let end = rest.find(['"', '\'', ' ', ',', ']']).unwrap_or(rest.len());
-        let url = &rest[..end];
-        match (url.rfind('@'), url.find(':')) {
-            (Some(at), Some(colon)) if colon < at => {
-                out.push_str(&url[..=colon]);
-                out.push_str("***");
-                out.push_str(&url[at..]);
-            }
-            _ => out.push_str(url),
-        }
-        rest = &rest[end..];
-    }
-    out.push_str(rest);
-    out
+    check_backend_urls(cx, spec)
 }
 
 fn check_backend_urls(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
