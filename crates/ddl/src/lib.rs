@@ -16,6 +16,8 @@
 #![deny(missing_docs)]
 
 mod build;
+#[cfg(test)]
+mod census;
 mod storage;
 mod types;
 
