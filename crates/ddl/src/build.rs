@@ -9,7 +9,7 @@ mod table_builder;
 use parameters::layout_neutral;
 
 use crate::storage::{ConstraintParameters, StorageOption};
-use crate::types::{charset_named, map_type, Mapped};
+use crate::types::{charset_named, map_type, member_labels, serial_type, Mapped};
 use crate::{DdlFile, DdlTable, FillFactor, IndexFillFactor, Note, Position, SourceDialect};
 use keylab_schema::{Charset, Column, ColumnType, Index, RowFormat, Table};
 use sqlparser::ast::{
@@ -255,7 +255,17 @@ impl FileBuilder {
                     _ => {}
                 }
             }
-            let ty = match map_type(&c.data_type, charset) {
+            let pg = self.dialect == SourceDialect::Postgres;
+            if serial_type(&c.data_type, pg).is_some() {
+                // An integer with its sequence: an identity (AUTO_INCREMENT) column. MySQL's
+                // SERIAL is also NOT NULL and UNIQUE.
+                auto = true;
+                if !pg {
+                    nullable = false;
+                    unique_inline.push(i);
+                }
+            }
+            let ty = match map_type(&c.data_type, charset, pg) {
                 Ok(Mapped::Exact(t)) => t,
                 Ok(Mapped::Near(t, why)) => {
                     b.notes.push(Note {
@@ -266,7 +276,9 @@ impl FileBuilder {
                 }
                 Err(why) => return Err((cat, format!("column `{}`: {why}", c.name.value))),
             };
-            b.table.columns.push(Column::new(c.name.value.clone(), ty, nullable));
+            let mut column = Column::new(c.name.value.clone(), ty, nullable);
+            column.labels = member_labels(&c.data_type);
+            b.table.columns.push(column);
             if auto {
                 b.set_identity(&c.name.value);
             }

@@ -30,6 +30,7 @@ fn corpus_dir() -> Option<PathBuf> {
 }
 
 fn count_file(source: &str, census: &mut Census) {
+    let pg = detect_dialect(source) == SourceDialect::Postgres;
     let sql: Box<dyn SqlDialect> = match detect_dialect(source) {
         SourceDialect::Mysql => Box::new(MySqlDialect {}),
         SourceDialect::Postgres => Box::new(PostgreSqlDialect {}),
@@ -43,7 +44,7 @@ fn count_file(source: &str, census: &mut Census) {
         for c in &ct.columns {
             let declared = c.data_type.to_string().to_ascii_lowercase();
             let family = declared.split('(').next().unwrap_or("").trim().to_string();
-            match map_type(&c.data_type, Charset::Utf8mb4) {
+            match map_type(&c.data_type, Charset::Utf8mb4, pg) {
                 Ok(Mapped::Exact(_)) => census.exact += 1,
                 Ok(Mapped::Near(..)) => *census.near.entry(family).or_default() += 1,
                 Err(_) => *census.refused.entry(family).or_default() += 1,

@@ -7,7 +7,7 @@
 //! order. This module does not connect.
 
 use keylab_core::FillFactors;
-use keylab_schema::{time_text, Charset, ColumnType, Table, Value};
+use keylab_schema::{datetime_text, time_text, Charset, ColumnType, Table, TemporalKind, Value};
 use md5::{Digest, Md5};
 use std::fmt::Write as _;
 
@@ -72,6 +72,7 @@ pub fn column_type(ty: &ColumnType, collation: TextCollation) -> String {
         ColumnType::Timestamp | ColumnType::DateTime => "timestamp(0)".into(),
         ColumnType::Date => "date".into(),
         ColumnType::Decimal { precision, scale } => format!("numeric({precision},{scale})"),
+        other => other.pg_sql(),
     }
 }
 
@@ -157,6 +158,9 @@ pub fn column_list(table: &Table) -> String {
 /// The value as PostgreSQL's text form of the column's type: what `::text` of the stored
 /// value gives, so the checksum's two halves agree. `None` for NULL.
 pub fn value_text(v: &Value, ty: &ColumnType) -> Option<String> {
+    if let Some(text) = newer_value_text(v, ty) {
+        return Some(text);
+    }
     Some(match v {
         Value::Null => return None,
         Value::Int(n) | Value::Time(n) if is_time(ty) => {
@@ -182,6 +186,45 @@ pub fn value_text(v: &Value, ty: &ColumnType) -> Option<String> {
             }
             _ => String::from_utf8_lossy(b).into_owned(),
         },
+    })
+}
+
+/// [`value_text`] of the types past `Decimal` (PostgreSQL's own and MySQL's nearest), `None`
+/// for the others and for NULL.
+fn newer_value_text(v: &Value, ty: &ColumnType) -> Option<String> {
+    let hms = |s: i64| format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+    Some(match (v, *ty) {
+        (Value::Null, _) => return None,
+        (Value::Int(n) | Value::Time(n), ColumnType::Temporal { kind, .. }) => match kind {
+            TemporalKind::Interval => hms(*n),
+            TemporalKind::Time => hms(n.rem_euclid(86_400)),
+            TemporalKind::TimeTz => hms(n.rem_euclid(86_400)) + "+00",
+            TemporalKind::TimestampTz => datetime_text(*n)? + "+00",
+            TemporalKind::DateTime | TemporalKind::Timestamp => datetime_text(*n)?,
+        },
+        (Value::Int(n), ColumnType::Bool) => (if *n != 0 { "true" } else { "false" }).into(),
+        (Value::Int(n), ColumnType::Money) => format!("${n}.00"),
+        (Value::Int(n), ColumnType::Bit { bits }) => {
+            format!("{:0w$b}", *n as u64, w = usize::from(bits))
+        }
+        (Value::Bytes(b), ColumnType::VarBinary { .. } | ColumnType::Blob | ColumnType::Opaque) => {
+            let mut s = String::with_capacity(2 + 2 * b.len());
+            s.push_str("\\x");
+            for byte in b {
+                let _ = write!(s, "{byte:02x}");
+            }
+            s
+        }
+        (Value::Bytes(b), ColumnType::MacAddr { .. }) => {
+            b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(":")
+        }
+        (Value::Bytes(b), ColumnType::Inet { .. }) if b.len() == 4 => {
+            format!("{}.{}.{}.{}/32", b[0], b[1], b[2], b[3])
+        }
+        (Value::Bytes(b), ColumnType::TsVector) => format!("'{}'", String::from_utf8_lossy(b)),
+        // The server writes an array's text elements without the quotes keylab sends.
+        (Value::Bytes(b), ColumnType::Array { .. }) => String::from_utf8_lossy(b).replace('"', ""),
+        _ => return None,
     })
 }
 

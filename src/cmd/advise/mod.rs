@@ -310,7 +310,9 @@ fn current_variant(table: &Table) -> Option<Variant> {
     let [k] = table.primary_key.as_slice() else { return None };
     let v = |s: Strategy, e: Encoding| Variant::new(s, e).ok();
     match table.columns[*k].ty {
-        ColumnType::Int | ColumnType::BigInt { .. } if table.auto_increment => {
+        ColumnType::Int | ColumnType::BigInt { .. } | ColumnType::Integer { .. }
+            if table.auto_increment =>
+        {
             v(Strategy::AutoInc, Encoding::Bigint)
         }
         ColumnType::BigInt { .. } => v(Strategy::Snowflake, Encoding::Bigint),
@@ -326,6 +328,33 @@ fn current_variant(table: &Table) -> Option<Variant> {
         }
         _ => None,
     }
+}
+
+/// Refuses (exit 2) a table whose UNIQUE or key column cannot take `rows` distinct values of
+/// its type: a `CHAR(2)` code key holds 1,296 of keylab's base-36 codes, a `TINYINT` 256.
+/// Refusing says what to change; capping the rows would advise on another table size.
+fn check_unique_capacity(
+    t: &Table,
+    plan: &[ColumnValues],
+    rows: u64,
+    origin: &str,
+    ddl: &DdlTable,
+) -> Result<()> {
+    for (col, p) in t.columns.iter().zip(plan) {
+        let Some(cap) = rows::unique_capacity(p, &col.ty) else { continue };
+        if cap < u128::from(rows) {
+            return Err(UsageError(format!(
+                "{origin}:{}:{}: table `{}`: column `{}` ({}) is in a key or UNIQUE index and                  holds at most {cap} distinct values keylab makes, fewer than the {rows} rows                  asked for; valid: --rows 1..={cap}",
+                ddl.at.line,
+                ddl.at.column,
+                t.name,
+                col.name,
+                col.ty.sql(keylab_schema::Dialect::Mariadb),
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 fn candidates(
@@ -394,10 +423,13 @@ fn candidates(
             key_name.join(", ")
         ),
     });
+    let current_plan =
+        plan_columns(t, &t.primary_key, rows_of(args), current_v.is_some(), &width_of);
+    check_unique_capacity(t, &current_plan, rows_of(args), origin, ddl)?;
     let mut out = vec![Candidate {
         label: "current".into(),
         variant: current_v,
-        plan: plan_columns(t, &t.primary_key, rows_of(args), &width_of),
+        plan: current_plan,
         key: t.primary_key.clone(),
         table: Table { name: format!("{}_current", t.name), ..t.clone() },
         heap_table: false,
@@ -424,7 +456,7 @@ fn candidates(
         out.push(Candidate {
             label: v.to_string(),
             variant: Some(v),
-            plan: plan_columns(&table, &key, rows_of(args), &width_of),
+            plan: plan_columns(&table, &key, rows_of(args), true, &width_of),
             key,
             table,
             heap_table: false,
