@@ -467,6 +467,32 @@ mod tests {
     }
 
     #[test]
+    fn new_fixed_types_order_and_align_as_the_server() {
+        // A TINYINT built as smallint, a double: numbers in order, negatives first.
+        for ty in
+            [ColumnType::Integer { bytes: 1, unsigned: false }, ColumnType::Float { double: true }]
+        {
+            let l = KeyLayout::new(KeyType::of(&ty).unwrap());
+            let key = |v: i64| {
+                let mut k = Vec::new();
+                l.encode(&Value::Int(v), 1, &mut k).unwrap();
+                k
+            };
+            assert!(key(-128) < key(-1) && key(-1) < key(0) && key(0) < key(127), "{ty:?}");
+        }
+        let small = KeyType::of(&ColumnType::Integer { bytes: 2, unsigned: false }).unwrap();
+        // smallint: 8-byte header + 2, MAXALIGNed: 16 bytes (+ 4 line pointer = 20).
+        assert_eq!(small.leaf_tuple_bytes(8), 16);
+        let inet = KeyType::of(&ColumnType::Inet { cidr: false }).unwrap();
+        // 8 + 1 + 2 + 4 = 15 -> 16.
+        assert_eq!(inet.leaf_tuple_bytes(4), 16);
+        let interval = ColumnType::Temporal { kind: keylab_schema::TemporalKind::Interval, fsp: 6 };
+        // A heap tuple of a smallint then an interval: 2, aligned to 8, + 16.
+        let cols = [ColumnType::Integer { bytes: 2, unsigned: false }, interval];
+        assert_eq!(heap_tuple_bytes(&cols, &[Value::Int(1), Value::Int(5)]), 24 + 8 + 16);
+    }
+
+    #[test]
     fn sort_keys_order_as_the_server() {
         let l = KeyLayout::new(KeyType::BigInt);
         let (mut a, mut b) = (Vec::new(), Vec::new());

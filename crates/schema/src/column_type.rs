@@ -5,7 +5,7 @@
 //! declared where the engine has the type and as the nearest type where it has not (the DDL
 //! reader says so in a note).
 
-use crate::{Charset, Dialect};
+use crate::Charset;
 use serde::{Deserialize, Serialize};
 
 /// A column type, with everything InnoDB's record format and PostgreSQL's tuple layout
@@ -335,8 +335,11 @@ impl ColumnType {
             | ColumnType::DateTime
             | ColumnType::Money => fixed(8, 8),
             ColumnType::Binary { bytes: 16 } => fixed(16, 1),
-            ColumnType::Integer { bytes: 1 | 2, .. } | ColumnType::Year => fixed(2, 2),
-            ColumnType::Integer { bytes: 3, .. }
+            // No unsigned integers on PostgreSQL: SMALLINT UNSIGNED takes an integer.
+            ColumnType::Integer { bytes: 1, .. }
+            | ColumnType::Integer { bytes: 2, unsigned: false }
+            | ColumnType::Year => fixed(2, 2),
+            ColumnType::Integer { bytes: 2 | 3, .. }
             | ColumnType::Integer { bytes: 4, unsigned: false } => fixed(4, 4),
             ColumnType::Integer { .. } => fixed(8, 8),
             ColumnType::Float { double: false } => fixed(4, 4),
@@ -382,143 +385,6 @@ impl ColumnType {
             _ => return None,
         })
     }
-
-    /// The type as written in `CREATE TABLE` for `dialect`.
-    pub fn sql(&self, dialect: Dialect) -> String {
-        let pg = dialect == Dialect::Postgres;
-        match *self {
-            ColumnType::Int => "INT".into(),
-            ColumnType::BigInt { unsigned: false } => "BIGINT".into(),
-            // PostgreSQL has no unsigned integers; NUMERIC(20) holds every u64.
-            ColumnType::BigInt { unsigned: true } if pg => "NUMERIC(20)".into(),
-            ColumnType::BigInt { unsigned: true } => "BIGINT UNSIGNED".into(),
-            ColumnType::Char { chars, charset } if pg => {
-                format!("CHAR({chars}){}", pg_collate(charset))
-            }
-            ColumnType::VarChar { chars, charset } if pg => {
-                format!("VARCHAR({chars}){}", pg_collate(charset))
-            }
-            ColumnType::Char { chars, charset } => {
-                format!("CHAR({chars}) CHARACTER SET {}", charset.sql_name())
-            }
-            ColumnType::VarChar { chars, charset } => {
-                format!("VARCHAR({chars}) CHARACTER SET {}", charset.sql_name())
-            }
-            ColumnType::Binary { .. } if pg => "BYTEA".into(),
-            ColumnType::Binary { bytes } => format!("BINARY({bytes})"),
-            ColumnType::Text { .. } if pg => "TEXT".into(),
-            ColumnType::Text { charset } => format!("TEXT CHARACTER SET {}", charset.sql_name()),
-            ColumnType::Timestamp if pg => "TIMESTAMP(0)".into(),
-            ColumnType::Timestamp => "TIMESTAMP NULL".into(),
-            ColumnType::DateTime if pg => "TIMESTAMP(0)".into(),
-            ColumnType::DateTime => "DATETIME".into(),
-            ColumnType::Date => "DATE".into(),
-            ColumnType::Decimal { precision, scale } => format!("DECIMAL({precision},{scale})"),
-            _ if pg => self.pg_sql(),
-            _ => self.mysql_sql(),
-        }
-    }
-
-    /// The PostgreSQL type of one of the types past `Decimal` (a MySQL-only type as its
-    /// nearest PostgreSQL type).
-    pub fn pg_sql(&self) -> String {
-        match *self {
-            ColumnType::Integer { bytes: 1 | 2, .. }
-            | ColumnType::Year
-            | ColumnType::Enum { .. } => "smallint".into(),
-            ColumnType::Integer { bytes: 3, .. }
-            | ColumnType::Integer { bytes: 4, unsigned: false } => "integer".into(),
-            ColumnType::Integer { .. } => "bigint".into(),
-            ColumnType::Float { double: false } => "real".into(),
-            // `double precision` as one word (a cast takes the type's first word).
-            ColumnType::Float { double: true } => "float8".into(),
-            ColumnType::Bool => "boolean".into(),
-            ColumnType::Set { members } => match set_pg_bytes(members) {
-                2 => "smallint".into(),
-                4 => "integer".into(),
-                _ => "bigint".into(),
-            },
-            ColumnType::Bit { bits } => format!("bit({bits})"),
-            ColumnType::Temporal { kind, fsp } => match kind {
-                TemporalKind::DateTime | TemporalKind::Timestamp => format!("timestamp({fsp})"),
-                TemporalKind::TimestampTz => format!("timestamptz({fsp})"),
-                TemporalKind::Time => format!("time({fsp})"),
-                TemporalKind::TimeTz => format!("timetz({fsp})"),
-                TemporalKind::Interval => "interval".into(),
-            },
-            ColumnType::VarBinary { .. } | ColumnType::Blob | ColumnType::Opaque => "bytea".into(),
-            ColumnType::Json { binary: false } => "json".into(),
-            ColumnType::Json { binary: true } => "jsonb".into(),
-            ColumnType::Inet { cidr: false } => "inet".into(),
-            ColumnType::Inet { cidr: true } => "cidr".into(),
-            ColumnType::MacAddr { bytes: 8 } => "macaddr8".into(),
-            ColumnType::MacAddr { .. } => "macaddr".into(),
-            ColumnType::Numeric => "numeric".into(),
-            ColumnType::Money => "money".into(),
-            ColumnType::TsVector => "tsvector".into(),
-            ColumnType::Array { elem } => format!("{}[]", elem.pg_name()),
-            other => other.sql(Dialect::Postgres),
-        }
-    }
-
-    /// The MySQL/MariaDB type of one of the types past `Decimal` (a PostgreSQL-only type as
-    /// its nearest InnoDB type).
-    pub fn mysql_sql(&self) -> String {
-        let unsigned = |u: bool| if u { " UNSIGNED" } else { "" };
-        match *self {
-            ColumnType::Integer { bytes, unsigned: u } => {
-                let name = match bytes {
-                    1 => "TINYINT",
-                    2 => "SMALLINT",
-                    3 => "MEDIUMINT",
-                    _ => "INT",
-                };
-                format!("{name}{}", unsigned(u))
-            }
-            ColumnType::Float { double: false } => "FLOAT".into(),
-            ColumnType::Float { double: true } => "DOUBLE".into(),
-            ColumnType::Bool => "TINYINT(1)".into(),
-            ColumnType::Year => "YEAR".into(),
-            // Labels live on the column (`Column::sql`); the type alone numbers them.
-            ColumnType::Enum { members } => {
-                format!("ENUM({})", numbered_labels(u32::from(members)))
-            }
-            ColumnType::Set { members } => format!("SET({})", numbered_labels(u32::from(members))),
-            ColumnType::Bit { bits } => format!("BIT({bits})"),
-            ColumnType::Temporal { kind, fsp } => match kind {
-                TemporalKind::DateTime => format!("DATETIME({fsp})"),
-                TemporalKind::Timestamp | TemporalKind::TimestampTz => {
-                    format!("TIMESTAMP({fsp}) NULL")
-                }
-                TemporalKind::Time | TemporalKind::TimeTz => format!("TIME({fsp})"),
-                TemporalKind::Interval => "BIGINT".into(),
-            },
-            ColumnType::VarBinary { bytes } => format!("VARBINARY({bytes})"),
-            ColumnType::Blob | ColumnType::Opaque => "BLOB".into(),
-            ColumnType::Json { .. } | ColumnType::Array { .. } => {
-                "LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin".into()
-            }
-            ColumnType::TsVector => "TEXT CHARACTER SET utf8mb4".into(),
-            ColumnType::Inet { .. } => "VARBINARY(16)".into(),
-            ColumnType::MacAddr { bytes } => format!("BINARY({bytes})"),
-            ColumnType::Numeric => "DECIMAL(65,30)".into(),
-            ColumnType::Money => "BIGINT".into(),
-            other => other.sql(Dialect::Mariadb),
-        }
-    }
-}
-
-/// `'m1','m2',...` for a type without its labels.
-fn numbered_labels(members: u32) -> String {
-    (1..=members.max(1)).map(|i| format!("'m{i}'")).collect::<Vec<_>>().join(",")
-}
-
-/// PostgreSQL's byte-order collation for the binary-collated character set.
-fn pg_collate(charset: Charset) -> &'static str {
-    match charset {
-        Charset::Utf8mb4Bin => " COLLATE \"C\"",
-        _ => "",
-    }
 }
 
 /// Bytes of MySQL's binary DECIMAL: 4 bytes per 9 digits, plus the leftover digits' bytes, on
@@ -540,7 +406,7 @@ pub(crate) fn set_bytes(members: u8) -> u32 {
 
 /// The PostgreSQL integer a SET's bit mask is created as: smallint up to 15 members,
 /// integer up to 31, bigint beyond.
-fn set_pg_bytes(members: u8) -> u32 {
+pub(crate) fn set_pg_bytes(members: u8) -> u32 {
     match members {
         0..=15 => 2,
         16..=31 => 4,
@@ -608,6 +474,7 @@ fn array_data_bytes(elem: ArrayElem, text: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Dialect;
 
     #[test]
     fn varchar_length_rules() {

@@ -7,6 +7,7 @@
 //! DDL. It knows nothing about keys, pages or servers.
 #![deny(missing_docs)]
 
+mod column_sql;
 mod column_type;
 mod encode;
 pub mod limits;

@@ -37,7 +37,7 @@ use keylab_core::{
 use keylab_ddl::DdlTable;
 use keylab_innodb_model::SimSettings;
 use keylab_keys::{Encoding, Strategy, Variant};
-use keylab_schema::{Column, ColumnType, Table};
+use keylab_schema::{Column, ColumnType, Dialect, Table};
 use keylab_sim::{flavour, nbtree_settings, NbtreeEngine, SimEngine};
 use std::collections::HashSet;
 
@@ -125,6 +125,17 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         EngineKind::Sim => model == SimModel::Postgres15,
         kind => kind == EngineKind::Postgres,
     };
+    // A type the engine lacks is built as its nearest type there: say what differs.
+    let source_dialect = match file.dialect {
+        keylab_ddl::SourceDialect::Postgres => Dialect::Postgres,
+        keylab_ddl::SourceDialect::Mysql => Dialect::Mariadb,
+    };
+    let engine_dialect = if heap_table { Dialect::Postgres } else { Dialect::Mariadb };
+    for col in &ddl.table.columns {
+        if let Some(why) = col.ty.nearest_note(engine_dialect) {
+            notes.push(format!("column `{}` ({}): {why}", col.name, col.type_sql(source_dialect)));
+        }
+    }
     let target = match (args.engine, heap_table) {
         (EngineKind::Sim, true) => FillFactorTarget::NbtreeModel,
         (EngineKind::Postgres, _) => FillFactorTarget::PostgresServer,

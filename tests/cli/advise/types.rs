@@ -110,3 +110,55 @@ fn nbtree_model_and_private_postgres_agree_on_postgres_types() {
         super::pg::assert_same_pages(s, m);
     }
 }
+
+/// A type the chosen engine lacks is built as its nearest type there, with a note saying
+/// what differs: a MySQL table on the nbtree model, a PostgreSQL one on the InnoDB model.
+#[test]
+fn a_type_the_engine_lacks_is_built_as_its_nearest_with_a_note() {
+    let d = Dir::new();
+    let out =
+        advise(&d, MYSQL_TYPES, &["--rows", "500", "--model", "postgres-15", "--format", "json"])
+            .expect_code(0);
+    let n = notes(&json(&out.stdout));
+    for want in [
+        "column `station` (MEDIUMINT): built on PostgreSQL as integer (4 bytes, not 3)",
+        "column `season` (YEAR): built on PostgreSQL as smallint",
+        "column `taken_at` (DATETIME(3)): built on PostgreSQL as timestamp(3)",
+    ] {
+        assert!(n.contains(want), "{want}: {n}");
+    }
+    let out =
+        advise(&d, PG_TYPES, &["--rows", "500", "--model", "mariadb-10.11", "--format", "json"])
+            .expect_code(0);
+    let n = notes(&json(&out.stdout));
+    for want in [
+        "column `client` (inet): built on InnoDB as VARBINARY(16)",
+        "column `payload` (jsonb): built on InnoDB as LONGTEXT",
+        "column `tags` (bigint[]): built on InnoDB as LONGTEXT",
+    ] {
+        assert!(n.contains(want), "{want}: {n}");
+    }
+}
+
+/// The MySQL types on PostgreSQL (each as its nearest PostgreSQL type): the nbtree model
+/// and a private PostgreSQL 15 give the same pages for every index and the same heap.
+#[test]
+fn nbtree_model_and_private_postgres_agree_on_mysql_types_built_as_their_nearest() {
+    if !installed_or_skip(
+        "nbtree_model_and_private_postgres_agree_on_mysql_types_built_as_their_nearest",
+    ) {
+        return;
+    }
+    let d = Dir::new();
+    let run = |engine: &[&str]| {
+        let mut args = vec!["--rows", "5000", "--keys", "auto-inc,uuid7:bin", "--format", "json"];
+        args.extend_from_slice(engine);
+        json(&advise(&d, MYSQL_TYPES, &args).expect_code(0).stdout)
+    };
+    let (sim, server) = (run(&["--model", "postgres-15"]), run(&["--engine", "postgres"]));
+    let (sim, server) = (sim["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
+    assert_eq!((sim.len(), server.len()), (3, 3));
+    for (s, m) in sim.iter().zip(server) {
+        super::pg::assert_same_pages(s, m);
+    }
+}
