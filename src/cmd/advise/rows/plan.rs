@@ -213,3 +213,105 @@ pub fn unique_capacity(p: &ColumnValues, ty: &ColumnType) -> Option<u128> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::advise::rows::AdviseRows;
+    use keylab_core::Row;
+    use keylab_schema::{Column, Index, RowFormat, Value};
+
+    fn table(types: &[ColumnType], unique: &[usize]) -> Table {
+        let mut columns = vec![Column::new("id", ColumnType::BigInt { unsigned: false }, false)];
+        for (i, &ty) in types.iter().enumerate() {
+            columns.push(Column::new(format!("c{i}"), ty, false));
+        }
+        Table {
+            name: "t".into(),
+            columns,
+            primary_key: vec![0],
+            auto_increment: true,
+            indexes: unique.iter().map(|&c| Index::new(format!("u{c}"), vec![c], true)).collect(),
+            row_format: RowFormat::Dynamic,
+        }
+    }
+
+    fn rows(t: &Table, n: usize) -> Vec<Row> {
+        let plan = plan_columns(t, &[0], n as u64, true, &|_| None);
+        AdviseRows::new(t, &plan, Some("auto-inc".parse().unwrap()), 1).take(n).collect()
+    }
+
+    #[test]
+    fn values_stay_in_each_types_range() {
+        let types = [
+            ColumnType::Integer { bytes: 1, unsigned: false },
+            ColumnType::Integer { bytes: 1, unsigned: true },
+            ColumnType::Year,
+            ColumnType::Enum { members: 3 },
+            ColumnType::Set { members: 4 },
+            ColumnType::Bit { bits: 3 },
+            ColumnType::Bool,
+            ColumnType::Integer { bytes: 2, unsigned: true },
+        ];
+        let t = table(&types, &[]);
+        for row in rows(&t, 5_000) {
+            for (v, col) in row.iter().zip(&t.columns).skip(1) {
+                let Value::Int(n) = v else { panic!("{v:?} for {:?}", col.ty) };
+                assert!(col.ty.value_range().holds_int(i128::from(*n)), "{n} in {:?}", col.ty);
+            }
+        }
+    }
+
+    #[test]
+    fn unique_small_types_count_their_distinct_values() {
+        let t =
+            table(&[ColumnType::Year, ColumnType::Integer { bytes: 1, unsigned: false }], &[1, 2]);
+        let plan = plan_columns(&t, &[0], 100, true, &|_| None);
+        assert_eq!(plan[1], ColumnValues::Sequence { start: 1901 });
+        assert_eq!(unique_capacity(&plan[1], &t.columns[1].ty), Some(255));
+        assert_eq!(unique_capacity(&plan[2], &t.columns[2].ty), Some(256));
+        let made = rows(&t, 100);
+        assert_eq!(made[99][1], Value::Int(2000));
+        assert_eq!(made[0][2], Value::Int(-128));
+    }
+
+    #[test]
+    fn json_inet_and_arrays_are_valid_values_of_their_width() {
+        let types = [
+            ColumnType::Json { binary: true },
+            ColumnType::Inet { cidr: false },
+            ColumnType::Array { elem: ArrayElem::Int8 },
+            ColumnType::Array { elem: ArrayElem::Text },
+        ];
+        let t = table(&types, &[1]);
+        let made = rows(&t, 50);
+        let text = |v: &Value| match v {
+            Value::Bytes(b) => String::from_utf8(b.clone()).unwrap(),
+            _ => panic!("{v:?}"),
+        };
+        let json = text(&made[3][1]);
+        assert!(json.starts_with('"') && json.ends_with('"') && json.len() == 64, "{json}");
+        assert!(matches!(&made[3][2], Value::Bytes(b) if b.len() == 4));
+        let ints = text(&made[3][3]);
+        assert_eq!(ints.matches(',').count() + 1, DEFAULT_ARRAY_ELEMENTS as usize, "{ints}");
+        let words = text(&made[3][4]);
+        assert!(words.starts_with("{\"") && words.ends_with("\"}"), "{words}");
+    }
+
+    #[test]
+    fn a_short_text_key_without_a_generator_is_filled_with_codes() {
+        let mut t = table(&[], &[]);
+        t.columns[0] = Column::new(
+            "code",
+            ColumnType::Char { chars: 2, charset: keylab_schema::Charset::Ascii },
+            false,
+        );
+        t.auto_increment = false;
+        let plan = plan_columns(&t, &[0], 1_000, false, &|_| None);
+        assert_eq!(plan[0], ColumnValues::UniqueText { len: 2 });
+        assert_eq!(unique_capacity(&plan[0], &t.columns[0].ty), Some(1296));
+        let made: Vec<Row> = AdviseRows::new(&t, &plan, None, 1).take(1_000).collect();
+        assert_eq!(made[37][0], Value::Bytes(b"11".to_vec()));
+        assert!(made.windows(2).all(|w| w[0][0] < w[1][0]), "distinct, in row order");
+    }
+}
