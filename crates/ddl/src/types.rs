@@ -1,6 +1,8 @@
 //! SQL column types (as `sqlparser` reads them) to the storage types keylab models
-//! ([`keylab_schema::ColumnType`]): exact where the model has the type, the nearest type of the
-//! same stored length with a note where it has not, refused where no type stores alike.
+//! ([`keylab_schema::ColumnType`]): each as declared, in the file's dialect (PostgreSQL's
+//! `timestamp` has 6 fractional digits and no zone, MySQL's none); a type with no storage
+//! rule (an extension's) as a variable-length value with a note; MariaDB's INET4/INET6/UUID
+//! as the BINARY of their stored bytes with a note.
 
 use keylab_schema::{ArrayElem, Charset, ColumnType, TemporalKind};
 use sqlparser::ast::{
