@@ -131,7 +131,9 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         keylab_ddl::SourceDialect::Mysql => Dialect::Mariadb,
     };
     let engine_dialect = if heap_table { Dialect::Postgres } else { Dialect::Mariadb };
-    for col in &ddl.table.columns {
+    // Only a type of the other dialect can be missing (a PostgreSQL file on the nbtree model
+    // has its own types).
+    for col in ddl.table.columns.iter().filter(|_| engine_dialect != source_dialect) {
         if let Some(why) = col.ty.nearest_note(engine_dialect) {
             notes.push(format!("column `{}` ({}): {why}", col.name, col.type_sql(source_dialect)));
         }

@@ -162,3 +162,14 @@ fn nbtree_model_and_private_postgres_agree_on_mysql_types_built_as_their_nearest
         super::pg::assert_same_pages(s, m);
     }
 }
+
+/// A PostgreSQL file on the nbtree model is built in its own types: no "nearest type" note.
+#[test]
+fn postgres_times_on_the_nbtree_model_are_not_noted() {
+    let d = Dir::new();
+    let sql = "CREATE TABLE s (id serial PRIMARY KEY, t timestamp(3), g time(0), v bytea);";
+    let out = advise(&d, sql, &["--rows", "300", "--format", "json"]).expect_code(0);
+    let r = json(&out.stdout);
+    assert_eq!(r["engine"]["model"], "postgres-15");
+    assert!(!notes(&r).contains("built on PostgreSQL as"), "{}", notes(&r));
+}
