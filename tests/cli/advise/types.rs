@@ -173,3 +173,34 @@ fn postgres_times_on_the_nbtree_model_are_not_noted() {
     assert_eq!(r["engine"]["model"], "postgres-15");
     assert!(!notes(&r).contains("built on PostgreSQL as"), "{}", notes(&r));
 }
+
+/// The PostgreSQL types on MariaDB (each as its nearest InnoDB type: jsonb and arrays as
+/// LONGTEXT, inet as VARBINARY(16), interval as BIGINT...): the InnoDB model and a private
+/// MariaDB give the same pages for every index.
+#[test]
+fn simulator_and_private_mariadb_agree_on_postgres_types_built_as_their_nearest() {
+    if !server_installed(
+        "simulator_and_private_mariadb_agree_on_postgres_types_built_as_their_nearest",
+    ) {
+        return;
+    }
+    let d = Dir::new();
+    let run = |engine: &[&str]| {
+        let mut args = vec!["--rows", "5000", "--keys", "auto-inc,uuid7:bin", "--format", "json"];
+        args.extend_from_slice(engine);
+        json(&advise(&d, PG_TYPES, &args).expect_code(0).stdout)
+    };
+    let (sim, server) = (run(&["--model", "mariadb-10.11"]), run(&["--engine", "mariadb"]));
+    let (sim, server) = (sim["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
+    assert_eq!((sim.len(), server.len()), (3, 3));
+    for (s, m) in sim.iter().zip(server) {
+        assert_eq!(s["variant"], m["variant"]);
+        for a in s["indexes"].as_array().unwrap() {
+            let b = m["indexes"].as_array().unwrap().iter().find(|b| b["name"] == a["name"]);
+            let b = b.expect("same index names");
+            for k in ["size_pages", "leaf_pages"] {
+                assert_eq!(a[k], b[k], "{} {} {k}", s["variant"], a["name"]);
+            }
+        }
+    }
+}
