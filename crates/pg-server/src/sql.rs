@@ -203,7 +203,19 @@ fn newer_value_text(v: &Value, ty: &ColumnType) -> Option<String> {
             TemporalKind::DateTime | TemporalKind::Timestamp => datetime_text(*n)?,
         },
         (Value::Int(n), ColumnType::Bool) => (if *n != 0 { "true" } else { "false" }).into(),
-        (Value::Int(n), ColumnType::Money) => format!("${n}.00"),
+        // `cash_out` under the C locale: "," between groups of 3 digits (its defaults when
+        // the locale gives no separator or grouping), the sign before the "$".
+        (Value::Int(n), ColumnType::Money) => {
+            let digits = n.unsigned_abs().to_string();
+            let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    grouped.push(',');
+                }
+                grouped.push(c);
+            }
+            format!("{}${grouped}.00", if *n < 0 { "-" } else { "" })
+        }
         (Value::Int(n), ColumnType::Bit { bits }) => {
             format!("{:0w$b}", *n as u64, w = usize::from(bits))
         }
@@ -364,7 +376,34 @@ pub fn row_hash(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keylab_schema::{Column, Index, RowFormat};
+    use keylab_schema::{ArrayElem, Column, Index, RowFormat};
+
+    #[test]
+    fn new_types_are_written_as_the_server_writes_them_back() {
+        let text = |v: Value, ty: ColumnType| value_text(&v, &ty).unwrap();
+        assert_eq!(text(Value::Int(1_234_567), ColumnType::Money), "$1,234,567.00");
+        assert_eq!(text(Value::Int(999), ColumnType::Money), "$999.00");
+        assert_eq!(text(Value::Int(1), ColumnType::Bool), "true");
+        assert_eq!(
+            text(Value::Bytes(vec![10, 0, 0, 1]), ColumnType::Inet { cidr: false }),
+            "10.0.0.1/32"
+        );
+        assert_eq!(
+            text(Value::Bytes(vec![8, 0, 0x2b, 1, 2, 3]), ColumnType::MacAddr { bytes: 6 }),
+            "08:00:2b:01:02:03"
+        );
+        let interval = ColumnType::Temporal { kind: TemporalKind::Interval, fsp: 6 };
+        assert_eq!(text(Value::Int(90_000), interval), "25:00:00");
+        let tz = ColumnType::Temporal { kind: TemporalKind::TimestampTz, fsp: 6 };
+        assert_eq!(text(Value::Time(0), tz), "1970-01-01 00:00:00+00");
+        let words = ColumnType::Array { elem: ArrayElem::Text };
+        assert_eq!(text(Value::Bytes(b"{\"ab\",\"cd\"}".to_vec()), words), "{ab,cd}");
+        assert_eq!(text(Value::Int(5), ColumnType::Bit { bits: 5 }), "00101");
+        assert_eq!(
+            column_type(&ColumnType::Float { double: true }, TextCollation::Default),
+            "float8"
+        );
+    }
 
     fn table(auto: bool) -> Table {
         Table {
