@@ -1,7 +1,8 @@
 //! A census of the declared column types of the schema corpus (`../shared/corpus` beside the
 //! repository): how many columns map exactly, how many are built as another type (a
-//! [`Mapped::Near`] note) and how many are refused. Prints its figures; run with
-//! `cargo test -p keylab-ddl census -- --nocapture`.
+//! [`Mapped::Near`] note) and how many are refused (none may be). Prints its figures; run
+//! with `cargo test -p keylab-ddl census -- --nocapture`. Without the corpus it prints
+//! SKIPPED, except under `CI=true`, where that fails.
 
 use crate::types::{map_type, Mapped};
 use crate::{detect_dialect, SourceDialect};
@@ -72,4 +73,8 @@ fn census_of_the_corpus() {
     eprintln!("near by declared type: {:?}", census.near);
     eprintln!("refused by declared type: {:?}", census.refused);
     assert!(census.exact > 0);
+    // Every declared type of the corpus is read; what is still built as another type is a
+    // type the census cannot resolve (a CREATE TYPE enum, read by the whole-file reader) or
+    // an extension's type, noted.
+    assert_eq!(refused, 0, "{:?}", census.refused);
 }
