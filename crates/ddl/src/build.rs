@@ -12,7 +12,7 @@ use parameters::layout_neutral;
 
 use crate::fixups::{EngineChange, Fixes};
 use crate::storage::{ConstraintParameters, StorageOption};
-use crate::types::{charset_named, map_type, Mapped};
+use crate::types::{charset_named, map_type, member_labels, serial_type, Mapped};
 use crate::user_types::UserTypes;
 use crate::{
     DdlError, DdlFile, DdlTable, FillFactor, IndexFillFactor, Note, Position, RefusedTable,

@@ -23,6 +23,8 @@
 #![deny(missing_docs)]
 
 mod build;
+#[cfg(test)]
+mod census;
 mod dialect;
 mod fixups;
 mod names;

@@ -99,9 +99,9 @@ fn field_kind(ty: &ColumnType) -> FieldKind {
     }
 }
 
+/// Numbers and times (compared as numbers), not text or binary strings.
 fn is_int_like(ty: &ColumnType) -> bool {
-    !matches!(ty, ColumnType::Char { .. } | ColumnType::VarChar { .. })
-        && !matches!(ty, ColumnType::Binary { .. } | ColumnType::Text { .. })
+    !ty.holds_bytes()
 }
 
 /// Length bytes of a non-NULL variable field holding `len` bytes (`rec_get_converted_size_comp`).

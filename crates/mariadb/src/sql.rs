@@ -63,6 +63,9 @@ pub fn write_literal(out: &mut String, v: &Value, ty: &ColumnType) {
         Value::Time(s) => {
             let _ = write!(out, "{s}");
         }
+        Value::Bytes(b) if matches!(ty, ColumnType::Array { .. }) => {
+            write_literal(out, &Value::Bytes(session_bytes(b, ty)), &ColumnType::Blob)
+        }
         Value::Bytes(b) if safe_to_quote(b) => {
             out.push('\'');
             // Safe bytes are ASCII, hence valid UTF-8.
@@ -174,7 +177,16 @@ pub fn param(v: &Value, ty: &ColumnType) -> mysql::Value {
 /// A string value's bytes as the utf8mb4 session sends them: a `latin1` column's stored bytes
 /// become their UTF-8, which the server converts back. (Hex literals skip this: the server
 /// stores a hex string's bytes as they are.)
+///
+/// A PostgreSQL array's text (`{1,2}`) goes to MariaDB's JSON text as a JSON array (`[1,2]`).
 fn session_bytes(b: &[u8], ty: &ColumnType) -> Vec<u8> {
+    if let (ColumnType::Array { .. }, [b'{', inner @ .., b'}']) = (ty, b) {
+        let mut json = Vec::with_capacity(b.len());
+        json.push(b'[');
+        json.extend_from_slice(inner);
+        json.push(b']');
+        return json;
+    }
     match column_charset(ty) {
         Some(cs) if cs.is_single_byte() => cs.to_utf8(b),
         _ => b.to_vec(),
@@ -253,9 +265,14 @@ pub fn load_data_sql(table: &Table, stream_name: &str) -> String {
     for c in sent_columns(table) {
         let col = &table.columns[c];
         match col.ty {
-            ColumnType::Binary { .. } => {
+            ty if is_binary(&ty) => {
                 targets.push(format!("@v{c}"));
                 sets.push(format!("{} = UNHEX(@v{c})", quote_ident(&col.name)));
+            }
+            // A BIT column stores a string's bytes: its number goes through a cast.
+            ColumnType::Bit { .. } => {
+                targets.push(format!("@v{c}"));
+                sets.push(format!("{} = CAST(@v{c} AS UNSIGNED)", quote_ident(&col.name)));
             }
             _ => targets.push(quote_ident(&col.name)),
         }
@@ -280,7 +297,7 @@ pub fn write_tsv_row(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Va
             out.push(b'\t');
         }
         let ty = &table.columns[c].ty;
-        let binary = matches!(ty, ColumnType::Binary { .. });
+        let binary = is_binary(ty);
         match &row[c] {
             Value::Null => out.extend_from_slice(b"\\N"),
             Value::Int(n) | Value::Time(n) if ty.is_time() => {
@@ -315,6 +332,42 @@ pub fn write_tsv_row(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Va
         }
     }
     out.push(b'\n');
+}
+
+/// True for the binary-string types, sent as hex in the `LOAD DATA` stream.
+fn is_binary(ty: &ColumnType) -> bool {
+    matches!(
+        ty,
+        ColumnType::Binary { .. }
+            | ColumnType::VarBinary { .. }
+            | ColumnType::Blob
+            | ColumnType::Opaque
+            | ColumnType::MacAddr { .. }
+            | ColumnType::Inet { .. }
+    )
+}
+
+/// The text `CONCAT_WS` gives of the integer `n` stored in column `col` (an ENUM's label, a
+/// SET's labels, a BIT's bytes, a DECIMAL's scale digits), `None` where it is `n` in decimal.
+fn stored_int_text(n: i64, col: &keylab_schema::Column) -> Option<Vec<u8>> {
+    let label = |i: usize| col.labels.get(i - 1).cloned().unwrap_or_else(|| format!("m{i}"));
+    Some(match col.ty {
+        ColumnType::Decimal { scale, .. } if scale > 0 => {
+            format!("{n}.{}", "0".repeat(scale as usize)).into()
+        }
+        ColumnType::Numeric => format!("{n}.{}", "0".repeat(30)).into(),
+        ColumnType::Enum { .. } => label(n.max(1) as usize).into(),
+        ColumnType::Set { .. } => {
+            let on: Vec<String> =
+                (0..63).filter(|b| n >> b & 1 == 1).map(|b| label(b + 1)).collect();
+            on.join(",").into()
+        }
+        ColumnType::Bit { bits } => {
+            let bytes = usize::from(bits).div_ceil(8);
+            (n as u64).to_be_bytes()[8 - bytes..].to_vec()
+        }
+        _ => return None,
+    })
 }
 
 /// The columns the load checksum is taken over: every column keylab generates and sends
@@ -362,12 +415,9 @@ pub fn row_crc32(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
             Value::Null => continue,
             Value::Int(n) | Value::Time(n) if ty.is_time() => time_value_text(*n, ty).into(),
             // The server writes a DECIMAL with all its scale digits: 12 in DECIMAL(5,2) is 12.00.
-            Value::Int(n) => match *ty {
-                ColumnType::Decimal { scale, .. } if scale > 0 => {
-                    format!("{n}.{}", "0".repeat(scale as usize)).into()
-                }
-                _ => n.to_string().into(),
-            },
+            Value::Int(n) => {
+                stored_int_text(*n, &table.columns[c]).unwrap_or_else(|| n.to_string().into())
+            }
             Value::Time(n) => n.to_string().into(),
             Value::UInt(n) => n.to_string().into(),
             Value::Bytes(b) => match *ty {

@@ -3,7 +3,7 @@
 //! (`IndexTupleData`), `nbtree.h` (`BTPageOpaqueData`) and `htup_details.h` (heap tuple
 //! header). It does not decide where anything goes; the tree and heap modules do.
 
-use keylab_schema::{ColumnType, Value};
+use keylab_schema::{ColumnType, PgStorage, Value};
 
 /// `BLCKSZ`.
 pub const PAGE_BYTES: u32 = 8192;
@@ -54,6 +54,24 @@ pub enum KeyType {
         /// The longest value in bytes.
         max_bytes: u32,
     },
+    /// Another fixed-length type whose values are numbers or times (`smallint`, `real`,
+    /// `boolean`, `timestamptz`, `interval`, `money`...) or at most 8 bytes (`macaddr`):
+    /// 8 sort-key bytes, stored as `bytes` at `align`.
+    Fixed {
+        /// `typlen`.
+        bytes: u8,
+        /// `typalign` in bytes.
+        align: u8,
+    },
+    /// A varlena storing `extra` bytes more than its sort key holds: `inet` (the key is the
+    /// address, the value adds family and bits), `jsonb` (the key is the JSON text of a
+    /// string, the value a one-element container of it).
+    Packed {
+        /// The longest sort-key value in bytes.
+        max_bytes: u32,
+        /// Stored data bytes beyond the sort-key bytes.
+        extra: u8,
+    },
 }
 
 impl KeyType {
@@ -71,7 +89,34 @@ impl KeyType {
                 KeyType::Varlena { max_bytes: chars * charset.max_bytes_per_char() }
             }
             ColumnType::Text { .. } => KeyType::Varlena { max_bytes: MAX_KEY_BYTES },
-            ColumnType::BigInt { unsigned: true } | ColumnType::Decimal { .. } => {
+            ColumnType::Inet { .. } => KeyType::Packed { max_bytes: 16, extra: 2 },
+            // The key holds `"text"` (2 quote bytes), the value 8 bytes of container.
+            ColumnType::Json { binary: true } => {
+                KeyType::Packed { max_bytes: MAX_KEY_BYTES, extra: 6 }
+            }
+            ColumnType::VarBinary { bytes } => KeyType::Varlena { max_bytes: bytes },
+            ColumnType::Blob | ColumnType::Opaque => KeyType::Varlena { max_bytes: MAX_KEY_BYTES },
+            ColumnType::Integer { .. }
+            | ColumnType::Float { .. }
+            | ColumnType::Bool
+            | ColumnType::Year
+            | ColumnType::Enum { .. }
+            | ColumnType::Set { .. }
+            | ColumnType::Temporal { .. }
+            | ColumnType::MacAddr { .. }
+            | ColumnType::Money => match ty.pg_storage() {
+                PgStorage::Fixed { bytes, align } => {
+                    KeyType::Fixed { bytes: bytes as u8, align: align as u8 }
+                }
+                PgStorage::Varlena => unreachable!("fixed-length types"),
+            },
+            ColumnType::BigInt { unsigned: true }
+            | ColumnType::Decimal { .. }
+            | ColumnType::Bit { .. }
+            | ColumnType::Json { binary: false }
+            | ColumnType::Numeric
+            | ColumnType::TsVector
+            | ColumnType::Array { .. } => {
                 return Err(format!(
                     "the nbtree model has no key type for {}; valid key types: bigint, integer, \
                      timestamp, date, 16-byte binary (uuid), varchar/text (COLLATE \"C\"), bytea",
@@ -84,10 +129,12 @@ impl KeyType {
     /// Sort-key bytes of the value part (fixed width per type; varlenas padded).
     pub fn width(self) -> usize {
         match self {
-            KeyType::BigInt | KeyType::Timestamp | KeyType::Date => 8,
+            KeyType::BigInt | KeyType::Timestamp | KeyType::Date | KeyType::Fixed { .. } => 8,
             KeyType::Int => 4,
             KeyType::Uuid => 16,
-            KeyType::Varlena { max_bytes } => max_bytes.min(MAX_KEY_BYTES) as usize,
+            KeyType::Varlena { max_bytes } | KeyType::Packed { max_bytes, .. } => {
+                max_bytes.min(MAX_KEY_BYTES) as usize
+            }
         }
     }
 
@@ -106,6 +153,8 @@ impl KeyType {
             KeyType::Int | KeyType::Date => align(off, 4) + 4,
             KeyType::Uuid => off + 16,
             KeyType::Varlena { .. } => varlena_end(off, len),
+            KeyType::Fixed { bytes, align: a } => align(off, u32::from(a)) + u32::from(bytes),
+            KeyType::Packed { extra, .. } => varlena_end(off, len + u32::from(extra)),
         }
     }
 }
@@ -376,13 +425,21 @@ pub fn heap_tuple_bytes(columns: &[ColumnType], values: &[Value]) -> u32 {
             }
             ColumnType::Int | ColumnType::Date => align(off, 4) + 4,
             ColumnType::Binary { bytes: 16 } => off + 16,
-            _ => {
-                let len = match v {
-                    Value::Bytes(b) => b.len() as u32,
-                    _ => 8,
-                };
-                varlena_end(off, len)
-            }
+            // The types past `Decimal`: their own typlen/typalign or varlena size.
+            _ => match (ty.pg_storage(), v) {
+                (PgStorage::Fixed { bytes, align: a }, _) => align(off, a) + bytes,
+                (PgStorage::Varlena, Value::Bytes(b)) => match ty.pg_varlena_data_bytes(b, None) {
+                    Some(len) => varlena_end(off, len),
+                    None => varlena_end(off, b.len() as u32),
+                },
+                (PgStorage::Varlena, Value::Int(n)) => {
+                    match ty.pg_varlena_data_bytes(&[], Some(*n)) {
+                        Some(len) => varlena_end(off, len),
+                        None => varlena_end(off, 8),
+                    }
+                }
+                (PgStorage::Varlena, _) => varlena_end(off, 8),
+            },
         };
     }
     maxalign(HEAP_TUPLE_HEADER_BYTES + bitmap) + off
@@ -412,6 +469,32 @@ mod tests {
         let text = KeyType::Varlena { max_bytes: 36 };
         assert_eq!(text.leaf_tuple_bytes(36) + LINE_POINTER_BYTES, 52);
         assert_eq!(BT_USABLE_BYTES, 8152);
+    }
+
+    #[test]
+    fn new_fixed_types_order_and_align_as_the_server() {
+        // A TINYINT built as smallint, a double: numbers in order, negatives first.
+        for ty in
+            [ColumnType::Integer { bytes: 1, unsigned: false }, ColumnType::Float { double: true }]
+        {
+            let l = KeyLayout::new(KeyType::of(&ty).unwrap());
+            let key = |v: i64| {
+                let mut k = Vec::new();
+                l.encode(&Value::Int(v), 1, &mut k).unwrap();
+                k
+            };
+            assert!(key(-128) < key(-1) && key(-1) < key(0) && key(0) < key(127), "{ty:?}");
+        }
+        let small = KeyType::of(&ColumnType::Integer { bytes: 2, unsigned: false }).unwrap();
+        // smallint: 8-byte header + 2, MAXALIGNed: 16 bytes (+ 4 line pointer = 20).
+        assert_eq!(small.leaf_tuple_bytes(8), 16);
+        let inet = KeyType::of(&ColumnType::Inet { cidr: false }).unwrap();
+        // 8 + 1 + 2 + 4 = 15 -> 16.
+        assert_eq!(inet.leaf_tuple_bytes(4), 16);
+        let interval = ColumnType::Temporal { kind: keylab_schema::TemporalKind::Interval, fsp: 6 };
+        // A heap tuple of a smallint then an interval: 2, aligned to 8, + 16.
+        let cols = [ColumnType::Integer { bytes: 2, unsigned: false }, interval];
+        assert_eq!(heap_tuple_bytes(&cols, &[Value::Int(1), Value::Int(5)]), 24 + 8 + 16);
     }
 
     #[test]

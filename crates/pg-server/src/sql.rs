@@ -7,7 +7,7 @@
 //! order. This module does not connect.
 
 use keylab_core::FillFactors;
-use keylab_schema::{time_text, Charset, ColumnType, Table, Value};
+use keylab_schema::{datetime_text, time_text, Charset, ColumnType, Table, TemporalKind, Value};
 use md5::{Digest, Md5};
 use std::fmt::Write as _;
 
@@ -72,6 +72,7 @@ pub fn column_type(ty: &ColumnType, collation: TextCollation) -> String {
         ColumnType::Timestamp | ColumnType::DateTime => "timestamp(0)".into(),
         ColumnType::Date => "date".into(),
         ColumnType::Decimal { precision, scale } => format!("numeric({precision},{scale})"),
+        other => other.pg_sql(),
     }
 }
 
@@ -180,6 +181,9 @@ pub fn column_list(table: &Table) -> String {
 /// The value as PostgreSQL's text form of the column's type: what `::text` of the stored
 /// value gives, so the checksum's two halves agree. `None` for NULL.
 pub fn value_text(v: &Value, ty: &ColumnType) -> Option<String> {
+    if let Some(text) = newer_value_text(v, ty) {
+        return Some(text);
+    }
     Some(match v {
         Value::Null => return None,
         Value::Int(n) | Value::Time(n) if is_time(ty) => {
@@ -205,6 +209,57 @@ pub fn value_text(v: &Value, ty: &ColumnType) -> Option<String> {
             }
             _ => String::from_utf8_lossy(b).into_owned(),
         },
+    })
+}
+
+/// [`value_text`] of the types past `Decimal` (PostgreSQL's own and MySQL's nearest), `None`
+/// for the others and for NULL.
+fn newer_value_text(v: &Value, ty: &ColumnType) -> Option<String> {
+    let hms = |s: i64| format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+    Some(match (v, *ty) {
+        (Value::Null, _) => return None,
+        (Value::Int(n) | Value::Time(n), ColumnType::Temporal { kind, .. }) => match kind {
+            TemporalKind::Interval => hms(*n),
+            TemporalKind::Time => hms(n.rem_euclid(86_400)),
+            TemporalKind::TimeTz => hms(n.rem_euclid(86_400)) + "+00",
+            TemporalKind::TimestampTz => datetime_text(*n)? + "+00",
+            TemporalKind::DateTime | TemporalKind::Timestamp => datetime_text(*n)?,
+        },
+        (Value::Int(n), ColumnType::Bool) => (if *n != 0 { "true" } else { "false" }).into(),
+        // `cash_out` under the C locale: "," between groups of 3 digits (its defaults when
+        // the locale gives no separator or grouping), the sign before the "$".
+        (Value::Int(n), ColumnType::Money) => {
+            let digits = n.unsigned_abs().to_string();
+            let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    grouped.push(',');
+                }
+                grouped.push(c);
+            }
+            format!("{}${grouped}.00", if *n < 0 { "-" } else { "" })
+        }
+        (Value::Int(n), ColumnType::Bit { bits }) => {
+            format!("{:0w$b}", *n as u64, w = usize::from(bits))
+        }
+        (Value::Bytes(b), ColumnType::VarBinary { .. } | ColumnType::Blob | ColumnType::Opaque) => {
+            let mut s = String::with_capacity(2 + 2 * b.len());
+            s.push_str("\\x");
+            for byte in b {
+                let _ = write!(s, "{byte:02x}");
+            }
+            s
+        }
+        (Value::Bytes(b), ColumnType::MacAddr { .. }) => {
+            b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(":")
+        }
+        (Value::Bytes(b), ColumnType::Inet { .. }) if b.len() == 4 => {
+            format!("{}.{}.{}.{}/32", b[0], b[1], b[2], b[3])
+        }
+        (Value::Bytes(b), ColumnType::TsVector) => format!("'{}'", String::from_utf8_lossy(b)),
+        // The server writes an array's text elements without the quotes keylab sends.
+        (Value::Bytes(b), ColumnType::Array { .. }) => String::from_utf8_lossy(b).replace('"', ""),
+        _ => return None,
     })
 }
 
@@ -344,7 +399,34 @@ pub fn row_hash(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keylab_schema::{Column, Index, RowFormat};
+    use keylab_schema::{ArrayElem, Column, Index, RowFormat};
+
+    #[test]
+    fn new_types_are_written_as_the_server_writes_them_back() {
+        let text = |v: Value, ty: ColumnType| value_text(&v, &ty).unwrap();
+        assert_eq!(text(Value::Int(1_234_567), ColumnType::Money), "$1,234,567.00");
+        assert_eq!(text(Value::Int(999), ColumnType::Money), "$999.00");
+        assert_eq!(text(Value::Int(1), ColumnType::Bool), "true");
+        assert_eq!(
+            text(Value::Bytes(vec![10, 0, 0, 1]), ColumnType::Inet { cidr: false }),
+            "10.0.0.1/32"
+        );
+        assert_eq!(
+            text(Value::Bytes(vec![8, 0, 0x2b, 1, 2, 3]), ColumnType::MacAddr { bytes: 6 }),
+            "08:00:2b:01:02:03"
+        );
+        let interval = ColumnType::Temporal { kind: TemporalKind::Interval, fsp: 6 };
+        assert_eq!(text(Value::Int(90_000), interval), "25:00:00");
+        let tz = ColumnType::Temporal { kind: TemporalKind::TimestampTz, fsp: 6 };
+        assert_eq!(text(Value::Time(0), tz), "1970-01-01 00:00:00+00");
+        let words = ColumnType::Array { elem: ArrayElem::Text };
+        assert_eq!(text(Value::Bytes(b"{\"ab\",\"cd\"}".to_vec()), words), "{ab,cd}");
+        assert_eq!(text(Value::Int(5), ColumnType::Bit { bits: 5 }), "00101");
+        assert_eq!(
+            column_type(&ColumnType::Float { double: true }, TextCollation::Default),
+            "float8"
+        );
+    }
 
     fn table(auto: bool) -> Table {
         Table {

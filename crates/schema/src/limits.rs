@@ -49,11 +49,14 @@ pub fn max_varchar_chars(max_bytes_per_char: u32) -> u32 {
 /// length bytes for `VARCHAR`, and a 2-byte length plus an 8-byte pointer for `TEXT`.
 fn row_bytes(ty: &ColumnType) -> u32 {
     match ty {
-        ColumnType::VarChar { .. } => {
+        ColumnType::VarChar { .. } | ColumnType::VarBinary { .. } | ColumnType::Inet { .. } => {
             let b = ty.max_bytes();
             b + if b < 256 { 1 } else { 2 }
         }
+        // BLOB-family columns: a length and a pointer (LONGTEXT/LONGBLOB: 4 + 8 = 12).
         ColumnType::Text { .. } => 10,
+        ColumnType::Json { .. } | ColumnType::Array { .. } => 12,
+        ColumnType::Blob | ColumnType::TsVector | ColumnType::Opaque => 10,
         _ => ty.max_bytes(),
     }
 }

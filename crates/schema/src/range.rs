@@ -5,7 +5,7 @@
 //!
 //! It does not decide what happens to a value out of range (the scenario checks do).
 
-use crate::ColumnType;
+use crate::{ColumnType, TemporalKind};
 use time::OffsetDateTime;
 
 /// Seconds in a day.
@@ -104,12 +104,62 @@ impl ColumnType {
             ColumnType::DateTime | ColumnType::Date => {
                 ValueRange::Time { lo: DATE_MIN_UNIX_S, hi: DATE_MAX_UNIX_S }
             }
+            ColumnType::Integer { bytes, unsigned } => {
+                let bits = 8 * u32::from(bytes);
+                if unsigned {
+                    ValueRange::Int { lo: 0, hi: (1i128 << bits) - 1 }
+                } else {
+                    ValueRange::Int { lo: -(1i128 << (bits - 1)), hi: (1i128 << (bits - 1)) - 1 }
+                }
+            }
+            // The whole numbers a FLOAT (24-bit mantissa) or DOUBLE (53) holds exactly.
+            ColumnType::Float { double } => {
+                let hi = 1i128 << if double { 53 } else { 24 };
+                ValueRange::Int { lo: -hi, hi }
+            }
+            ColumnType::Bool => ValueRange::Int { lo: 0, hi: 1 },
+            // `Field_year`: 1901 to 2155 (0 is the "zero" year).
+            ColumnType::Year => ValueRange::Int { lo: 1901, hi: 2155 },
+            // Member numbers, 1-based (0 is the error value '').
+            ColumnType::Enum { members } => ValueRange::Int { lo: 1, hi: i128::from(members) },
+            // Bit masks of the members; PostgreSQL's bigint keeps 63 of them.
+            ColumnType::Set { members } => {
+                ValueRange::Int { lo: 0, hi: (1i128 << u32::from(members).min(63)) - 1 }
+            }
+            ColumnType::Bit { bits } => ValueRange::Int { lo: 0, hi: (1i128 << bits) - 1 },
+            // money: 8-byte cents.
+            ColumnType::Money => {
+                ValueRange::Int { lo: i128::from(i64::MIN) / 100, hi: i128::from(i64::MAX) / 100 }
+            }
+            ColumnType::Numeric => {
+                let hi = 10i128.pow(38) - 1;
+                ValueRange::Int { lo: -hi, hi }
+            }
+            ColumnType::Temporal { kind: TemporalKind::Interval, .. } => {
+                ValueRange::Int { lo: 0, hi: i128::from(i32::MAX) }
+            }
+            ColumnType::Temporal {
+                kind: TemporalKind::Timestamp | TemporalKind::TimestampTz,
+                ..
+            } => ValueRange::Time { lo: TIMESTAMP_MIN_UNIX_S, hi: TIMESTAMP_MAX_UNIX_S },
+            ColumnType::Temporal { .. } => {
+                ValueRange::Time { lo: DATE_MIN_UNIX_S, hi: DATE_MAX_UNIX_S }
+            }
+            ColumnType::VarBinary { bytes } => ValueRange::Bytes(bytes),
+            ColumnType::Blob | ColumnType::Opaque => ValueRange::Bytes(65_535),
+            ColumnType::MacAddr { bytes } => ValueRange::Bytes(u32::from(bytes)),
+            ColumnType::Inet { .. } => ValueRange::Bytes(16),
+            ColumnType::Json { .. } | ColumnType::TsVector | ColumnType::Array { .. } => {
+                ValueRange::Chars(65_535)
+            }
         }
     }
 
-    /// True for `TIMESTAMP`, `DATETIME` and `DATE`.
+    /// True for the types whose values are times (`TIMESTAMP`, `DATETIME`, `DATE`, `TIME`,
+    /// with or without fractional seconds or a zone), false for `interval` (whole seconds).
     pub fn is_time(&self) -> bool {
         matches!(self, ColumnType::Timestamp | ColumnType::DateTime | ColumnType::Date)
+            || matches!(self, ColumnType::Temporal { kind, .. } if *kind != TemporalKind::Interval)
     }
 }
 
@@ -141,9 +191,23 @@ pub fn date_text(s: i64) -> Option<String> {
 /// `YYYY-MM-DD HH:MM:SS` otherwise, UTC), the form keylab sends it in: a literal the server
 /// reads the same way over the type's whole range, where `FROM_UNIXTIME` stops at 1970 and
 /// 2038. `None` outside years 1..9999 (no column holds such a value).
+///
+/// A time type with `n` fractional digits is written as MariaDB writes it back, with `n`
+/// zero digits (keylab's times are whole seconds); a `TIME` as the time of day.
 pub fn time_text(s: i64, ty: &ColumnType) -> Option<String> {
-    match ty {
+    match *ty {
         ColumnType::Date => date_text(s),
+        ColumnType::Temporal { kind, fsp } => {
+            let mut t = datetime_text(s)?;
+            if matches!(kind, TemporalKind::Time | TemporalKind::TimeTz) {
+                t.drain(..11);
+            }
+            if fsp > 0 {
+                t.push('.');
+                t.extend(std::iter::repeat_n('0', usize::from(fsp.min(6))));
+            }
+            Some(t)
+        }
         _ => datetime_text(s),
     }
 }
@@ -162,6 +226,10 @@ mod tests {
         assert_eq!(time_text(86_399, &ColumnType::Date).unwrap(), "1970-01-01");
         assert_eq!(time_text(-86_400 * 365, &ColumnType::DateTime).unwrap(), "1969-01-01 00:00:00");
         assert_eq!(datetime_text(DATE_MAX_UNIX_S + 1), None);
+        let t3 = ColumnType::Temporal { kind: TemporalKind::DateTime, fsp: 3 };
+        assert_eq!(time_text(0, &t3).unwrap(), "1970-01-01 00:00:00.000");
+        let time = ColumnType::Temporal { kind: TemporalKind::Time, fsp: 0 };
+        assert_eq!(time_text(3_661, &time).unwrap(), "01:01:01");
     }
 
     #[test]
@@ -174,6 +242,11 @@ mod tests {
         assert_eq!(d, ValueRange::Int { lo: -999, hi: 999 });
         let z = ColumnType::Decimal { precision: 2, scale: 2 }.value_range();
         assert_eq!(z, ValueRange::Int { lo: 0, hi: 0 });
+        let tiny = ColumnType::Integer { bytes: 1, unsigned: false }.value_range();
+        assert_eq!(tiny, ValueRange::Int { lo: -128, hi: 127 });
+        let medium = ColumnType::Integer { bytes: 3, unsigned: true }.value_range();
+        assert_eq!(medium, ValueRange::Int { lo: 0, hi: 16_777_215 });
+        assert_eq!(ColumnType::Year.value_range(), ValueRange::Int { lo: 1901, hi: 2155 });
         assert_eq!(
             ColumnType::Timestamp.value_range().to_string(),
             "1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC (Unix seconds 1 to 2147483647)"

@@ -108,7 +108,7 @@ mod tests {
     use keylab_schema::{Column, ColumnType, Index, RowFormat};
 
     fn table() -> Table {
-        let col = |name: &str| Column { name: name.into(), ty: ColumnType::Int, nullable: false };
+        let col = |name: &str| Column::new(name, ColumnType::Int, false);
         Table {
             name: "t".into(),
             columns: vec![col("id"), col("k"), col("c")],

@@ -39,7 +39,7 @@ use keylab_core::{
 use keylab_ddl::DdlTable;
 use keylab_innodb_model::SimSettings;
 use keylab_keys::{Encoding, Strategy, Variant};
-use keylab_schema::{Column, ColumnType, Table};
+use keylab_schema::{Column, ColumnType, Dialect, Table};
 use keylab_sim::{flavour, nbtree_settings, NbtreeEngine, SimEngine};
 use std::collections::HashSet;
 
@@ -114,12 +114,25 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let file = reading::read_file(&source, &origin, dialect.or(flag))?;
     let ddl = reading::pick(&file, table_name.as_deref())?;
     notes.extend(reading::reading_notes(&file, ddl, args.url.is_none(), flag.is_some()));
-    let mut candidates = candidates(&args, ddl, file.dialect, &mut notes)?;
+    let mut candidates = candidates(&args, ddl, file.dialect, &origin, &mut notes)?;
     let model = choose_model(&args, file.dialect, &candidates, &mut notes)?;
     let heap_table = match args.engine {
         EngineKind::Sim => model == SimModel::Postgres15,
         kind => kind == EngineKind::Postgres,
     };
+    // A type the engine lacks is built as its nearest type there: say what differs.
+    let source_dialect = match file.dialect {
+        keylab_ddl::SourceDialect::Postgres => Dialect::Postgres,
+        keylab_ddl::SourceDialect::Mysql => Dialect::Mariadb,
+    };
+    let engine_dialect = if heap_table { Dialect::Postgres } else { Dialect::Mariadb };
+    // Only a type of the other dialect can be missing (a PostgreSQL file on the nbtree model
+    // has its own types).
+    for col in ddl.table.columns.iter().filter(|_| engine_dialect != source_dialect) {
+        if let Some(why) = col.ty.nearest_note(engine_dialect) {
+            notes.push(format!("column `{}` ({}): {why}", col.name, col.type_sql(source_dialect)));
+        }
+    }
     let target = match (args.engine, heap_table) {
         (EngineKind::Sim, true) => FillFactorTarget::NbtreeModel,
         (EngineKind::Postgres, _) => FillFactorTarget::PostgresServer,
@@ -316,7 +329,9 @@ fn current_variant(table: &Table) -> Option<Variant> {
     let [k] = table.primary_key.as_slice() else { return None };
     let v = |s: Strategy, e: Encoding| Variant::new(s, e).ok();
     match table.columns[*k].ty {
-        ColumnType::Int | ColumnType::BigInt { .. } if table.auto_increment => {
+        ColumnType::Int | ColumnType::BigInt { .. } | ColumnType::Integer { .. }
+            if table.auto_increment =>
+        {
             v(Strategy::AutoInc, Encoding::Bigint)
         }
         ColumnType::BigInt { .. } => v(Strategy::Snowflake, Encoding::Bigint),
@@ -334,10 +349,38 @@ fn current_variant(table: &Table) -> Option<Variant> {
     }
 }
 
+/// Refuses (exit 2) a table whose UNIQUE or key column cannot take `rows` distinct values of
+/// its type: a `CHAR(2)` code key holds 1,296 of keylab's base-36 codes, a `TINYINT` 256.
+/// Refusing says what to change; capping the rows would advise on another table size.
+fn check_unique_capacity(
+    t: &Table,
+    plan: &[ColumnValues],
+    rows: u64,
+    origin: &str,
+    ddl: &DdlTable,
+) -> Result<()> {
+    for (col, p) in t.columns.iter().zip(plan) {
+        let Some(cap) = rows::unique_capacity(p, &col.ty) else { continue };
+        if cap < u128::from(rows) {
+            return Err(UsageError(format!(
+                "{origin}:{}:{}: table `{}`: column `{}` ({}) is in a key or UNIQUE index and                  holds at most {cap} distinct values keylab makes, fewer than the {rows} rows                  asked for; valid: --rows 1..={cap}",
+                ddl.at.line,
+                ddl.at.column,
+                t.name,
+                col.name,
+                col.ty.sql(keylab_schema::Dialect::Mariadb),
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
 fn candidates(
     args: &AdviseArgs,
     ddl: &DdlTable,
     dialect: keylab_ddl::SourceDialect,
+    origin: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Candidate>> {
     let t = &ddl.table;
@@ -397,10 +440,13 @@ fn candidates(
             key_name.join(", ")
         ),
     });
+    let current_plan =
+        plan_columns(t, &t.primary_key, rows_of(args), current_v.is_some(), &width_of);
+    check_unique_capacity(t, &current_plan, rows_of(args), origin, ddl)?;
     let mut out = vec![Candidate {
         label: "current".into(),
         variant: current_v,
-        plan: plan_columns(t, &t.primary_key, rows_of(args), &width_of),
+        plan: current_plan,
         key: t.primary_key.clone(),
         table: Table { name: format!("{}_current", t.name), ..t.clone() },
         heap_table: false,
@@ -427,7 +473,7 @@ fn candidates(
         out.push(Candidate {
             label: v.to_string(),
             variant: Some(v),
-            plan: plan_columns(&table, &key, rows_of(args), &width_of),
+            plan: plan_columns(&table, &key, rows_of(args), true, &width_of),
             key,
             table,
             heap_table: false,

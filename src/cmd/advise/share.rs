@@ -130,7 +130,7 @@ mod tests {
         Candidate {
             label: token.into(),
             variant: Some(v),
-            plan: plan_columns(&table, &[0], 1000, &|_| None),
+            plan: plan_columns(&table, &[0], 1000, true, &|_| None),
             key: vec![0],
             table,
             heap_table: false,

@@ -247,7 +247,7 @@ fn nbtree_model_and_private_postgres_agree_on_a_users_table() {
 
 /// One candidate's run on the model (`sim`) and on the server: the same variant, the same
 /// pages per index (size and leaves, within 0.5%) and the same heap pages.
-fn assert_same_pages(sim: &serde_json::Value, server: &serde_json::Value) {
+pub(super) fn assert_same_pages(sim: &serde_json::Value, server: &serde_json::Value) {
     assert_eq!(sim["variant"], server["variant"]);
     for a in sim["indexes"].as_array().unwrap() {
         let b = server["indexes"].as_array().unwrap().iter().find(|b| b["name"] == a["name"]);

@@ -115,7 +115,18 @@ impl TableBuilder {
             };
         }
         let declared = user_types.resolve(&c.data_type);
-        out.column.ty = match map_type(&declared, charset) {
+        let pg = self.dialect == SourceDialect::Postgres;
+        if serial_type(&declared, pg).is_some() {
+            // An integer with its sequence: an identity (AUTO_INCREMENT) column. MySQL's
+            // SERIAL is also NOT NULL and UNIQUE.
+            out.identity = true;
+            if !pg {
+                out.column.nullable = false;
+                out.unique = true;
+            }
+        }
+        out.column.labels = member_labels(&declared);
+        out.column.ty = match map_type(&declared, charset, pg) {
             Ok(Mapped::Exact(t)) => t,
             Ok(Mapped::Near(t, why)) => {
                 self.notes.push(Note { at: cat, message: format!("column `{name}`: {why}") });

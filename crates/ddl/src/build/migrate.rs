@@ -406,7 +406,12 @@ impl TableBuilder {
             }
             AlterColumnOperation::SetDataType { data_type, .. } => {
                 let declared = user_types.resolve(&data_type);
-                self.table.columns[i].ty = match map_type(&declared, self.default_charset) {
+                self.table.columns[i].labels = member_labels(&declared);
+                self.table.columns[i].ty = match map_type(
+                    &declared,
+                    self.default_charset,
+                    self.dialect == SourceDialect::Postgres,
+                ) {
                     Ok(Mapped::Exact(t)) => t,
                     Ok(Mapped::Near(t, why)) => {
                         self.notes.push(Note { at, message: format!("column `{column}`: {why}") });

@@ -112,7 +112,7 @@ impl SimTable {
             && (table.primary_key.len() != 1
                 || !matches!(
                     table.columns[table.primary_key[0]].ty,
-                    ColumnType::Int | ColumnType::BigInt { .. }
+                    ColumnType::Int | ColumnType::BigInt { .. } | ColumnType::Integer { .. }
                 ))
         {
             return Err(bad("AUTO_INCREMENT needs a single integer primary-key column".into()));

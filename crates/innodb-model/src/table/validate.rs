@@ -5,7 +5,7 @@
 //! This module does not change any index or assign AUTO_INCREMENT values.
 
 use crate::{SimError, SimTable};
-use keylab_schema::{ColumnType, Table, Value, ValueRange};
+use keylab_schema::{Table, Value, ValueRange};
 
 impl SimTable {
     pub(super) fn col_checks(table: &Table) -> Vec<ColCheck> {
@@ -18,14 +18,7 @@ impl SimTable {
             };
             ColCheck {
                 null_ok: col.nullable || auto_col == Some(i),
-                max_bytes: matches!(
-                    col.ty,
-                    ColumnType::Char { .. }
-                        | ColumnType::VarChar { .. }
-                        | ColumnType::Binary { .. }
-                        | ColumnType::Text { .. }
-                )
-                .then(|| col.ty.max_bytes()),
+                max_bytes: col.ty.holds_bytes().then(|| col.ty.max_bytes()),
                 lo,
                 hi,
             }
@@ -67,13 +60,7 @@ impl SimTable {
                 (Value::Null, _) => {
                     return Err(bad(format!("NULL in NOT NULL column {}", col.name)))
                 }
-                (
-                    Value::Bytes(b),
-                    ty @ (ColumnType::Char { .. }
-                    | ColumnType::VarChar { .. }
-                    | ColumnType::Binary { .. }
-                    | ColumnType::Text { .. }),
-                ) => {
+                (Value::Bytes(b), ty) if ty.holds_bytes() => {
                     if b.len() as u32 > ty.max_bytes() {
                         return Err(bad(format!(
                             "{} bytes do not fit column {} ({} bytes at most)",
@@ -83,15 +70,7 @@ impl SimTable {
                         )));
                     }
                 }
-                (Value::Int(_) | Value::UInt(_) | Value::Time(_), ty)
-                    if !matches!(
-                        ty,
-                        ColumnType::Char { .. }
-                            | ColumnType::VarChar { .. }
-                            | ColumnType::Binary { .. }
-                            | ColumnType::Text { .. }
-                    ) =>
-                {
+                (Value::Int(_) | Value::UInt(_) | Value::Time(_), ty) if !ty.holds_bytes() => {
                     let range = ty.value_range();
                     let n = numeric(v).unwrap_or_default();
                     if !(range.holds_int(n) || i64::try_from(n).is_ok_and(|s| range.holds_time(s)))

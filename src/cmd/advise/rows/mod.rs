@@ -5,9 +5,13 @@
 //! Deterministic: one seeded ChaCha stream per column, so the same seed gives the same rows
 //! on every engine and for every candidate (only the key column differs between candidates).
 
+mod plan;
+
+pub use plan::{plan_columns, unique_capacity, ColumnValues};
+
 use keylab_core::Row;
 use keylab_keys::{GenConfig, Key, KeyGen, Variant};
-use keylab_schema::{ColumnType, Table, Value, DAY_S, ROW_ID_BYTES};
+use keylab_schema::{ArrayElem, ColumnType, Table, Value, DAY_S, ROW_ID_BYTES};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -23,113 +27,6 @@ const TIME_START_UNIX_S: i64 = 1_704_067_200;
 /// mixed-case text would sort on the server otherwise than in the model, which compares
 /// bytes: a secondary index on such a column split differently, 8% more leaves at 20,000 rows).
 const ALPHANUMERIC: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-
-/// How one column's values are made.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ColumnValues {
-    /// The candidate's id.
-    Key,
-    /// Uniform integers in `[lo, hi]`.
-    Int { lo: i64, hi: i64 },
-    /// Distinct integers: a bijection of the row number onto `bits` bits.
-    UniqueInt { bits: u32, unsigned: bool },
-    /// Random letters and digits, `len` characters.
-    Text { len: u32 },
-    /// Distinct text of `len` characters (hex of a bijection of the row number).
-    UniqueText { len: u32 },
-    /// Random bytes.
-    Bytes { len: u32 },
-    /// Distinct bytes.
-    UniqueBytes { len: u32 },
-    /// Start + row number seconds (rising); a DATE keeps the day.
-    Time { date: bool, step_s: i64 },
-    /// InnoDB's hidden row id: the row number from 1, big-endian in `ROW_ID_BYTES` bytes.
-    RowId,
-}
-
-impl ColumnValues {
-    /// Average stored bytes of a value (for the report's "widths used").
-    pub fn width_bytes(&self, ty: &ColumnType) -> Option<u32> {
-        match self {
-            ColumnValues::Text { len } | ColumnValues::UniqueText { len } => Some(*len),
-            ColumnValues::Bytes { len } | ColumnValues::UniqueBytes { len } => Some(*len),
-            _ => ty.fixed_len(),
-        }
-    }
-}
-
-/// How each column of `table` is filled. `key` is the column that takes the candidate's ids;
-/// `width_of(c)` the given average width of column `c`.
-pub fn plan_columns(
-    table: &Table,
-    key: &[usize],
-    rows: u64,
-    width_of: &dyn Fn(usize) -> Option<u32>,
-) -> Vec<ColumnValues> {
-    let in_unique = |c: usize| table.indexes.iter().any(|ix| ix.unique && ix.columns.contains(&c));
-    table
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(c, col)| {
-            if key.contains(&c) && key.len() == 1 {
-                return ColumnValues::Key;
-            }
-            // A composite primary key's parts are unique together; each part is made
-            // unique on its own, which is unique together too.
-            let unique = in_unique(c) || key.contains(&c);
-            let width = |max_bytes: u32| {
-                width_of(c).unwrap_or((max_bytes / 2).clamp(1, 64)).min(max_bytes).max(1)
-            };
-            match col.ty {
-                ColumnType::Int if unique => ColumnValues::UniqueInt { bits: 32, unsigned: false },
-                ColumnType::BigInt { unsigned } if unique => {
-                    ColumnValues::UniqueInt { bits: 64, unsigned }
-                }
-                ColumnType::Int | ColumnType::BigInt { .. } => {
-                    ColumnValues::Int { lo: 1, hi: rows.clamp(1, i32::MAX as u64) as i64 }
-                }
-                ColumnType::Decimal { precision, scale } => {
-                    let digits = precision.saturating_sub(scale).min(9);
-                    let hi = 10i64.pow(digits) - 1;
-                    if unique && hi as u64 >= rows {
-                        ColumnValues::Int { lo: 0, hi: -1 } // marks: row number
-                    } else {
-                        ColumnValues::Int { lo: 0, hi: hi.max(0) }
-                    }
-                }
-                ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } => {
-                    let len = match col.ty {
-                        ColumnType::Char { .. } => width_of(c).unwrap_or(chars).min(chars),
-                        _ => width(chars),
-                    };
-                    if unique {
-                        ColumnValues::UniqueText { len: len.max(16).min(chars) }
-                    } else {
-                        ColumnValues::Text { len }
-                    }
-                }
-                ColumnType::Text { .. } => {
-                    let len = width_of(c).unwrap_or(64);
-                    if unique {
-                        ColumnValues::UniqueText { len: len.max(16) }
-                    } else {
-                        ColumnValues::Text { len }
-                    }
-                }
-                ColumnType::Binary { bytes } if unique => ColumnValues::UniqueBytes { len: bytes },
-                ColumnType::Binary { bytes } => ColumnValues::Bytes { len: bytes },
-                // A DATE in a UNIQUE key takes a new day per row (one a second repeated the
-                // day, and both engines refused the load at its second row).
-                ColumnType::Date if unique => ColumnValues::Time { date: true, step_s: DAY_S },
-                ColumnType::Date => ColumnValues::Time { date: true, step_s: 1 },
-                ColumnType::Timestamp | ColumnType::DateTime => {
-                    ColumnValues::Time { date: false, step_s: 1 }
-                }
-            }
-        })
-        .collect()
-}
 
 /// An odd-multiplier and xor-shift mix: a bijection of u64 (so distinct row numbers give
 /// distinct values) that scatters neighbours.
@@ -195,6 +92,23 @@ impl AdviseRows {
                     None => Value::Int(n as i64 + 1),
                 },
                 ColumnValues::Int { lo: 0, hi: -1 } => Value::Int(n as i64),
+                ColumnValues::Sequence { start } => Value::Int(start.saturating_add(n as i64)),
+                ColumnValues::JsonString { len, unique } => {
+                    let s = bytes_of(out);
+                    s.push(b'"');
+                    if *unique {
+                        push_hex16(mix64(n), s);
+                    }
+                    let left = (*len as usize).saturating_sub(s.len() + 1);
+                    push_alnum(rng, left, s);
+                    s.push(b'"');
+                    continue;
+                }
+                ColumnValues::Array { elem, count } => {
+                    let s = bytes_of(out);
+                    push_array(rng, *elem, *count, s);
+                    continue;
+                }
                 ColumnValues::Int { lo, hi } => Value::Int(rng.random_range(*lo..=*hi)),
                 ColumnValues::UniqueInt { bits: 32, .. } => {
                     Value::Int(mix32(n as u32) as i32 as i64)
@@ -211,7 +125,7 @@ impl AdviseRows {
                     if len >= 16 {
                         push_hex16(mix64(n), s);
                     } else {
-                        s.extend_from_slice(format!("{n:0len$}").as_bytes());
+                        push_base36(n, len, s);
                     }
                     if s.len() < len {
                         push_alnum(rng, len - s.len(), s);
@@ -315,6 +229,37 @@ fn push_alnum(rng: &mut ChaCha8Rng, len: usize, out: &mut Vec<u8>) {
     }
 }
 
+/// Appends row number `n` as `len` base-36 digits (`0-9a-z`, most significant first: byte
+/// order is number order), its low digits when it has more.
+fn push_base36(mut n: u64, len: usize, out: &mut Vec<u8>) {
+    let at = out.len();
+    out.resize(at + len, b'0');
+    for d in out[at..].iter_mut().rev() {
+        *d = ALPHANUMERIC[(n % 36) as usize];
+        n /= 36;
+    }
+}
+
+/// Appends an array's text: `count` elements, numbers 1..=999, `t`/`f`, or 8 quoted letters.
+fn push_array(rng: &mut ChaCha8Rng, elem: ArrayElem, count: u32, out: &mut Vec<u8>) {
+    out.push(b'{');
+    for i in 0..count {
+        if i > 0 {
+            out.push(b',');
+        }
+        match elem {
+            ArrayElem::Bool => out.push(if rng.next_u32() & 1 == 1 { b't' } else { b'f' }),
+            ArrayElem::Text => {
+                out.push(b'"');
+                push_alnum(rng, 8, out);
+                out.push(b'"');
+            }
+            _ => out.extend_from_slice(rng.random_range(1..=999u32).to_string().as_bytes()),
+        }
+    }
+    out.push(b'}');
+}
+
 /// Appends `v` as 16 lowercase hex digits (what `format!("{v:016x}")` gives, without
 /// formatting machinery: this runs for every row of a UNIQUE text column).
 fn push_hex16(v: u64, out: &mut Vec<u8>) {
@@ -351,7 +296,7 @@ mod tests {
     #[test]
     fn unique_columns_are_distinct_and_times_rise() {
         let t = table();
-        let plan = plan_columns(&t, &[0], 10_000, &|_| None);
+        let plan = plan_columns(&t, &[0], 10_000, true, &|_| None);
         assert_eq!(plan[0], ColumnValues::Key);
         assert_eq!(plan[1], ColumnValues::UniqueText { len: 20 });
         let rows: Vec<Row> =
@@ -369,7 +314,7 @@ mod tests {
         let mut t = table();
         t.columns[3] = Column::new("day", ColumnType::Date, false);
         t.indexes[1].unique = true;
-        let plan = plan_columns(&t, &[0], 1_000, &|_| None);
+        let plan = plan_columns(&t, &[0], 1_000, true, &|_| None);
         let rows: Vec<Row> =
             AdviseRows::new(&t, &plan, Some("auto-inc".parse().unwrap()), 3).take(1_000).collect();
         let days: HashSet<&Value> = rows.iter().map(|r| &r[3]).collect();
@@ -414,7 +359,7 @@ mod tests {
         t.columns.push(Column::new("b", ColumnType::Binary { bytes: 12 }, false));
         t.columns.push(Column::new("u", ColumnType::Binary { bytes: 4 }, false));
         t.indexes.push(Index::new("ub", vec![5], true));
-        let plan = plan_columns(&t, &[0], 1000, &|_| None);
+        let plan = plan_columns(&t, &[0], 1000, true, &|_| None);
         for key in ["uuid4:bin", "auto-inc"] {
             let v = Some(key.parse().unwrap());
             let fresh: Vec<Row> = AdviseRows::new(&t, &plan, v, 9).take(50).collect();
@@ -431,11 +376,11 @@ mod tests {
     #[test]
     fn widths_are_taken_and_capped() {
         let t = table();
-        let plan = plan_columns(&t, &[0], 10, &|c| (c == 1).then_some(30));
+        let plan = plan_columns(&t, &[0], 10, true, &|c| (c == 1).then_some(30));
         assert_eq!(plan[1], ColumnValues::UniqueText { len: 30 });
         let mut t2 = t.clone();
         t2.indexes.clear();
-        let plan = plan_columns(&t2, &[0], 10, &|c| (c == 1).then_some(300));
+        let plan = plan_columns(&t2, &[0], 10, true, &|c| (c == 1).then_some(300));
         assert_eq!(plan[1], ColumnValues::Text { len: 40 });
     }
 }
