@@ -4,9 +4,10 @@
 //! with nbtree indexes (the nbtree model or a PostgreSQL server): at most `INDEX_MAX_KEYS`
 //! key columns, and an index tuple of the generated values within `BTMaxItemSize`.
 
+use super::rows::key_gen;
 use super::rows::ColumnValues;
 use super::Candidate;
-use keylab_keys::Variant;
+use keylab_keys::{Key, Variant};
 use keylab_nbtree_model::geometry::{
     collation_of, maxalign, KeyType, INDEX_TUPLE_HEADER_BYTES, MAX_KEY_BYTES, MAX_KEY_COLUMNS,
 };
@@ -84,7 +85,11 @@ fn value_bytes(
     variant: Option<Variant>,
 ) -> Option<u32> {
     match values? {
-        ColumnValues::Key => variant.map(|v| v.column_type().max_bytes()),
+        // Every id of a variant has one length: the first one's.
+        ColumnValues::Key => variant.map(|v| match key_gen(v, 1).next_key() {
+            Key::Int(_) => ty.fixed_len().unwrap_or(8),
+            Key::Bytes(b) => b.as_slice().len() as u32,
+        }),
         p => p.width_bytes(ty),
     }
 }
