@@ -120,7 +120,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     notes.extend(
         ddl.notes.iter().map(|n| format!("{origin}:{}:{}: {}", n.at.line, n.at.column, n.message)),
     );
-    let mut candidates = candidates(&args, ddl, file.dialect, &mut notes)?;
+    let mut candidates = candidates(&args, ddl, file.dialect, &origin, &mut notes)?;
     let model = choose_model(&args, file.dialect, &candidates, &mut notes)?;
     let heap_table = match args.engine {
         EngineKind::Sim => model == SimModel::Postgres15,
@@ -344,9 +344,21 @@ fn candidates(
     args: &AdviseArgs,
     ddl: &DdlTable,
     dialect: keylab_ddl::SourceDialect,
+    origin: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Candidate>> {
     let t = &ddl.table;
+    if let keylab_schema::Clustered::Unique(i) = t.innodb_clustered() {
+        if t.indexes[i].descending.contains(&true) {
+            return Err(UsageError(format!(
+                "{origin}:{}:{}: table `{}` has no PRIMARY KEY, so InnoDB clusters on UNIQUE KEY `{}`, \
+                 which has a DESC part: a descending clustered index is not modelled; valid: \
+                 ascending parts, or a PRIMARY KEY",
+                ddl.at.line, ddl.at.column, t.name, t.indexes[i].name
+            ))
+            .into());
+        }
+    }
     let mut widths = Vec::new();
     for (name, bytes) in &args.width {
         let Some(c) = t.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)) else {

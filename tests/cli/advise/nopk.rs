@@ -50,6 +50,17 @@ fn a_table_without_a_key_is_advised_on_naming_its_clustered_index() {
     assert_eq!(r["runs"][1]["indexes"].as_array().unwrap().len(), 4, "keylab_id, then all 3");
 }
 
+#[test]
+fn a_descending_unique_key_that_would_be_clustered_is_refused() {
+    let sql = HISTORY_UK.replace("uk (h_c_id, h_date)", "uk (h_c_id, h_date DESC)");
+    let run = advise(&Dir::new(), &sql, &["--rows", "100"]).expect_code(2);
+    assert!(
+        run.stderr.contains("clusters on UNIQUE KEY `uk`, which has a DESC part"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// Model equals a private MariaDB 10.11 on leaf and total pages of every index, for the
 /// current table (hidden row id; promoted UNIQUE key) and its candidates.
 #[test]
