@@ -4,8 +4,10 @@
 //! with nbtree indexes (the nbtree model or a PostgreSQL server): at most `INDEX_MAX_KEYS`
 //! key columns, and an index tuple of the generated values within `BTMaxItemSize`.
 
+use super::rows::key_gen;
 use super::rows::ColumnValues;
 use super::Candidate;
+use keylab_keys::{Key, Variant};
 use keylab_nbtree_model::geometry::{
     collation_of, maxalign, KeyType, INDEX_TUPLE_HEADER_BYTES, MAX_KEY_BYTES, MAX_KEY_COLUMNS,
 };
@@ -41,7 +43,7 @@ pub fn check(
         if nbtree_model {
             for &col in columns {
                 let ty = &t.columns[col].ty;
-                let width = c.plan.get(col).and_then(|p| p.width_bytes(ty));
+                let width = value_bytes(ty, c.plan.get(col), c.variant);
                 if let (Some(w), Some(_)) = (width, collation_of(ty)) {
                     if w > MAX_KEY_BYTES {
                         return Some(format!(
@@ -54,7 +56,7 @@ pub fn check(
                 }
             }
         }
-        let bytes = tuple_bytes(t, &c.plan, columns);
+        let bytes = tuple_bytes(t, &c.plan, c.variant, columns);
         if bytes > BT_MAX_ITEM_BYTES {
             return Some(format!(
                 "index `{name}` would hold tuples of {bytes} bytes with the generated widths, \
@@ -74,14 +76,37 @@ fn key_indexes(t: &Table) -> Vec<(&str, &[usize])> {
         .collect()
 }
 
+/// Bytes of a generated value of column type `ty` filled by `values`: its planned width, or
+/// for the key column the variant's id length; `None` when not known before the load (a
+/// current key without a variant).
+fn value_bytes(
+    ty: &ColumnType,
+    values: Option<&ColumnValues>,
+    variant: Option<Variant>,
+) -> Option<u32> {
+    match values? {
+        // Every id of a variant has one length: the first one's.
+        ColumnValues::Key => variant.map(|v| match key_gen(v, 1).next_key() {
+            Key::Int(_) => ty.fixed_len().unwrap_or(8),
+            Key::Bytes(b) => b.as_slice().len() as u32,
+        }),
+        p => p.width_bytes(ty),
+    }
+}
+
 /// Bytes of the index tuple of `columns` with the planned value widths (`index_form_tuple`:
 /// the header, each value at its alignment, MAXALIGNed); a type the nbtree model has no key
-/// type for counts as a varlena of its longest value.
-fn tuple_bytes(t: &Table, plan: &[ColumnValues], columns: &[usize]) -> u32 {
+/// type for counts as a varlena of its generated length; a length not known counts 0.
+fn tuple_bytes(
+    t: &Table,
+    plan: &[ColumnValues],
+    variant: Option<Variant>,
+    columns: &[usize],
+) -> u32 {
     let mut off = INDEX_TUPLE_HEADER_BYTES;
     for &c in columns {
         let ty: &ColumnType = &t.columns[c].ty;
-        let len = plan.get(c).and_then(|p| p.width_bytes(ty)).unwrap_or_else(|| ty.max_bytes());
+        let len = value_bytes(ty, plan.get(c), variant).unwrap_or(0);
         let kt = KeyType::of(ty).unwrap_or(KeyType::Varlena { max_bytes: len });
         off = kt.data_end(off, len);
     }

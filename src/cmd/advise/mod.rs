@@ -384,6 +384,17 @@ fn candidates(
     notes: &mut Vec<String>,
 ) -> Result<Vec<Candidate>> {
     let t = &ddl.table;
+    if let keylab_schema::Clustered::Unique(i) = t.innodb_clustered() {
+        if t.indexes[i].descending.contains(&true) {
+            return Err(UsageError(format!(
+                "{origin}:{}:{}: table `{}` has no PRIMARY KEY, so InnoDB clusters on UNIQUE KEY `{}`, \
+                 which has a DESC part: a descending clustered index is not modelled; valid: \
+                 ascending parts, or a PRIMARY KEY",
+                ddl.at.line, ddl.at.column, t.name, t.indexes[i].name
+            ))
+            .into());
+        }
+    }
     let mut widths = Vec::new();
     for (name, bytes) in &args.width {
         let Some(c) = t.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)) else {

@@ -68,6 +68,15 @@ fn postgres_limits_refuse_with_their_names() {
     // The model keeps 64-byte key values: a wider one is refused naming --width.
     let run = d.keylab(&["advise", "u.sql", "--width", "bio=100"]).expect_code(2);
     assert!(run.stderr.contains("--width bio=1..=64"), "{}", run.stderr);
+    // A length-less varchar key: its ids' length, not the type's 65,535, is what is checked.
+    let sql =
+        "CREATE TABLE public.schema_migrations (\n    version character varying NOT NULL\n);\n\
+               ALTER TABLE ONLY public.schema_migrations\n    \
+               ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);\n";
+    std::fs::write(d.path("m.sql"), sql).unwrap();
+    let run =
+        d.keylab(&["advise", "m.sql", "--rows", "300", "--keys", "uuid4:text"]).expect_code(0);
+    assert!(!run.stderr.contains("BTMaxItemSize"), "{}", run.stderr);
     // 33 key columns: over INDEX_MAX_KEYS.
     let cols: Vec<String> = (0..33).map(|i| format!("    c{i} integer NOT NULL")).collect();
     let names: Vec<String> = (0..33).map(|i| format!("c{i}")).collect();
