@@ -40,6 +40,8 @@ pub(crate) struct FileBuilder {
     /// The words of the statement being read, upper case, with their places (sqlparser
     /// gives MySQL table options no place of their own).
     words: Vec<(String, Position)>,
+    /// Foreign keys read, by the name of their table (attached at `finish`).
+    foreign_keys: Vec<(String, crate::ForeignKey)>,
 }
 
 fn last_name(name: &ObjectName) -> String {
@@ -58,10 +60,12 @@ impl FileBuilder {
             skipped: 0,
             loose: Vec::new(),
             words: Vec::new(),
+            foreign_keys: Vec::new(),
         }
     }
 
     pub(crate) fn finish(self) -> DdlFile {
+        let mut foreign_keys = self.foreign_keys;
         let mut tables: Vec<DdlTable> = self
             .tables
             .into_iter()
@@ -74,6 +78,7 @@ impl FileBuilder {
                 b
             })
             .map(|b| DdlTable {
+                foreign_keys: take_foreign_keys(&mut foreign_keys, &b.table.name),
                 table: b.table,
                 at: b.at,
                 notes: b.notes,
@@ -160,6 +165,8 @@ impl FileBuilder {
         match s {
             Statement::CreateTable(ct) => {
                 let mut t = self.create_table(&ct, at)?;
+                let fks = crate::foreign::of_create_table(&ct, at);
+                self.foreign_keys.extend(fks.into_iter().map(|f| (t.table.name.clone(), f)));
                 for p in parameters {
                     t.constraint_parameters(p)?;
                 }
@@ -168,13 +175,16 @@ impl FileBuilder {
             }
             Statement::CreateIndex(ci) => self.create_index(&ci, at),
             Statement::AlterTable { name, operations, .. } => {
+                let fks = crate::foreign::of_alter(&operations, at);
                 let Some(t) = self.table_mut(&name) else { return Ok(()) };
+                let table = t.table.name.clone();
                 for op in operations {
                     t.alter(op, at)?;
                 }
                 for p in parameters {
                     t.constraint_parameters(p)?;
                 }
+                self.foreign_keys.extend(fks.into_iter().map(|f| (table.clone(), f)));
                 Ok(())
             }
             _ => {
@@ -321,6 +331,16 @@ impl FileBuilder {
         }
         Ok(())
     }
+}
+
+/// The foreign keys of table `name`, taken out of `all`.
+fn take_foreign_keys(
+    all: &mut Vec<(String, crate::ForeignKey)>,
+    name: &str,
+) -> Vec<crate::ForeignKey> {
+    let (mine, rest) = std::mem::take(all).into_iter().partition(|(t, _)| t == name);
+    *all = rest;
+    mine.into_iter().map(|(_, f)| f).collect()
 }
 
 fn is_nextval(e: &Expr) -> bool {
