@@ -42,7 +42,8 @@ pub struct AdviseArgs {
     /// always advised on too).
     #[arg(long, value_delimiter = ',', default_value = DEFAULT_CANDIDATES)]
     pub keys: Vec<Variant>,
-    /// Rows to load per candidate [default: the --url table's rows, else 1,000,000].
+    /// Rows to load per candidate [default: the --url table's rows, else 1,000,000; for a
+    /// whole schema (a file of several tables without --table), 100,000 per table].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub rows: Option<u64>,
     /// Average stored width of a variable-length column, in bytes (repeatable):
@@ -65,6 +66,11 @@ pub struct AdviseArgs {
     /// InnoDB model; for tests proving the shared figures equal the unshared ones).
     #[arg(long, hide = true)]
     pub no_shared_builds: bool,
+    /// Simulator runs at once (candidates, and for a whole schema every table's candidates),
+    /// each on its own thread with its own table [default: the number of cores]. Figures are
+    /// the same for every value; a server engine runs one candidate at a time.
+    #[arg(long, value_name = "N", value_parser = super::values::parse_jobs)]
+    pub jobs: Option<usize>,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,

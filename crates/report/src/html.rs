@@ -42,6 +42,8 @@ pub(crate) fn render(
         "headline" => Some(esc(&headline(report))),
         "settings" => Some(settings.clone()),
         "reading" => Some(reading.join("\n")),
+        // A schema summary's tables are in the settings; it has no runs.
+        "table" if report.schema.is_some() => Some(String::new()),
         "table" => Some(table(&model)),
         "notes" => Some(notes(report, &model)),
         "charts" => Some(charts(report, &model)),

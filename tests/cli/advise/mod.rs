@@ -4,6 +4,8 @@
 
 // The same on PostgreSQL tables and servers.
 mod pg;
+// Every table of a schema file at once.
+mod schema;
 
 use crate::util::{server_installed, users_server, Dir, Run};
 
@@ -101,8 +103,8 @@ fn a_table_without_a_primary_key_is_refused_at_its_create_table() {
 fn table_and_width_flags_name_the_valid_choices() {
     refused(
         "CREATE TABLE a (x INT PRIMARY KEY); CREATE TABLE b (y INT PRIMARY KEY);",
-        &[],
-        &["2 tables", "--table", "valid: a, b"],
+        &["--table", "c"],
+        &["no table `c`", "--table", "valid: a, b"],
     );
     refused(ORDERS, &["--table", "nope"], &["no table `nope`", "valid: orders"]);
     refused(ORDERS, &["--width", "nope=3"], &["--width nope=3", "valid: id, status, email"]);

@@ -1,0 +1,139 @@
+//! `keylab advise FILE.sql` without `--table` on a file of several tables: one summary of
+//! every table (the report's `schema` section), ranked by bytes saved with children; refused
+//! tables as lines with their place; exit 0 when one table was advised, 2 when none was.
+
+use crate::util::{json, Dir, Run};
+
+const SHOP: &str = include_str!("../../fixtures/advise/shop.sql");
+
+fn advise(d: &Dir, sql: &str, extra: &[&str]) -> Run {
+    std::fs::write(d.path("shop.sql"), sql).unwrap();
+    let mut args = vec!["advise", "shop.sql"];
+    args.extend_from_slice(extra);
+    d.keylab(&args)
+}
+
+/// The JSON of `keylab advise shop.sql --rows 3000` is the report crate's golden fixture, so
+/// its snapshots (text, Markdown, CSV, HTML, JSON) are what the command prints. Regenerate
+/// it with `cd tests/fixtures/advise && keylab advise shop.sql --rows 3000 --format json >
+/// ../../../crates/report/tests/fixtures/advise_schema.json`.
+#[test]
+fn the_summary_is_the_golden_fixture() {
+    let d = Dir::new();
+    let run = advise(&d, SHOP, &["--rows", "3000", "--format", "json"]).expect_code(0);
+    let got = json(&run.stdout);
+    let path =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/crates/report/tests/fixtures/advise_schema.json");
+    let want: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(got, want, "regenerate the fixture (see this test's doc) and review the diff");
+}
+
+#[test]
+fn every_table_is_ranked_with_its_children_and_the_refused_one_is_a_line() {
+    let d = Dir::new();
+    let run = advise(&d, SHOP, &["--rows", "2000", "--format", "json"]).expect_code(0);
+    let r = json(&run.stdout);
+    assert_eq!(r["runs"].as_array().unwrap().len(), 0);
+    let s = &r["schema"];
+    assert_eq!(s["rows_per_table"], 2000);
+    assert_eq!(s["dialect"], "mysql");
+    let tables = s["tables"].as_array().unwrap();
+    let names: Vec<&str> = tables.iter().map(|t| t["table"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    // Ranked: bytes saved with children never rises down the list.
+    let saved: Vec<i64> =
+        tables.iter().map(|t| t["bytes_saved_with_children"].as_i64().unwrap()).collect();
+    assert!(saved.windows(2).all(|w| w[0] >= w[1]), "{saved:?}");
+    let customer = tables.iter().find(|t| t["table"] == "customer").unwrap();
+    assert_eq!(customer["current_key"], "id BINARY(16)");
+    let best_bytes = match customer["best_key_type"].as_str().unwrap() {
+        "BIGINT" => 8,
+        "BINARY(16)" => 16,
+        other => panic!("{other}"),
+    };
+    let child = &customer["children"][0];
+    assert_eq!(child["table"], "orders");
+    assert_eq!(child["columns"], serde_json::json!(["customer_id"]));
+    // customer_id is in the row and in ix_customer, not in ix_placed (which carries `id`).
+    assert_eq!(child["records"], serde_json::json!(["PRIMARY", "ix_customer"]));
+    assert_eq!(child["width_change_bytes"], best_bytes - 16);
+    assert_eq!(child["bytes_added"], 2000 * (best_bytes - 16) * 2);
+    let (now, best) =
+        (customer["bytes_now"].as_i64().unwrap(), customer["bytes_best"].as_i64().unwrap());
+    assert_eq!(customer["bytes_saved"], now - best);
+    assert_eq!(
+        customer["bytes_saved_with_children"],
+        now - best - child["bytes_added"].as_i64().unwrap()
+    );
+    let refused = s["refused"].as_array().unwrap();
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0]["table"], "audit_log");
+    assert_eq!(refused[0]["at"], "shop.sql:31:1");
+    assert!(refused[0]["reason"].as_str().unwrap().contains("no PRIMARY KEY"));
+
+    let text = advise(&d, SHOP, &["--rows", "2000"]).expect_code(0).stdout;
+    for want in [
+        "2000 rows per table",
+        "Tables, most bytes saved (children included) first",
+        "Children:",
+        "How child bytes are counted",
+        "Refused tables:",
+        "shop.sql:31:1: table `audit_log` has no PRIMARY KEY",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+}
+
+#[test]
+fn the_default_is_a_hundred_thousand_rows_per_table() {
+    let d = Dir::new();
+    let sql = "CREATE TABLE a (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY);\n\
+               CREATE TABLE b (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY);";
+    let run = advise(&d, sql, &["--keys", "auto-inc", "--format", "json"]).expect_code(0);
+    assert_eq!(json(&run.stdout)["schema"]["rows_per_table"], 100_000);
+}
+
+#[test]
+fn no_table_advised_exits_2_with_every_reason() {
+    let d = Dir::new();
+    let sql = "CREATE TABLE a (x INT);\nCREATE TABLE b (y INT);";
+    let run = advise(&d, sql, &["--rows", "100"]).expect_code(2);
+    for want in ["shop.sql:1:1: table `a` has no PRIMARY KEY", "shop.sql:2:1: table `b`"] {
+        assert!(run.stderr.contains(want), "{want}:\n{}", run.stderr);
+    }
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+#[test]
+fn flags_of_one_table_are_refused_or_kept() {
+    let d = Dir::new();
+    let run = advise(&d, SHOP, &["--engine", "mariadb"]).expect_code(2);
+    assert!(
+        run.stderr.contains("--engine mariadb") && run.stderr.contains("--table"),
+        "{}",
+        run.stderr
+    );
+    let run = advise(&d, SHOP, &["--width", "nope=3"]).expect_code(2);
+    assert!(run.stderr.contains("--width nope"), "{}", run.stderr);
+    // --table keeps the one-table report: runs, no schema section.
+    let run = advise(&d, SHOP, &["--table", "orders", "--rows", "500", "--format", "json"]);
+    let r = json(&run.expect_code(0).stdout);
+    assert_eq!(r["scenario"], "advise orders");
+    assert!(r.get("schema").is_none());
+    assert!(!r["runs"].as_array().unwrap().is_empty());
+    let run = advise(&d, SHOP, &["--table", "audit_log"]).expect_code(2);
+    assert!(
+        run.stderr.contains("shop.sql:31:1: table `audit_log` has no PRIMARY KEY"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn jobs_change_no_figure() {
+    let d = Dir::new();
+    let one = advise(&d, SHOP, &["--rows", "1500", "--jobs", "1", "--format", "json"]);
+    let two = advise(&d, SHOP, &["--rows", "1500", "--jobs", "2", "--format", "json"]);
+    assert_eq!(one.expect_code(0).stdout, two.expect_code(0).stdout);
+}
