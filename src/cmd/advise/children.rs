@@ -20,8 +20,8 @@ pub const METHOD: &str = "a parent's best candidate gives its type to every sing
     index with the column among its key columns; on InnoDB every secondary index when the \
     column is in the child's primary key (each secondary record carries the primary key), and \
     the index MySQL/MariaDB create for a foreign key whose columns begin no index. bytes added \
-    = child rows × bytes per record × records: record bytes before page fill. A multi-column \
-    foreign key is listed with null bytes; one to other columns than the primary key is not \
+    = child rows × bytes per record × records: record bytes before page fill (and, on \
+    PostgreSQL, before alignment padding). A multi-column foreign key is listed with null bytes; one to other columns than the primary key is not \
     changed.";
 
 /// The parent's side of a key change: its primary-key column names and the stored bytes of

@@ -388,6 +388,12 @@ fn summarise(
             r.bytes_saved_with_children.or(r.bytes_saved).map_or(i128::MIN, i128::from),
         )
     });
+    // File order: a table whose current key failed was found last.
+    let place = |at: &str| -> Vec<u64> {
+        let rest = at.strip_prefix(origin).unwrap_or(at);
+        rest.split(':').filter_map(|n| n.parse().ok()).collect()
+    };
+    refused.sort_by_key(|r| place(&r.at));
     let dialect = match dialect {
         SourceDialect::Mysql => "mysql",
         SourceDialect::Postgres => "postgres",
