@@ -10,6 +10,15 @@ use std::path::PathBuf;
 /// The candidates advised on besides the table's current key.
 pub const DEFAULT_CANDIDATES: &str = "auto-inc,uuid4:bin,uuid7:bin,ulid:bin,snowflake";
 
+/// The candidates of a whole-schema summary when --keys is not given: the default without
+/// uuid4:bin (see --keys).
+pub const SUMMARY_CANDIDATES: &str = "auto-inc,uuid7:bin,ulid:bin,snowflake";
+
+/// Candidates from a comma-separated list of known-good tokens.
+pub fn candidates_of(list: &str) -> Vec<Variant> {
+    list.split(',').map(|t| t.parse().expect("a valid built-in candidate")).collect()
+}
+
 /// `keylab advise`.
 #[derive(Debug, Args)]
 pub struct AdviseArgs {
@@ -39,9 +48,11 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "NAME")]
     pub table: Option<String>,
     /// Candidate keys, each replacing the primary-key column's type (the current key is
-    /// always advised on too).
-    #[arg(long, value_delimiter = ',', default_value = DEFAULT_CANDIDATES)]
-    pub keys: Vec<Variant>,
+    /// always advised on too) [default: auto-inc,uuid4:bin,uuid7:bin,ulid:bin,snowflake; for
+    /// a whole schema the same without uuid4:bin, which the recommendation's rule never
+    /// chooses (its inserts touch every leaf) and which costs the most to build].
+    #[arg(long, value_delimiter = ',', value_name = "KEYS")]
+    pub keys: Option<Vec<Variant>>,
     /// Rows to load per candidate [default: the --url table's rows, else 1,000,000; for a
     /// whole schema (a file of several tables without --table), 100,000 per table].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]

@@ -79,6 +79,58 @@ pub(crate) fn of_alter(operations: &[AlterTableOperation], at: Position) -> Vec<
 #[cfg(test)]
 mod tests {
     use crate::{parse, ForeignKey};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every foreign key written (as a constraint, a column's REFERENCES or an ALTER
+        /// TABLE, names quoted or not) is read back with its columns and parent, in order.
+        #[test]
+        fn written_foreign_keys_read_back(
+            names in proptest::collection::vec("[a-z][a-z0-9_]{0,8}", 1..5),
+            how in proptest::collection::vec(0u8..3, 1..5),
+            quoted in any::<bool>(),
+        ) {
+            let q = |n: &str| if quoted { format!("`{n}`") } else { n.to_string() };
+            let n = names.len().min(how.len());
+            let mut cols = vec!["id BIGINT NOT NULL".to_string()];
+            let mut cons = vec!["PRIMARY KEY (id)".to_string()];
+            let mut alters = Vec::new();
+            let mut want = Vec::new();
+            for (i, (name, how)) in names.iter().zip(&how).take(n).enumerate() {
+                let col = format!("c{i}_{name}");
+                let parent = format!("p_{name}");
+                match how {
+                    0 => cols.push(format!("{} BIGINT REFERENCES {} (id)", q(&col), q(&parent))),
+                    1 => {
+                        cols.push(format!("{} BIGINT", q(&col)));
+                        cons.push(format!("FOREIGN KEY ({}) REFERENCES {} (id)", q(&col), q(&parent)));
+                    }
+                    _ => {
+                        cols.push(format!("{} BIGINT", q(&col)));
+                        alters.push(format!(
+                            "ALTER TABLE c ADD CONSTRAINT fk{i} FOREIGN KEY ({}) REFERENCES {} (id);",
+                            q(&col), q(&parent)
+                        ));
+                    }
+                }
+                want.push((*how, col, parent));
+            }
+            cols.extend(cons);
+            let sql = format!("CREATE TABLE c ({});\n{}", cols.join(", "), alters.join("\n"));
+            let f = parse(&sql, "p.sql").unwrap();
+            let got: Vec<(String, String)> = f.tables[0]
+                .foreign_keys
+                .iter()
+                .map(|k| (k.columns.join(","), k.parent.clone()))
+                .collect();
+            // Column REFERENCES first, then constraints, then ALTER TABLEs (file order).
+            let mut expected: Vec<(u8, String, String)> = want;
+            expected.sort_by_key(|(how, _, _)| *how);
+            let expected: Vec<(String, String)> =
+                expected.into_iter().map(|(_, c, p)| (c, p)).collect();
+            prop_assert_eq!(got, expected, "{}", sql);
+        }
+    }
 
     fn keys(sql: &str, table: &str) -> Vec<ForeignKey> {
         let file = parse(sql, "t.sql").unwrap();

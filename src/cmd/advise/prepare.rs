@@ -200,7 +200,11 @@ fn candidates(
         fill_factors: FillFactors::default(),
     }];
     let mut seen = HashSet::new();
-    for &v in &args.keys {
+    let keys = match &args.keys {
+        Some(keys) => keys.clone(),
+        None => crate::args::advise::candidates_of(crate::args::advise::DEFAULT_CANDIDATES),
+    };
+    for &v in &keys {
         if !seen.insert(v) {
             continue;
         }

@@ -17,7 +17,7 @@ use super::prepare::{prepare, Prepared};
 use super::share::shared_builds;
 use super::sim::{run_nbtree, run_sim};
 use super::{jobs_of, relabel, Candidate};
-use crate::args::advise::AdviseArgs;
+use crate::args::advise::{candidates_of, AdviseArgs, SUMMARY_CANDIDATES};
 use crate::engines::sim_settings;
 use crate::output;
 use crate::parallel::{self, Failure};
@@ -85,6 +85,9 @@ pub fn run_schema(mut args: AdviseArgs, file: &DdlFile, origin: &str) -> Result<
         }
     }
     args.rows = Some(args.rows.unwrap_or(SUMMARY_ROWS));
+    if args.keys.is_none() {
+        args.keys = Some(candidates_of(SUMMARY_CANDIDATES));
+    }
     let rows = super::rows_of(&args);
     let settings = EngineSettings::default();
     let mut refused = Vec::new();
