@@ -137,3 +137,45 @@ fn jobs_change_no_figure() {
     let two = advise(&d, SHOP, &["--rows", "1500", "--jobs", "2", "--format", "json"]);
     assert_eq!(one.expect_code(0).stdout, two.expect_code(0).stdout);
 }
+
+/// The corpus folder in `../shared`, or `None` after printing SKIPPED (a panic under
+/// `CI=true`, where `../shared` is always beside the clone).
+fn corpus(test: &str) -> Option<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+    if std::path::Path::new(dir).is_dir() {
+        return Some(dir.to_string());
+    }
+    let why = format!("{test}: no {dir} (../shared beside the repository)");
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
+    eprintln!("SKIPPED: {why}");
+    None
+}
+
+/// Chinook in both dialects (eleven foreign keys: `CONSTRAINT ... FOREIGN KEY` in the MySQL
+/// file, `ALTER TABLE ONLY ... ADD CONSTRAINT` in pg_dump's): every table advised, and every foreign key carried to its child, the same
+/// parent-child links in both.
+#[test]
+fn chinook_foreign_keys_are_carried_in_both_dialects() {
+    let Some(dir) = corpus("chinook_foreign_keys_are_carried_in_both_dialects") else { return };
+    let d = Dir::new();
+    let mut links = Vec::new();
+    for file in ["chinook-mysql.sql", "chinook-pg.sql"] {
+        let path = format!("{dir}/{file}");
+        let run = d.keylab(&["advise", &path, "--rows", "500", "--format", "json"]);
+        let s = json(&run.expect_code(0).stdout)["schema"].clone();
+        assert_eq!(s["tables"].as_array().unwrap().len(), 11, "{file}");
+        assert!(s["refused"].as_array().unwrap().is_empty(), "{file}: {}", s["refused"]);
+        let norm = |v: &serde_json::Value| v.as_str().unwrap().to_lowercase().replace('_', "");
+        let mut pairs: Vec<(String, String, String)> = Vec::new();
+        for t in s["tables"].as_array().unwrap() {
+            for c in t["children"].as_array().unwrap() {
+                pairs.push((norm(&t["table"]), norm(&c["table"]), norm(&c["columns"][0])));
+                assert!(c["bytes_added"].is_i64(), "{file}: {c}");
+            }
+        }
+        pairs.sort();
+        assert_eq!(pairs.len(), 11, "{file}: {pairs:?}");
+        links.push(pairs);
+    }
+    assert_eq!(links[0], links[1]);
+}
