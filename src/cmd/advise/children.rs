@@ -170,12 +170,14 @@ mod tests {
 
     #[test]
     fn an_unindexed_foreign_key_gets_innodbs_own_index() {
+        // ix_p (p_id, other) holds `other` but does not begin with it; ix_other does.
         let got = child_changes(&change(), &child(), &[fk("other")], false, 10);
-        assert_eq!(got[0].records, ["PRIMARY", "ix_other"]);
+        assert_eq!(got[0].records, ["PRIMARY", "ix_p", "ix_other"]);
         let mut t = child();
         t.indexes.pop();
         let got = child_changes(&change(), &t, &[fk("other")], false, 10);
-        assert_eq!(got[0].records, ["PRIMARY", "(index InnoDB adds for the foreign key)"]);
+        assert_eq!(got[0].records, ["PRIMARY", "ix_p", "(index InnoDB adds for the foreign key)"]);
+        assert_eq!(got[0].bytes_added, Some(10 * 12 * 3));
         assert_eq!(got[0].width_change_bytes, 12, "INT (4 bytes) to 16");
     }
 

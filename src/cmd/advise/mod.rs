@@ -73,6 +73,18 @@ pub struct Candidate {
     pub heap_table: bool,
     /// The user's PostgreSQL fillfactors, the table created with them (empty elsewhere).
     pub fill_factors: FillFactors,
+    /// Shown before the label on its progress bar (the table's name in a schema summary).
+    pub progress_prefix: Option<String>,
+}
+
+impl Candidate {
+    /// The label of its progress bar.
+    pub fn progress_label(&self) -> String {
+        match &self.progress_prefix {
+            Some(p) => format!("{p} {}", self.label),
+            None => self.label.clone(),
+        }
+    }
 }
 
 /// Runs `keylab advise`.

@@ -198,6 +198,7 @@ fn candidates(
         table: Table { name: format!("{}_current", t.name), ..t.clone() },
         heap_table: false,
         fill_factors: FillFactors::default(),
+        progress_prefix: None,
     }];
     let mut seen = HashSet::new();
     let keys = match &args.keys {
@@ -229,6 +230,7 @@ fn candidates(
             table,
             heap_table: false,
             fill_factors: FillFactors::default(),
+            progress_prefix: None,
         });
     }
     if t.primary_key.len() > 1 {

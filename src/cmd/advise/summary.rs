@@ -107,7 +107,10 @@ pub fn run_schema(mut args: AdviseArgs, file: &DdlFile, origin: &str) -> Result<
             args.width.iter().filter(|(c, _)| has(c)).cloned().collect();
         let mut table_notes = Vec::new();
         match prepare(&args, &widths, ddl, file.dialect, origin, &mut table_notes) {
-            Ok(prepared) => {
+            Ok(mut prepared) => {
+                for c in &mut prepared.candidates {
+                    c.progress_prefix = Some(ddl.table.name.clone());
+                }
                 let n = prepared.candidates.len();
                 let innodb = prepared.model != SimModel::Postgres15;
                 let build_of = if innodb && !args.no_shared_builds {
@@ -126,19 +129,11 @@ pub fn run_schema(mut args: AdviseArgs, file: &DdlFile, origin: &str) -> Result<
             Err(e) => refused.push(refusal(ddl, origin, &e)),
         }
     }
-    if tables.is_empty() {
-        let reasons: Vec<String> =
-            refused.iter().map(|r| format!("{}: {}", r.at, r.reason)).collect();
-        return Err(UsageError(format!(
-            "{origin}: no table could be advised:\n  {}",
-            reasons.join("\n  ")
-        ))
-        .into());
-    }
+    let Some(first) = tables.first() else { return Err(none_advised(origin, &refused)) };
+    // The report's engine: the first advised table's model.
+    let first_model = first.prepared.model;
     run_all(&args, &settings, &mut tables)?;
-    let summary = summarise(&args, file.dialect, origin, rows, tables, refused);
-    let Some(summary) = summary else { unreachable!("at least one table") };
-    let (summary, first_model) = summary;
+    let summary = summarise(file.dialect, origin, rows, tables, refused);
     let engine = match first_model {
         SimModel::Postgres15 => NbtreeEngine::new(nbtree_settings(&settings, None)).info(),
         m => SimEngine::new(sim_of(m, &settings)?).info(),
@@ -163,17 +158,17 @@ pub fn run_schema(mut args: AdviseArgs, file: &DdlFile, origin: &str) -> Result<
         super::add_note(&mut report, &n);
     }
     if summary.tables.is_empty() {
-        let reasons: Vec<String> =
-            summary.refused.iter().map(|r| format!("{}: {}", r.at, r.reason)).collect();
-        return Err(UsageError(format!(
-            "{origin}: no table could be advised:\n  {}",
-            reasons.join("\n  ")
-        ))
-        .into());
+        return Err(none_advised(origin, &summary.refused));
     }
     report.schema = Some(summary);
     output::write_exports(&report, &args.output, output::Stage::Final)?;
     output::print(&report, &args.output)
+}
+
+/// Exit 2 with every table's reason.
+fn none_advised(origin: &str, refused: &[RefusedTable]) -> anyhow::Error {
+    let reasons: Vec<String> = refused.iter().map(|r| format!("{}: {}", r.at, r.reason)).collect();
+    UsageError(format!("{origin}: no table could be advised:\n  {}", reasons.join("\n  "))).into()
 }
 
 fn sim_of(model: SimModel, settings: &EngineSettings) -> Result<SimSettings> {
@@ -268,17 +263,14 @@ fn pages(run: &RunResult) -> Option<u64> {
     run.indexes.iter().map(|i| i.size_pages).sum()
 }
 
-/// The summary of the advised tables, ranked, with their children; and the model of the
-/// first advised table (the report's engine).
+/// The summary of the advised tables, ranked, with their children.
 fn summarise(
-    _args: &AdviseArgs,
     dialect: SourceDialect,
     origin: &str,
     rows: u64,
     tables: Vec<Advised>,
     mut refused: Vec<RefusedTable>,
-) -> Option<(SchemaSummary, SimModel)> {
-    let first_model = tables.first()?.prepared.model;
+) -> SchemaSummary {
     let candidates: Vec<String> = tables
         .first()
         .map(|a| a.prepared.candidates.iter().skip(1).map(|c| c.label.clone()).collect())
@@ -401,18 +393,15 @@ fn summarise(
         SourceDialect::Mysql => "mysql",
         SourceDialect::Postgres => "postgres",
     };
-    Some((
-        SchemaSummary {
-            file: origin.to_string(),
-            dialect: dialect.into(),
-            rows_per_table: rows,
-            candidates,
-            child_bytes_method: METHOD.into(),
-            tables: ranked,
-            refused,
-        },
-        first_model,
-    ))
+    SchemaSummary {
+        file: origin.to_string(),
+        dialect: dialect.into(),
+        rows_per_table: rows,
+        candidates,
+        child_bytes_method: METHOD.into(),
+        tables: ranked,
+        refused,
+    }
 }
 
 /// [`KeyChange`] with owned names (kept while the rows are assembled).
