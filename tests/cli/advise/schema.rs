@@ -179,3 +179,33 @@ fn chinook_foreign_keys_are_carried_in_both_dialects() {
     }
     assert_eq!(links[0], links[1]);
 }
+
+/// A pg_dump schema: its tables on the nbtree model (heap tables), the foreign key added by
+/// `ALTER TABLE ONLY`, the child's records a heap tuple and the indexes holding the column
+/// (a heap's other indexes point at a TID, not at the key).
+#[test]
+fn a_postgres_child_counts_its_heap_tuple_and_its_own_indexes() {
+    let sql = "CREATE TABLE public.parent (\n    id integer NOT NULL\n);\n\
+               CREATE TABLE public.child (\n    id bigint NOT NULL,\n    parent_id integer,\n    \
+               note character varying(20)\n);\n\
+               ALTER TABLE ONLY public.parent ADD CONSTRAINT parent_pkey PRIMARY KEY (id);\n\
+               ALTER TABLE ONLY public.child ADD CONSTRAINT child_pkey PRIMARY KEY (id);\n\
+               CREATE INDEX child_parent_idx ON public.child USING btree (parent_id);\n\
+               CREATE INDEX child_note_idx ON public.child USING btree (note);\n\
+               ALTER TABLE ONLY public.child\n    ADD CONSTRAINT child_parent_fk FOREIGN KEY \
+               (parent_id) REFERENCES public.parent(id);\n";
+    let d = Dir::new();
+    let run = advise(&d, sql, &["--rows", "1000", "--format", "json"]).expect_code(0);
+    let r = json(&run.stdout);
+    assert_eq!(r["engine"]["model"], "postgres-15");
+    let s = &r["schema"];
+    assert_eq!(s["dialect"], "postgres");
+    let parent = s["tables"].as_array().unwrap().iter().find(|t| t["table"] == "parent").unwrap();
+    assert_eq!(parent["current_key"], "id integer");
+    let child = &parent["children"][0];
+    assert_eq!(child["records"], serde_json::json!(["heap tuple", "child_parent_idx"]));
+    let per_record = child["width_change_bytes"].as_i64().unwrap();
+    let best = parent["best_key_type"].as_str().unwrap();
+    assert_eq!(per_record, if best == "bigint" { 4 } else { 12 }, "{best}");
+    assert_eq!(child["bytes_added"], 1000 * per_record * 2);
+}
