@@ -88,15 +88,27 @@ pub(crate) fn extend_view(view: &mut SettingsView, s: &SchemaSummary) {
                     c.columns.join(", "),
                     c.rows.to_string(),
                     format!("{:+}", c.width_change_bytes),
-                    c.records.join(", "),
+                    c.records
+                        .iter()
+                        .zip(&c.record_change_bytes)
+                        .map(|(r, b)| format!("{r} {b:+}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     or_none(c.bytes_added, signed_bytes),
                 ]
             })
         })
         .collect();
     if !children.is_empty() {
-        let header =
-            ["parent", "child", "columns", "rows", "bytes per record", "records", "bytes added"];
+        let header = [
+            "parent",
+            "child",
+            "columns",
+            "rows",
+            "column width",
+            "records (bytes each)",
+            "bytes added",
+        ];
         view.tables.push(SubTable {
             name: "Children: what each parent's best candidate adds to its referencing columns"
                 .into(),

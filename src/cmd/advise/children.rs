@@ -9,20 +9,24 @@
 
 use keylab_core::ChildChange;
 use keylab_ddl::ForeignKey;
-use keylab_schema::Table;
+use keylab_nbtree_model::geometry::{
+    heap_tuple_bytes, maxalign, KeyType, INDEX_TUPLE_HEADER_BYTES,
+};
+use keylab_schema::{ColumnType, Table, Value};
 
 /// How child bytes are counted, in the report's words.
 pub const METHOD: &str = "a parent's best candidate gives its type to every single-column \
-    foreign key referring to its single-column primary key: each child record holding the \
-    column changes by the candidate key's stored bytes minus the column's own (a \
-    variable-length column is taken at the parent's current key bytes). Records holding it: \
-    the child's row (InnoDB: its clustered PRIMARY record; PostgreSQL: its heap tuple); each \
-    index with the column among its key columns; on InnoDB every secondary index when the \
-    column is in the child's primary key (each secondary record carries the primary key), and \
-    the index MySQL/MariaDB create for a foreign key whose columns begin no index. bytes added \
-    = child rows × bytes per record × records: record bytes before page fill (and, on \
-    PostgreSQL, before alignment padding). A multi-column foreign key is listed with null bytes; one to other columns than the primary key is not \
-    changed.";
+    foreign key referring to its single-column primary key. Records holding the column: the \
+    child's row (InnoDB: its clustered PRIMARY record; PostgreSQL: its heap tuple); each index \
+    with the column among its key columns; on InnoDB every secondary index when the column is \
+    in the child's primary key (each secondary record carries the primary key), and the index \
+    MySQL/MariaDB create for a foreign key whose columns begin no index. Each record changes by \
+    the candidate key's stored bytes minus the column's own on InnoDB (a variable-length column \
+    taken at the parent's current key bytes); on PostgreSQL by the tuple's MAXALIGNed bytes with \
+    the new type minus with the old, every column at its alignment, from one generated row of \
+    the child. bytes added = child rows × the sum of the records' changes: record bytes, before \
+    page fill. A multi-column foreign key is listed with null bytes; one to other columns than \
+    the primary key is not changed.";
 
 /// The parent's side of a key change: its primary-key column names and the stored bytes of
 /// one key value now and under the candidate.
@@ -35,6 +39,8 @@ pub struct KeyChange<'a> {
     pub current_bytes: u32,
     /// Stored bytes of a key value under the candidate.
     pub candidate_bytes: u32,
+    /// The candidate key's column type (a referencing column takes it).
+    pub candidate_type: ColumnType,
 }
 
 /// Whether `fk` refers to the parent's primary key (no columns written means the primary key).
@@ -50,13 +56,16 @@ fn refers_to_key(fk: &ForeignKey, change: &KeyChange) -> bool {
 }
 
 /// What the change does to `child`'s foreign keys to the parent (`heap`: the child is a
-/// PostgreSQL heap table), at `rows` rows.
+/// PostgreSQL heap table), at `rows` rows; `row` is one of the child's generated rows (for
+/// PostgreSQL's alignment, which depends on every column of a tuple), `None` when the child
+/// was not advised (then each record changes by the stored width alone).
 pub fn child_changes(
     change: &KeyChange,
     child: &Table,
     foreign_keys: &[ForeignKey],
     heap: bool,
     rows: u64,
+    row: Option<&[Value]>,
 ) -> Vec<ChildChange> {
     foreign_keys
         .iter()
@@ -68,40 +77,94 @@ pub fn child_changes(
                 .map(|n| child.columns.iter().position(|c| c.name.eq_ignore_ascii_case(n)))
                 .collect();
             let cols = cols?;
-            let records = records_holding(child, &cols, heap);
+            let held = records_holding(child, &cols, heap);
             let single = cols.len() == 1 && change.key_columns.len() == 1;
             let own_bytes = cols
                 .first()
                 .and_then(|&c| child.columns[c].ty.fixed_len())
                 .unwrap_or(change.current_bytes);
             let per_record = i64::from(change.candidate_bytes) - i64::from(own_bytes);
-            let bytes_added = single.then(|| {
-                (rows as i64).saturating_mul(per_record).saturating_mul(records.len() as i64)
-            });
+            let changes: Vec<i64> = held
+                .iter()
+                .map(|(_, kind)| match (single, heap, row) {
+                    (true, true, Some(row)) => {
+                        pg_change(child, cols[0], change.candidate_type, row, kind.as_deref())
+                            .unwrap_or(per_record)
+                    }
+                    (true, _, _) => per_record,
+                    (false, _, _) => 0,
+                })
+                .collect();
+            let bytes_added = single
+                .then(|| changes.iter().map(|c| (rows as i64).saturating_mul(*c)).sum::<i64>());
             Some(ChildChange {
                 table: child.name.clone(),
                 columns: fk.columns.clone(),
                 rows,
                 width_change_bytes: if single { per_record } else { 0 },
-                records,
+                records: held.into_iter().map(|(name, _)| name).collect(),
+                record_change_bytes: changes,
                 bytes_added,
             })
         })
         .collect()
 }
 
-/// The child's records holding every column of `cols`, by name: the row, then each index.
-fn records_holding(child: &Table, cols: &[usize], heap: bool) -> Vec<String> {
+/// A value of `ty` for a tuple's layout (only fixed widths reach here: the candidates' keys).
+fn value_of(ty: ColumnType) -> Value {
+    match ty {
+        ColumnType::Binary { bytes } => Value::Bytes(vec![0; bytes as usize]),
+        _ => Value::Int(1),
+    }
+}
+
+/// The change of one PostgreSQL record when column `col` of `row` takes type `new`: the heap
+/// tuple (`index` `None`; `heap_compute_data_size` after the header, MAXALIGNed on the page)
+/// or an index tuple over `index`'s columns (`index_form_tuple`: header, each value at its
+/// alignment, MAXALIGNed). `None` for a column type the nbtree model has no layout for.
+fn pg_change(
+    child: &Table,
+    col: usize,
+    new: ColumnType,
+    row: &[Value],
+    index: Option<&[usize]>,
+) -> Option<i64> {
+    let old_types: Vec<ColumnType> = child.columns.iter().map(|c| c.ty).collect();
+    let mut new_types = old_types.clone();
+    new_types[col] = new;
+    let mut new_row = row.to_vec();
+    new_row[col] = value_of(new);
+    let bytes = |types: &[ColumnType], row: &[Value]| -> Option<u32> {
+        let Some(cols) = index else {
+            return Some(maxalign(heap_tuple_bytes(types, row)));
+        };
+        let mut off = INDEX_TUPLE_HEADER_BYTES;
+        for &c in cols {
+            let len = match &row[c] {
+                Value::Bytes(b) => b.len() as u32,
+                _ => types[c].fixed_len().unwrap_or(8),
+            };
+            off = KeyType::of(&types[c]).ok()?.data_end(off, len);
+        }
+        Some(maxalign(off))
+    };
+    Some(i64::from(bytes(&new_types, &new_row)?) - i64::from(bytes(&old_types, row)?))
+}
+
+/// The child's records holding every column of `cols`, by name, with the key columns of each
+/// index (`None` for the row itself).
+fn records_holding(child: &Table, cols: &[usize], heap: bool) -> Vec<(String, Option<Vec<usize>>)> {
     let in_key = cols.iter().all(|c| child.primary_key.contains(c));
-    let mut out = vec![if heap { "heap tuple".to_string() } else { "PRIMARY".to_string() }];
+    let row = if heap { "heap tuple" } else { "PRIMARY" };
+    let mut out = vec![(row.to_string(), None)];
     if heap && in_key {
-        out.push("PRIMARY".into());
+        out.push(("PRIMARY".into(), Some(child.primary_key.clone())));
     }
     let holds = |ix_cols: &[usize]| cols.iter().all(|c| ix_cols.contains(c));
     for ix in &child.indexes {
         // InnoDB's secondary records carry the primary key's columns after their own.
         if holds(&ix.columns) || (!heap && in_key) {
-            out.push(ix.name.clone());
+            out.push((ix.name.clone(), Some(ix.columns.clone())));
         }
     }
     // InnoDB needs an index beginning with a foreign key's columns (`dict_foreign_find_index`
@@ -109,7 +172,7 @@ fn records_holding(child: &Table, cols: &[usize], heap: bool) -> Vec<String> {
     let begins = |ix_cols: &[usize]| ix_cols.len() >= cols.len() && ix_cols[..cols.len()] == *cols;
     let indexed = begins(&child.primary_key) || child.indexes.iter().any(|ix| begins(&ix.columns));
     if !heap && !indexed {
-        out.push("(index InnoDB adds for the foreign key)".into());
+        out.push(("(index InnoDB adds for the foreign key)".into(), Some(cols.to_vec())));
     }
     out
 }
@@ -148,12 +211,18 @@ mod tests {
     }
 
     fn change() -> KeyChange<'static> {
-        KeyChange { parent: "p", key_columns: vec!["id"], current_bytes: 8, candidate_bytes: 16 }
+        KeyChange {
+            parent: "p",
+            key_columns: vec!["id"],
+            current_bytes: 8,
+            candidate_bytes: 16,
+            candidate_type: ColumnType::Binary { bytes: 16 },
+        }
     }
 
     #[test]
     fn a_referencing_column_widens_its_row_and_the_indexes_holding_it() {
-        let got = child_changes(&change(), &child(), &[fk("p_id")], false, 1000);
+        let got = child_changes(&change(), &child(), &[fk("p_id")], false, 1000, None);
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].records, ["PRIMARY", "ix_p"]);
         assert_eq!(got[0].width_change_bytes, 8);
@@ -162,20 +231,20 @@ mod tests {
 
     #[test]
     fn a_key_column_reaches_every_innodb_secondary_but_not_a_heaps() {
-        let innodb = child_changes(&change(), &child(), &[fk("id")], false, 10);
+        let innodb = child_changes(&change(), &child(), &[fk("id")], false, 10, None);
         assert_eq!(innodb[0].records, ["PRIMARY", "ix_p", "ix_other"]);
-        let heap = child_changes(&change(), &child(), &[fk("id")], true, 10);
+        let heap = child_changes(&change(), &child(), &[fk("id")], true, 10, None);
         assert_eq!(heap[0].records, ["heap tuple", "PRIMARY"]);
     }
 
     #[test]
     fn an_unindexed_foreign_key_gets_innodbs_own_index() {
         // ix_p (p_id, other) holds `other` but does not begin with it; ix_other does.
-        let got = child_changes(&change(), &child(), &[fk("other")], false, 10);
+        let got = child_changes(&change(), &child(), &[fk("other")], false, 10, None);
         assert_eq!(got[0].records, ["PRIMARY", "ix_p", "ix_other"]);
         let mut t = child();
         t.indexes.pop();
-        let got = child_changes(&change(), &t, &[fk("other")], false, 10);
+        let got = child_changes(&change(), &t, &[fk("other")], false, 10, None);
         assert_eq!(got[0].records, ["PRIMARY", "ix_p", "(index InnoDB adds for the foreign key)"]);
         assert_eq!(got[0].bytes_added, Some(10 * 12 * 3));
         assert_eq!(got[0].width_change_bytes, 12, "INT (4 bytes) to 16");
@@ -187,6 +256,6 @@ mod tests {
         other.parent = "q".into();
         let mut not_key = fk("p_id");
         not_key.parent_columns = vec!["code".into()];
-        assert!(child_changes(&change(), &child(), &[other, not_key], false, 10).is_empty());
+        assert!(child_changes(&change(), &child(), &[other, not_key], false, 10, None).is_empty());
     }
 }

@@ -14,6 +14,7 @@
 use super::children::{child_changes, KeyChange, METHOD};
 use super::figures::{best_candidate, key_entry_bytes, key_type_sql, total_bytes, WorkingSet};
 use super::prepare::{prepare, Prepared};
+use super::rows::AdviseRows;
 use super::share::shared_builds;
 use super::sim::{run_nbtree, run_sim};
 use super::{jobs_of, relabel, Candidate};
@@ -30,6 +31,7 @@ use keylab_core::{
 };
 use keylab_ddl::{DdlError, DdlFile, DdlTable, SourceDialect};
 use keylab_innodb_model::SimSettings;
+use keylab_schema::{ColumnType, Value};
 use keylab_sim::{flavour, nbtree_settings, NbtreeEngine, SimEngine};
 
 /// Rows per table when --rows is not given: a 60-table schema in well under a minute on two
@@ -133,7 +135,8 @@ pub fn run_schema(mut args: AdviseArgs, file: &DdlFile, origin: &str) -> Result<
     // The report's engine: the first advised table's model.
     let first_model = first.prepared.model;
     run_all(&args, &settings, &mut tables)?;
-    let summary = summarise(file.dialect, origin, rows, tables, refused);
+    let all: Vec<&DdlTable> = tables_of(file).into_iter().flatten().collect();
+    let summary = summarise(file.dialect, origin, rows, args.seed, &all, tables, refused);
     let engine = match first_model {
         SimModel::Postgres15 => NbtreeEngine::new(nbtree_settings(&settings, None)).info(),
         m => SimEngine::new(sim_of(m, &settings)?).info(),
@@ -268,6 +271,8 @@ fn summarise(
     dialect: SourceDialect,
     origin: &str,
     rows: u64,
+    seed: u64,
+    all: &[&DdlTable],
     tables: Vec<Advised>,
     mut refused: Vec<RefusedTable>,
 ) -> SchemaSummary {
@@ -277,9 +282,20 @@ fn summarise(
         .unwrap_or_default();
     // Per advised table: its row, the current and best candidates.
     let mut rows_out: Vec<(SchemaTable, Option<KeyChangeOwned>)> = Vec::new();
-    let mut heap_of: Vec<(&DdlTable, bool)> = Vec::new();
+    // Every table read is a possible child: advised ones with their model and one generated
+    // row, the others as their dialect stores them.
+    let children: Vec<(&DdlTable, bool, Option<Vec<Value>>)> = all
+        .iter()
+        .map(|t| match tables.iter().find(|a| std::ptr::eq(a.ddl, *t)) {
+            Some(a) => {
+                let c = &a.prepared.candidates[0];
+                let row = AdviseRows::new(&c.table, &c.plan, c.variant, seed).next();
+                (*t, a.prepared.heap_table, row)
+            }
+            None => (*t, dialect == SourceDialect::Postgres, None),
+        })
+        .collect();
     for a in &tables {
-        heap_of.push((a.ddl, a.prepared.heap_table));
         let cands = &a.prepared.candidates;
         let mut runs = Vec::new();
         let mut sets = Vec::new();
@@ -332,6 +348,7 @@ fn summarise(
                 .collect(),
             current_bytes: key_entry_bytes(cur),
             candidate_bytes: key_entry_bytes(done[b]),
+            candidate_type: done[b].table.columns[done[b].key[0]].ty,
         });
         let row = SchemaTable {
             table: a.ddl.table.name.clone(),
@@ -359,14 +376,16 @@ fn summarise(
             key_columns: change.key_columns.iter().map(String::as_str).collect(),
             current_bytes: change.current_bytes,
             candidate_bytes: change.candidate_bytes,
+            candidate_type: change.candidate_type,
         };
-        for (child, heap) in &heap_of {
+        for (child, heap, one_row) in &children {
             row.children.extend(child_changes(
                 &key,
                 &child.table,
                 &child.foreign_keys,
                 *heap,
                 rows,
+                one_row.as_deref(),
             ));
         }
         let added: Option<i64> = row.children.iter().map(|c| c.bytes_added).sum();
@@ -410,4 +429,5 @@ struct KeyChangeOwned {
     key_columns: Vec<String>,
     current_bytes: u32,
     candidate_bytes: u32,
+    candidate_type: ColumnType,
 }

@@ -75,7 +75,10 @@ pub struct ChildChange {
     /// The child's records holding the columns: its row (clustered record or heap tuple),
     /// then every index that holds them, by name.
     pub records: Vec<String>,
-    /// `rows × width_change_bytes × records`, `null` when the child was not advised.
+    /// Bytes each of `records` changes by (InnoDB: `width_change_bytes`; PostgreSQL: the
+    /// MAXALIGNed tuple with the new type minus with the old).
+    pub record_change_bytes: Vec<i64>,
+    /// `rows ×` the sum of `record_change_bytes`; `null` for a multi-column foreign key.
     pub bytes_added: Option<i64>,
 }
 
