@@ -251,6 +251,30 @@ mod tests {
     }
 
     #[test]
+    fn postgres_records_change_by_their_aligned_tuples() {
+        // (id bigint, p_id integer): heap data 8 + 4 after a 24-byte header, 36 -> 40 bytes;
+        // p_id as bigint 8 + 8, 40 bytes: no change. Index on (p_id): 8 + 4 -> 16, 8 + 8 = 16.
+        let mut t = child();
+        t.columns[1].ty = ColumnType::Int;
+        t.columns.truncate(2);
+        t.indexes = vec![Index::new("ix_p", vec![1], false)];
+        let row = [Value::Int(1), Value::Int(2)];
+        let big = KeyChange {
+            candidate_type: ColumnType::BigInt { unsigned: false },
+            candidate_bytes: 8,
+            ..change()
+        };
+        let got = child_changes(&big, &t, &[fk("p_id")], true, 10, Some(&row));
+        assert_eq!(got[0].records, ["heap tuple", "ix_p"]);
+        assert_eq!(got[0].record_change_bytes, [0, 0]);
+        assert_eq!(got[0].bytes_added, Some(0));
+        // As uuid (byte-aligned, 16): heap 24 + 8 + 16 = 48, index 8 + 16 = 24.
+        let got = child_changes(&change(), &t, &[fk("p_id")], true, 10, Some(&row));
+        assert_eq!(got[0].record_change_bytes, [8, 8]);
+        assert_eq!(got[0].bytes_added, Some(160));
+    }
+
+    #[test]
     fn other_parents_and_other_columns_are_not_changed() {
         let mut other = fk("p_id");
         other.parent = "q".into();
