@@ -110,10 +110,15 @@ pub fn child_changes(
         .collect()
 }
 
-/// A value of `ty` for a tuple's layout (only fixed widths reach here: the candidates' keys).
+/// A value of a candidate key's type for a tuple's layout: binary ids fill their bytes, text
+/// ids their characters (uuid and ulid text is ASCII of the declared length), others are
+/// fixed-width numbers.
 fn value_of(ty: ColumnType) -> Value {
     match ty {
         ColumnType::Binary { bytes } => Value::Bytes(vec![0; bytes as usize]),
+        ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } => {
+            Value::Bytes(vec![b'0'; chars as usize])
+        }
         _ => Value::Int(1),
     }
 }
