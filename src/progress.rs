@@ -27,6 +27,13 @@ impl Bars {
         Bars { multi: None }
     }
 
+    /// A line above the bars (on a terminal only, like the bars).
+    pub fn println(&self, line: &str) {
+        if let Some(multi) = &self.multi {
+            let _ = multi.println(line);
+        }
+    }
+
     /// The progress of one job (one worker; it may run several loads one after another).
     pub fn bar(&self) -> LoadProgress {
         LoadProgress { multi: self.multi.clone(), bar: None }

@@ -10,6 +10,15 @@ use std::path::PathBuf;
 /// The candidates advised on besides the table's current key.
 pub const DEFAULT_CANDIDATES: &str = "auto-inc,uuid4:bin,uuid7:bin,ulid:bin,snowflake";
 
+/// The candidates of a whole-schema summary when --keys is not given: the default without
+/// uuid4:bin (see --keys).
+pub const SUMMARY_CANDIDATES: &str = "auto-inc,uuid7:bin,ulid:bin,snowflake";
+
+/// Candidates from a comma-separated list of known-good tokens.
+pub fn candidates_of(list: &str) -> Vec<Variant> {
+    list.split(',').map(|t| t.parse().expect("a valid built-in candidate")).collect()
+}
+
 /// `keylab advise`.
 #[derive(Debug, Args)]
 pub struct AdviseArgs {
@@ -44,10 +53,13 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "NAME")]
     pub table: Option<String>,
     /// Candidate keys, each replacing the primary-key column's type (the current key is
-    /// always advised on too).
-    #[arg(long, value_delimiter = ',', default_value = DEFAULT_CANDIDATES)]
-    pub keys: Vec<Variant>,
-    /// Rows to load per candidate [default: the --url table's rows, else 1,000,000].
+    /// always advised on too) [default: auto-inc,uuid4:bin,uuid7:bin,ulid:bin,snowflake; for
+    /// a whole schema the same without uuid4:bin, which the recommendation's rule never
+    /// chooses (its inserts touch every leaf) and which costs the most to build].
+    #[arg(long, value_delimiter = ',', value_name = "KEYS")]
+    pub keys: Option<Vec<Variant>>,
+    /// Rows to load per candidate [default: the --url table's rows, else 1,000,000; for a
+    /// whole schema (a file of several tables without --table), 100,000 per table].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub rows: Option<u64>,
     /// Average stored width of a variable-length column, in bytes (repeatable):
@@ -70,6 +82,11 @@ pub struct AdviseArgs {
     /// InnoDB model; for tests proving the shared figures equal the unshared ones).
     #[arg(long, hide = true)]
     pub no_shared_builds: bool,
+    /// Simulator runs at once (candidates, and for a whole schema every table's candidates),
+    /// each on its own thread with its own table [default: the number of cores]. Figures are
+    /// the same for every value; a server engine runs one candidate at a time.
+    #[arg(long, value_name = "N", value_parser = super::values::parse_jobs)]
+    pub jobs: Option<usize>,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -112,6 +112,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
         seed: args.gen.seed,
         engine: engine_info,
         runs: Vec::new(),
+        schema: None,
     };
     if args.perf_schema && args.engine.engine == keylab_core::EngineKind::Sim {
         add_note(

@@ -97,6 +97,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         seed: args.seed,
         engine,
         runs: Vec::new(),
+        schema: None,
     };
     let outcome = if args.engine.engine == EngineKind::Sim {
         // Every run on its own simulator. The engine block folds every run's engine

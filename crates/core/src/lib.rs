@@ -35,11 +35,11 @@ pub use phase::{
 pub use pool_curve::{PoolCurvePoint, PoolCurveSampler, MAX_POINTS as POOL_CURVE_MAX_POINTS};
 pub use result::{
     hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase, BufferPoolResult,
-    ChangeBufferResult, ChurnPhase, CounterFigures, Counters, DdlPhase, DdlStep, EngineInfo,
-    Figure, IndexResult, LatencyMs, LoadPhase, LoadResult, LoadVerification, PhaseKind,
+    ChangeBufferResult, ChildChange, ChurnPhase, CounterFigures, Counters, DdlPhase, DdlStep,
+    EngineInfo, Figure, IndexResult, LatencyMs, LoadPhase, LoadResult, LoadVerification, PhaseKind,
     PhaseResult, PhaseStatus, PoolFigures, PostgresFigures, QueriesPhase, QueryResult,
-    RebuildPhase, Report, RestartPhase, RunResult, SeriesPoint, SettingsPhase, ShapeFigures,
-    TableSizes, REPORT_SCHEMA_VERSION,
+    RebuildPhase, RefusedTable, Report, RestartPhase, RunResult, SchemaSummary, SchemaTable,
+    SeriesPoint, SettingsPhase, ShapeFigures, TableSizes, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, NoProgress, Progress};
 pub use shard::{

@@ -8,6 +8,7 @@
 mod derived;
 mod phase_figures;
 mod phases;
+mod schema;
 
 pub use self::derived::{hit_ratio, io_share_pct, misses_per_op, per_1k_rows};
 pub use self::phases::{
@@ -15,6 +16,7 @@ pub use self::phases::{
     PhaseResult, PhaseStatus, PoolFigures, QueriesPhase, RebuildPhase, RestartPhase, SeriesPoint,
     SettingsPhase, ShapeFigures,
 };
+pub use self::schema::{ChildChange, RefusedTable, SchemaSummary, SchemaTable};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -38,6 +40,10 @@ pub struct Report {
     pub engine: EngineInfo,
     /// One entry per variant, in run order.
     pub runs: Vec<RunResult>,
+    /// `keylab advise FILE.sql` without `--table`: every table of the file (an extension of
+    /// the contract; absent from every other report, and then `runs` holds the figures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<SchemaSummary>,
 }
 
 fn schema_version() -> u32 {

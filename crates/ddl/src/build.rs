@@ -82,6 +82,8 @@ pub(crate) struct FileBuilder {
     /// The words of the statement being read, upper case, with their places (sqlparser
     /// gives MySQL table options no place of their own).
     words: Vec<(String, Position)>,
+    /// Foreign keys read, by the name of their table (attached at `finish`).
+    foreign_keys: Vec<(String, crate::ForeignKey)>,
 }
 
 fn last_name(name: &ObjectName) -> String {
@@ -102,11 +104,13 @@ impl FileBuilder {
             loose: Vec::new(),
             user_types: UserTypes::default(),
             words: Vec::new(),
+            foreign_keys: Vec::new(),
         }
     }
 
     pub(crate) fn finish(self) -> DdlFile {
         let origin = self.origin;
+        let mut foreign_keys = self.foreign_keys;
         let mut tables = Vec::new();
         let mut refused = Vec::new();
         for mut b in self.tables {
@@ -121,6 +125,7 @@ impl FileBuilder {
                 b.table.auto_increment = false;
             }
             tables.push(DdlTable {
+                foreign_keys: take_foreign_keys(&mut foreign_keys, &b.table.name),
                 table: b.table,
                 at: b.at,
                 notes: b.notes,
@@ -280,6 +285,8 @@ impl FileBuilder {
             Statement::CreateTable(ct) => {
                 let name = last_name(&ct.name);
                 let mut b = self.create_table(&ct, at, fixes);
+                let fks = crate::foreign::of_create_table(&ct, at);
+                self.foreign_keys.extend(fks.into_iter().map(|f| (b.table.name.clone(), f)));
                 if b.refusal.is_none() {
                     for p in parameters {
                         if let Err(r) = b.constraint_parameters(p) {
@@ -300,6 +307,10 @@ impl FileBuilder {
             }
             Statement::AlterTable { name, operations, .. } => {
                 let name = last_name(&name);
+                let fks = crate::foreign::of_alter(&operations, at);
+                let table =
+                    self.table_named(&name).map_or_else(|| name.clone(), |t| t.table.name.clone());
+                self.foreign_keys.extend(fks.into_iter().map(|f| (table.clone(), f)));
                 self.alter_table(&name, operations, at, parameters, fixes);
                 Some(name)
             }
@@ -464,6 +475,16 @@ fn piece_start(piece: &crate::scanner::Piece) -> Position {
         }
     }
     at
+}
+
+/// The foreign keys of table `name`, taken out of `all`.
+fn take_foreign_keys(
+    all: &mut Vec<(String, crate::ForeignKey)>,
+    name: &str,
+) -> Vec<crate::ForeignKey> {
+    let (mine, rest) = std::mem::take(all).into_iter().partition(|(t, _)| t == name);
+    *all = rest;
+    mine.into_iter().map(|(_, f)| f).collect()
 }
 
 fn is_nextval(e: &Expr) -> bool {

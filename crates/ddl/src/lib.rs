@@ -27,12 +27,14 @@ mod build;
 mod census;
 mod dialect;
 mod fixups;
+mod foreign;
 mod names;
 mod scanner;
 mod storage;
 mod types;
 mod user_types;
 
+pub use foreign::ForeignKey;
 use keylab_schema::Table;
 use sqlparser::dialect::{Dialect as SqlDialect, MySqlDialect, PostgreSqlDialect};
 use sqlparser::parser::Parser;
@@ -105,6 +107,8 @@ pub struct DdlTable {
     /// PostgreSQL's `fillfactor` of the indexes that give one (`WITH (fillfactor = N)` of
     /// `CREATE INDEX` or of a primary-key or unique constraint), in file order.
     pub index_fill_factors: Vec<IndexFillFactor>,
+    /// Its foreign keys as written (they change no layout; see `foreign.rs`).
+    pub foreign_keys: Vec<ForeignKey>,
 }
 
 /// A `fillfactor` storage parameter and where it was given.

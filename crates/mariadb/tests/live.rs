@@ -352,6 +352,7 @@ fn the_result_format_carries_server_figures() {
         seed: 1,
         engine: engine.info(),
         runs: vec![run],
+        schema: None,
     };
     let json: serde_json::Value = serde_json::to_value(&report).unwrap();
     assert_eq!(json["engine"]["kind"], "mariadb");

@@ -20,6 +20,16 @@ use std::io;
 const RATIO_SUFFIX: &str = ".ratio_to_best";
 
 pub(crate) fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
+    if let Some(schema) = &report.schema {
+        // A schema summary has no runs: one row per table instead.
+        let (header, rows) = crate::schema::csv_rows(schema);
+        let mut writer = csv::Writer::from_writer(out);
+        writer.write_record(&header).map_err(io::Error::other)?;
+        for row in rows {
+            writer.write_record(&row).map_err(io::Error::other)?;
+        }
+        return writer.flush();
+    }
     let model = MetricTable::from_report(report);
     let mut writer = csv::Writer::from_writer(out);
     let mut header = Vec::new();

@@ -42,6 +42,10 @@ pub(crate) fn render(
         "headline" => Some(esc(&headline(report))),
         "settings" => Some(settings.clone()),
         "reading" => Some(reading.join("\n")),
+        // A schema summary's tables are in the settings; it has no runs to set side by side.
+        "side_by_side" if report.schema.is_some() => Some(String::new()),
+        "side_by_side" => Some("<h2>Side by side</h2>".into()),
+        "table" | "notes" if report.schema.is_some() => Some(String::new()),
         "table" => Some(table(&model)),
         "notes" => Some(notes(report, &model)),
         "charts" => Some(charts(report, &model)),

@@ -38,6 +38,7 @@ mod markdown;
 mod phases;
 mod reading;
 mod rows;
+mod schema;
 mod settings;
 mod table;
 mod terminal;

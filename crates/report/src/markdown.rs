@@ -50,7 +50,9 @@ pub(crate) fn render(
     }
     writeln!(out)?;
     if report.runs.is_empty() {
-        writeln!(out, "No runs in this report.")?;
+        if report.schema.is_none() {
+            writeln!(out, "No runs in this report.")?;
+        }
     } else {
         for range in model.column_groups() {
             if let Some(heading) = model.part_heading(&range) {

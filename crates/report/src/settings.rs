@@ -48,6 +48,9 @@ pub(crate) fn settings_view(report: &Report) -> SettingsView {
     if !pairs.is_empty() {
         view.line = Some(format!("settings: {}", pairs.join(", ")));
     }
+    if let Some(schema) = &report.schema {
+        crate::schema::extend_view(&mut view, schema);
+    }
     view
 }
 

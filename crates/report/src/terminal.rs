@@ -46,7 +46,9 @@ pub(crate) fn render(
     }
     writeln!(out)?;
     if report.runs.is_empty() {
-        writeln!(out, "No runs in this report.")?;
+        if report.schema.is_none() {
+            writeln!(out, "No runs in this report.")?;
+        }
         return Ok(());
     }
     let groups = model.column_groups();

@@ -11,6 +11,9 @@
 //! auto-inc,uuid7:bin` (the nbtree model of PostgreSQL 15), `advise_pg_fillfactor` the same of
 //! `pg_users_fillfactor.sql` (the user's table and index fillfactors applied: notes at their
 //! places, `table_fillfactor` and the nested `index_fillfactor_by_index` settings).
+//! `advise_schema` is `keylab advise shop.sql --rows 3000` run in `tests/fixtures/advise/`
+//! (every table of a schema file: the `schema` section, no runs; the CLI test
+//! `advise::schema::the_summary_is_the_golden_fixture` keeps it equal to the command's output).
 //! `sim_pool_curve` is `keylab compare --keys uuid4:text,uuid7:text
 //! --rows 200000 --buffer-pool 6M`: the buffer pool curve and its reading. `sim_two_models`
 //! is `keylab compare --keys uuid4:bin,uuid7:bin,auto-inc --rows 20000 --model
@@ -29,7 +32,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 14] = [
+const FIXTURES: [&str; 15] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -44,6 +47,7 @@ const FIXTURES: [&str; 14] = [
     "sim_pool_curve",
     "sharded",
     "sim_two_models",
+    "advise_schema",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -127,6 +131,7 @@ golden! {
     sim_pool_curve => "sim_pool_curve",
     sharded => "sharded",
     sim_two_models => "sim_two_models",
+    advise_schema => "advise_schema",
 }
 
 #[test]

@@ -69,7 +69,7 @@ fn secondary_entry_change(c: &Candidate, cur: &Candidate) -> i64 {
     }
 }
 
-fn total_bytes(run: &RunResult) -> Option<u64> {
+pub fn total_bytes(run: &RunResult) -> Option<u64> {
     Some(run.table.data_length? + run.table.index_length?)
 }
 
@@ -160,6 +160,19 @@ fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
 }
 
+/// The candidate to choose (an index into `runs`, never 0, the current key): of the
+/// candidates whose inserts stay local (working set within twice the smallest), the
+/// smallest in total bytes. `None` when no candidate ran besides the current key.
+pub fn best_candidate(runs: &[RunResult], sets: &[WorkingSet], page_bytes: u64) -> Option<usize> {
+    let ws_of = |i: usize| pool_bytes(&runs[i], &sets[i], page_bytes);
+    let min_ws = (1..runs.len()).filter_map(ws_of).min();
+    let local = |i: usize| match (ws_of(i), min_ws) {
+        (Some(w), Some(m)) => w <= m.saturating_mul(2).max(m + 16 * page_bytes),
+        _ => true,
+    };
+    (1..runs.len()).filter(|&i| local(i)).min_by_key(|&i| total_bytes(&runs[i]).unwrap_or(u64::MAX))
+}
+
 /// The plain-language recommendation: the candidate to choose and what it trades.
 pub fn recommendation(
     cands: &[&Candidate],
@@ -170,17 +183,7 @@ pub fn recommendation(
     let Some(cur) = runs.first() else { return String::new() };
     let cur_total = total_bytes(cur).unwrap_or(0);
     let ws_of = |i: usize| pool_bytes(&runs[i], &sets[i], page_bytes);
-    // Candidates whose inserts stay local (working set within twice the smallest), then
-    // the smallest of those.
-    let min_ws = (1..runs.len()).filter_map(ws_of).min();
-    let local = |i: usize| match (ws_of(i), min_ws) {
-        (Some(w), Some(m)) => w <= m.saturating_mul(2).max(m + 16 * page_bytes),
-        _ => true,
-    };
-    let best = (1..runs.len())
-        .filter(|&i| local(i))
-        .min_by_key(|&i| total_bytes(&runs[i]).unwrap_or(u64::MAX));
-    let Some(b) = best else {
+    let Some(b) = best_candidate(runs, sets, page_bytes) else {
         return "no candidate ran besides the current key".into();
     };
     let bt = total_bytes(&runs[b]).unwrap_or(0);

@@ -9,21 +9,24 @@
 //! which page an insert went to). On the InnoDB model, candidates that would build the same
 //! trees are built once (`share.rs`).
 
+mod children;
 mod figures;
 mod limits;
 mod live;
+mod prepare;
 mod reading;
 mod rows;
 mod share;
 mod sim;
 mod storage;
+mod summary;
 
 use self::figures::{advice_phase, recommendation, WorkingSet};
 use self::live::{read_live, LiveTable};
-use self::rows::{plan_columns, AdviseRows, ColumnValues};
+use self::prepare::{prepare, Prepared};
+use self::rows::{AdviseRows, ColumnValues};
 use self::share::shared_builds;
-use self::sim::{choose_model, run_nbtree, run_sim};
-use self::storage::{fill_factors, FillFactorTarget};
+use self::sim::{run_nbtree, run_sim};
 use crate::args::advise::AdviseArgs;
 use crate::args::{EngineArgs, OutputArgs, DEFAULT_ROWS};
 use crate::engines::{make_engine, sim_settings};
@@ -36,12 +39,10 @@ use keylab_core::{
     Engine, EngineError, EngineKind, EngineSettings, FillFactors, LoadPlan, LoadResult, Report,
     RunResult, SimModel,
 };
-use keylab_ddl::DdlTable;
 use keylab_innodb_model::SimSettings;
-use keylab_keys::{Encoding, Strategy, Variant};
-use keylab_schema::{Column, ColumnType, Dialect, Table};
+use keylab_keys::Variant;
+use keylab_schema::Table;
 use keylab_sim::{flavour, nbtree_settings, NbtreeEngine, SimEngine};
-use std::collections::HashSet;
 
 /// The largest DDL file read: the largest schema in the test corpus is under 100 KiB and a
 /// large application's `structure.sql` a few MiB, so 64 MiB only refuses what is not a schema.
@@ -74,6 +75,18 @@ pub struct Candidate {
     pub heap_table: bool,
     /// The user's PostgreSQL fillfactors, the table created with them (empty elsewhere).
     pub fill_factors: FillFactors,
+    /// Shown before the label on its progress bar (the table's name in a schema summary).
+    pub progress_prefix: Option<String>,
+}
+
+impl Candidate {
+    /// The label of its progress bar.
+    pub fn progress_label(&self) -> String {
+        match &self.progress_prefix {
+            Some(p) => format!("{p} {}", self.label),
+            None => self.label.clone(),
+        }
+    }
 }
 
 /// Runs `keylab advise`.
@@ -109,89 +122,17 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         }
         (None, None) => return Err(UsageError("give FILE.sql or --url".into()).into()),
     };
-    args.rows = Some(args.rows.unwrap_or(DEFAULT_ROWS));
     let flag = args.dialect.map(|d| d.source());
     let file = reading::read_file(&source, &origin, dialect.or(flag))?;
+    if table_name.is_none() && file.tables.len() + file.refused.len() > 1 {
+        return summary::run_schema(args, &file, &origin);
+    }
+    args.rows = Some(args.rows.unwrap_or(DEFAULT_ROWS));
     let ddl = reading::pick(&file, table_name.as_deref())?;
     notes.extend(reading::reading_notes(&file, ddl, args.url.is_none(), flag.is_some()));
-    let mut candidates = candidates(&args, ddl, file.dialect, &origin, &mut notes)?;
-    let model = choose_model(&args, file.dialect, &candidates, &mut notes)?;
-    let heap_table = match args.engine {
-        EngineKind::Sim => model == SimModel::Postgres15,
-        kind => kind == EngineKind::Postgres,
-    };
-    // A type the engine lacks is built as its nearest type there: say what differs.
-    let source_dialect = match file.dialect {
-        keylab_ddl::SourceDialect::Postgres => Dialect::Postgres,
-        keylab_ddl::SourceDialect::Mysql => Dialect::Mariadb,
-    };
-    let engine_dialect = if heap_table { Dialect::Postgres } else { Dialect::Mariadb };
-    // Only a type of the other dialect can be missing (a PostgreSQL file on the nbtree model
-    // has its own types).
-    for col in ddl.table.columns.iter().filter(|_| engine_dialect != source_dialect) {
-        if let Some(why) = col.ty.nearest_note(engine_dialect) {
-            notes.push(format!("column `{}` ({}): {why}", col.name, col.type_sql(source_dialect)));
-        }
-    }
-    let target = match (args.engine, heap_table) {
-        (EngineKind::Sim, true) => FillFactorTarget::NbtreeModel,
-        (EngineKind::Postgres, _) => FillFactorTarget::PostgresServer,
-        _ => FillFactorTarget::Innodb,
-    };
-    let fill = fill_factors(ddl, file.dialect, &origin, target, &mut notes);
-    for c in &mut candidates {
-        c.heap_table = heap_table;
-        c.fill_factors = fill.clone();
-    }
-    let cur = &candidates[0];
-    let widths: Vec<String> = cur
-        .table
-        .columns
-        .iter()
-        .zip(&cur.plan)
-        .filter(|(col, _)| col.ty.fixed_len().is_none())
-        .filter_map(|(col, p)| Some(format!("{} {} bytes", col.name, p.width_bytes(&col.ty)?)))
-        .collect();
-    if !widths.is_empty() {
-        notes.push(format!(
-            "widths of variable-length values (set with --width COLUMN=BYTES): {}",
-            widths.join(", ")
-        ));
-    }
+    let Prepared { candidates, model, fill, page_bytes, .. } =
+        prepare(&args, &args.width, ddl, file.dialect, &origin, &mut notes)?;
     let settings = EngineSettings::default();
-    for c in &candidates {
-        let nbtree_model = args.engine == EngineKind::Sim && heap_table;
-        if let Some(e) = limits::check(c, heap_table, nbtree_model, settings.page_size_bytes) {
-            let at = ddl.at;
-            let hint = match (heap_table, file.dialect) {
-                (false, keylab_ddl::SourceDialect::Postgres) => {
-                    " (a MariaDB limit: the table runs on InnoDB here; --model postgres-15 or \
-                     --engine postgres runs it on PostgreSQL's)"
-                }
-                _ => "",
-            };
-            return Err(UsageError(format!(
-                "{origin}:{}:{}: table `{}`, candidate {}: {e}{hint}",
-                at.line, at.column, ddl.table.name, c.label
-            ))
-            .into());
-        }
-    }
-    if heap_table {
-        notes.extend(limits::collation_note(&candidates[0].table));
-    }
-    let nullable = ddl.table.columns.iter().filter(|c| c.nullable).count();
-    if nullable > 0 {
-        notes.push(format!(
-            "{nullable} nullable column(s) are filled in every row (their NULL bits still count); \
-             --width sets the average width of variable-length ones"
-        ));
-    }
-    let page_bytes = if heap_table {
-        u64::from(keylab_nbtree_model::geometry::PAGE_BYTES)
-    } else {
-        u64::from(settings.page_size_bytes)
-    };
     let (results, engine_info) = match args.engine {
         EngineKind::Sim if model == SimModel::Postgres15 => {
             let nb = nbtree_settings(&settings, None);
@@ -199,7 +140,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             info_engine.set_fill_factors(&fill)?;
             let info = info_engine.info();
             let each_own = vec![None; candidates.len()];
-            let results = run_candidates(&candidates, &each_own, |c, progress| {
+            let results = run_candidates(jobs_of(&args), &candidates, &each_own, |c, progress| {
                 run_nbtree(c, &args, nb, progress)
             })?;
             (results, info)
@@ -219,7 +160,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
                 notes.extend(shared.notes);
                 shared.build_of
             };
-            let results = run_candidates(&candidates, &build_of, |c, progress| {
+            let results = run_candidates(jobs_of(&args), &candidates, &build_of, |c, progress| {
                 run_sim(c, &args, SimEngine::new(sim), progress)
             })?;
             (results, info)
@@ -278,6 +219,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         seed: args.seed,
         engine: engine_info,
         runs,
+        schema: None,
     };
     if let Some(cur) = &current {
         if cur.variant == "current" {
@@ -313,7 +255,7 @@ fn finish(report: &Report, out: &OutputArgs, failure: Option<anyhow::Error>) -> 
     }
 }
 
-fn add_note(report: &mut Report, note: &str) {
+pub(super) fn add_note(report: &mut Report, note: &str) {
     let notes =
         report.engine.settings.entry("notes".to_string()).or_insert_with(|| serde_json::json!([]));
     if let Some(list) = notes.as_array_mut() {
@@ -321,202 +263,9 @@ fn add_note(report: &mut Report, note: &str) {
     }
 }
 
-/// The variant whose ids the current key's type most likely holds (only the shape of the
-/// order and the stored length matter to the pages): an integer AUTO_INCREMENT is auto-inc,
-/// other integers snowflake, 16 bytes uuid4:bin, text of 36/32/26 characters uuid4:text /
-/// uuid4:hex / ulid:text.
-fn current_variant(table: &Table) -> Option<Variant> {
-    let [k] = table.primary_key.as_slice() else { return None };
-    let v = |s: Strategy, e: Encoding| Variant::new(s, e).ok();
-    match table.columns[*k].ty {
-        ColumnType::Int | ColumnType::BigInt { .. } | ColumnType::Integer { .. }
-            if table.auto_increment =>
-        {
-            v(Strategy::AutoInc, Encoding::Bigint)
-        }
-        ColumnType::BigInt { .. } => v(Strategy::Snowflake, Encoding::Bigint),
-        ColumnType::Binary { bytes: 16 } => v(Strategy::Uuid4, Encoding::Bin),
-        ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } if chars >= 36 => {
-            v(Strategy::Uuid4, Encoding::Text)
-        }
-        ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } if chars >= 32 => {
-            v(Strategy::Uuid4, Encoding::Hex)
-        }
-        ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } if chars >= 26 => {
-            v(Strategy::Ulid, Encoding::Text)
-        }
-        _ => None,
-    }
-}
-
-/// Refuses (exit 2) a table whose UNIQUE or key column cannot take `rows` distinct values of
-/// its type: a `CHAR(2)` code key holds 1,296 of keylab's base-36 codes, a `TINYINT` 256.
-/// Refusing says what to change; capping the rows would advise on another table size.
-fn check_unique_capacity(
-    t: &Table,
-    plan: &[ColumnValues],
-    rows: u64,
-    origin: &str,
-    ddl: &DdlTable,
-) -> Result<()> {
-    for (col, p) in t.columns.iter().zip(plan) {
-        let Some(cap) = rows::unique_capacity(p, &col.ty) else { continue };
-        if cap < u128::from(rows) {
-            return Err(UsageError(format!(
-                "{origin}:{}:{}: table `{}`: column `{}` ({}) is in a key or UNIQUE index and                  holds at most {cap} distinct values keylab makes, fewer than the {rows} rows                  asked for; valid: --rows 1..={cap}",
-                ddl.at.line,
-                ddl.at.column,
-                t.name,
-                col.name,
-                col.ty.sql(keylab_schema::Dialect::Mariadb),
-            ))
-            .into());
-        }
-    }
-    Ok(())
-}
-
-fn candidates(
-    args: &AdviseArgs,
-    ddl: &DdlTable,
-    dialect: keylab_ddl::SourceDialect,
-    origin: &str,
-    notes: &mut Vec<String>,
-) -> Result<Vec<Candidate>> {
-    let t = &ddl.table;
-    if let keylab_schema::Clustered::Unique(i) = t.innodb_clustered() {
-        if t.indexes[i].descending.contains(&true) {
-            return Err(UsageError(format!(
-                "{origin}:{}:{}: table `{}` has no PRIMARY KEY, so InnoDB clusters on UNIQUE KEY `{}`, \
-                 which has a DESC part: a descending clustered index is not modelled; valid: \
-                 ascending parts, or a PRIMARY KEY",
-                ddl.at.line, ddl.at.column, t.name, t.indexes[i].name
-            ))
-            .into());
-        }
-    }
-    let mut widths = Vec::new();
-    for (name, bytes) in &args.width {
-        let Some(c) = t.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)) else {
-            return Err(UsageError(format!(
-                "--width {name}={bytes}: table `{}` has no column `{name}`; valid: {}",
-                t.name,
-                variable_columns(t).join(", ")
-            ))
-            .into());
-        };
-        if t.columns[c].ty.fixed_len().is_some()
-            && !matches!(t.columns[c].ty, ColumnType::Char { .. })
-        {
-            return Err(UsageError(format!(
-                "--width {name}={bytes}: `{name}` is fixed-length ({} bytes); valid: {}",
-                t.columns[c].ty.max_bytes(),
-                variable_columns(t).join(", ")
-            ))
-            .into());
-        }
-        let max = t.columns[c].ty.max_bytes();
-        if *bytes > max {
-            return Err(UsageError(format!(
-                "--width {name}={bytes}: `{name}` holds at most {max} bytes; valid: 0..={max}"
-            ))
-            .into());
-        }
-        widths.push((c, *bytes));
-    }
-    let width_of = |c: usize| widths.iter().find(|(w, _)| *w == c).map(|(_, b)| *b);
-    let current_v = current_variant(t);
-    let key_name = t.primary_key.iter().map(|&c| t.columns[c].name.clone()).collect::<Vec<_>>();
-    let key_type = t.primary_key.iter().map(|&c| match dialect {
-        keylab_ddl::SourceDialect::Postgres => keylab_pg_server::column_type(
-            &t.columns[c].ty,
-            keylab_pg_server::TextCollation::Default,
-        ),
-        keylab_ddl::SourceDialect::Mysql => t.columns[c].ty.sql(keylab_schema::Dialect::Mariadb),
-    });
-    let key_type = key_type.collect::<Vec<_>>().join(", ");
-    notes.push(match current_v {
-        _ if t.primary_key.is_empty() => format!(
-            "current table has no PRIMARY KEY and is loaded as it is: on InnoDB clustered on {}; \
-             on PostgreSQL a heap without a key index; each candidate adds a column keylab_id as \
-             its primary key",
-            t.innodb_clustered_text()
-        ),
-        Some(v) => format!(
-            "current key ({}: {key_type}) is loaded with {v} ids, the strategy its type suggests",
-            key_name.join(", ")
-        ),
-        None => format!(
-            "current key ({}: {key_type}) is loaded with distinct values in row order",
-            key_name.join(", ")
-        ),
-    });
-    let current_plan =
-        plan_columns(t, &t.primary_key, rows_of(args), current_v.is_some(), &width_of);
-    check_unique_capacity(t, &current_plan, rows_of(args), origin, ddl)?;
-    let mut out = vec![Candidate {
-        label: "current".into(),
-        variant: current_v,
-        plan: current_plan,
-        key: t.primary_key.clone(),
-        table: Table { name: format!("{}_current", t.name), ..t.clone() },
-        heap_table: false,
-        fill_factors: FillFactors::default(),
-    }];
-    let mut seen = HashSet::new();
-    for &v in &args.keys {
-        if !seen.insert(v) {
-            continue;
-        }
-        let mut table = t.clone();
-        table.name = format!("{}_{}", t.name, sanitize(&v.to_string()));
-        let key = if let [k] = t.primary_key.as_slice() {
-            table.columns[*k].ty = v.column_type();
-            vec![*k]
-        } else {
-            // A composite key's columns stay as plain columns; the candidate is a new one.
-            table.columns.push(Column::new("keylab_id", v.column_type(), false));
-            let k = table.columns.len() - 1;
-            table.primary_key = vec![k];
-            vec![k]
-        };
-        table.auto_increment = v.strategy.is_engine_assigned();
-        out.push(Candidate {
-            label: v.to_string(),
-            variant: Some(v),
-            plan: plan_columns(&table, &key, rows_of(args), true, &width_of),
-            key,
-            table,
-            heap_table: false,
-            fill_factors: FillFactors::default(),
-        });
-    }
-    if t.primary_key.len() > 1 {
-        notes.push(
-            "composite primary key: each candidate clusters on a new single column keylab_id, \
-             the former key columns kept as plain columns"
-                .into(),
-        );
-    }
-    Ok(out)
-}
-
-fn variable_columns(t: &Table) -> Vec<String> {
-    let v: Vec<String> = t
-        .columns
-        .iter()
-        .filter(|c| c.ty.fixed_len().is_none() || matches!(c.ty, ColumnType::Char { .. }))
-        .map(|c| c.name.clone())
-        .collect();
-    if v.is_empty() {
-        vec!["(the table has no variable-length column)".into()]
-    } else {
-        v
-    }
-}
-
-fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+/// --jobs, else the number of cores.
+pub(super) fn jobs_of(args: &AdviseArgs) -> usize {
+    args.jobs.unwrap_or_else(parallel::default_jobs)
 }
 
 /// The report's strategy and encoding of a candidate.
@@ -528,7 +277,7 @@ fn strategy_encoding(c: &Candidate) -> (String, String) {
 }
 
 /// Another candidate's figures under `c`'s label.
-fn relabel(run: &RunResult, c: &Candidate) -> RunResult {
+pub(super) fn relabel(run: &RunResult, c: &Candidate) -> RunResult {
     let (strategy, encoding) = strategy_encoding(c);
     RunResult { variant: c.label.clone(), strategy, encoding, ..run.clone() }
 }
@@ -581,6 +330,7 @@ pub(super) fn load_result(plan: &LoadPlan) -> LoadResult {
 /// `build_of[i] = Some(j)` is not built: it takes candidate `j`'s figures under its own label
 /// (`share.rs` says when that is exact).
 fn run_candidates(
+    jobs: usize,
     candidates: &[Candidate],
     build_of: &[Option<usize>],
     run: impl Fn(&Candidate, &mut LoadProgress) -> Result<(RunResult, WorkingSet)> + Sync,
@@ -590,7 +340,7 @@ fn run_candidates(
     let mut results: Vec<Option<Result<(RunResult, WorkingSet)>>> =
         (0..candidates.len()).map(|_| None).collect();
     parallel::run_ordered(
-        parallel::default_jobs(),
+        jobs,
         built.len(),
         &bars,
         // The same rows for every candidate; a composite key (no variant) costs as the widest.

@@ -135,6 +135,7 @@ mod tests {
             table,
             heap_table: false,
             fill_factors: FillFactors::default(),
+            progress_prefix: None,
         }
     }
 

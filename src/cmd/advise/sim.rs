@@ -100,7 +100,7 @@ fn load_counting(
     let mut gen = AdviseRows::new(table, plan, c.variant, args.seed);
     // Filled in place batch after batch (their buffers reused).
     let mut batch: Vec<Row> = Vec::new();
-    progress.start(&c.label, rows);
+    progress.start(&c.progress_label(), rows);
     let mut n = 0u64;
     while n < rows {
         let len = (rows - n).min(BATCH_ROWS as u64) as usize;

@@ -18,6 +18,9 @@ mod migrations;
 // Every declared type built as declared; code tables.
 mod types;
 
+// Every table of a schema file at once.
+mod schema;
+
 use crate::util::{server_installed, users_server, Dir, Run};
 
 const ORDERS: &str = include_str!("../../fixtures/advise/orders.sql");
@@ -99,8 +102,8 @@ fn unmodelled_table_options_are_noted_at_their_place() {
 fn table_and_width_flags_name_the_valid_choices() {
     refused(
         "CREATE TABLE a (x INT PRIMARY KEY); CREATE TABLE b (y INT PRIMARY KEY);",
-        &[],
-        &["2 tables", "--table", "valid: a, b"],
+        &["--table", "c"],
+        &["no table `c`", "--table", "valid: a, b"],
     );
     refused(ORDERS, &["--table", "nope"], &["no table `nope`", "valid: orders"]);
     refused(ORDERS, &["--width", "nope=3"], &["--width nope=3", "valid: id, status, email"]);
