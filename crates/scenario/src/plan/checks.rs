@@ -62,10 +62,6 @@ pub(super) fn check_top(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioErr
 /// URLs are parsed in full when the engine connects (keylab-mariadb); here their form. (The
 /// quoted line of any scenario error shows their passwords masked: see `ScenarioError::at`.)
 fn check_backends(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
-    check_backend_urls(cx, spec)
-}
-
-fn check_backend_urls(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
     let Some(list) = &spec.engine.backends else { return Ok(()) };
     let n = list.get_ref().len();
     if !(2..=16).contains(&n) {
