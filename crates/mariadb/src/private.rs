@@ -439,7 +439,8 @@ fn check_tmpdir_for_install_db(tmp: &Path) -> Result<(), ServerError> {
 }
 
 /// The SQL run during bootstrap: every account but `root@localhost` (and MariaDB's locked
-/// `mariadb.sys`, the definer of its system views) dropped, and root's password set to the
+/// `mariadb.sys`, the definer of its system views, and the `PUBLIC` role of 11.1+, which
+/// cannot log in) dropped, and root's password set to the
 /// instance's secret. MariaDB's bootstrap runs without loaded grant tables: `FLUSH PRIVILEGES`
 /// loads them so that `ALTER USER` works (as for a password reset under skip-grant-tables).
 fn bootstrap_sql(flavour: Flavour, secret: &Secret) -> String {
@@ -447,7 +448,7 @@ fn bootstrap_sql(flavour: Flavour, secret: &Secret) -> String {
     match flavour {
         Flavour::Mariadb => format!(
             "DELETE FROM mysql.global_priv WHERE NOT (Host = 'localhost' AND User IN ('root', \
-             'mariadb.sys'));\nFLUSH PRIVILEGES;\n\
+             'mariadb.sys')) AND User <> 'PUBLIC';\nFLUSH PRIVILEGES;\n\
              ALTER USER 'root'@'localhost' IDENTIFIED BY '{password}';\n"
         ),
         Flavour::Mysql => format!("ALTER USER 'root'@'localhost' IDENTIFIED BY '{password}';\n"),
