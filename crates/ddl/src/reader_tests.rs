@@ -21,7 +21,7 @@ fn all_notes(t: &DdlTable) -> String {
 #[test]
 fn one_unmodelled_table_refuses_itself_only() {
     let src = "CREATE TABLE good (id int PRIMARY KEY);\n\
-               CREATE TABLE bad (\n  id int PRIMARY KEY,\n  g GEOMETRY\n);\n\
+               CREATE TABLE bad (\n  id int PRIMARY KEY,\n  g varchar(9) CHARACTER SET koi8r\n);\n\
                CREATE TABLE broken (id int PRIMARY KEY, ,);\n\
                CREATE TABLE after (id int PRIMARY KEY);";
     let f = read(src);
@@ -30,7 +30,8 @@ fn one_unmodelled_table_refuses_itself_only() {
     assert_eq!(refused, ["bad", "broken"]);
     match f.table(Some("bad")) {
         Err(TableError::Refused(e)) => {
-            assert!(e.to_string().starts_with("f.sql:4:3: column `g`"), "{e}")
+            let e = e.to_string();
+            assert!(e.starts_with("f.sql:4:") && e.contains("koi8r"), "{e}")
         }
         other => panic!("{other:?}"),
     }
