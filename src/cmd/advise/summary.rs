@@ -332,12 +332,20 @@ fn summarise(
         }
         let cur = done[0];
         let t = &cur.table;
-        let current_key = cur
-            .key
-            .iter()
-            .map(|&k| format!("{} {}", t.columns[k].name, key_type_sql(cur, k)))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let current_key = match (cur.key.is_empty(), t.innodb_clustered()) {
+            // No primary key: say what the rows are clustered on instead of nothing.
+            (true, _) if cur.heap_table => "none (a heap)".to_string(),
+            (true, keylab_schema::Clustered::Unique(i)) => {
+                format!("none (clustered on UNIQUE KEY {})", t.indexes[i].name)
+            }
+            (true, _) => format!("none (hidden {}-byte row id)", keylab_schema::ROW_ID_BYTES),
+            (false, _) => cur
+                .key
+                .iter()
+                .map(|&k| format!("{} {}", t.columns[k].name, key_type_sql(cur, k)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
         let best = best_candidate(&runs, &sets, a.prepared.page_bytes);
         let bytes_now = total_bytes(&runs[0]);
         let bytes_best = best.and_then(|b| total_bytes(&runs[b]));
