@@ -177,13 +177,13 @@ impl FileBuilder {
         }
     }
 
-    /// `ALTER TABLE ... ENGINE=x`: to another engine than InnoDB the table is refused;
-    /// `ENGINE=InnoDB` alone (a rebuild) changes nothing modelled.
+    /// `ALTER TABLE ... ENGINE=x`: to another engine than InnoDB a note on the table (it is
+    /// advised as InnoDB); `ENGINE=InnoDB` alone (a rebuild) changes nothing modelled.
     pub(crate) fn engine_change(&mut self, chunk: &[TokenWithSpan], change: EngineChange) {
-        if let (Some(name), EngineChange::Other(at, why)) =
+        if let (Some(name), EngineChange::Other(at, message)) =
             (crate::names::statement_table(chunk), change)
         {
-            self.refuse(&name, (at, why));
+            self.note_on(Some(&name), Note { at, message });
         }
     }
 

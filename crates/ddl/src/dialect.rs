@@ -105,9 +105,46 @@ pub(crate) fn detect(source: &str) -> (SourceDialect, String) {
     }
 }
 
+/// False when [`detect`] found no mark of either dialect (its reason says so).
+pub(crate) fn marks_found(why: &str) -> bool {
+    !why.starts_with("no mark of either dialect")
+}
+
+/// The dialect a file's name says, for a file without marks (portable DDL, such as a
+/// benchmark's `ddl-postgres.sql`): a word of its name (split at anything not a letter or a
+/// digit) that names one dialect, and not the other.
+pub(crate) fn from_file_name(origin: &str) -> Option<(SourceDialect, String)> {
+    let name = origin.rsplit(['/', '\\']).next().unwrap_or(origin).to_ascii_lowercase();
+    let words: Vec<&str> = name.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
+    let pg = has(&["postgres", "postgresql", "pg", "pgsql", "psql"]);
+    let my = has(&["mysql", "mariadb"]);
+    let why = |d: &str| format!("no mark of either dialect; the file name `{name}` says {d}");
+    match (pg, my) {
+        (true, false) => Some((SourceDialect::Postgres, why("PostgreSQL"))),
+        (false, true) => Some((SourceDialect::Mysql, why("MySQL"))),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_without_marks_goes_by_its_name() {
+        let src = "CREATE TABLE t (id int PRIMARY KEY, v varchar(20000));";
+        assert!(!marks_found(&detect(src).1));
+        let f = crate::parse(src, "bench/ddl-postgres.sql").unwrap();
+        assert_eq!(f.dialect, SourceDialect::Postgres, "{}", f.dialect_reason);
+        assert!(f.dialect_reason.contains("file name"), "{}", f.dialect_reason);
+        assert_eq!(crate::parse(src, "x/schema_mysql.sql").unwrap().dialect, SourceDialect::Mysql);
+        // No word of either: the default; a word inside another word does not count.
+        assert_eq!(crate::parse(src, "spgist.sql").unwrap().dialect, SourceDialect::Mysql);
+        // Marks outrank the name.
+        let marked = "CREATE TABLE t (id int AUTO_INCREMENT PRIMARY KEY) ENGINE=InnoDB;";
+        assert_eq!(crate::parse(marked, "t-postgres.sql").unwrap().dialect, SourceDialect::Mysql);
+    }
 
     #[test]
     fn hand_written_postgres_is_postgres() {

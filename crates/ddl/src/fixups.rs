@@ -237,10 +237,20 @@ pub(crate) fn partition_clause(chunk: &[TokenWithSpan]) -> Option<(Position, Str
 
 /// What an `ALTER TABLE ... ENGINE [=] name` that sqlparser rejects does.
 pub(crate) enum EngineChange {
-    /// To another engine than InnoDB: the table is refused (where, why).
+    /// To another engine than InnoDB: noted on the table (where, what keylab does instead).
     Other(Position, String),
     /// `ENGINE=InnoDB` and nothing else: a rebuild, nothing modelled changes.
     InnodbOnly,
+}
+
+/// What keylab does with a table of another engine than InnoDB: the question is which key
+/// the table should have, and a MyISAM/Aria/MEMORY table being rekeyed is one being moved to
+/// InnoDB (MariaDB's and MySQL's default), so it is advised as that InnoDB table, and said.
+pub(crate) fn other_engine_note(engine: &str) -> String {
+    format!(
+        "ENGINE={engine}: keylab models InnoDB only, so the table is advised as the InnoDB table \
+         it would be (ENGINE=InnoDB); {engine}'s own pages are not modelled"
+    )
 }
 
 /// The engine change of an `ALTER TABLE`, if it makes one.
@@ -254,7 +264,7 @@ pub(crate) fn engine_change(chunk: &[TokenWithSpan]) -> Option<EngineChange> {
     }
     let engine = word(words.get(j)?)?.value.clone();
     if !engine.eq_ignore_ascii_case("innodb") {
-        let why = format!("ENGINE={engine} is not modelled; valid: InnoDB");
+        let why = other_engine_note(&engine);
         return Some(EngineChange::Other(words[i].span.start.into(), why));
     }
     // Nothing after it: `ALTER TABLE name ENGINE=InnoDB`.

@@ -282,6 +282,10 @@ fn kind_of(tokens: &[TokenWithSpan]) -> Kind {
 /// its marks say.
 pub fn parse(source: &str, origin: &str) -> Result<DdlFile, DdlError> {
     let (dialect, why) = dialect::detect(source);
+    let (dialect, why) = match dialect::marks_found(&why) {
+        true => (dialect, why),
+        false => dialect::from_file_name(origin).unwrap_or((dialect, why)),
+    };
     read(source, origin, dialect, why)
 }
 

@@ -71,7 +71,10 @@ fn every_table_is_ranked_with_its_children_and_the_refused_one_is_a_line() {
     assert_eq!(refused.len(), 1);
     assert_eq!(refused[0]["table"], "legacy_counter");
     assert_eq!(refused[0]["at"], "shop.sql:40:3");
-    assert!(refused[0]["reason"].as_str().unwrap().contains("ENGINE=MyISAM is not modelled"));
+    assert!(refused[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("ROW_FORMAT=COMPRESSED is not modelled"));
 
     let text = advise(&d, SHOP, &["--rows", "2000"]).expect_code(0).stdout;
     for want in [
@@ -81,7 +84,7 @@ fn every_table_is_ranked_with_its_children_and_the_refused_one_is_a_line() {
         "How child bytes are counted",
         "Refused tables:",
         "shop.sql:40:3",
-        "ENGINE=MyISAM is not modelled",
+        "ROW_FORMAT=COMPRESSED is not modelled",
     ] {
         assert!(text.contains(want), "{want}:\n{text}");
     }
@@ -99,9 +102,13 @@ fn the_default_is_a_hundred_thousand_rows_per_table() {
 #[test]
 fn no_table_advised_exits_2_with_every_reason() {
     let d = Dir::new();
-    let sql = "CREATE TABLE a (x INT PRIMARY KEY) ENGINE=MyISAM;\nCREATE TABLE b (y INT PRIMARY KEY) ENGINE=MEMORY;";
+    let sql = "CREATE TABLE a (x INT PRIMARY KEY) ROW_FORMAT=COMPRESSED;\n\
+               CREATE TABLE b (y INT PRIMARY KEY) ROW_FORMAT=REDUNDANT;";
     let run = advise(&d, sql, &["--rows", "100"]).expect_code(2);
-    for want in ["shop.sql:1:36: ENGINE=MyISAM is not modelled", "shop.sql:2:36: ENGINE=MEMORY"] {
+    for want in [
+        "shop.sql:1:36: ROW_FORMAT=COMPRESSED is not modelled",
+        "shop.sql:2:36: ROW_FORMAT=REDUNDANT",
+    ] {
         assert!(run.stderr.contains(want), "{want}:\n{}", run.stderr);
     }
     assert!(run.stdout.is_empty(), "{}", run.stdout);
@@ -125,7 +132,11 @@ fn flags_of_one_table_are_refused_or_kept() {
     assert!(r.get("schema").is_none());
     assert!(!r["runs"].as_array().unwrap().is_empty());
     let run = advise(&d, SHOP, &["--table", "legacy_counter"]).expect_code(2);
-    assert!(run.stderr.contains("shop.sql:40:3: ENGINE=MyISAM is not modelled"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("shop.sql:40:3: ROW_FORMAT=COMPRESSED is not modelled"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -156,10 +156,8 @@ impl TableBuilder {
                                 .map(|w| w.1)
                                 .unwrap_or_default()
                         };
-                        return Err((
-                            at,
-                            format!("ENGINE={engine} is not modelled; valid: InnoDB"),
-                        ));
+                        let message = crate::fixups::other_engine_note(&engine);
+                        self.notes.push(Note { at, message });
                     }
                 }
                 _ => {}
