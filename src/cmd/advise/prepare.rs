@@ -161,7 +161,14 @@ fn check_unique_capacity(
     ddl: &DdlTable,
 ) -> Result<()> {
     for (col, p) in t.columns.iter().zip(plan) {
-        let Some(cap) = rows::unique_capacity(p, &col.ty) else { continue };
+        // The current key's own ids (auto-inc from 1) go as high as the row count.
+        let key_cap = match (p, col.ty.value_range()) {
+            (ColumnValues::Key, keylab_schema::ValueRange::Int { hi, .. }) => {
+                Some(hi.max(0) as u128)
+            }
+            _ => None,
+        };
+        let Some(cap) = key_cap.or_else(|| rows::unique_capacity(p, &col.ty)) else { continue };
         if cap < u128::from(rows) {
             return Err(UsageError(format!(
                 "{origin}:{}:{}: table `{}`: column `{}` ({}) is in a key or UNIQUE index and \

@@ -73,7 +73,7 @@ pub fn plan_columns(
     width_of: &dyn Fn(usize) -> Option<u32>,
 ) -> Vec<ColumnValues> {
     let in_unique = |c: usize| table.indexes.iter().any(|ix| ix.unique && ix.columns.contains(&c));
-    table
+    let mut plan: Vec<ColumnValues> = table
         .columns
         .iter()
         .enumerate()
@@ -83,115 +83,157 @@ pub fn plan_columns(
                 return ColumnValues::Key;
             }
             // A composite primary key's parts are unique together; each part is made
-            // unique on its own, which is unique together too.
+            // unique on its own, which is unique together too (see `relax_composite_parts`
+            // for a part too small for that).
             let unique = in_unique(c) || key.contains(&c);
-            let width = |max_bytes: u32| {
-                width_of(c).unwrap_or((max_bytes / 2).clamp(1, 64)).min(max_bytes).max(1)
-            };
-            match col.ty {
-                ColumnType::Int if unique => ColumnValues::UniqueInt { bits: 32, unsigned: false },
-                ColumnType::BigInt { unsigned } if unique => {
-                    ColumnValues::UniqueInt { bits: 64, unsigned }
-                }
-                ColumnType::Int | ColumnType::BigInt { .. } => {
-                    ColumnValues::Int { lo: 1, hi: rows.clamp(1, i32::MAX as u64) as i64 }
-                }
-                ColumnType::Decimal { precision, scale } => {
-                    let digits = precision.saturating_sub(scale).min(9);
-                    let hi = 10i64.pow(digits) - 1;
-                    if unique && hi as u64 >= rows {
-                        ColumnValues::Int { lo: 0, hi: -1 } // marks: row number
-                    } else {
-                        ColumnValues::Int { lo: 0, hi: hi.max(0) }
-                    }
-                }
-                ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } => {
-                    let len = match col.ty {
-                        ColumnType::Char { .. } => width_of(c).unwrap_or(chars).min(chars),
-                        _ => width(chars),
-                    };
-                    if unique {
-                        ColumnValues::UniqueText { len: len.max(16).min(chars) }
-                    } else {
-                        ColumnValues::Text { len }
-                    }
-                }
-                ColumnType::Text { .. } | ColumnType::TsVector => {
-                    let len = width_of(c).unwrap_or(64);
-                    if unique {
-                        ColumnValues::UniqueText { len: len.max(16) }
-                    } else {
-                        ColumnValues::Text { len }
-                    }
-                }
-                ColumnType::Binary { bytes } if unique => ColumnValues::UniqueBytes { len: bytes },
-                ColumnType::Binary { bytes } => ColumnValues::Bytes { len: bytes },
-                // A DATE in a UNIQUE key takes a new day per row (one a second repeated the
-                // day, and both engines refused the load at its second row).
-                ColumnType::Date if unique => ColumnValues::Time { date: true, step_s: DAY_S },
-                ColumnType::Date => ColumnValues::Time { date: true, step_s: 1 },
-                ColumnType::Timestamp | ColumnType::DateTime => {
-                    ColumnValues::Time { date: false, step_s: 1 }
-                }
-                ColumnType::Temporal { kind: TemporalKind::Interval, .. } if unique => {
-                    ColumnValues::Sequence { start: 0 }
-                }
-                ColumnType::Temporal { kind: TemporalKind::Interval, .. } => {
-                    ColumnValues::Int { lo: 0, hi: 30 * DAY_S }
-                }
-                ColumnType::Temporal { .. } => ColumnValues::Time { date: false, step_s: 1 },
-                ColumnType::VarBinary { bytes } if unique => {
-                    ColumnValues::UniqueBytes { len: width(bytes).max(8).min(bytes) }
-                }
-                ColumnType::VarBinary { bytes } => ColumnValues::Bytes { len: width(bytes) },
-                ColumnType::Blob | ColumnType::Opaque => {
-                    let len = width_of(c).unwrap_or(64).max(1);
-                    if unique {
-                        ColumnValues::UniqueBytes { len: len.max(8) }
-                    } else {
-                        ColumnValues::Bytes { len }
-                    }
-                }
-                ColumnType::MacAddr { bytes } if unique => {
-                    ColumnValues::UniqueBytes { len: u32::from(bytes) }
-                }
-                ColumnType::MacAddr { bytes } => ColumnValues::Bytes { len: u32::from(bytes) },
-                // IPv4 addresses (4 bytes; 7 stored on PostgreSQL, 4 in VARBINARY(16)): the
-                // addresses of most tables; an IPv6 one is 12 bytes more.
-                ColumnType::Inet { .. } if unique => ColumnValues::UniqueBytes { len: 4 },
-                ColumnType::Inet { .. } => ColumnValues::Bytes { len: 4 },
-                ColumnType::Json { .. } => {
-                    let len = width_of(c).unwrap_or(64).max(if unique { 18 } else { 2 });
-                    ColumnValues::JsonString { len, unique }
-                }
-                ColumnType::Array { elem } => {
-                    let count = width_of(c)
-                        .map(|w| w / array_elem_bytes(elem))
-                        .unwrap_or(DEFAULT_ARRAY_ELEMENTS)
-                        .max(1);
-                    ColumnValues::Array { elem, count }
-                }
-                ty => {
-                    // The integer types: within their range, distinct when unique.
-                    let (lo, hi) = match ty.value_range() {
-                        ValueRange::Int { lo, hi } => (lo, hi),
-                        _ => (0, i128::from(i32::MAX)),
-                    };
-                    let lo = lo.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
-                    if unique {
-                        // From the lowest value, or from 0 where the range is wider than
-                        // any run (money's, numeric's: no negative text forms).
-                        let wide = hi - i128::from(lo) > i128::from(i32::MAX);
-                        ColumnValues::Sequence { start: if wide { 0 } else { lo } }
-                    } else {
-                        let first = lo.max(if matches!(ty, ColumnType::Bool) { 0 } else { 1 });
-                        let last = hi.min(i128::from(first) + rows.max(1) as i128 - 1);
-                        ColumnValues::Int { lo: first, hi: (last as i64).max(first) }
-                    }
-                }
-            }
+            plan_column(col, c, unique, rows, width_of)
         })
-        .collect()
+        .collect();
+    relax_composite_parts(table, key, rows, width_of, &mut plan);
+    plan
+}
+
+/// A part of a composite key or UNIQUE index whose type cannot take `rows` distinct values (a
+/// `TINYINT` type code beside an id) need not: the tuple is unique when another part of every
+/// such set it belongs to is. Such a part takes values that repeat, within its range.
+fn relax_composite_parts(
+    table: &Table,
+    key: &[usize],
+    rows: u64,
+    width_of: &dyn Fn(usize) -> Option<u32>,
+    plan: &mut [ColumnValues],
+) {
+    let mut sets: Vec<&[usize]> =
+        table.indexes.iter().filter(|ix| ix.unique).map(|ix| ix.columns.as_slice()).collect();
+    if !key.is_empty() {
+        sets.push(key);
+    }
+    let enough = |plan: &[ColumnValues], c: usize| {
+        unique_capacity(&plan[c], &table.columns[c].ty).is_none_or(|cap| cap >= u128::from(rows))
+    };
+    for c in 0..plan.len() {
+        if enough(plan, c) || plan[c] == ColumnValues::Key {
+            continue;
+        }
+        let mine: Vec<&&[usize]> = sets.iter().filter(|s| s.contains(&c)).collect();
+        let covered = !mine.is_empty()
+            && mine.iter().all(|s| s.len() > 1 && s.iter().any(|&d| d != c && enough(plan, d)));
+        if covered {
+            plan[c] = plan_column(&table.columns[c], c, false, rows, width_of);
+        }
+    }
+}
+
+/// How column `c` (`col`) is filled, distinct values when `unique`.
+fn plan_column(
+    col: &keylab_schema::Column,
+    c: usize,
+    unique: bool,
+    rows: u64,
+    width_of: &dyn Fn(usize) -> Option<u32>,
+) -> ColumnValues {
+    let width =
+        |max_bytes: u32| width_of(c).unwrap_or((max_bytes / 2).clamp(1, 64)).min(max_bytes).max(1);
+    match col.ty {
+        ColumnType::Int if unique => ColumnValues::UniqueInt { bits: 32, unsigned: false },
+        ColumnType::BigInt { unsigned } if unique => ColumnValues::UniqueInt { bits: 64, unsigned },
+        ColumnType::Int | ColumnType::BigInt { .. } => {
+            ColumnValues::Int { lo: 1, hi: rows.clamp(1, i32::MAX as u64) as i64 }
+        }
+        ColumnType::Decimal { precision, scale } => {
+            let digits = precision.saturating_sub(scale).min(9);
+            let hi = 10i64.pow(digits) - 1;
+            if unique && hi as u64 >= rows {
+                ColumnValues::Int { lo: 0, hi: -1 } // marks: row number
+            } else {
+                ColumnValues::Int { lo: 0, hi: hi.max(0) }
+            }
+        }
+        ColumnType::Char { chars, .. } | ColumnType::VarChar { chars, .. } => {
+            let len = match col.ty {
+                ColumnType::Char { .. } => width_of(c).unwrap_or(chars).min(chars),
+                _ => width(chars),
+            };
+            if unique {
+                ColumnValues::UniqueText { len: len.max(16).min(chars) }
+            } else {
+                ColumnValues::Text { len }
+            }
+        }
+        ColumnType::Text { .. } | ColumnType::TsVector => {
+            let len = width_of(c).unwrap_or(64);
+            if unique {
+                ColumnValues::UniqueText { len: len.max(16) }
+            } else {
+                ColumnValues::Text { len }
+            }
+        }
+        ColumnType::Binary { bytes } if unique => ColumnValues::UniqueBytes { len: bytes },
+        ColumnType::Binary { bytes } => ColumnValues::Bytes { len: bytes },
+        // A DATE in a UNIQUE key takes a new day per row (one a second repeated the
+        // day, and both engines refused the load at its second row).
+        ColumnType::Date if unique => ColumnValues::Time { date: true, step_s: DAY_S },
+        ColumnType::Date => ColumnValues::Time { date: true, step_s: 1 },
+        ColumnType::Timestamp | ColumnType::DateTime => {
+            ColumnValues::Time { date: false, step_s: 1 }
+        }
+        ColumnType::Temporal { kind: TemporalKind::Interval, .. } if unique => {
+            ColumnValues::Sequence { start: 0 }
+        }
+        ColumnType::Temporal { kind: TemporalKind::Interval, .. } => {
+            ColumnValues::Int { lo: 0, hi: 30 * DAY_S }
+        }
+        ColumnType::Temporal { .. } => ColumnValues::Time { date: false, step_s: 1 },
+        ColumnType::VarBinary { bytes } if unique => {
+            ColumnValues::UniqueBytes { len: width(bytes).max(8).min(bytes) }
+        }
+        ColumnType::VarBinary { bytes } => ColumnValues::Bytes { len: width(bytes) },
+        ColumnType::Blob | ColumnType::Opaque => {
+            let len = width_of(c).unwrap_or(64).max(1);
+            if unique {
+                ColumnValues::UniqueBytes { len: len.max(8) }
+            } else {
+                ColumnValues::Bytes { len }
+            }
+        }
+        ColumnType::MacAddr { bytes } if unique => {
+            ColumnValues::UniqueBytes { len: u32::from(bytes) }
+        }
+        ColumnType::MacAddr { bytes } => ColumnValues::Bytes { len: u32::from(bytes) },
+        // IPv4 addresses (4 bytes; 7 stored on PostgreSQL, 4 in VARBINARY(16)): the
+        // addresses of most tables; an IPv6 one is 12 bytes more.
+        ColumnType::Inet { .. } if unique => ColumnValues::UniqueBytes { len: 4 },
+        ColumnType::Inet { .. } => ColumnValues::Bytes { len: 4 },
+        ColumnType::Json { .. } => {
+            let len = width_of(c).unwrap_or(64).max(if unique { 18 } else { 2 });
+            ColumnValues::JsonString { len, unique }
+        }
+        ColumnType::Array { elem } => {
+            let count = width_of(c)
+                .map(|w| w / array_elem_bytes(elem))
+                .unwrap_or(DEFAULT_ARRAY_ELEMENTS)
+                .max(1);
+            ColumnValues::Array { elem, count }
+        }
+        ty => {
+            // The integer types: within their range, distinct when unique.
+            let (lo, hi) = match ty.value_range() {
+                ValueRange::Int { lo, hi } => (lo, hi),
+                _ => (0, i128::from(i32::MAX)),
+            };
+            let lo = lo.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+            if unique {
+                // From the lowest value, or from 0 where the range is wider than
+                // any run (money's, numeric's: no negative text forms).
+                let wide = hi - i128::from(lo) > i128::from(i32::MAX);
+                ColumnValues::Sequence { start: if wide { 0 } else { lo } }
+            } else {
+                let first = lo.max(if matches!(ty, ColumnType::Bool) { 0 } else { 1 });
+                let last = hi.min(i128::from(first) + rows.max(1) as i128 - 1);
+                ColumnValues::Int { lo: first, hi: (last as i64).max(first) }
+            }
+        }
+    }
 }
 
 /// How many distinct values the plan `p` of a column of type `ty` makes, `None` when more
@@ -222,6 +264,23 @@ mod tests {
     use crate::cmd::advise::rows::AdviseRows;
     use keylab_core::Row;
     use keylab_schema::{Column, Index, RowFormat, Value};
+
+    /// A TINYINT part of a composite key repeats (the id part beside it keeps the tuple
+    /// unique); a TINYINT key of its own, or a UNIQUE index of it alone, stays distinct.
+    #[test]
+    fn a_small_part_of_a_composite_key_repeats() {
+        let tiny = ColumnType::Integer { bytes: 1, unsigned: false };
+        let mut t = table(&[tiny, tiny], &[2]);
+        t.primary_key = vec![0, 1];
+        t.auto_increment = false;
+        let plan = plan_columns(&t, &[0, 1], 10_000, false, &|_| None);
+        assert!(matches!(plan[0], ColumnValues::UniqueInt { .. }), "{plan:?}");
+        assert!(matches!(plan[1], ColumnValues::Int { .. }), "{:?}", plan[1]);
+        assert!(unique_capacity(&plan[2], &tiny).is_some(), "a UNIQUE of one column stays");
+        // Few enough rows: every part distinct, as before.
+        let plan = plan_columns(&t, &[0, 1], 100, false, &|_| None);
+        assert!(unique_capacity(&plan[1], &tiny).is_some(), "{plan:?}");
+    }
 
     fn table(types: &[ColumnType], unique: &[usize]) -> Table {
         let mut columns = vec![Column::new("id", ColumnType::BigInt { unsigned: false }, false)];
