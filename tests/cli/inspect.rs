@@ -31,26 +31,18 @@ fn inspect_rejects_what_is_not_a_tablespace() {
     d.keylab(&["inspect", "missing.ibd"]).expect_code(2);
 }
 
-/// The sakila files' folder in `../shared`, or `None` after printing SKIPPED (a panic under
-/// `CI=true`, where `../shared` is always beside the clone).
-fn sakila(test: &str) -> Option<String> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/mysql-sakila");
-    if std::path::Path::new(dir).is_dir() {
-        return Some(dir.to_string());
-    }
-    let why = format!("{test}: no {dir} (../shared beside the repository)");
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
-    eprintln!("SKIPPED: {why}");
-    None
-}
-
 fn fixture(dir: &str, version: &str, table: &str) -> String {
     format!("{dir}/{version}/{table}.ibd")
 }
 
 #[test]
 fn inspect_names_the_indexes_of_mysql_8_files() {
-    let Some(dir) = sakila("inspect_names_the_indexes_of_mysql_8_files") else { return };
+    let Some(dir) = crate::util::shared_dir(
+        "fixtures/mysql-sakila",
+        "inspect_names_the_indexes_of_mysql_8_files",
+    ) else {
+        return;
+    };
     let d = Dir::new();
     for (version, server) in [("8.0", "8.0.40"), ("8.4", "8.4.3")] {
         let text = d.keylab(&["inspect", &fixture(&dir, version, "actor")]).expect_code(0).stdout;
@@ -79,7 +71,12 @@ fn inspect_names_the_indexes_of_mysql_8_files() {
 
 #[test]
 fn inspect_says_mysql_5_7_files_keep_no_names() {
-    let Some(dir) = sakila("inspect_says_mysql_5_7_files_keep_no_names") else { return };
+    let Some(dir) = crate::util::shared_dir(
+        "fixtures/mysql-sakila",
+        "inspect_says_mysql_5_7_files_keep_no_names",
+    ) else {
+        return;
+    };
     let d = Dir::new();
     let text = d.keylab(&["inspect", &fixture(&dir, "5.7", "language")]).expect_code(0).stdout;
     assert!(text.contains("note: index names not in the file (MySQL 5.7 / MariaDB"), "{text}");
@@ -95,7 +92,10 @@ fn inspect_says_mysql_5_7_files_keep_no_names() {
 /// A damaged dictionary costs the names, not the page figures.
 #[test]
 fn inspect_reads_the_pages_of_a_file_with_a_corrupt_dictionary() {
-    let Some(dir) = sakila("inspect_reads_the_pages_of_a_file_with_a_corrupt_dictionary") else {
+    let Some(dir) = crate::util::shared_dir(
+        "fixtures/mysql-sakila",
+        "inspect_reads_the_pages_of_a_file_with_a_corrupt_dictionary",
+    ) else {
         return;
     };
     let d = Dir::new();

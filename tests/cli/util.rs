@@ -63,6 +63,23 @@ impl Dir {
 }
 
 /// `keylab`'s JSON output; panics with the text when it is not JSON.
+/// The folder `sub` of `../shared` (the corpus, the tablespace fixtures; `KEYLAB_SHARED`
+/// names another `shared`, since a git worktree has none beside it), or `None` after
+/// printing SKIPPED for `test` (a panic under `CI=true`, where `../shared` is always beside
+/// the clone).
+pub fn shared_dir(sub: &str, test: &str) -> Option<String> {
+    let shared = std::env::var("KEYLAB_SHARED")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared").to_string());
+    let dir = Path::new(&shared).join(sub);
+    if dir.is_dir() {
+        return Some(dir.to_string_lossy().into_owned());
+    }
+    let why = format!("{test}: no {} (../shared beside the repository)", dir.display());
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
+    eprintln!("SKIPPED: {why}");
+    None
+}
+
 pub fn json(stdout: &str) -> serde_json::Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}):\n{stdout}"))
 }

@@ -21,12 +21,13 @@ struct Census {
     refused: BTreeMap<String, usize>,
 }
 
-/// `../shared/corpus` beside the repository, or `KEYLAB_CORPUS_DIR` (a git worktree lives
-/// elsewhere than its repository).
+/// `../shared/corpus` beside the repository, or the `corpus` of `KEYLAB_SHARED` (a git
+/// worktree lives elsewhere than its repository), as the CLI tests find it.
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("KEYLAB_CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-    });
+    let shared = std::env::var_os("KEYLAB_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    let dir = shared.join("corpus");
     dir.is_dir().then_some(dir)
 }
 

@@ -3,8 +3,7 @@
 //! its own (never a file-level failure), each file is read in its own dialect, and at least
 //! as many tables are read as when this test was written. Prints a table per file.
 //!
-//! Without the corpus it prints SKIPPED (a failure under `CI=true`). `KEYLAB_SHARED` names
-//! another `shared` folder (a worktree has none beside it).
+//! Without the corpus it prints SKIPPED (a failure under `CI=true`; `crate::util::shared_dir`).
 
 use crate::util::{json, Dir};
 use keylab_ddl::{SourceDialect, TableError};
@@ -13,19 +12,6 @@ use std::collections::BTreeMap;
 /// Tables read (not refused) over the whole corpus when this floor was set; fewer is a
 /// regression.
 const READ_FLOOR: usize = 607;
-
-fn corpus_dir() -> Option<std::path::PathBuf> {
-    let shared = std::env::var("KEYLAB_SHARED")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared").to_string());
-    let dir = std::path::Path::new(&shared).join("corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let why = format!("corpus: no {} (../shared beside the repository)", dir.display());
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
-    eprintln!("SKIPPED: {why}");
-    None
-}
 
 /// The tables a file creates, read with a rule of this test's own (lines that start with
 /// `CREATE [UNLOGGED] TABLE`, unindented: one indented is in a routine's body), not with the
@@ -67,7 +53,7 @@ fn dialect_of_name(file: &str) -> Option<SourceDialect> {
 
 #[test]
 fn every_table_of_the_corpus_is_read_or_refused_on_its_own() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = crate::util::shared_dir("corpus", "corpus") else { return };
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -137,7 +123,7 @@ const ADVISED_FLOOR: usize = 607;
 /// every refusal names its place.
 #[test]
 fn every_table_of_the_corpus_is_advised_from_its_whole_file() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = crate::util::shared_dir("corpus", "corpus") else { return };
     let d = Dir::new();
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()

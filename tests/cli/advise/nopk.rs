@@ -175,25 +175,16 @@ fn nbtree_model_and_private_postgres_agree_on_tables_without_a_key() {
     }
 }
 
-/// The corpus's folder in `../shared`, or `None` after printing SKIPPED (a panic under
-/// `CI=true`, where `../shared` is always beside the clone).
-fn corpus(test: &str) -> Option<String> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-    if std::path::Path::new(dir).is_dir() {
-        return Some(dir.to_string());
-    }
-    let why = format!("{test}: no {dir} (../shared beside the repository)");
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
-    eprintln!("SKIPPED: {why}");
-    None
-}
-
 /// The corpus's tables without a PRIMARY KEY, advised on from their whole files (refused
 /// before): on InnoDB with the clustered index named, and the PostgreSQL files' on the
 /// nbtree model as heaps.
 #[test]
 fn the_corpus_tables_without_a_key_are_advised_on() {
-    let Some(dir) = corpus("the_corpus_tables_without_a_key_are_advised_on") else { return };
+    let Some(dir) =
+        crate::util::shared_dir("corpus", "the_corpus_tables_without_a_key_are_advised_on")
+    else {
+        return;
+    };
     let cases = [
         ("benchbase-tpcc-mysql.sql", "history", "hidden 6-byte row id", true),
         ("benchbase-epinions-mysql.sql", "review", "hidden 6-byte row id", true),

@@ -147,25 +147,16 @@ fn jobs_change_no_figure() {
     assert_eq!(one.expect_code(0).stdout, two.expect_code(0).stdout);
 }
 
-/// The corpus folder in `../shared`, or `None` after printing SKIPPED (a panic under
-/// `CI=true`, where `../shared` is always beside the clone).
-fn corpus(test: &str) -> Option<String> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-    if std::path::Path::new(dir).is_dir() {
-        return Some(dir.to_string());
-    }
-    let why = format!("{test}: no {dir} (../shared beside the repository)");
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
-    eprintln!("SKIPPED: {why}");
-    None
-}
-
 /// Chinook in both dialects (eleven foreign keys: `CONSTRAINT ... FOREIGN KEY` in the MySQL
 /// file, `ALTER TABLE ONLY ... ADD CONSTRAINT` in pg_dump's): every table advised, and every foreign key carried to its child, the same
 /// parent-child links in both.
 #[test]
 fn chinook_foreign_keys_are_carried_in_both_dialects() {
-    let Some(dir) = corpus("chinook_foreign_keys_are_carried_in_both_dialects") else { return };
+    let Some(dir) =
+        crate::util::shared_dir("corpus", "chinook_foreign_keys_are_carried_in_both_dialects")
+    else {
+        return;
+    };
     let d = Dir::new();
     let mut links = Vec::new();
     for file in ["chinook-mysql.sql", "chinook-pg.sql"] {
