@@ -60,7 +60,7 @@ fn only_needed_env(mut cmd: Command) -> Command {
 
 /// `program` with `args`, to be killed (SIGKILL) by the kernel when keylab dies, however it
 /// dies: through `setpriv --pdeathsig KILL` where it is installed, else plainly. Its
-/// environment holds only what a server needs (see [`CHILD_ENV`]), never a secret.
+/// environment holds only what a server needs (the list in `CHILD_ENV`), never a secret.
 pub fn command_dying_with_keylab(program: &Path) -> Command {
     only_needed_env(if setpriv_works() {
         let mut c = Command::new(SETPRIV);
