@@ -86,7 +86,8 @@ pub(crate) struct FileBuilder {
     foreign_keys: Vec<(String, crate::ForeignKey)>,
 }
 
-fn last_name(name: &ObjectName) -> String {
+/// The last part of a qualified name, without its quotes (`schema."T"` is `T`).
+pub(crate) fn last_name(name: &ObjectName) -> String {
     name.0.last().map(|p| p.to_string().trim_matches(['`', '"']).to_string()).unwrap_or_default()
 }
 

@@ -32,8 +32,9 @@ fn corpus_dir() -> Option<PathBuf> {
 }
 
 fn count_file(source: &str, census: &mut Census) {
-    let pg = detect_dialect(source) == SourceDialect::Postgres;
-    let sql: Box<dyn SqlDialect> = match detect_dialect(source) {
+    let dialect = detect_dialect(source);
+    let pg = dialect == SourceDialect::Postgres;
+    let sql: Box<dyn SqlDialect> = match dialect {
         SourceDialect::Mysql => Box::new(MySqlDialect {}),
         SourceDialect::Postgres => Box::new(PostgreSqlDialect {}),
     };

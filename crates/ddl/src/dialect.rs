@@ -74,8 +74,9 @@ fn contains_mark(text: &str, mark: &str) -> bool {
     })
 }
 
-/// The dialect of `source` and why, said as the report says it.
-pub(crate) fn detect(source: &str) -> (SourceDialect, String) {
+/// The dialect of `source` and why, said as the report says it; a file without marks of
+/// either dialect goes by its name, `origin` ([`from_file_name`]).
+pub(crate) fn detect(source: &str, origin: &str) -> (SourceDialect, String) {
     // Masked with PostgreSQL's rules plus `#` comments: marks inside either dialect's
     // comments and strings do not count.
     let (_, masked) = scanner::split(source, Rules { mysql: false });
@@ -93,11 +94,11 @@ pub(crate) fn detect(source: &str) -> (SourceDialect, String) {
             if my.is_empty() { String::new() } else { format!("; MySQL marks {}", list(&my)) };
         (SourceDialect::Postgres, format!("PostgreSQL marks ({}){also}", list(&pg)))
     } else if my.is_empty() {
-        (
+        from_file_name(origin).unwrap_or((
             SourceDialect::Mysql,
             "no mark of either dialect (the default; --dialect postgres reads it as PostgreSQL)"
                 .into(),
-        )
+        ))
     } else {
         let also =
             if pg.is_empty() { String::new() } else { format!("; PostgreSQL marks {}", list(&pg)) };
@@ -105,15 +106,10 @@ pub(crate) fn detect(source: &str) -> (SourceDialect, String) {
     }
 }
 
-/// False when [`detect`] found no mark of either dialect (its reason says so).
-pub(crate) fn marks_found(why: &str) -> bool {
-    !why.starts_with("no mark of either dialect")
-}
-
 /// The dialect a file's name says, for a file without marks (portable DDL, such as a
 /// benchmark's `ddl-postgres.sql`): a word of its name (split at anything not a letter or a
 /// digit) that names one dialect, and not the other.
-pub(crate) fn from_file_name(origin: &str) -> Option<(SourceDialect, String)> {
+fn from_file_name(origin: &str) -> Option<(SourceDialect, String)> {
     let name = origin.rsplit(['/', '\\']).next().unwrap_or(origin).to_ascii_lowercase();
     let words: Vec<&str> = name.split(|c: char| !c.is_ascii_alphanumeric()).collect();
     let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
@@ -134,7 +130,7 @@ mod tests {
     #[test]
     fn a_file_without_marks_goes_by_its_name() {
         let src = "CREATE TABLE t (id int PRIMARY KEY, v varchar(20000));";
-        assert!(!marks_found(&detect(src).1));
+        assert!(detect(src, "t.sql").1.starts_with("no mark of either dialect"));
         let f = crate::parse(src, "bench/ddl-postgres.sql").unwrap();
         assert_eq!(f.dialect, SourceDialect::Postgres, "{}", f.dialect_reason);
         assert!(f.dialect_reason.contains("file name"), "{}", f.dialect_reason);
@@ -148,7 +144,8 @@ mod tests {
 
     #[test]
     fn hand_written_postgres_is_postgres() {
-        let (d, why) = detect("CREATE TABLE t (id serial PRIMARY KEY, at timestamptz, b bytea);");
+        let (d, why) =
+            detect("CREATE TABLE t (id serial PRIMARY KEY, at timestamptz, b bytea);", "");
         assert_eq!(d, SourceDialect::Postgres, "{why}");
         assert!(why.contains("`serial`"), "{why}");
     }
@@ -156,22 +153,22 @@ mod tests {
     #[test]
     fn a_backquote_in_a_comment_or_string_is_no_mark() {
         let src = "-- see `notes`\nCREATE TABLE t (id bigserial PRIMARY KEY, n text DEFAULT '`');";
-        assert_eq!(detect(src).0, SourceDialect::Postgres);
+        assert_eq!(detect(src, "").0, SourceDialect::Postgres);
         let src = "/* `x` */ CREATE TABLE t (id bigserial PRIMARY KEY, n text DEFAULT 'a'::text);";
-        assert_eq!(detect(src).0, SourceDialect::Postgres);
+        assert_eq!(detect(src, "").0, SourceDialect::Postgres);
     }
 
     #[test]
     fn mysql_marks_outweigh_one_postgres_word() {
         let src = "CREATE TABLE `t` (id INT UNSIGNED AUTO_INCREMENT, s varchar(8) COMMENT 'a::b', PRIMARY KEY (id)) ENGINE=InnoDB;";
-        let (d, why) = detect(src);
+        let (d, why) = detect(src, "");
         assert_eq!(d, SourceDialect::Mysql, "{why}");
         assert!(why.contains("backquoted names"), "{why}");
     }
 
     #[test]
     fn no_marks_is_mysql_and_says_so() {
-        let (d, why) = detect("CREATE TABLE t (id int PRIMARY KEY);");
+        let (d, why) = detect("CREATE TABLE t (id int PRIMARY KEY);", "");
         assert_eq!(d, SourceDialect::Mysql);
         assert!(why.contains("no mark"), "{why}");
     }

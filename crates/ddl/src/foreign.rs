@@ -7,10 +7,9 @@
 //! change to the referencing columns of its children. Names are kept as written (the last
 //! part of a qualified name, quotes removed); resolving them is the caller's.
 
+use crate::build::last_name;
 use crate::Position;
-use sqlparser::ast::{
-    AlterTableOperation, ColumnOption, CreateTable, ObjectName, Spanned, TableConstraint,
-};
+use sqlparser::ast::{AlterTableOperation, ColumnOption, CreateTable, Spanned, TableConstraint};
 
 /// One foreign key: the referencing columns of its table and the columns they refer to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,10 +22,6 @@ pub struct ForeignKey {
     pub parent_columns: Vec<String>,
     /// Where it was declared.
     pub at: Position,
-}
-
-fn last_name(name: &ObjectName) -> String {
-    name.0.last().map(|p| p.to_string().trim_matches(['`', '"']).to_string()).unwrap_or_default()
 }
 
 fn from_constraint(c: &TableConstraint, at: Position) -> Option<ForeignKey> {

@@ -236,7 +236,7 @@ impl DdlFile {
 /// The dialect of `source`: the side whose marks (outside comments and strings) are more;
 /// MySQL/MariaDB when there are none.
 pub fn detect_dialect(source: &str) -> SourceDialect {
-    dialect::detect(source).0
+    dialect::detect(source, "").0
 }
 
 /// What a statement is, from its first words.
@@ -281,11 +281,7 @@ fn kind_of(tokens: &[TokenWithSpan]) -> Kind {
 /// Reads every table of `source` (`origin` names it in errors and notes), in the dialect
 /// its marks say.
 pub fn parse(source: &str, origin: &str) -> Result<DdlFile, DdlError> {
-    let (dialect, why) = dialect::detect(source);
-    let (dialect, why) = match dialect::marks_found(&why) {
-        true => (dialect, why),
-        false => dialect::from_file_name(origin).unwrap_or((dialect, why)),
-    };
+    let (dialect, why) = dialect::detect(source, origin);
     read(source, origin, dialect, why)
 }
 

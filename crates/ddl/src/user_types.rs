@@ -21,8 +21,7 @@ pub(crate) struct UserTypes {
 }
 
 fn bare(name: &ObjectName) -> String {
-    let last = name.0.last().map(|p| p.to_string()).unwrap_or_default();
-    last.trim_matches(['`', '"']).to_ascii_lowercase()
+    crate::build::last_name(name).to_ascii_lowercase()
 }
 
 /// How an enum column is stored: PostgreSQL keeps an enum value as the 4-byte OID of its
