@@ -249,25 +249,8 @@ impl FileBuilder {
 
     /// pg_dump's identity `ALTER TABLE ... ALTER COLUMN c ADD GENERATED ...`.
     pub(crate) fn identity(&mut self, chunk: &[TokenWithSpan], column: String) {
-        let words: Vec<&str> = chunk
-            .iter()
-            .filter_map(|t| match &t.token {
-                Token::Word(w) => Some(w.value.as_str()),
-                _ => None,
-            })
-            .collect();
-        // ALTER TABLE [ONLY] name: the table is the word after TABLE (and ONLY).
-        let mut name = words.get(2).copied().unwrap_or("");
-        if name.eq_ignore_ascii_case("only") {
-            name = words.get(3).copied().unwrap_or("");
-        }
-        // A qualified name comes as several words; the table's is the last before ALTER.
-        let alter = words.iter().rposition(|w| w.eq_ignore_ascii_case("alter")).unwrap_or(0);
-        if alter > 2 {
-            name = words[alter - 1];
-        }
-        let n = name.to_string();
-        if let Some(t) = self.tables.iter_mut().find(|t| t.table.name.eq_ignore_ascii_case(&n)) {
+        let table = crate::names::statement_table(chunk);
+        if let Some(t) = table.and_then(|n| self.table_named(&n)) {
             t.set_identity(&column);
         }
     }

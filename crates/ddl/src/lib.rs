@@ -294,16 +294,18 @@ pub fn parse_as(source: &str, origin: &str, dialect: SourceDialect) -> Result<Dd
 /// `tokens` moved from their statement's own places to the file's (`at`: where its text
 /// starts).
 fn shift(tokens: &mut [TokenWithSpan], at: Position) {
-    let shift_one = |l: &mut sqlparser::tokenizer::Location| {
-        if l.line == 1 {
-            l.column += at.column - 1;
-        }
-        l.line += at.line - 1;
-    };
     for t in tokens {
-        shift_one(&mut t.span.start);
-        shift_one(&mut t.span.end);
+        shift_location(&mut t.span.start, at);
+        shift_location(&mut t.span.end, at);
     }
+}
+
+/// `l`, a place in a statement whose text starts at `at`, as a place in the file.
+fn shift_location(l: &mut sqlparser::tokenizer::Location, at: Position) {
+    if l.line == 1 {
+        l.column += at.column - 1;
+    }
+    l.line += at.line - 1;
 }
 
 fn read(
@@ -329,10 +331,7 @@ fn read(
             }
             Err(e) => {
                 let mut l = e.location;
-                if l.line == 1 {
-                    l.column += piece.at.column - 1;
-                }
-                l.line += piece.at.line - 1;
+                shift_location(&mut l, piece.at);
                 file.rejected(&piece, Position::from(l), e.message.clone());
             }
         }

@@ -229,7 +229,12 @@ fn array_elem(elem: &DataType, pg: bool) -> Option<ArrayElem> {
 /// UNIQUE`), `None` for other names.
 pub(crate) fn serial_type(ty: &DataType, pg: bool) -> Option<ColumnType> {
     let DataType::Custom(name, _) = ty else { return None };
-    Some(match custom_name(name).as_str() {
+    serial_named(&custom_name(name), pg)
+}
+
+/// The integer type of the serial type named `name` (lower case), `None` for other names.
+fn serial_named(name: &str, pg: bool) -> Option<ColumnType> {
+    Some(match name {
         "serial" if !pg => ColumnType::BigInt { unsigned: true },
         "serial" | "serial4" => ColumnType::Int,
         "bigserial" | "serial8" => ColumnType::BigInt { unsigned: false },
@@ -241,11 +246,7 @@ pub(crate) fn serial_type(ty: &DataType, pg: bool) -> Option<ColumnType> {
 /// A type named by a word sqlparser does not know: PostgreSQL's network, money and serial
 /// types, else an extension's type.
 fn custom_type(name: &str, pg: bool) -> Result<Mapped, String> {
-    let serial = DataType::Custom(
-        sqlparser::ast::ObjectName::from(vec![sqlparser::ast::Ident::new(name)]),
-        vec![],
-    );
-    if let Some(t) = serial_type(&serial, pg) {
+    if let Some(t) = serial_named(name, pg) {
         return Ok(Mapped::Exact(t));
     }
     let bare = name.rsplit('.').next().unwrap_or(name);
