@@ -315,3 +315,36 @@ fn interleave_modes_bound_the_fill_of_parallel_writers() {
     let bad = d.keylab(&["run", "w.toml", "--interleave", "pages"]).expect_code(2);
     assert!(bad.stderr.contains("rows") && bad.stderr.contains("serial"), "{}", bad.stderr);
 }
+
+/// MySQL 8.0.29+ gives every instant ADD/DROP COLUMN a row version and refuses the 65th
+/// (error 4092) until a rebuild; the `mysql-8.0` model follows, MariaDB's does not.
+#[test]
+fn mysql_80_model_refuses_the_65th_instant_column_change() {
+    let d = Dir::new();
+    let steps: Vec<String> = (0..66)
+        .map(|n| {
+            format!("{{ action = \"add_column\", column = \"c{n}\", algorithm = \"instant\" }}")
+        })
+        .collect();
+    let src = format!(
+        "name = \"versions\"\nvariants = [\"auto-inc\"]\n[[tables]]\nname = \"t\"\n\
+         [[phases]]\nload = {{ rows = 100 }}\n[[phases]]\nddl = {{ steps = [{}] }}\n",
+        steps.join(", ")
+    );
+    std::fs::write(d.path("versions.toml"), src).unwrap();
+    let steps_of = |model: &str| {
+        let run = d
+            .keylab(&["run", "versions.toml", "--model", model, "--format", "json"])
+            .expect_code(0);
+        let v = json(&run.stdout);
+        v["runs"][0]["phases"][2]["steps"].as_array().unwrap().clone()
+    };
+    let mysql = steps_of("mysql-8.0");
+    assert_eq!(mysql.len(), 66);
+    assert!(mysql[..64].iter().all(|s| s["supported"] == true), "{:?}", &mysql[..64]);
+    for s in &mysql[64..] {
+        assert_eq!((&s["supported"], &s["error_code"]), (&json!(false), &json!(4092)), "{s}");
+    }
+    let maria = steps_of("mariadb-10.11");
+    assert!(maria.iter().all(|s| s["supported"] == true));
+}

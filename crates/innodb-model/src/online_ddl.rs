@@ -122,6 +122,51 @@ pub fn instant_possible(line: ServerLine, version: (u32, u32, u32), change: Colu
     }
 }
 
+/// `ER_INNODB_MAX_ROW_VERSION`: "Maximum row versions reached for table %s. No more columns
+/// can be added or dropped instantly. Please use COPY/INPLACE."
+pub const ER_INNODB_MAX_ROW_VERSION: u16 = 4092;
+
+/// Row versions a MySQL 8.0 table may reach by instant ADD/DROP COLUMN before it must be
+/// rebuilt (`MAX_ROW_VERSION`, dict0mem.h; MySQL 9.1 raised it to 255).
+pub const MYSQL_80_MAX_ROW_VERSIONS: u32 = 64;
+
+/// [`decide`] on a table that has had `row_versions` instant ADD/DROP COLUMNs since it was
+/// created or last rebuilt. MySQL 8.0.29+ gives each such change a new row version and
+/// refuses an explicit INSTANT once the next one would pass the maximum
+/// (ha_innobase::check_if_supported_inplace_alter checks is_valid_row_version of
+/// current_row_version + 1); MariaDB keeps no row versions.
+pub fn decide_with_row_versions(
+    line: ServerLine,
+    version: (u32, u32, u32),
+    change: ColumnChange,
+    algorithm: Algorithm,
+    lock: Option<Lock>,
+    row_versions: u32,
+) -> Decision {
+    let decision = decide(line, version, change, algorithm, lock);
+    let versioned = line == ServerLine::Mysql && version >= (8, 0, 29);
+    let instant = matches!(decision, Decision::Accepted { algorithm: Algorithm::Instant, .. });
+    if versioned && instant && row_versions >= MYSQL_80_MAX_ROW_VERSIONS {
+        return Decision::Refused {
+            code: ER_INNODB_MAX_ROW_VERSION,
+            reason: "Maximum row versions reached for the table. No more columns can be added \
+                     or dropped instantly. Please use COPY/INPLACE"
+                .into(),
+        };
+    }
+    decision
+}
+
+/// Whether `decision` gives the table a new row version (`true`) or rebuilds it, starting its
+/// row versions again from zero (`false`); `None` when it leaves them as they were.
+pub fn new_row_version(decision: &Decision) -> Option<bool> {
+    match decision {
+        Decision::Accepted { algorithm: Algorithm::Instant, .. } => Some(true),
+        Decision::Accepted { rebuilds: true, .. } => Some(false),
+        _ => None,
+    }
+}
+
 /// What `line` at `version` does with `change` under `algorithm` and `lock` (`None`: no
 /// `LOCK=` clause, the least restrictive lock the algorithm supports).
 pub fn decide(
@@ -265,5 +310,21 @@ mod tests {
         assert_eq!(refused_code(&decide(Mysql, (8, 0, 31), indexed, Instant, None)), Some(1845));
         let d = decide(Mariadb, (10, 11, 0), indexed, Inplace, None);
         assert!(matches!(d, Decision::Accepted { algorithm: Inplace, blocks_writers: false, .. }));
+    }
+
+    #[test]
+    fn mysql_80_refuses_the_65th_instant_column_change_until_a_rebuild() {
+        let v = (8, 0, 31);
+        let at = |n| decide_with_row_versions(Mysql, v, LAST, Instant, None, n);
+        assert!(matches!(at(63), Decision::Accepted { algorithm: Instant, .. }));
+        assert_eq!(refused_code(&at(MYSQL_80_MAX_ROW_VERSIONS)), Some(4092));
+        // INPLACE on MySQL rebuilds: allowed, and the row versions start again.
+        let inplace = decide_with_row_versions(Mysql, v, LAST, Inplace, None, 64);
+        assert_eq!(new_row_version(&inplace), Some(false));
+        // MariaDB has no row versions; MySQL before 8.0.29 neither.
+        let maria = decide_with_row_versions(Mariadb, (10, 11, 0), LAST, Instant, None, 500);
+        assert_eq!(new_row_version(&maria), Some(true));
+        let old = decide_with_row_versions(Mysql, (8, 0, 28), LAST, Instant, None, 500);
+        assert!(matches!(old, Decision::Accepted { .. }));
     }
 }

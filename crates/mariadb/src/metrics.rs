@@ -70,7 +70,7 @@ impl CounterSnapshot {
 /// (gone from MariaDB 11.0 with the change buffer itself); MariaDB's pages freed from the LRU
 /// tail (evictions). Names are matched without regard to case (MariaDB 10.11 prints
 /// `Innodb_buffer_pool_pages_lru_freed`).
-pub const POOL_STATUS: [&str; 13] = [
+pub const POOL_STATUS: [&str; 12] = [
     "Innodb_buffer_pool_read_requests",
     "Innodb_buffer_pool_reads",
     "Innodb_rows_inserted",
@@ -83,14 +83,17 @@ pub const POOL_STATUS: [&str; 13] = [
     "Innodb_ibuf_merged_delete_marks",
     "Innodb_ibuf_merged_deletes",
     "Innodb_buffer_pool_pages_LRU_freed",
-    // The change buffer's size in pages (MariaDB; gone with the change buffer in 11.0).
-    "Innodb_ibuf_size",
 ];
 
 /// `INNODB_METRICS` change buffer merge counters, used when the status variables are absent
 /// (MySQL) and the counters are enabled.
 pub const IBUF_COUNTERS: [&str; 3] =
     ["ibuf_merges_insert", "ibuf_merges_delete_mark", "ibuf_merges_delete"];
+
+/// The change buffer's size in pages, a gauge (gone with the change buffer in MariaDB 11.0).
+/// Read from `INNODB_METRICS`, not the status variable `Innodb_ibuf_size`: on MariaDB
+/// 10.11.19 that one carries junk in its high 32 bits (8,710,193,676,289 for a size of 1).
+pub const IBUF_SIZE_METRIC: &str = "ibuf_size";
 
 fn get_u64(row: &mysql::Row, col: &str) -> Option<u64> {
     let v: Option<mysql::Value> = row.get(col);
@@ -114,8 +117,12 @@ fn get_string(row: &mysql::Row, col: &str) -> Option<String> {
 /// Reads the index counters and page I/O status counters.
 pub fn read_counters(conn: &mut Conn) -> CounterSnapshot {
     let mut snap = CounterSnapshot::default();
-    let names: Vec<String> =
-        INDEX_COUNTERS.iter().chain(&IBUF_COUNTERS).map(|n| format!("'{n}'")).collect();
+    let names: Vec<String> = INDEX_COUNTERS
+        .iter()
+        .chain(&IBUF_COUNTERS)
+        .chain(&[IBUF_SIZE_METRIC])
+        .map(|n| format!("'{n}'"))
+        .collect();
     let names = names.join(",");
     let rows: Vec<mysql::Row> = conn
         .query(format!("SELECT * FROM information_schema.INNODB_METRICS WHERE NAME IN ({names})"))
@@ -260,7 +267,7 @@ pub fn buffer_pool_delta(
             buffered: None,
             merged: Some(merged),
             refused: None,
-            size_pages: after.status.get("innodb_ibuf_size").copied(),
+            size_pages: after.metrics.get(IBUF_SIZE_METRIC).copied().flatten(),
             ..ChangeBufferResult::default()
         }),
         est_io_s_hdd: None,

@@ -35,8 +35,15 @@ fn change_of(table: &Table, spec: &DdlSpec) -> ColumnChange {
 }
 
 /// What `flavour`'s rules do with `spec` on `table`, with `writers` concurrent writers (0:
-/// none).
-pub fn outcome(flavour: Flavour, table: &Table, spec: &DdlSpec, writers: u32) -> DdlOutcome {
+/// none), and the table's row versions after it (`row_versions`: instant column changes since
+/// the table was created or rebuilt, which MySQL 8.0 caps).
+pub fn outcome(
+    flavour: Flavour,
+    table: &Table,
+    spec: &DdlSpec,
+    writers: u32,
+    row_versions: &mut u32,
+) -> DdlOutcome {
     let (line, version) = line_of(flavour);
     let change = change_of(table, spec);
     let algorithm = match spec.algorithm {
@@ -49,7 +56,13 @@ pub fn outcome(flavour: Flavour, table: &Table, spec: &DdlSpec, writers: u32) ->
         DdlLock::Shared => Lock::Shared,
         DdlLock::Exclusive => Lock::Exclusive,
     });
-    let decision = online_ddl::decide(line, version, change, algorithm, lock);
+    let decision =
+        online_ddl::decide_with_row_versions(line, version, change, algorithm, lock, *row_versions);
+    match online_ddl::new_row_version(&decision) {
+        Some(true) => *row_versions += 1,
+        Some(false) => *row_versions = 0,
+        None => {}
+    }
     let mut notes = vec!["the modelled server's rules (no time is predicted; the model's pages \
                           are left as they were)"
         .to_string()];
@@ -127,14 +140,14 @@ mod tests {
     fn copy_blocks_writers_and_refuses_lock_none_with_null_times() {
         let t = table();
         let copy = spec(DdlAction::AddColumn, "x", DdlAlgorithm::Copy);
-        let o = outcome(Flavour::MariaDb1011, &t, &copy, 2);
+        let o = outcome(Flavour::MariaDb1011, &t, &copy, 2, &mut 0);
         assert!(o.supported && o.wall_ms.is_none(), "{o:?}");
         assert_eq!(o.lock_used.as_deref(), Some("shared"));
         let w = o.writers.unwrap();
         assert_eq!(w.blocks_writers, Some(true));
         assert_eq!((w.longest_stall_ms, w.rows_inserted), (None, None));
         let none = DdlSpec { lock: Some(DdlLock::None), ..copy };
-        let o = outcome(Flavour::Mysql80, &t, &none, 2);
+        let o = outcome(Flavour::Mysql80, &t, &none, 2, &mut 0);
         assert_eq!((o.supported, o.error_code), (false, Some(1846)), "{o:?}");
     }
 
@@ -145,13 +158,33 @@ mod tests {
             after: Some("id".into()),
             ..spec(DdlAction::AddColumn, "x", DdlAlgorithm::Instant)
         };
-        let o = outcome(Flavour::Mysql80, &t, &after, 0);
+        let o = outcome(Flavour::Mysql80, &t, &after, 0, &mut 0);
         assert!(o.supported && o.writers.is_none(), "{o:?}");
         assert!(o.message.unwrap().contains("8.0.28 decide otherwise: refused, error 1845"));
         let drop_k = spec(DdlAction::DropColumn, "k", DdlAlgorithm::Instant);
-        let o = outcome(Flavour::MariaDb1011, &t, &drop_k, 0);
+        let o = outcome(Flavour::MariaDb1011, &t, &drop_k, 0, &mut 0);
         assert_eq!(o.error_code, Some(1846), "{o:?}");
         let drop_c = spec(DdlAction::DropColumn, "c", DdlAlgorithm::Instant);
-        assert!(outcome(Flavour::MariaDb1011, &t, &drop_c, 0).supported);
+        assert!(outcome(Flavour::MariaDb1011, &t, &drop_c, 0, &mut 0).supported);
+    }
+
+    #[test]
+    fn mysql_80_counts_row_versions_and_a_rebuild_starts_them_again() {
+        let t = table();
+        let add = |n: usize| spec(DdlAction::AddColumn, &format!("x{n}"), DdlAlgorithm::Instant);
+        let mut versions = 0;
+        for n in 0..64 {
+            let o = outcome(Flavour::Mysql80, &t, &add(n), 0, &mut versions);
+            assert!(o.supported, "change {n}: {o:?}");
+        }
+        let o = outcome(Flavour::Mysql80, &t, &add(64), 0, &mut versions);
+        assert_eq!((o.supported, o.error_code), (false, Some(4092)), "{o:?}");
+        let copy = spec(DdlAction::AddColumn, "y", DdlAlgorithm::Copy);
+        assert!(outcome(Flavour::Mysql80, &t, &copy, 0, &mut versions).supported);
+        assert_eq!(versions, 0);
+        assert!(outcome(Flavour::Mysql80, &t, &add(65), 0, &mut versions).supported);
+        // MariaDB keeps no row versions: the 65th instant change runs.
+        let mut maria = 64;
+        assert!(outcome(Flavour::MariaDb1011, &t, &add(66), 0, &mut maria).supported);
     }
 }

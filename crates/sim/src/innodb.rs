@@ -41,6 +41,9 @@ pub struct SimEngine {
     notes: Vec<String>,
     /// The buffer pool's curve during the last load (with a pool only).
     curve: Option<Vec<PoolCurvePoint>>,
+    /// Instant column changes since the table was created or rebuilt (MySQL 8.0's row
+    /// versions).
+    row_versions: u32,
 }
 
 impl SimEngine {
@@ -57,6 +60,7 @@ impl SimEngine {
             table: None,
             notes: Vec::new(),
             curve: None,
+            row_versions: 0,
         }
     }
 
@@ -159,6 +163,7 @@ impl Engine for SimEngine {
         let sim = SimTable::new(table, self.settings)
             .map_err(|e| EngineError::Rejected(e.to_string()))?;
         self.table = Some(sim);
+        self.row_versions = 0;
         let page = self.settings.page_size.bytes();
         for p in keylab_schema::limits::check(table, page).unwrap_or_default() {
             let note = p.note(table);
@@ -344,6 +349,7 @@ impl Engine for SimEngine {
     }
 
     fn rebuild(&mut self, _table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
+        self.row_versions = 0;
         self.table_mut()?.rebuild(fill_factor_pct).map_err(|e| EngineError::Rejected(e.to_string()))
     }
 
@@ -354,7 +360,7 @@ impl Engine for SimEngine {
 
     fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
         self.table()?;
-        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, 0))
+        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, 0, &mut self.row_versions))
     }
 
     fn ddl_under_writes(
@@ -367,7 +373,7 @@ impl Engine for SimEngine {
         // The model inserts nothing during the statement: how many rows the writers get in
         // is the server's timing.
         self.table()?;
-        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, writers))
+        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, writers, &mut self.row_versions))
     }
 
     fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {
