@@ -78,6 +78,13 @@ pub struct QueryPlan {
     pub key: Option<String>,
     /// The optimizer's estimate of rows examined.
     pub rows: Option<u64>,
+    /// Bytes of the key the range uses (MariaDB/MySQL `key_len`; a `LIKE 'p%'` over a
+    /// prefix of a utf8mb4 VARCHAR(26) uses all 106); `None` where the server has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_len: Option<String>,
+    /// `Extra` (`Using where; Using index`: a covering range), or PostgreSQL's filter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<String>,
 }
 
 /// An online schema change (E5's second half).

@@ -374,10 +374,20 @@ pub struct QueryResult {
     pub name: String,
     /// Timed runs.
     pub runs: u32,
+    /// The first run's time, ms: a cold run (pages read from disk, plans prepared), shown
+    /// apart; the figures below are over the other runs when there are several.
+    #[serde(default)]
+    pub cold_ms: Option<f64>,
     /// Median time, ms.
     pub p50_ms: Option<f64>,
     /// 99th percentile, ms.
     pub p99_ms: Option<f64>,
+    /// Fastest and slowest run, ms (the spread a difference must exceed to mean anything).
+    #[serde(default)]
+    pub min_ms: Option<f64>,
+    /// Slowest run, ms.
+    #[serde(default)]
+    pub max_ms: Option<f64>,
     /// Rows returned per run.
     pub rows: u64,
     /// Server-side median time per run (performance_schema statement `TIMER_WAIT`), ms;

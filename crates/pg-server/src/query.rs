@@ -65,6 +65,12 @@ fn explain(client: &mut Client, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Op
         access_type: node["Node Type"].as_str().map(str::to_string),
         key: node["Index Name"].as_str().map(str::to_string),
         rows: node["Plan Rows"].as_f64().map(|r| r as u64),
+        // PostgreSQL's EXPLAIN has no key length.
+        key_len: None,
+        extra: ["Index Cond", "Filter"]
+            .iter()
+            .filter_map(|k| Some(format!("{k}: {}", node[k].as_str()?)))
+            .reduce(|a, b| format!("{a}; {b}")),
     })
 }
 

@@ -72,9 +72,9 @@
 //!   # LIMIT n). keylab picks the deleted rows with its seed, uniformly, on every engine.
 //! [[phases]]
 //! queries = { runs = 20, point = 100, pk_range = 1000, id_prefix = "01J", full_scan = true }
-//! # or id_share = 1.0 instead of id_prefix: a prefix (or, where no prefix comes within 5%,
-//! # a BETWEEN range) chosen per run from the table's own ids to select that share of the
-//! # rows (E1's '01J%' selected all of the author's)
+//! # and/or id_share = 1.0 (a second query, `id_share`): a prefix (or, where no prefix
+//! # comes within 5%, a BETWEEN range) chosen per run from the table's own ids to select
+//! # that share of the rows
 //! [[phases]]
 //! ddl = { steps = [{ action = "add_column", column = "c", algorithm = "instant" }] }
 //!                                        # add_column takes after = "col" (ADD ... AFTER col);

@@ -96,16 +96,27 @@ fn builtins_run_on_a_private_mariadb() {
             assert_eq!(p["status"], "ok", "every E1 phase runs on a server: {p}");
         }
         assert!(!r["queries"].as_array().unwrap().is_empty(), "E1 times its queries");
-        for q in r["queries"].as_array().unwrap() {
-            // id_share = 1.0: every row, timed on the server too, with the server's plan.
-            assert_eq!(q["rows"], r["rows"], "the prefix selects every row: {q}");
-            assert_eq!(q["share"], 1.0, "{q}");
+        let queries = r["queries"].as_array().unwrap();
+        let names: Vec<&str> = queries.iter().map(|q| q["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["id_prefix", "id_share"], "{r}");
+        for q in queries {
             assert!(q["server_p50_ms"].as_f64().unwrap() > 0.0, "server-side time: {q}");
             assert!(q["server_total_ms"].as_f64().unwrap() > 0.0, "{q}");
+            assert!(q["cold_ms"].as_f64().is_some(), "the first run apart: {q}");
+            let (min, max) = (q["min_ms"].as_f64().unwrap(), q["max_ms"].as_f64().unwrap());
+            assert!(min <= q["p50_ms"].as_f64().unwrap() && max >= min, "{q}");
             assert!(q["plan"]["access_type"].is_string(), "EXPLAIN's type: {q}");
             assert!(q["plan"]["key"].is_string(), "a covering index: {q}");
-            assert!(q["condition"].is_string(), "{q}");
+            assert!(q["plan"]["key_len"].is_string(), "EXPLAIN's key_len: {q}");
         }
+        // The author's query: a prefix just below every id selects nothing, and EXPLAIN
+        // expects one row, as in the write-up.
+        assert_eq!(queries[0]["rows"], 0, "{}", queries[0]);
+        assert_eq!(queries[0]["plan"]["rows"], 1, "{}", queries[0]);
+        // id_share = 1.0: every row.
+        assert_eq!(queries[1]["rows"], r["rows"], "the share selects every row");
+        assert_eq!(queries[1]["share"], 1.0);
+        assert!(queries[1]["condition"].is_string());
         assert!(r["phases"][0].get("not_applicable").is_none(), "E1's settings apply: {r}");
         assert!(r["counters"]["io_write_requests"].is_u64(), "performance_schema is on: {r}");
         assert!(r["counters"]["io_read_requests"].is_u64(), "performance_schema is on: {r}");

@@ -109,5 +109,7 @@ pub fn explain<P: Into<mysql::Params>>(
         access_type: text("type"),
         key: text("key"),
         rows: text("rows").and_then(|r| r.parse().ok()),
+        key_len: text("key_len"),
+        extra: text("Extra"),
     })
 }

@@ -103,6 +103,24 @@ pub(super) fn queries(runs: &[Labeled]) -> Vec<String> {
                         per_k(hi)
                     ));
                 }
+                // A difference smaller than the runs' spread is not one (hyperfine's rule of
+                // thumb): say so when the fastest and slowest runs' ranges overlap.
+                let range = |l: &Labeled| {
+                    let q = l.run.queries.iter().find(|q| q.name == name)?;
+                    Some((q.min_ms?, q.max_ms?))
+                };
+                if let (Some(a), Some(b)) = (range(lo.0), range(hi.0)) {
+                    if a.1 >= b.0 && b.1 >= a.0 {
+                        line.push_str(&format!(
+                            " Their client runs overlap ({} to {} ms vs {} to {} ms, first run \
+                             apart): within the spread, not a difference.",
+                            decimal(a.0, 2),
+                            decimal(a.1, 2),
+                            decimal(b.0, 2),
+                            decimal(b.1, 2)
+                        ));
+                    }
+                }
                 if let Some(p) = found.iter().find_map(|(_, q)| q.share) {
                     if found.iter().all(|(_, q)| q.share.is_some_and(|s| (s - p).abs() < 1e-9)) {
                         line.push_str(&format!(" Each selected {} of its table.", percent_words(p)));

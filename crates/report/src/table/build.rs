@@ -169,11 +169,19 @@ impl MetricTable {
                     seen.push(note);
                 }
             }
+            b.row(&format!("query.{name}.cold_ms"), "first run, cold (ms)", None, |r| {
+                dec(query(r).and_then(|q| q.cold_ms), 2)
+            });
             b.row(&format!("query.{name}.p50_ms"), "p50 (ms)", Some(Better::Lower), |r| {
                 dec(query(r).and_then(|q| q.p50_ms), 2)
             });
             b.row(&format!("query.{name}.p99_ms"), "p99 (ms)", Some(Better::Lower), |r| {
                 dec(query(r).and_then(|q| q.p99_ms), 2)
+            });
+            b.row(&format!("query.{name}.spread_ms"), "min .. max (ms)", None, |r| {
+                query(r)
+                    .and_then(|q| Some((q.min_ms?, q.max_ms?)))
+                    .map_or(Value::Null, |(a, b)| Value::Text(format!("{a:.2} .. {b:.2}")))
             });
             b.row(
                 &format!("query.{name}.server_p50_ms"),
@@ -211,6 +219,18 @@ impl MetricTable {
                         p.access_type.as_deref().unwrap_or("-"),
                         p.key.as_deref().unwrap_or("-"),
                         p.rows.map_or("-".to_string(), |n| n.to_string())
+                    ))
+                })
+            });
+            b.row(&format!("query.{name}.plan_extra"), "plan (key_len; Extra)", None, |r| {
+                query(r).and_then(|q| q.plan).map_or(Value::Null, |p| {
+                    if p.key_len.is_none() && p.extra.is_none() {
+                        return Value::Null;
+                    }
+                    Value::Text(format!(
+                        "{}; {}",
+                        p.key_len.as_deref().unwrap_or("-"),
+                        p.extra.as_deref().unwrap_or("-")
                     ))
                 })
             });

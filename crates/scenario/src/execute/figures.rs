@@ -87,13 +87,18 @@ pub(super) fn pool_figures(before: &Measurement, after: &Measurement) -> PoolFig
 /// A query's figures from what the engine returned: client and server percentiles, the
 /// share of the table returned.
 pub(super) fn query_result(name: &str, runs: u32, o: keylab_core::QueryOutcome) -> QueryResult {
-    let (p50, p99) = percentiles(&o.run_ms);
-    let server = o.server_ms.as_deref().map(percentiles);
+    let warm_runs = warm(&o.run_ms);
+    let (p50, p99) = percentiles(warm_runs);
+    let server = o.server_ms.as_deref().map(|ms| percentiles(warm(ms)));
+    let fold = |pick: fn(f64, f64) -> f64| warm_runs.iter().copied().reduce(pick);
     QueryResult {
         name: name.to_string(),
         runs,
+        cold_ms: o.run_ms.first().copied(),
         p50_ms: p50,
         p99_ms: p99,
+        min_ms: fold(f64::min),
+        max_ms: fold(f64::max),
         rows: o.rows,
         server_p50_ms: server.and_then(|s| s.0),
         server_p99_ms: server.and_then(|s| s.1),
@@ -102,6 +107,16 @@ pub(super) fn query_result(name: &str, runs: u32, o: keylab_core::QueryOutcome) 
         condition: o.condition,
         plan: o.plan,
         notes: o.notes,
+    }
+}
+
+/// The runs after the first (a cold run: pages come from disk, the plan is new), or the
+/// only one.
+fn warm(ms: &[f64]) -> &[f64] {
+    if ms.len() > 1 {
+        &ms[1..]
+    } else {
+        ms
     }
 }
 
@@ -127,6 +142,18 @@ mod tests {
         assert_eq!(percentiles(&[3.0]), (Some(3.0), Some(3.0)));
         let v: Vec<f64> = (1..=100).rev().map(f64::from).collect();
         assert_eq!(percentiles(&v), (Some(50.0), Some(99.0)));
+    }
+
+    #[test]
+    fn the_cold_run_is_apart_from_the_warm_figures() {
+        let o =
+            keylab_core::QueryOutcome { run_ms: vec![90.0, 3.0, 1.0, 2.0], ..Default::default() };
+        let q = query_result("point", 4, o);
+        assert_eq!(q.cold_ms, Some(90.0));
+        assert_eq!((q.p50_ms, q.min_ms, q.max_ms), (Some(2.0), Some(1.0), Some(3.0)));
+        let one = keylab_core::QueryOutcome { run_ms: vec![5.0], ..Default::default() };
+        let q = query_result("point", 1, one);
+        assert_eq!((q.cold_ms, q.p50_ms, q.max_ms), (Some(5.0), Some(5.0), Some(5.0)));
     }
 
     #[test]

@@ -89,12 +89,6 @@ pub(super) fn phases(
                     queries.push(("id_prefix".to_string(), QuerySpec::IdPrefix { prefix: prefix.clone() }));
                 }
                 if let Some(share) = &q.id_share {
-                    if q.id_prefix.is_some() {
-                        return Err(cx.err(
-                            share.span(),
-                            "give id_prefix or id_share, not both (both name the query id_prefix)",
-                        ));
-                    }
                     let v = *share.get_ref();
                     if !(v > 0.0 && v <= 1.0) {
                         return Err(cx.err(
@@ -102,7 +96,7 @@ pub(super) fn phases(
                             format!("id_share must be in (0, 1] (a share of the rows), got {v}"),
                         ));
                     }
-                    queries.push(("id_prefix".to_string(), QuerySpec::IdShare { share: v }));
+                    queries.push(("id_share".to_string(), QuerySpec::IdShare { share: v }));
                 }
                 if q.full_scan {
                     queries.push(("full_scan".to_string(), QuerySpec::FullScan));

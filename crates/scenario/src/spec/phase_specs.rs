@@ -129,7 +129,7 @@ pub struct RebuildSpec {
 #[serde(deny_unknown_fields)]
 pub struct RestartSpec {}
 
-/// `queries = { runs, point, pk_range, id_prefix | id_share, full_scan }`.
+/// `queries = { runs, point, pk_range, id_prefix, id_share, full_scan }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueriesSpec {
