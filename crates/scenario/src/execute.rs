@@ -81,7 +81,7 @@ fn run_phases(
         stale: false,
     };
     let mut phases = vec![settings_phase(engine, run)];
-    let mut queries = Vec::new();
+    let mut queries: Vec<keylab_core::QueryResult> = Vec::new();
     let mut first_load: Option<LoadResult> = None;
     let mut loaded = 0u64;
     for phase in &run.phases {
@@ -118,10 +118,18 @@ fn run_phases(
                 let mut names = Vec::new();
                 let mut skipped = Vec::new();
                 for (name, spec) in list {
+                    // A second queries phase's `point` is `point_2`, so the report's table
+                    // (one row per name) keeps both.
+                    let seen = queries
+                        .iter()
+                        .filter(|q| q.name == *name || q.name.starts_with(&format!("{name}_")))
+                        .count();
+                    let name =
+                        if seen == 0 { name.clone() } else { format!("{name}_{}", seen + 1) };
                     match engine.query(run.table(), spec, *runs) {
                         Ok(o) => {
-                            queries.push(query_result(name, *runs, o));
-                            names.push(name.clone());
+                            queries.push(query_result(&name, *runs, o));
+                            names.push(name);
                         }
                         Err(EngineError::Unsupported(reason)) => {
                             skipped.push((name.clone(), reason))

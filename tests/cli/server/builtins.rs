@@ -195,3 +195,31 @@ fn e5_runs_on_a_private_mariadb() {
         assert_eq!(r["phases"][4]["delete_method"], "one_transaction");
     }
 }
+
+/// Two queries phases with the same query: both keep their figures, in the JSON and as two
+/// sections of the table (`point` and `point_2`), not one row showing only the first.
+#[test]
+fn two_queries_phases_keep_their_own_rows() {
+    if !server_installed("two_queries_phases_keep_their_own_rows") {
+        return;
+    }
+    let d = Dir::new();
+    let src = "name = \"twice\"\nvariants = [\"ulid:text\"]\n[[tables]]\nname = \"t\"\n\
+               id = { name = \"id\" }\n[[phases]]\nload = { rows = 2000 }\n\
+               [[phases]]\nqueries = { runs = 3, point = 5 }\n\
+               [[phases]]\nchurn = { rounds = 1, inserts = 100, deletes = 100 }\n\
+               [[phases]]\nqueries = { runs = 3, point = 5 }\n";
+    std::fs::write(d.path("twice.toml"), src).unwrap();
+    let run = d.keylab(&["run", "twice.toml", "--engine", "mariadb", "--format", "json"]);
+    let v = json(&run.expect_code(0).stdout);
+    let names: Vec<&str> = v["runs"][0]["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["point", "point_2"]);
+    std::fs::write(d.path("twice.json"), serde_json::to_string(&v).unwrap()).unwrap();
+    let table = d.keylab(&["report", "twice.json", "--format", "markdown"]).expect_code(0);
+    assert!(table.stdout.contains("**Query point\\_2**"), "{}", table.stdout);
+}
