@@ -69,7 +69,7 @@ pub(super) fn queries(runs: &[Labeled]) -> Vec<String> {
     }
     let mut out = Vec::new();
     for name in names {
-        let mut groups: Vec<((Option<String>, u64), Vec<&Labeled>)> = Vec::new();
+        let mut groups: Vec<(TableAndRows, Vec<&Labeled>)> = Vec::new();
         for r in runs.iter().filter(|r| r.run.queries.iter().any(|q| q.name == name)) {
             let key = (table_of(r), r.run.rows);
             match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -91,6 +91,9 @@ pub(super) fn queries(runs: &[Labeled]) -> Vec<String> {
     }
     out
 }
+
+/// A run's table (when a matrix chose it) and row count: what query times are compared within.
+type TableAndRows = (Option<String>, u64);
 
 /// The run's table when a scenario's matrix chose it (`cell_table`).
 fn table_of(r: &Labeled) -> Option<String> {
