@@ -114,6 +114,10 @@ fn e3_runs_every_id_strategy() {
     assert_eq!(variants[0], "auto-inc");
     assert!(variants.contains(&"uuid1:bin-swap"));
     assert!(variants.contains(&"uuid4:hex"));
+    // JDBC batching without a rewrite: one INSERT per row, 500 per transaction.
+    for r in &v["runs"].as_array().unwrap()[1..] {
+        assert_eq!((&r["load"]["method"], &r["load"]["batch"]), (&json!("row"), &json!(500)));
+    }
 }
 
 #[test]
