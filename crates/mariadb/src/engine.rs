@@ -127,11 +127,6 @@ struct Baseline {
     file_io: Option<metrics::FileIo>,
     /// Reads and writes of the table's file before the last restart (since creation).
     io_carried: metrics::FileIo,
-    /// Reads and writes of the table's file that keylab's own `FLUSH TABLES ... FOR EXPORT`
-    /// made (one per measurement and load sample), left out of the reported figures.
-    io_by_keylab: metrics::FileIo,
-    /// How many such flushes.
-    keylab_flushes: u64,
 }
 
 impl MariaDbEngine {

@@ -448,16 +448,6 @@ impl FileIo {
         }
     }
 
-    /// These counts less `other`'s (never below zero).
-    pub fn minus(&self, other: &FileIo) -> FileIo {
-        FileIo {
-            read_requests: self.read_requests.saturating_sub(other.read_requests),
-            read_bytes: self.read_bytes.saturating_sub(other.read_bytes),
-            write_requests: self.write_requests.saturating_sub(other.write_requests),
-            write_bytes: self.write_bytes.saturating_sub(other.write_bytes),
-        }
-    }
-
     /// The counts since `before` (a count that went down, after a rebuild reopened the
     /// file, counts from zero).
     pub fn since(&self, before: &FileIo) -> FileIo {

@@ -291,16 +291,8 @@ fn every_query_kind_returns_its_rows_and_file_writes_are_counted() {
 
         let info = serde_json::to_value(engine.info()).unwrap();
         let writes = &info["settings"]["table_file_writes"][&name];
-        // keylab's own flushes (one per measurement) are left out and counted apart: a table
-        // this small may have no write but theirs.
-        let left_out = &writes["left_out"];
-        assert!(left_out["keylab_flushes"].as_u64().unwrap() >= 1, "{label}: {info}");
-        let all_writes = writes["io_write_requests"].as_u64().unwrap()
-            + left_out["io_write_requests"].as_u64().unwrap();
-        assert!(all_writes > 0, "{label}: {info}");
-        let all_bytes = writes["io_write_bytes"].as_u64().unwrap()
-            + left_out["io_write_bytes"].as_u64().unwrap();
-        assert!(all_bytes >= 16384, "{label}: {info}");
+        assert!(writes["io_write_requests"].as_u64().unwrap() > 0, "{label}: {info}");
+        assert!(writes["io_write_bytes"].as_u64().unwrap() >= 16384, "{label}: {info}");
         // Reads may be 0: a table this small stays in the pool from its creation on.
         assert!(writes["io_read_requests"].is_u64(), "{label}: {info}");
         assert!(writes["io_read_bytes"].is_u64(), "{label}: {info}");

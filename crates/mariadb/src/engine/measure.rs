@@ -82,28 +82,13 @@ impl MariaDbEngine {
         };
         let now = self.counters_now();
         let now_io = metrics::table_file_io(&mut self.conn, &self.database, name);
-        // keylab's own flushes are not the workload's: E1's write requests were 8.4x (uuid vs
-        // ULID) with a flush per load sample and 1.67x without samples.
-        let io = base
-            .file_io
-            .zip(now_io)
-            .map(|(b, n)| n.since(&b).plus(&base.io_carried).minus(&base.io_by_keylab));
+        let io = base.file_io.zip(now_io).map(|(b, n)| n.since(&b).plus(&base.io_carried));
         let figure = match io {
             Some(io) => serde_json::json!({
                 "io_write_requests": io.write_requests,
                 "io_write_bytes": io.write_bytes,
                 "io_read_requests": io.read_requests,
                 "io_read_bytes": io.read_bytes,
-                "left_out": {
-                    "keylab_flushes": base.keylab_flushes,
-                    "io_write_requests": base.io_by_keylab.write_requests,
-                    "io_write_bytes": base.io_by_keylab.write_bytes,
-                    "why": "FLUSH TABLES ... FOR EXPORT before each reading of the tablespace \
-                            file (measurements and load samples) writes the table's dirty \
-                            pages: those writes are keylab's, not the workload's; a page such \
-                            a flush wrote early and the load dirtied again is written again \
-                            later, which stays counted",
-                },
             }),
             None => Json::Null,
         };
@@ -131,19 +116,11 @@ impl MariaDbEngine {
         let ids = metrics::index_ids(&mut self.conn, self.flavour, &self.database, name)
             .map_err(|e| sql_err("reading index ids failed", e))?;
         let path = self.tablespace_path(name)?;
-        let before = metrics::table_file_io(&mut self.conn, &self.database, name);
         self.conn
             .query_drop(format!("FLUSH TABLES {} FOR EXPORT", quote_ident(name)))
             .map_err(|e| sql_err("FLUSH TABLES FOR EXPORT failed", e))?;
         let report = ibd::read_tablespace(&path);
         self.conn.query_drop("UNLOCK TABLES").map_err(|e| sql_err("UNLOCK TABLES failed", e))?;
-        let after = metrics::table_file_io(&mut self.conn, &self.database, name);
-        if let (Some(base), Some(before), Some(after)) =
-            (self.baselines.get_mut(name), before, after)
-        {
-            base.io_by_keylab = base.io_by_keylab.plus(&after.since(&before));
-            base.keylab_flushes += 1;
-        }
         let report = report.map_err(|e| ServerError::Io(e.to_string()))?;
         let blob_pages = off_page_pages(&report);
         let clustered = indexes.first().map(|r| r.name.clone()).unwrap_or_default();

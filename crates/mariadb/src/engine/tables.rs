@@ -61,7 +61,7 @@ impl MariaDbEngine {
         let baseline = Baseline {
             counters: self.counters_now(),
             file_io: metrics::table_file_io(&mut self.conn, &self.database, &name),
-            ..Baseline::default()
+            io_carried: metrics::FileIo::default(),
         };
         self.baselines.insert(name.clone(), baseline);
         self.file_writes.remove(&name);
