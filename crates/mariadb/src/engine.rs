@@ -241,7 +241,11 @@ impl Engine for MariaDbEngine {
     }
 
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
-        Ok(self.measure_table(table)?)
+        Ok(self.measure_table(table, true)?)
+    }
+
+    fn sample(&mut self, table: &Table) -> Result<Measurement, EngineError> {
+        Ok(self.measure_table(table, false)?)
     }
 
     fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {

@@ -19,7 +19,14 @@ use mysql::prelude::Queryable;
 use serde_json::Value as Json;
 
 impl MariaDbEngine {
-    pub(super) fn measure_table(&mut self, table: &Table) -> Result<Measurement, ServerError> {
+    /// `read_file`: on a private instance, flush the table and read its tablespace file
+    /// (exact per-level figures); otherwise, and always on a user's server, read the buffer
+    /// pool, which writes nothing (load samples).
+    pub(super) fn measure_table(
+        &mut self,
+        table: &Table,
+        read_file: bool,
+    ) -> Result<Measurement, ServerError> {
         // Only keylab's own tables: ANALYZE TABLE rewrites a table's statistics.
         let name = self.owned_name(table)?;
         self.conn
@@ -54,8 +61,13 @@ impl MariaDbEngine {
                 }
             })
             .collect();
-        if self.server.is_some() {
+        if self.server.is_some() && read_file {
             self.fill_from_tablespace(&name, &mut indexes)?;
+        } else if self.server.is_some() {
+            // The table was created in this instance, so a pool larger than the table holds
+            // all of it; a note says when an index is only partly buffered.
+            let blobs = may_store_off_page(table, self.page_size);
+            self.fill_from_buffer_pool(&name, &mut indexes, blobs);
         } else {
             self.note_unknown_leaf_pages(&name, &indexes);
             let blobs = may_store_off_page(table, self.page_size);

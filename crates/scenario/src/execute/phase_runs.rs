@@ -170,7 +170,12 @@ pub(super) fn load_phase(
                 other_batch_p50_ms = out.other_batch_p50_ms;
             }
             if sample_every.is_some() {
-                let m = engine.measure(run.table())?;
+                // The last chunk's is the phase's measurement, the others only samples.
+                let m = if done < rows {
+                    engine.sample(run.table())?
+                } else {
+                    engine.measure(run.table())?
+                };
                 samples.push(SeriesPoint {
                     rows: Figure::Value(done),
                     wall_s: Figure::of(out.wall_s),
