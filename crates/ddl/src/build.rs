@@ -44,6 +44,9 @@ struct TableBuilder {
     virtual_columns: Vec<String>,
     /// The table's character set, for columns added later.
     default_charset: Charset,
+    /// `PARTITION BY` as written (resolved against the columns at the end), with the
+    /// partitions attached to it since.
+    partitioning: Option<crate::partitions::RawPartitioning>,
 }
 
 impl TableBuilder {
@@ -56,6 +59,7 @@ impl TableBuilder {
                 auto_increment: false,
                 indexes: Vec::new(),
                 row_format: RowFormat::Dynamic,
+                partitioning: None,
             },
             refusal: None,
             at,
@@ -66,6 +70,7 @@ impl TableBuilder {
             has_pk: false,
             virtual_columns: Vec::new(),
             default_charset: Charset::Utf8mb4,
+            partitioning: None,
         }
     }
 }
@@ -119,6 +124,16 @@ impl FileBuilder {
                 let error = DdlError { origin: origin.clone(), at, message };
                 refused.push(RefusedTable { name: b.table.name, error });
                 continue;
+            }
+            if let Some(raw) = &b.partitioning {
+                match crate::partitions::resolve(raw, &b.table.columns) {
+                    Ok(p) => b.table.partitioning = Some(p),
+                    Err((at, message)) => {
+                        let error = DdlError { origin: origin.clone(), at, message };
+                        refused.push(RefusedTable { name: b.table.name, error });
+                        continue;
+                    }
+                }
             }
             if !b.has_pk {
                 // An identity alone is no primary key: InnoDB would add a hidden row id.
@@ -244,6 +259,48 @@ impl FileBuilder {
     fn refuse(&mut self, name: &str, why: Refusal) {
         if let Some(t) = self.table_named(name) {
             t.refusal.get_or_insert(why);
+        }
+    }
+
+    /// A `PARTITION BY` clause of table `name` (just read).
+    pub(crate) fn set_partitioning(&mut self, name: &str, raw: crate::partitions::RawPartitioning) {
+        if let Some(t) = self.table_named(name) {
+            t.partitioning = Some(raw);
+        }
+    }
+
+    /// A partition of `parent` (`PARTITION OF`, `ATTACH PARTITION`): one more partition of
+    /// it; a note when the file has no such partitioned table before it.
+    pub(crate) fn add_partition(&mut self, parent: &str, p: crate::partitions::RawPartition) {
+        let at = p.at;
+        let name = p.name.clone();
+        let declared = match self.table_named(parent) {
+            Some(t) => match t.partitioning.as_mut() {
+                Some(raw) => {
+                    raw.partitions.push(p);
+                    return;
+                }
+                None => true,
+            },
+            None => false,
+        };
+        match declared {
+            true => self.note_on(
+                Some(parent),
+                Note {
+                    at,
+                    message: format!(
+                        "partition `{name}` not applied: `{parent}` is not declared PARTITION BY"
+                    ),
+                },
+            ),
+            false => self.loose.push(Note {
+                at,
+                message: format!(
+                    "partition `{name}` of `{parent}` not applied: the file creates no table \
+                     `{parent}` before it"
+                ),
+            }),
         }
     }
 
@@ -416,13 +473,51 @@ impl FileBuilder {
                 return Ok(());
             }
         }
-        if ci.predicate.is_some() {
-            t.notes.push(skip("a partial index (WHERE) holds only some rows"));
-            return Ok(());
-        }
+        let predicate = match &ci.predicate {
+            None => None,
+            Some(e) => match crate::partial::predicate(e, &t.table.columns) {
+                Ok(p) => Some(p),
+                Err(why) => {
+                    t.notes.push(skip(&format!(
+                        "a partial index (WHERE) whose condition keylab does not evaluate on its \
+                         rows: {why}"
+                    )));
+                    return Ok(());
+                }
+            },
+        };
         if !ci.include.is_empty() {
             t.notes.push(skip("INCLUDE columns are not modelled"));
             return Ok(());
+        }
+        // Expression key parts keylab models are read as their column, with the function.
+        let mut columns = ci.columns.clone();
+        let mut key_fns = Vec::new();
+        for part in &mut columns {
+            let e = &part.column.expr;
+            let plain = matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_))
+                || matches!(e, Expr::Function(f) if table_builder::prefix_len(f).is_some());
+            if plain {
+                key_fns.push(None);
+                continue;
+            }
+            if t.dialect == SourceDialect::Mysql {
+                t.notes.push(skip(&format!(
+                    "`{e}` is a functional key part (MySQL 8.0.13+); MariaDB 10.11, which keylab \
+                     models, has no functional indexes"
+                )));
+                return Ok(());
+            }
+            match crate::partial::key_part(e, &t.table.columns) {
+                Ok((c, f)) => {
+                    key_fns.push(Some(f));
+                    part.column.expr = Expr::Identifier(t.table.columns[c].name.as_str().into());
+                }
+                Err(why) => {
+                    t.notes.push(skip(&format!("an expression index: {why}")));
+                    return Ok(());
+                }
+            }
         }
         let options: Vec<StorageOption> = ci
             .with
@@ -437,7 +532,14 @@ impl FileBuilder {
                 }
             })
             .collect();
-        let added = t.add_index(name.clone(), &ci.columns, ci.unique, at);
+        let added = t.add_index(name.clone(), &columns, ci.unique, at);
+        if added {
+            let ix = t.table.indexes.last_mut().expect("the index just added");
+            if key_fns.iter().any(Option::is_some) {
+                ix.key_fns = key_fns;
+            }
+            ix.predicate = predicate;
+        }
         if added && !options.is_empty() {
             t.index_parameters(Some(name), &options)?;
         }

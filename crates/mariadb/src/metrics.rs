@@ -92,7 +92,7 @@ pub const POOL_STATUS: [&str; 13] = [
 pub const IBUF_COUNTERS: [&str; 3] =
     ["ibuf_merges_insert", "ibuf_merges_delete_mark", "ibuf_merges_delete"];
 
-fn get_u64(row: &mysql::Row, col: &str) -> Option<u64> {
+pub(crate) fn get_u64(row: &mysql::Row, col: &str) -> Option<u64> {
     let v: Option<mysql::Value> = row.get(col);
     match v? {
         mysql::Value::Int(n) => u64::try_from(n).ok(),

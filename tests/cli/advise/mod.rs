@@ -21,6 +21,9 @@ mod types;
 // Every table of a schema file at once.
 mod schema;
 
+// Partitioned tables, partial and expression indexes.
+mod partitions;
+
 use crate::util::{server_installed, users_server, Dir, Run};
 
 const ORDERS: &str = include_str!("../../fixtures/advise/orders.sql");
@@ -48,9 +51,9 @@ fn what_cannot_be_modelled_is_refused_at_its_place() {
                CREATE TABLE t (id INT PRIMARY KEY) ROW_FORMAT=COMPRESSED;";
     refused(two, &["--table", "t"], &["t.sql:2:37: ROW_FORMAT=COMPRESSED is not modelled"]);
     refused(
-        "CREATE TABLE t (id INT PRIMARY KEY)\nPARTITION BY HASH (id) PARTITIONS 4;",
+        "CREATE TABLE t (id INT PRIMARY KEY)\nPARTITION BY LINEAR HASH (id) PARTITIONS 4;",
         &[],
-        &["t.sql:2:1: partitioning is not modelled"],
+        &["t.sql:2:14: PARTITION BY LINEAR HASH/KEY is not modelled", "valid: RANGE, LIST"],
     );
     refused(
         "CREATE TABLE t (id INT PRIMARY KEY) ROW_FORMAT=COMPRESSED;",

@@ -246,6 +246,13 @@ impl TableBuilder {
                     prefix = prefix_len(f);
                     last_name(&f.name)
                 }
+                other if self.dialect == SourceDialect::Mysql => {
+                    let why = format!(
+                        "`{other}` is a functional key part (MySQL 8.0.13+); MariaDB 10.11, \
+                         which keylab models, has no functional indexes"
+                    );
+                    return Ok((out, Vec::new(), Some(why)));
+                }
                 other => {
                     return Ok((
                         out,
@@ -335,6 +342,8 @@ impl TableBuilder {
                     unique,
                     prefix_chars,
                     descending,
+                    key_fns: Vec::new(),
+                    predicate: None,
                 });
                 return true;
             }
