@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 /// Tables read (not refused) over the whole corpus when this floor was set; fewer is a
 /// regression.
-const READ_FLOOR: usize = 607;
+const READ_FLOOR: usize = 608;
 
 /// The tables a file creates, read with a rule of this test's own (lines that start with
 /// `CREATE [UNLOGGED] TABLE`, unindented: one indented is in a routine's body), not with the
