@@ -30,7 +30,9 @@ fn add_partitions_section(b: &mut Builder, runs: &[RunResult]) {
     let Some(first) = runs.iter().find_map(|r| r.shards.as_ref()) else { return };
     b.section("Partitions");
     b.row("partitions.partitioning", "partitioning", None, |r| {
-        r.shards.as_ref().map_or(Value::Null, |s| Value::Text(s.partitioning.clone()))
+        r.shards
+            .as_ref()
+            .map_or(Value::Null, |s| Value::Text(format!("{} × {}", s.sharding, s.shards.len())))
     });
     b.row("partitions.hotspot", "partition taking the inserts, per tenth of the load", None, |r| {
         r.shards
@@ -41,7 +43,9 @@ fn add_partitions_section(b: &mut Builder, runs: &[RunResult]) {
     for (k, part) in first.shards.iter().enumerate() {
         let name = partition_name(part);
         b.row(&format!("partitions.{k}.bound"), &format!("partition {name}"), None, move |r| {
-            shard(r, k).and_then(|s| s.bound.clone()).map_or(Value::Null, Value::Text)
+            // The bound after the name (the label has the name).
+            let bound = shard(r, k).and_then(|s| s.bound.as_deref()?.split_once(' '));
+            bound.map_or(Value::Null, |(_, b)| Value::Text(b.to_string()))
         });
         b.row(&format!("partitions.{k}.rows"), &format!("partition {name} rows"), None, move |r| {
             count(shard(r, k).and_then(|s| s.rows))
