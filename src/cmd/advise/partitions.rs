@@ -324,7 +324,9 @@ impl<'a> Routed<'a> {
             self.skipped += 1;
             if self.skipped > self.limit {
                 return Err(format!(
-                    "{} generated rows fit no partition of table `{}`: its partitions leave no                      room for the values keylab makes for the partition key (rows that fit no                      partition are not loaded); give partitions that cover the key's values",
+                    "{} generated rows fit no partition of table `{}`: its partitions leave no \
+                     room for the values keylab makes for the partition key (rows that fit no \
+                     partition are not loaded); give partitions that cover the key's values",
                     self.skipped, self.table.name
                 ));
             }

@@ -346,14 +346,16 @@ fn partial_indexes(candidates: &mut [Candidate], heap_table: bool) -> Vec<String
     for ix in first.table.indexes.iter() {
         if ix.key_fns.iter().any(Option::is_some) {
             notes.push(format!(
-                "index `{}` is on an expression (lower(), upper(), ::text) of keylab's text,                  which has the column's length and order: modelled as on the column{}",
+                "index `{}` is on an expression (lower(), upper(), ::text) of keylab's text, \
+                 which has the column's length and order: modelled as on the column{}",
                 ix.name,
                 if heap_table { "" } else { "; InnoDB builds it on the column itself" }
             ));
         }
         if ix.predicate.is_some() && !heap_table {
             notes.push(format!(
-                "partial index `{}` left out: InnoDB has no partial indexes (its WHERE is                  PostgreSQL's)",
+                "partial index `{}` left out: InnoDB has no partial indexes (its WHERE is \
+                 PostgreSQL's)",
                 ix.name
             ));
         }
@@ -379,7 +381,8 @@ fn partial_indexes(candidates: &mut [Candidate], heap_table: bool) -> Vec<String
             };
             if let Some(c) = empty {
                 notes.push(format!(
-                    "partial index `{}` (WHERE {} IS NULL) holds no row: keylab fills every                      column of every row",
+                    "partial index `{}` (WHERE {} IS NULL) holds no row: keylab fills every \
+                     column of every row",
                     ix.name, candidates[0].table.columns[c].name
                 ));
             }

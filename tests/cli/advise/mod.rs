@@ -513,7 +513,7 @@ fn each_table_of_a_file_is_judged_on_its_own() {
         "{notes}"
     );
     assert!(notes.contains("0 other table(s) read, 1 refused"), "{notes}");
-    refused(sql, &["--table", "bad"], &["t.sql:2:42: partitioning is not modelled"]);
+    refused(sql, &["--table", "bad"], &["t.sql:2:42: a partitioned table without partitions"]);
     refused(sql, &["--table", "nope"], &["valid: good; refused: bad"]);
     let mut flagged = args.to_vec();
     flagged.extend(["--dialect", "mysql"]);
