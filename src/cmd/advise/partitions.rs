@@ -14,8 +14,8 @@ use super::rows::{AdviseRows, ColumnValues};
 use keylab_core::key_shard;
 use keylab_core::Row;
 use keylab_schema::{
-    BoundValue, ColumnType, PartitionBound, PartitionFn, PartitionMethod, Partitioning, Table,
-    TemporalKind, Value, DAY_S, TO_DAYS_EPOCH,
+    BoundValue, Charset, ColumnType, PartitionBound, PartitionFn, PartitionMethod, Partitioning,
+    Table, TemporalKind, Value, DAY_S, TO_DAYS_EPOCH,
 };
 use std::cmp::Ordering;
 
@@ -98,6 +98,32 @@ fn cmp_tuple(key: &[Value], bound: &[BoundValue]) -> Ordering {
         }
     }
     Ordering::Equal
+}
+
+/// Why keylab cannot route the rows of `table` at all (KEY partitioning on columns whose
+/// server hash keylab does not reproduce), for a refusal.
+pub fn unroutable(table: &Table) -> Option<String> {
+    let p = table.partitioning.as_ref()?;
+    if p.method != PartitionMethod::Key {
+        return None;
+    }
+    let hashed = match p.columns.as_slice() {
+        [c] => matches!(
+            table.columns[*c].ty,
+            ColumnType::Int
+                | ColumnType::BigInt { .. }
+                | ColumnType::Binary { .. }
+                | ColumnType::Char { charset: Charset::Utf8mb4 | Charset::Utf8mb4Bin, .. }
+                | ColumnType::VarChar { charset: Charset::Utf8mb4 | Charset::Utf8mb4Bin, .. }
+        ),
+        _ => false,
+    };
+    (!hashed).then(|| {
+        "PARTITION BY KEY is routed with MariaDB's key hash for one INT, BIGINT, BINARY or \
+         utf8mb4 CHAR/VARCHAR column (keylab_core::key_shard); this key's hash is not \
+         reproduced; valid: such a column, or RANGE, LIST or HASH partitioning"
+            .to_string()
+    })
 }
 
 /// Why rows of `table` cannot be routed as the server routes them, for a note.

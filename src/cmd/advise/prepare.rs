@@ -264,6 +264,13 @@ fn candidates(
             key_name.join(", ")
         ),
     });
+    if let Some(why) = partitions::unroutable(t) {
+        return Err(UsageError(format!(
+            "{origin}:{}:{}: table `{}`: {why}",
+            ddl.at.line, ddl.at.column, t.name
+        ))
+        .into());
+    }
     let mut current_plan =
         plan_columns(t, &t.primary_key, rows_of(args), current_v.is_some(), &width_of);
     if let Some(note) = partitions::plan_partition_key(t, rows_of(args), &mut current_plan) {

@@ -169,6 +169,14 @@ fn what_partitioning_cannot_be_modelled_is_refused_at_its_place() {
     )
     .expect_code(2);
     assert!(run.stderr.contains("a partitioned table without partitions"), "{}", run.stderr);
+    let key = "CREATE TABLE k (id INT NOT NULL, d DATE NOT NULL, PRIMARY KEY (id, d))\n\
+               PARTITION BY KEY (d) PARTITIONS 2;";
+    let run = advise(&d, key, &[]).expect_code(2);
+    assert!(
+        run.stderr.contains("t.sql:1:1: table `k`: PARTITION BY KEY is routed"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -254,12 +262,19 @@ fn innodb_model_and_private_mariadb_agree_per_partition() {
         return;
     }
     let d = Dir::new();
-    for sql in [MYSQL_RANGE, MYSQL_LIST] {
+    // HASH: the integer modulo the partitions (uuid7:bin would change the column's type:
+    // skipped); KEY: MariaDB's key hash of a BINARY(16) key.
+    let hash =
+        "CREATE TABLE h (id INT NOT NULL PRIMARY KEY, v VARCHAR(20) NOT NULL, KEY ix_v (v)) \
+                PARTITION BY HASH (id) PARTITIONS 3;";
+    let key = "CREATE TABLE k (id BINARY(16) NOT NULL PRIMARY KEY, v INT NOT NULL, KEY ix_v (v)) \
+               PARTITION BY KEY (id) PARTITIONS 3;";
+    for (sql, runs) in [(MYSQL_RANGE, 3), (MYSQL_LIST, 3), (hash, 2), (key, 3)] {
         let args = ["--rows", "6000", "--keys", "auto-inc,uuid7:bin"];
         let sim = run(&d, sql, &[&args[..], &["--model", "mariadb-10.11"]].concat());
         let server = run(&d, sql, &[&args[..], &["--engine", "mariadb"]].concat());
         let (sim, server) = (sim["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
-        assert_eq!((sim.len(), server.len()), (3, 3));
+        assert_eq!((sim.len(), server.len()), (runs, runs), "{sql}");
         for (s, m) in sim.iter().zip(server) {
             assert_same_partition_pages(s, m, 0.0);
         }
