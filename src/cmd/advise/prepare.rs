@@ -273,7 +273,7 @@ fn candidates(
     }
     let mut current_plan =
         plan_columns(t, &t.primary_key, rows_of(args), current_v.is_some(), &width_of);
-    if let Some(note) = partitions::plan_partition_key(t, rows_of(args), &mut current_plan) {
+    if let Some(note) = rows::plan_partition_key(t, rows_of(args), &mut current_plan) {
         notes.push(note);
     }
     notes.extend(partitions::routing_note(t));
@@ -319,7 +319,7 @@ fn candidates(
             }
         }
         let mut plan = plan_columns(&table, &key, rows_of(args), true, &width_of);
-        partitions::plan_partition_key(&table, rows_of(args), &mut plan);
+        rows::plan_partition_key(&table, rows_of(args), &mut plan);
         out.push(Candidate {
             label: v.to_string(),
             variant: Some(v),

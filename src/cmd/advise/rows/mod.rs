@@ -5,8 +5,10 @@
 //! Deterministic: one seeded ChaCha stream per column, so the same seed gives the same rows
 //! on every engine and for every candidate (only the key column differs between candidates).
 
+mod partition_key;
 mod plan;
 
+pub use partition_key::plan_partition_key;
 pub use plan::{plan_columns, plan_predicate_columns, unique_capacity, ColumnValues};
 
 use keylab_core::Row;
