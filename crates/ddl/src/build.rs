@@ -6,9 +6,11 @@
 mod columns;
 mod migrate;
 mod parameters;
+mod partitioned;
 mod table_builder;
 
 use parameters::layout_neutral;
+pub(crate) use table_builder::prefix_len;
 
 use crate::fixups::{EngineChange, Fixes};
 use crate::storage::{ConstraintParameters, StorageOption};
@@ -262,48 +264,6 @@ impl FileBuilder {
         }
     }
 
-    /// A `PARTITION BY` clause of table `name` (just read).
-    pub(crate) fn set_partitioning(&mut self, name: &str, raw: crate::partitions::RawPartitioning) {
-        if let Some(t) = self.table_named(name) {
-            t.partitioning = Some(raw);
-        }
-    }
-
-    /// A partition of `parent` (`PARTITION OF`, `ATTACH PARTITION`): one more partition of
-    /// it; a note when the file has no such partitioned table before it.
-    pub(crate) fn add_partition(&mut self, parent: &str, p: crate::partitions::RawPartition) {
-        let at = p.at;
-        let name = p.name.clone();
-        let declared = match self.table_named(parent) {
-            Some(t) => match t.partitioning.as_mut() {
-                Some(raw) => {
-                    raw.partitions.push(p);
-                    return;
-                }
-                None => true,
-            },
-            None => false,
-        };
-        match declared {
-            true => self.note_on(
-                Some(parent),
-                Note {
-                    at,
-                    message: format!(
-                        "partition `{name}` not applied: `{parent}` is not declared PARTITION BY"
-                    ),
-                },
-            ),
-            false => self.loose.push(Note {
-                at,
-                message: format!(
-                    "partition `{name}` of `{parent}` not applied: the file creates no table \
-                     `{parent}` before it"
-                ),
-            }),
-        }
-    }
-
     /// pg_dump's identity `ALTER TABLE ... ALTER COLUMN c ADD GENERATED ...`.
     pub(crate) fn identity(&mut self, chunk: &[TokenWithSpan], column: String) {
         let table = crate::names::statement_table(chunk);
@@ -492,33 +452,13 @@ impl FileBuilder {
         }
         // Expression key parts keylab models are read as their column, with the function.
         let mut columns = ci.columns.clone();
-        let mut key_fns = Vec::new();
-        for part in &mut columns {
-            let e = &part.column.expr;
-            let plain = matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_))
-                || matches!(e, Expr::Function(f) if table_builder::prefix_len(f).is_some());
-            if plain {
-                key_fns.push(None);
-                continue;
-            }
-            if t.dialect == SourceDialect::Mysql {
-                t.notes.push(skip(&format!(
-                    "`{e}` is a functional key part (MySQL 8.0.13+); MariaDB 10.11, which keylab \
-                     models, has no functional indexes"
-                )));
+        let key_fns = match crate::partial::key_parts(&mut columns, &t.table.columns, t.dialect) {
+            Ok(f) => f,
+            Err(why) => {
+                t.notes.push(skip(&why));
                 return Ok(());
             }
-            match crate::partial::key_part(e, &t.table.columns) {
-                Ok((c, f)) => {
-                    key_fns.push(Some(f));
-                    part.column.expr = Expr::Identifier(t.table.columns[c].name.as_str().into());
-                }
-                Err(why) => {
-                    t.notes.push(skip(&format!("an expression index: {why}")));
-                    return Ok(());
-                }
-            }
-        }
+        };
         let options: Vec<StorageOption> = ci
             .with
             .iter()

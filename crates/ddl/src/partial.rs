@@ -4,11 +4,13 @@
 //! `text` and of constants are looked through), and key parts `lower(col)`, `upper(col)`,
 //! `col::text` ([`KeyFn`]). Anything else is an `Err` with why, for the caller's note.
 
+use crate::SourceDialect;
 use keylab_schema::{
     parse_time_text, CmpOp, Column, ColumnType, KeyFn, Predicate, TemporalKind, Value,
 };
 use sqlparser::ast::{
-    BinaryOperator, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, UnaryOperator,
+    BinaryOperator, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, IndexColumn,
+    UnaryOperator,
 };
 
 fn is_char(ty: &ColumnType) -> bool {
@@ -188,8 +190,38 @@ pub(crate) fn predicate(e: &Expr, columns: &[Column]) -> Result<Predicate, Strin
     }
 }
 
+/// An index's key parts with each expression keylab models replaced by its column: the
+/// function of each part (`None` for a column), or why the index is skipped (MySQL's
+/// functional key parts, which MariaDB 10.11 lacks; an expression keylab does not model).
+pub(crate) fn key_parts(
+    parts: &mut [IndexColumn],
+    columns: &[Column],
+    dialect: SourceDialect,
+) -> Result<Vec<Option<KeyFn>>, String> {
+    let mut key_fns = Vec::new();
+    for part in parts {
+        let e = &part.column.expr;
+        let plain = matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_))
+            || matches!(e, Expr::Function(f) if crate::build::prefix_len(f).is_some());
+        if plain {
+            key_fns.push(None);
+            continue;
+        }
+        if dialect == SourceDialect::Mysql {
+            return Err(format!(
+                "`{e}` is a functional key part (MySQL 8.0.13+); MariaDB 10.11, which keylab \
+                 models, has no functional indexes"
+            ));
+        }
+        let (c, f) = key_part(e, columns).map_err(|why| format!("an expression index: {why}"))?;
+        key_fns.push(Some(f));
+        part.column.expr = Expr::Identifier(columns[c].name.as_str().into());
+    }
+    Ok(key_fns)
+}
+
 /// An expression key part keylab models: the column and its function, or why not.
-pub(crate) fn key_part(e: &Expr, columns: &[Column]) -> Result<(usize, KeyFn), String> {
+fn key_part(e: &Expr, columns: &[Column]) -> Result<(usize, KeyFn), String> {
     match bare(e) {
         Expr::Function(f) => {
             let name = f.name.to_string().to_ascii_lowercase();

@@ -380,7 +380,7 @@ impl TableBuilder {
 pub(super) type ResolvedParts = (Vec<usize>, Vec<Option<u32>>, Option<String>);
 
 /// `col(N)`: a MySQL prefix key part, as sqlparser reads it (a call with one number).
-pub(super) fn prefix_len(f: &sqlparser::ast::Function) -> Option<u64> {
+pub(crate) fn prefix_len(f: &sqlparser::ast::Function) -> Option<u64> {
     let FunctionArguments::List(list) = &f.args else { return None };
     match list.args.as_slice() {
         [sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
