@@ -273,3 +273,49 @@ impl Partitioning {
         format!("{} {bound}", p.name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ColumnType;
+
+    #[test]
+    fn each_dialect_declares_the_partitions_as_read() {
+        let columns = vec![
+            Column::new("id", ColumnType::BigInt { unsigned: false }, false),
+            Column::new("d", ColumnType::Date, false),
+        ];
+        let day = |s: &str| BoundValue::Value(Value::Time(crate::parse_time_text(s).unwrap()));
+        let p = Partitioning {
+            method: PartitionMethod::Range,
+            columns: vec![1],
+            columns_form: false,
+            function: PartitionFn::Column,
+            partitions: vec![
+                Partition {
+                    name: "p0".into(),
+                    bound: PartitionBound::LessThan(vec![day("2024-01-01")]),
+                },
+                Partition {
+                    name: "pmax".into(),
+                    bound: PartitionBound::LessThan(vec![BoundValue::MaxValue]),
+                },
+            ],
+        };
+        assert_eq!(
+            p.mysql_clause(&columns),
+            "PARTITION BY RANGE(d) (PARTITION p0 VALUES LESS THAN ('2024-01-01'), PARTITION pmax \
+             VALUES LESS THAN MAXVALUE)"
+        );
+        assert_eq!(p.describe(0, &columns), "p0 < ('2024-01-01')");
+        let q = Partition {
+            name: "y".into(),
+            bound: PartitionBound::FromTo(vec![day("2024-01-01")], vec![day("2025-01-01")]),
+        };
+        assert_eq!(
+            p.postgres_bound(&q, &columns),
+            "FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')"
+        );
+        assert_eq!(p.postgres_clause(&columns), "PARTITION BY RANGE (d)");
+    }
+}
