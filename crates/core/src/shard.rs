@@ -227,6 +227,10 @@ pub struct ShardsResult {
     /// The mean over windows of the share of the window's busiest shard, percent: 100 means
     /// one shard took every insert at a time; 100 / shards means writes spread evenly.
     pub mean_hottest_share_pct: Option<f64>,
+    /// True when the shards are the partitions of one partitioned table (`keylab advise`),
+    /// each `bound` then its name and bound; absent for sharded runs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partitions: bool,
 }
 
 /// One shard's figures after the load.

@@ -149,6 +149,7 @@ impl Workload {
             auto_increment,
             indexes,
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

@@ -6,9 +6,11 @@
 mod columns;
 mod migrate;
 mod parameters;
+mod partitioned;
 mod table_builder;
 
 use parameters::layout_neutral;
+pub(crate) use table_builder::prefix_len;
 
 use crate::fixups::{EngineChange, Fixes};
 use crate::storage::{ConstraintParameters, StorageOption};
@@ -44,6 +46,9 @@ struct TableBuilder {
     virtual_columns: Vec<String>,
     /// The table's character set, for columns added later.
     default_charset: Charset,
+    /// `PARTITION BY` as written (resolved against the columns at the end), with the
+    /// partitions attached to it since.
+    partitioning: Option<crate::partitions::RawPartitioning>,
 }
 
 impl TableBuilder {
@@ -56,6 +61,7 @@ impl TableBuilder {
                 auto_increment: false,
                 indexes: Vec::new(),
                 row_format: RowFormat::Dynamic,
+                partitioning: None,
             },
             refusal: None,
             at,
@@ -66,6 +72,7 @@ impl TableBuilder {
             has_pk: false,
             virtual_columns: Vec::new(),
             default_charset: Charset::Utf8mb4,
+            partitioning: None,
         }
     }
 }
@@ -119,6 +126,16 @@ impl FileBuilder {
                 let error = DdlError { origin: origin.clone(), at, message };
                 refused.push(RefusedTable { name: b.table.name, error });
                 continue;
+            }
+            if let Some(raw) = &b.partitioning {
+                match crate::partitions::resolve(raw, &b.table.columns) {
+                    Ok(p) => b.table.partitioning = Some(p),
+                    Err((at, message)) => {
+                        let error = DdlError { origin: origin.clone(), at, message };
+                        refused.push(RefusedTable { name: b.table.name, error });
+                        continue;
+                    }
+                }
             }
             if !b.has_pk {
                 // An identity alone is no primary key: InnoDB would add a hidden row id.
@@ -416,14 +433,32 @@ impl FileBuilder {
                 return Ok(());
             }
         }
-        if ci.predicate.is_some() {
-            t.notes.push(skip("a partial index (WHERE) holds only some rows"));
-            return Ok(());
-        }
+        let predicate = match &ci.predicate {
+            None => None,
+            Some(e) => match crate::partial::predicate(e, &t.table.columns) {
+                Ok(p) => Some(p),
+                Err(why) => {
+                    t.notes.push(skip(&format!(
+                        "a partial index (WHERE) whose condition keylab does not evaluate on its \
+                         rows: {why}"
+                    )));
+                    return Ok(());
+                }
+            },
+        };
         if !ci.include.is_empty() {
             t.notes.push(skip("INCLUDE columns are not modelled"));
             return Ok(());
         }
+        // Expression key parts keylab models are read as their column, with the function.
+        let mut columns = ci.columns.clone();
+        let key_fns = match crate::partial::key_parts(&mut columns, &t.table.columns, t.dialect) {
+            Ok(f) => f,
+            Err(why) => {
+                t.notes.push(skip(&why));
+                return Ok(());
+            }
+        };
         let options: Vec<StorageOption> = ci
             .with
             .iter()
@@ -437,7 +472,14 @@ impl FileBuilder {
                 }
             })
             .collect();
-        let added = t.add_index(name.clone(), &ci.columns, ci.unique, at);
+        let added = t.add_index(name.clone(), &columns, ci.unique, at);
+        if added {
+            let ix = t.table.indexes.last_mut().expect("the index just added");
+            if key_fns.iter().any(Option::is_some) {
+                ix.key_fns = key_fns;
+            }
+            ix.predicate = predicate;
+        }
         if added && !options.is_empty() {
             t.index_parameters(Some(name), &options)?;
         }

@@ -206,35 +206,6 @@ fn casts_after_parenthesized_defaults(
     out
 }
 
-/// Where `PARTITION BY` (a partitioned table) or `PARTITION OF` (a partition) starts in a
-/// `CREATE TABLE`, with the refusal.
-pub(crate) fn partition_clause(chunk: &[TokenWithSpan]) -> Option<(Position, String)> {
-    let words: Vec<&TokenWithSpan> =
-        chunk.iter().filter(|t| !matches!(t.token, Token::Whitespace(_))).collect();
-    words.windows(3).find_map(|w| {
-        if !is(w[0], "partition") {
-            return None;
-        }
-        let at: Position = w[0].span.start.into();
-        if is(w[1], "by") {
-            let why = "partitioning is not modelled (keylab models one B-tree per index); \
-                       remove the PARTITION BY clause to advise on one partition's shape";
-            return Some((at, why.to_string()));
-        }
-        let parent = word(w[2]).map(|p| p.value.clone()).unwrap_or_default();
-        is(w[1], "of").then(|| {
-            (
-                at,
-                format!(
-                    "a partition of `{parent}` (PARTITION OF): partitioned tables are not \
-                     modelled (keylab models one B-tree per index); advise on a plain table of \
-                     its columns"
-                ),
-            )
-        })
-    })
-}
-
 /// What an `ALTER TABLE ... ENGINE [=] name` that sqlparser rejects does.
 pub(crate) enum EngineChange {
     /// To another engine than InnoDB: noted on the table (where, what keylab does instead).

@@ -29,6 +29,8 @@ mod dialect;
 mod fixups;
 mod foreign;
 mod names;
+mod partial;
+mod partitions;
 mod scanner;
 mod storage;
 mod types;
@@ -370,12 +372,37 @@ fn read_statement(
         // sqlparser reads only ALTER INDEX ... RENAME; SET (...) is read from the tokens.
         Kind::AlterIndex => return file.alter_index(storage::alter_index(&chunk)),
         Kind::CreateTable => {
-            if let Some((at, why)) = fixups::partition_clause(&chunk) {
-                return file.rejected(piece, at, why);
+            if let Some(read) = partitions::read_partition_of(&chunk) {
+                return match read {
+                    Ok((parent, p)) => file.add_partition(&parent, p),
+                    Err((at, why)) => file.rejected(piece, at, why),
+                };
+            }
+        }
+        Kind::AlterTable => {
+            if let Some(read) = partitions::read_attach(&chunk) {
+                return match read {
+                    Ok((parent, p)) => file.add_partition(&parent, p),
+                    Err((at, why)) => file.note_unread(&chunk, at, &why),
+                };
             }
         }
         _ => {}
     }
+    // `PARTITION BY ...` ends a CREATE TABLE; sqlparser reads none of it.
+    let (chunk, partitioning) = match partitions::partition_by_at(&chunk) {
+        Some(i) if kind == Kind::CreateTable => {
+            let read = partitions::read_partition_by(
+                &chunk[i..],
+                file.dialect() == SourceDialect::Postgres,
+            );
+            match read {
+                Ok(raw) => (chunk[..i].to_vec(), Some(raw)),
+                Err((at, why)) => return file.rejected(piece, at, why),
+            }
+        }
+        _ => (chunk, None),
+    };
     // sqlparser reads no index parameters of a constraint: they are read apart.
     let constraints = matches!(kind, Kind::CreateTable | Kind::AlterTable);
     let (chunk, parameters) = if file.dialect() == SourceDialect::Postgres && constraints {
@@ -411,6 +438,9 @@ fn read_statement(
     match parsed {
         Ok(statement) => {
             let table = file.statement(statement, first, parameters, &fixes);
+            if let (Some(raw), Some(name)) = (partitioning, table.as_deref()) {
+                file.set_partitioning(name, raw);
+            }
             if let Some(note) = unread {
                 file.note_on(table.as_deref(), note);
             }

@@ -325,9 +325,55 @@ fn mysql_alter_table_drop_key_engine_and_partitions() {
         "{:?}",
         m.notes
     );
-    // A partition (PARTITION OF) is refused by its own name, saying whose.
+    // A partition (PARTITION OF) is a partition of its parent, not a table of its own; of
+    // a parent the file does not create, a note.
     let src = "CREATE TABLE p1 PARTITION OF t FOR VALUES FROM (1) TO (10);";
     let f = parse_as(src, "f.sql", SourceDialect::Postgres).unwrap();
-    let e = f.table(Some("p1")).unwrap_err().to_string();
-    assert!(e.contains("a partition of `t` (PARTITION OF)"), "{e}");
+    assert!(f.notes[0].message.contains("partition `p1` of `t` not applied"), "{:?}", f.notes);
+    let src =
+        "CREATE TABLE t (id int, d date NOT NULL, PRIMARY KEY (id, d)) PARTITION BY RANGE (d);\n\
+               CREATE TABLE p1 PARTITION OF t FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');\n\
+               CREATE TABLE p2 PARTITION OF t DEFAULT;";
+    let f = parse_as(src, "f.sql", SourceDialect::Postgres).unwrap();
+    let p = f.table(Some("t")).unwrap().table.partitioning.clone().expect("partitioned");
+    let names: Vec<&str> = p.partitions.iter().map(|q| q.name.as_str()).collect();
+    assert_eq!(names, ["p1", "p2"]);
+    assert!(f.table(Some("p1")).is_err());
+}
+
+#[test]
+fn partial_and_expression_indexes_are_read_where_keylab_evaluates_them() {
+    let src = "CREATE TABLE o (id bigint PRIMARY KEY, status varchar(10) NOT NULL, \
+               email varchar(80), n int, gone timestamp);\n\
+               CREATE INDEX a ON o (id) WHERE ((status)::text = 'open'::text);\n\
+               CREATE INDEX b ON o (email) WHERE gone IS NULL AND n >= 3;\n\
+               CREATE INDEX c ON o (lower((email)::text));\n\
+               CREATE INDEX d ON o (n) WHERE n % 2 = 0;\n\
+               CREATE INDEX e ON o ((n + 1));\n\
+               CREATE INDEX f ON o (n) WHERE status = ANY (ARRAY['a'::text, 'b'::text]);";
+    let f = parse_as(src, "f.sql", SourceDialect::Postgres).unwrap();
+    let t = f.table(Some("o")).unwrap();
+    let names: Vec<&str> = t.table.indexes.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c", "f"]);
+    use keylab_schema::{CmpOp, KeyFn, Predicate, Value};
+    assert_eq!(
+        t.table.indexes[0].predicate,
+        Some(Predicate::Cmp(1, CmpOp::Eq, Value::Bytes(b"open".to_vec())))
+    );
+    assert_eq!(
+        t.table.indexes[1].predicate,
+        Some(Predicate::And(vec![
+            Predicate::IsNull(4),
+            Predicate::Cmp(3, CmpOp::Ge, Value::Int(3))
+        ]))
+    );
+    assert_eq!(t.table.indexes[2].key_fns, [Some(KeyFn::Lower)]);
+    let skipped: Vec<&str> = t.notes.iter().map(|n| n.message.as_str()).collect();
+    assert!(skipped.iter().any(|m| m.starts_with("index `d` skipped")), "{skipped:?}");
+    assert!(skipped.iter().any(|m| m.starts_with("index `e` skipped")), "{skipped:?}");
+    // MySQL's functional key parts: MariaDB 10.11 has none.
+    let f = read("CREATE TABLE m (id int PRIMARY KEY, e varchar(80), KEY k ((lower(e))));");
+    let m = f.table(Some("m")).unwrap();
+    assert!(m.table.indexes.is_empty());
+    assert!(m.notes[0].message.contains("MariaDB 10.11"), "{:?}", m.notes);
 }

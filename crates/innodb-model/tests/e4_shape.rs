@@ -18,6 +18,7 @@ fn table() -> Table {
         auto_increment: false,
         indexes: vec![Index::new("k_1", vec![1], false)],
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

@@ -23,6 +23,7 @@ fn table() -> Table {
         auto_increment: true,
         indexes: Vec::new(),
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

@@ -28,6 +28,7 @@ mod id_blocks;
 mod load_run;
 mod measure;
 mod open;
+mod partitions;
 mod query;
 mod rebuild;
 mod restart;

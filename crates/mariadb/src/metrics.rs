@@ -95,7 +95,7 @@ pub const IBUF_COUNTERS: [&str; 3] =
 /// 10.11.19 that one carries junk in its high 32 bits (8,710,193,676,289 for a size of 1).
 pub const IBUF_SIZE_METRIC: &str = "ibuf_size";
 
-fn get_u64(row: &mysql::Row, col: &str) -> Option<u64> {
+pub(crate) fn get_u64(row: &mysql::Row, col: &str) -> Option<u64> {
     let v: Option<mysql::Value> = row.get(col);
     match v? {
         mysql::Value::Int(n) => u64::try_from(n).ok(),

@@ -462,6 +462,7 @@ mod tests {
             auto_increment: auto,
             indexes: vec![Index::new("k_id", vec![1], false)],
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

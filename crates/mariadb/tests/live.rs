@@ -494,6 +494,7 @@ fn a_row_another_session_changes_mid_load_fails_the_check_for_an_auto_inc_key() 
         auto_increment: true,
         indexes: Vec::new(),
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     };
     engine.create_table(&table).unwrap();
     let row = |n: u64| {
@@ -557,6 +558,7 @@ fn latin1_values_are_stored_as_latin1_by_every_method() {
             auto_increment: true,
             indexes: Vec::new(),
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         };
         engine.create_table(&table).unwrap();
         // What the scenario makes of `fixed = "é"` and `fixed = "€éü"` in latin1 columns.

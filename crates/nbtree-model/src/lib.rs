@@ -92,6 +92,9 @@ pub struct IndexModel {
     pub columns: Vec<usize>,
     /// The tree.
     pub tree: Tree,
+    /// A partial index's predicate: a row not matching it gets no entry (PostgreSQL's
+    /// `ExecInsertIndexTuples` skips an index whose predicate the new tuple fails).
+    pub predicate: Option<keylab_schema::Predicate>,
 }
 
 /// A table: heap and indexes, primary key first.
@@ -154,14 +157,14 @@ impl NbtreeTable {
         let has_primary_key = !table.primary_key.is_empty();
         let mut defs = Vec::new();
         if has_primary_key {
-            defs.push((format!("{}_pkey", table.name), table.primary_key.clone(), true));
+            defs.push((format!("{}_pkey", table.name), table.primary_key.clone(), true, None));
         }
         for ix in &table.indexes {
-            defs.push((ix.name.clone(), ix.columns.clone(), ix.unique));
+            defs.push((ix.name.clone(), ix.columns.clone(), ix.unique, ix.predicate.clone()));
         }
         let mut collation = None;
         let mut indexes = Vec::new();
-        for (name, columns, unique) in defs {
+        for (name, columns, unique, predicate) in defs {
             let mut types = Vec::with_capacity(columns.len());
             for &c in &columns {
                 let ty = &table.columns[c].ty;
@@ -174,6 +177,7 @@ impl NbtreeTable {
                 name,
                 columns,
                 tree: Tree::new(layout, settings.index_fillfactor_pct, unique, 0),
+                predicate,
             });
         }
         Ok(NbtreeTable {
@@ -201,7 +205,10 @@ impl NbtreeTable {
         // Unique checks come before anything is stored: the first index (the primary key)
         // checks at its insert position, the others look their value up first.
         let checked_at_insert = usize::from(self.has_primary_key);
-        for ix in self.indexes.iter().skip(checked_at_insert).filter(|ix| ix.tree.unique) {
+        let matches = |ix: &IndexModel| ix.predicate.as_ref().is_none_or(|p| p.holds(row));
+        for ix in
+            self.indexes.iter().skip(checked_at_insert).filter(|ix| ix.tree.unique && matches(ix))
+        {
             ix.tree
                 .layout
                 .encode_row(&ix.columns, row, tid, &mut self.key)
@@ -217,6 +224,9 @@ impl NbtreeTable {
         }
         let has_primary_key = self.has_primary_key;
         for (n, ix) in self.indexes.iter_mut().enumerate() {
+            if !ix.predicate.as_ref().is_none_or(|p| p.holds(row)) {
+                continue;
+            }
             ix.tree
                 .layout
                 .encode_row(&ix.columns, row, tid, &mut self.key)

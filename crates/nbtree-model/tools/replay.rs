@@ -38,6 +38,7 @@ fn main() {
         auto_increment: secondary,
         indexes,
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     };
     let settings = NbtreeSettings { checkpoint_every_rows: ckpt, ..NbtreeSettings::default() };
     let mut m = NbtreeTable::new(&t, settings).expect("table");

@@ -40,6 +40,7 @@ fn main() {
         auto_increment: false,
         indexes: Vec::new(),
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     };
     let t0 = Instant::now();
     let mut m = NbtreeTable::new(&table, NbtreeSettings::default()).expect("table");

@@ -11,6 +11,7 @@
 //! figures of a measurement).
 
 mod open;
+mod partitions;
 mod wal;
 
 use crate::instance::{PgInstance, SUPERUSER};
@@ -301,6 +302,9 @@ impl Engine for PgEngine {
     }
 
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
+        if table.partitioning.is_some() {
+            return self.measure_partitions(table);
+        }
         let mut pg = self.wal_figures()?;
         self.flush_stats();
         let t = self.table_ref(table);

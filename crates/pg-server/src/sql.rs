@@ -144,16 +144,71 @@ pub fn create_statements(
             with_fill_factor(fill_factors.primary_key_pct)
         ));
     }
+    let Some(parts) = &table.partitioning else {
+        let mut out = vec![format!(
+            "CREATE TABLE {} ({}){}",
+            qualified(schema, &table.name),
+            cols.join(", "),
+            with_fill_factor(fill_factors.table_pct)
+        )];
+        out.extend(index_statements(table, schema, fill_factors));
+        return out;
+    };
+    // A partitioned table: the parent has no storage (nor storage parameters); each
+    // partition is a relation of its own, named `Table::partition_name`, with the fillfactor.
+    // Each partition's indexes are made first under keylab's names for the partition, and
+    // the parent's `CREATE INDEX` attaches them (DefineIndex attaches a matching index of a
+    // partition rather than building another), so they are measured by those names.
     let mut out = vec![format!(
-        "CREATE TABLE {} ({}){}",
+        "CREATE TABLE {} ({}) {}",
         qualified(schema, &table.name),
         cols.join(", "),
-        with_fill_factor(fill_factors.table_pct)
+        parts.postgres_clause(&quoted_columns(table))
     )];
-    for ix in &table.indexes {
-        let cols: Vec<String> = ix.columns.iter().map(|&i| name(i)).collect();
+    for (k, p) in parts.partitions.iter().enumerate() {
         out.push(format!(
-            "CREATE {}INDEX {} ON {} ({}){}",
+            "CREATE TABLE {} PARTITION OF {} {}{}",
+            qualified(schema, &table.partition_name(k)),
+            qualified(schema, &table.name),
+            parts.postgres_bound(p, &table.columns),
+            with_fill_factor(fill_factors.table_pct)
+        ));
+        out.extend(index_statements(&table.partition_table(k), schema, fill_factors));
+    }
+    out.extend(index_statements(table, schema, &FillFactors::default()));
+    out
+}
+
+/// The columns with their names quoted, for a clause that names them.
+fn quoted_columns(table: &Table) -> Vec<keylab_schema::Column> {
+    let mut cols = table.columns.clone();
+    for c in &mut cols {
+        c.name = quote_ident(&c.name);
+    }
+    cols
+}
+
+/// `CREATE INDEX` of each secondary index of `table`.
+fn index_statements(table: &Table, schema: &str, fill_factors: &FillFactors) -> Vec<String> {
+    let name = |i: usize| quote_ident(&table.columns[i].name);
+    let mut out = Vec::new();
+    for ix in &table.indexes {
+        let cols: Vec<String> = ix
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| match ix.key_fn_at(k) {
+                Some(f) => f.sql(&name(i)),
+                None => name(i),
+            })
+            .collect();
+        let predicate = ix
+            .predicate
+            .as_ref()
+            .map(|p| format!(" WHERE {}", p.sql(&table.columns, &|c| quote_ident(c))))
+            .unwrap_or_default();
+        out.push(format!(
+            "CREATE {}INDEX {} ON {} ({}){}{predicate}",
             if ix.unique { "UNIQUE " } else { "" },
             quote_ident(&index_name(table, &ix.name)),
             qualified(schema, &table.name),
@@ -444,6 +499,7 @@ mod tests {
             auto_increment: auto,
             indexes: vec![Index::new("k_id", vec![1], false)],
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

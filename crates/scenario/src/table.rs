@@ -491,6 +491,7 @@ pub(crate) fn build(
         auto_increment,
         indexes,
         row_format: spec.row_format,
+        partitioning: None,
     };
     Ok(BuiltTable { table, columns: gens, id_column })
 }

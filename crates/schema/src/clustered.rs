@@ -105,6 +105,7 @@ mod tests {
             auto_increment: false,
             indexes,
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

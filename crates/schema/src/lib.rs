@@ -12,15 +12,22 @@ mod column_sql;
 mod column_type;
 mod encode;
 pub mod limits;
+mod partition;
+mod predicate;
 mod range;
 mod table;
 mod value;
 
 pub use clustered::{Clustered, ROW_ID_BYTES, ROW_ID_COLUMN, ROW_ID_INDEX};
 pub use column_type::{ArrayElem, ColumnType, PgStorage, TemporalKind};
+pub use partition::{
+    BoundValue, Partition, PartitionBound, PartitionFn, PartitionMethod, Partitioning,
+    TO_DAYS_EPOCH,
+};
+pub use predicate::{CmpOp, KeyFn, Predicate};
 pub use range::{
-    date_text, datetime_text, time_text, ValueRange, DATE_MAX_UNIX_S, DATE_MIN_UNIX_S, DAY_S,
-    TIMESTAMP_MAX_UNIX_S, TIMESTAMP_MIN_UNIX_S,
+    date_text, datetime_text, parse_time_text, time_text, ValueRange, DATE_MAX_UNIX_S,
+    DATE_MIN_UNIX_S, DAY_S, TIMESTAMP_MAX_UNIX_S, TIMESTAMP_MIN_UNIX_S,
 };
 pub use table::{Index, RowFormat, Table};
 pub use value::Value;

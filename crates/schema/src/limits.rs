@@ -330,6 +330,7 @@ mod tests {
             auto_increment: false,
             indexes,
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 
@@ -379,6 +380,8 @@ mod tests {
                 unique: true,
                 prefix_chars: vec![Some(100)],
                 descending: Vec::new(),
+                key_fns: Vec::new(),
+                predicate: None,
             }],
         );
         let got = check(&t, 16384).unwrap();
@@ -400,6 +403,7 @@ mod tests {
         // in ROW_FORMAT=COMPACT fails with error 1709; VARCHAR(191) (764 bytes) is created.
         let t = |chars, prefix: Option<u32>, row_format| Table {
             row_format,
+            partitioning: None,
             ..table(
                 vec![bigint(), Column::new("title", vc(chars, Charset::Utf8mb4), false)],
                 vec![Index {
@@ -408,6 +412,8 @@ mod tests {
                     unique: false,
                     prefix_chars: vec![prefix],
                     descending: Vec::new(),
+                    key_fns: Vec::new(),
+                    predicate: None,
                 }],
             )
         };
@@ -457,6 +463,8 @@ mod tests {
                     unique,
                     prefix_chars: Vec::new(),
                     descending: Vec::new(),
+                    key_fns: Vec::new(),
+                    predicate: None,
                 }],
             )
         };

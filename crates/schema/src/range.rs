@@ -179,6 +179,42 @@ pub fn datetime_text(s: i64) -> Option<String> {
     })
 }
 
+/// Unix seconds of a time literal as DDL writes one: `YYYY-MM-DD`, optionally followed by
+/// `[ T]HH:MM[:SS[.fff]]` and a zone offset `+HH[:MM]`/`-HH[:MM]`/`Z` (a time without one is
+/// UTC, as keylab sends times). `None` for any other text. Fractions of a second are dropped.
+pub fn parse_time_text(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let (date, rest) = text.split_at(text.len().min(10));
+    let mut d = date.split('-');
+    let year: i32 = d.next()?.parse().ok()?;
+    let month: u8 = d.next()?.parse().ok()?;
+    let day: u8 = d.next()?.parse().ok()?;
+    let date =
+        time::Date::from_calendar_date(year, time::Month::try_from(month).ok()?, day).ok()?;
+    let mut secs = i64::from(date.to_julian_day() - 2_440_588) * DAY_S;
+    let rest = rest.trim_start_matches([' ', 'T']);
+    if rest.is_empty() {
+        return Some(secs);
+    }
+    // The clock, then the zone: the first sign or `Z` after the clock's digits.
+    let zone_at = rest.find(['+', '-', 'Z']).unwrap_or(rest.len());
+    let (clock, zone) = rest.split_at(zone_at);
+    let mut c = clock.trim().split(':');
+    let h: i64 = c.next()?.parse().ok()?;
+    let m: i64 = c.next().unwrap_or("0").parse().ok()?;
+    let s: f64 = c.next().unwrap_or("0").parse().ok()?;
+    secs += h * 3600 + m * 60 + s as i64;
+    let zone = zone.trim();
+    if !zone.is_empty() && zone != "Z" {
+        let sign = if zone.starts_with('-') { -1 } else { 1 };
+        let mut z = zone[1..].split(':');
+        let zh: i64 = z.next()?.parse().ok()?;
+        let zm: i64 = z.next().unwrap_or("0").parse().ok()?;
+        secs -= sign * (zh * 3600 + zm * 60);
+    }
+    Some(secs)
+}
+
 /// `YYYY-MM-DD` of the day holding Unix seconds `s` (UTC), `None` outside years 1..9999.
 pub fn date_text(s: i64) -> Option<String> {
     datetime_text(s).map(|mut t| {
@@ -215,6 +251,16 @@ pub fn time_text(s: i64, ty: &ColumnType) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_literals_are_read_with_their_zone() {
+        assert_eq!(parse_time_text("1970-01-02"), Some(DAY_S));
+        assert_eq!(parse_time_text("2022-01-01 00:00:00+00"), Some(1_640_995_200));
+        assert_eq!(parse_time_text("2022-04-01 01:00:00+01"), Some(1_648_771_200));
+        assert_eq!(parse_time_text("2022-04-01T00:00:00Z"), Some(1_648_771_200));
+        assert_eq!(parse_time_text("1969-12-31 23:00:00-01:00"), Some(0));
+        assert_eq!(parse_time_text("tomorrow"), None);
+    }
 
     #[test]
     fn bounds_are_the_calendar_dates() {

@@ -1,6 +1,6 @@
 //! A table definition: columns, the clustered primary key and secondary indexes.
 
-use crate::{Column, Dialect};
+use crate::{Column, Dialect, KeyFn, Partitioning, Predicate};
 use serde::{Deserialize, Serialize};
 
 /// InnoDB row format (the record layout of every index of the table).
@@ -31,6 +31,13 @@ pub struct Index {
     /// MariaDB >= 10.8, MySQL 8.0); empty when every part is ascending.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub descending: Vec<bool>,
+    /// Per entry of `columns`, the function of an expression key part (`lower(col)`), `None`
+    /// for the column itself; empty when no part is an expression.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub key_fns: Vec<Option<KeyFn>>,
+    /// A partial index's predicate (PostgreSQL `WHERE`): it holds only the rows matching.
+    #[serde(skip)]
+    pub predicate: Option<Predicate>,
 }
 
 impl Index {
@@ -42,12 +49,19 @@ impl Index {
             unique,
             prefix_chars: Vec::new(),
             descending: Vec::new(),
+            key_fns: Vec::new(),
+            predicate: None,
         }
     }
 
     /// The prefix length, in characters, of the part at `position` of `columns`.
     pub fn prefix_at(&self, position: usize) -> Option<u32> {
         self.prefix_chars.get(position).copied().flatten()
+    }
+
+    /// The function of the key part at `position` of `columns`, if it is an expression.
+    pub fn key_fn_at(&self, position: usize) -> Option<KeyFn> {
+        self.key_fns.get(position).copied().flatten()
     }
 
     /// True when the part at `position` of `columns` is declared `DESC`.
@@ -71,9 +85,25 @@ pub struct Table {
     pub indexes: Vec<Index>,
     /// Row format.
     pub row_format: RowFormat,
+    /// Partitioning, for a partitioned table (each partition its own trees); results carry
+    /// the figures, so it is not serialized.
+    #[serde(skip)]
+    pub partitioning: Option<Partitioning>,
 }
 
 impl Table {
+    /// The name of partition `k` of this table on PostgreSQL (a relation of its own, named
+    /// after the table so that candidates' partitions do not collide).
+    pub fn partition_name(&self, k: usize) -> String {
+        format!("{}_p{k}", self.name)
+    }
+
+    /// Partition `k` as a table of its own: this table's columns, keys and indexes under
+    /// [`Table::partition_name`], not partitioned.
+    pub fn partition_table(&self, k: usize) -> Table {
+        Table { name: self.partition_name(k), partitioning: None, ..self.clone() }
+    }
+
     /// `CREATE TABLE` for `dialect` (PostgreSQL gets `BIGSERIAL`-free plain DDL plus identity).
     pub fn create_sql(&self, dialect: Dialect) -> String {
         let mut parts: Vec<String> = self
@@ -122,6 +152,17 @@ impl Table {
         let mut sql = format!("CREATE TABLE {} (\n  {}\n)", self.name, parts.join(",\n  "));
         match dialect {
             Dialect::Postgres => {
+                if let Some(p) = &self.partitioning {
+                    sql.push_str(&format!(" {}", p.postgres_clause(&self.columns)));
+                    for (k, part) in p.partitions.iter().enumerate() {
+                        sql.push_str(&format!(
+                            ";\nCREATE TABLE {} PARTITION OF {} {}",
+                            self.partition_name(k),
+                            self.name,
+                            p.postgres_bound(part, &self.columns)
+                        ));
+                    }
+                }
                 for ix in &self.indexes {
                     let kind = if ix.unique { "UNIQUE INDEX" } else { "INDEX" };
                     sql.push_str(&format!(
@@ -139,6 +180,9 @@ impl Table {
                     RowFormat::Compact => "COMPACT",
                 };
                 sql.push_str(&format!(" ENGINE=InnoDB ROW_FORMAT={rf}"));
+                if let Some(p) = &self.partitioning {
+                    sql.push_str(&format!("\n{}", p.mysql_clause(&self.columns)));
+                }
             }
         }
         sql
@@ -167,6 +211,7 @@ mod tests {
             auto_increment: true,
             indexes: vec![Index::new("k_id", vec![1], false)],
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         };
         let sql = t.create_sql(Dialect::Mariadb);
         assert!(sql.contains("pk BIGINT NOT NULL AUTO_INCREMENT"), "{sql}");

@@ -129,6 +129,7 @@ mod tests {
             auto_increment: false,
             indexes: vec![Index::new("k", vec![1], false)],
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

@@ -475,6 +475,7 @@ mod tests {
             auto_increment: false,
             indexes: vec![Index::new("k_v", vec![1], false)],
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

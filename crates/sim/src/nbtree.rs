@@ -303,6 +303,7 @@ mod tests {
             auto_increment: false,
             indexes: Vec::new(),
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

@@ -186,6 +186,7 @@ mod tests {
             auto_increment,
             indexes: Vec::new(),
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

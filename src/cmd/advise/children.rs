@@ -203,6 +203,7 @@ mod tests {
                 Index::new("ix_other", vec![2], false),
             ],
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

@@ -13,6 +13,8 @@ mod children;
 mod figures;
 mod limits;
 mod live;
+mod partitioned;
+mod partitions;
 mod prepare;
 mod reading;
 mod rows;
@@ -161,7 +163,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
                 shared.build_of
             };
             let results = run_candidates(jobs_of(&args), &candidates, &build_of, |c, progress| {
-                run_sim(c, &args, SimEngine::new(sim), progress)
+                run_sim(c, &args, &|| SimEngine::new(sim), progress)
             })?;
             (results, info)
         }
@@ -373,9 +375,26 @@ fn run_server(
     engine.set_fill_factors(&c.fill_factors)?;
     engine.create_table(&c.table)?;
     let outcome = (|| {
-        let mut rows =
-            AdviseRows::new(&c.table, &c.plan, c.variant, args.seed).take(rows_of(args) as usize);
+        let gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
+        // A partitioned table: the rows that fit no partition are left out, as on the model.
+        let mut routed = partitions::Routed::new(gen, &c.table, rows_of(args));
+        let mut refused = None;
+        let mut rows = std::iter::from_fn(|| {
+            let mut row = Vec::new();
+            match routed.fill(&mut row) {
+                Ok(_) => Some(row),
+                Err(e) => {
+                    refused = Some(e);
+                    None
+                }
+            }
+        })
+        .take(rows_of(args) as usize);
         let load = engine.load(&c.table, &plan, &mut rows, &mut |_| {})?;
+        drop(rows);
+        if let Some(e) = refused {
+            return Err(EngineError::Rejected(e));
+        }
         let m = engine.measure(&c.table)?;
         Ok::<_, EngineError>((load, m))
     })();

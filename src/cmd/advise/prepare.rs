@@ -3,6 +3,7 @@
 //! checked; the notes it adds. Shared by the one-table report and the schema summary.
 
 use super::limits;
+use super::partitions;
 use super::rows::{self, plan_columns, ColumnValues};
 use super::sim::choose_model;
 use super::storage::{fill_factors, FillFactorTarget};
@@ -70,6 +71,7 @@ pub fn prepare(
         c.heap_table = heap_table;
         c.fill_factors = fill.clone();
     }
+    notes.extend(partial_indexes(&mut candidates, heap_table));
     let cur = &candidates[0];
     let width_notes: Vec<String> = cur
         .table
@@ -262,8 +264,20 @@ fn candidates(
             key_name.join(", ")
         ),
     });
-    let current_plan =
+    if let Some(why) = partitions::unroutable(t) {
+        return Err(UsageError(format!(
+            "{origin}:{}:{}: table `{}`: {why}",
+            ddl.at.line, ddl.at.column, t.name
+        ))
+        .into());
+    }
+    let mut current_plan =
         plan_columns(t, &t.primary_key, rows_of(args), current_v.is_some(), &width_of);
+    if let Some(note) = rows::plan_partition_key(t, rows_of(args), &mut current_plan) {
+        notes.push(note);
+    }
+    notes.extend(partitions::routing_note(t));
+    let mut key_note = None;
     check_unique_capacity(t, &current_plan, rows_of(args), origin, ddl)?;
     let mut out = vec![Candidate {
         label: "current".into(),
@@ -297,10 +311,19 @@ fn candidates(
             vec![k]
         };
         table.auto_increment = v.strategy.is_engine_assigned();
+        match partitions::fit_candidate(&mut table, &key) {
+            Ok(note) => key_note = key_note.or(note),
+            Err(why) => {
+                notes.push(format!("candidate {v} skipped: {why}"));
+                continue;
+            }
+        }
+        let mut plan = plan_columns(&table, &key, rows_of(args), true, &width_of);
+        rows::plan_partition_key(&table, rows_of(args), &mut plan);
         out.push(Candidate {
             label: v.to_string(),
             variant: Some(v),
-            plan: plan_columns(&table, &key, rows_of(args), true, &width_of),
+            plan,
             key,
             table,
             heap_table: false,
@@ -308,6 +331,7 @@ fn candidates(
             progress_prefix: None,
         });
     }
+    notes.extend(key_note);
     if t.primary_key.len() > 1 {
         notes.push(
             "composite primary key: each candidate clusters on a new single column keylab_id, \
@@ -316,6 +340,66 @@ fn candidates(
         );
     }
     Ok(out)
+}
+
+/// Partial and expression indexes: on PostgreSQL (the nbtree model, the server) a partial
+/// index holds the rows matching its condition, the columns it compares with constants made
+/// to match some rows; InnoDB has no partial index (MariaDB, MySQL), so there it is left out,
+/// said in a note. `lower(col)`, `upper(col)` and `col::text` keep the length and the order of
+/// keylab's text (lower-case letters and digits), so they are modelled as the column.
+fn partial_indexes(candidates: &mut [Candidate], heap_table: bool) -> Vec<String> {
+    let mut notes = Vec::new();
+    let Some(first) = candidates.first() else { return notes };
+    for ix in first.table.indexes.iter() {
+        if ix.key_fns.iter().any(Option::is_some) {
+            notes.push(format!(
+                "index `{}` is on an expression (lower(), upper(), ::text) of keylab's text, \
+                 which has the column's length and order: modelled as on the column{}",
+                ix.name,
+                if heap_table { "" } else { "; InnoDB builds it on the column itself" }
+            ));
+        }
+        if ix.predicate.is_some() && !heap_table {
+            notes.push(format!(
+                "partial index `{}` left out: InnoDB has no partial indexes (its WHERE is \
+                 PostgreSQL's)",
+                ix.name
+            ));
+        }
+    }
+    for (k, c) in candidates.iter_mut().enumerate() {
+        if !heap_table {
+            c.table.indexes.retain(|ix| ix.predicate.is_none());
+            for ix in &mut c.table.indexes {
+                ix.key_fns.clear();
+            }
+            continue;
+        }
+        let changed = rows::plan_predicate_columns(&c.table, &mut c.plan);
+        if k == 0 {
+            notes.extend(changed);
+        }
+    }
+    if heap_table {
+        for ix in first_indexes(candidates).iter().filter(|ix| ix.predicate.is_some()) {
+            let empty = match &ix.predicate {
+                Some(keylab_schema::Predicate::IsNull(c)) => Some(*c),
+                _ => None,
+            };
+            if let Some(c) = empty {
+                notes.push(format!(
+                    "partial index `{}` (WHERE {} IS NULL) holds no row: keylab fills every \
+                     column of every row",
+                    ix.name, candidates[0].table.columns[c].name
+                ));
+            }
+        }
+    }
+    notes
+}
+
+fn first_indexes(candidates: &[Candidate]) -> Vec<keylab_schema::Index> {
+    candidates.first().map(|c| c.table.indexes.clone()).unwrap_or_default()
 }
 
 fn variable_columns(t: &Table) -> Vec<String> {

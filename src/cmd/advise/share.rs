@@ -126,6 +126,7 @@ mod tests {
             auto_increment: v.strategy.is_engine_assigned(),
             indexes: vec![Index::new("ix_s", vec![1], false)],
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         };
         Candidate {
             label: token.into(),

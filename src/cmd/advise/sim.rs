@@ -4,6 +4,7 @@
 //! It renders nothing and starts no server (`advise.rs` does both).
 
 use super::figures::WorkingSet;
+use super::partitioned::{run_nbtree_partitions, run_sim_partitions};
 use super::rows::{AdviseRows, ColumnValues};
 use super::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
 use crate::args::advise::AdviseArgs;
@@ -77,13 +78,13 @@ pub fn choose_model(
 }
 
 /// Rows handed to the model at a time (the InnoDB model looks ahead within a batch).
-const BATCH_ROWS: usize = 512;
+pub(super) const BATCH_ROWS: usize = 512;
 
 /// Distinct leaves per index that inserts touched in the last window of a tenth of the rows
 /// and in the window before it too. `insert(rows, after)` inserts rows in order, calling
 /// `after` with the leaf of each index (primary key first) after each row, and on a failure
 /// returns the index of the failing row in `rows`.
-fn load_counting(
+pub(super) fn load_counting(
     c: &Candidate,
     (table, plan): (&Table, &[ColumnValues]),
     args: &AdviseArgs,
@@ -97,7 +98,8 @@ fn load_counting(
     // Page numbers are dense (a tablespace's pages from 0): a bitmap costs less than hashing.
     let mut before: Vec<BitSet> = vec![BitSet::new(); n_idx];
     let mut last: Vec<BitSet> = vec![BitSet::new(); n_idx];
-    let mut gen = AdviseRows::new(table, plan, c.variant, args.seed);
+    let gen = AdviseRows::new(table, plan, c.variant, args.seed);
+    let mut gen = super::partitions::Routed::new(gen, table, rows);
     // Filled in place batch after batch (their buffers reused).
     let mut batch: Vec<Row> = Vec::new();
     progress.start(&c.progress_label(), rows);
@@ -106,7 +108,7 @@ fn load_counting(
         let len = (rows - n).min(BATCH_ROWS as u64) as usize;
         batch.resize_with(len, Vec::new);
         for row in &mut batch {
-            gen.fill(row);
+            gen.fill(row).map_err(|e| anyhow::anyhow!("candidate {}: {e}", c.label))?;
         }
         let start = n;
         let mut record = |leaves: &[u32]| {
@@ -134,7 +136,7 @@ fn load_counting(
 }
 
 /// Row by row, one transaction each (as the reported load plan says).
-fn row_plan() -> LoadPlan {
+pub(super) fn row_plan() -> LoadPlan {
     LoadPlan { method: LoadMethod::Row, batch: 1, writers: 1, batch_max: None }
 }
 
@@ -150,14 +152,19 @@ pub fn innodb_form(c: &Candidate) -> (Table, Vec<ColumnValues>) {
     (table, plan)
 }
 
-/// One candidate on its own InnoDB model.
+/// One candidate on its own InnoDB model (`make` gives a model; a partitioned table takes
+/// one per partition).
 pub fn run_sim(
     c: &Candidate,
     args: &AdviseArgs,
-    mut engine: SimEngine,
+    make: &dyn Fn() -> SimEngine,
     progress: &mut LoadProgress,
 ) -> Result<(RunResult, WorkingSet)> {
     let (table, plan) = innodb_form(c);
+    if table.partitioning.is_some() {
+        return run_sim_partitions(c, (&table, &plan), args, make, progress);
+    }
+    let mut engine = make();
     engine.create_table(&table).map_err(anyhow::Error::from)?;
     let sim = engine.sim_table_mut()?;
     let ws = load_counting(c, (&table, &plan), args, progress, |rows, after| {
@@ -175,6 +182,9 @@ pub fn run_nbtree(
     settings: NbtreeSettings,
     progress: &mut LoadProgress,
 ) -> Result<(RunResult, WorkingSet)> {
+    if c.table.partitioning.is_some() {
+        return run_nbtree_partitions(c, args, settings, progress);
+    }
     let mut engine = NbtreeEngine::new(settings);
     engine.set_fill_factors(&c.fill_factors)?;
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;

@@ -232,7 +232,7 @@ fn run_all(args: &AdviseArgs, settings: &EngineSettings, tables: &mut [Advised])
             let cand: &Candidate = &view[t].prepared.candidates[c];
             Ok(match view[t].prepared.model {
                 SimModel::Postgres15 => run_nbtree(cand, args, nb, progress),
-                _ => run_sim(cand, args, SimEngine::new(sims[t]), progress),
+                _ => run_sim(cand, args, &|| SimEngine::new(sims[t]), progress),
             })
         },
         |j, r| {

@@ -21,6 +21,9 @@ mod types;
 // Every table of a schema file at once.
 mod schema;
 
+// Partitioned tables, partial and expression indexes.
+mod partitions;
+
 use crate::util::{server_installed, users_server, Dir, Run};
 
 const ORDERS: &str = include_str!("../../fixtures/advise/orders.sql");
@@ -48,9 +51,9 @@ fn what_cannot_be_modelled_is_refused_at_its_place() {
                CREATE TABLE t (id INT PRIMARY KEY) ROW_FORMAT=COMPRESSED;";
     refused(two, &["--table", "t"], &["t.sql:2:37: ROW_FORMAT=COMPRESSED is not modelled"]);
     refused(
-        "CREATE TABLE t (id INT PRIMARY KEY)\nPARTITION BY HASH (id) PARTITIONS 4;",
+        "CREATE TABLE t (id INT PRIMARY KEY)\nPARTITION BY LINEAR HASH (id) PARTITIONS 4;",
         &[],
-        &["t.sql:2:1: partitioning is not modelled"],
+        &["t.sql:2:14: PARTITION BY LINEAR HASH/KEY is not modelled", "valid: RANGE, LIST"],
     );
     refused(
         "CREATE TABLE t (id INT PRIMARY KEY) ROW_FORMAT=COMPRESSED;",
@@ -510,7 +513,7 @@ fn each_table_of_a_file_is_judged_on_its_own() {
         "{notes}"
     );
     assert!(notes.contains("0 other table(s) read, 1 refused"), "{notes}");
-    refused(sql, &["--table", "bad"], &["t.sql:2:42: partitioning is not modelled"]);
+    refused(sql, &["--table", "bad"], &["t.sql:2:42: a partitioned table without partitions"]);
     refused(sql, &["--table", "nope"], &["valid: good; refused: bad"]);
     let mut flagged = args.to_vec();
     flagged.extend(["--dialect", "mysql"]);

@@ -246,6 +246,13 @@ impl TableBuilder {
                     prefix = prefix_len(f);
                     last_name(&f.name)
                 }
+                other if self.dialect == SourceDialect::Mysql => {
+                    let why = format!(
+                        "`{other}` is a functional key part (MySQL 8.0.13+); MariaDB 10.11, \
+                         which keylab models, has no functional indexes"
+                    );
+                    return Ok((out, Vec::new(), Some(why)));
+                }
                 other => {
                     return Ok((
                         out,
@@ -335,6 +342,8 @@ impl TableBuilder {
                     unique,
                     prefix_chars,
                     descending,
+                    key_fns: Vec::new(),
+                    predicate: None,
                 });
                 return true;
             }
@@ -371,7 +380,7 @@ impl TableBuilder {
 pub(super) type ResolvedParts = (Vec<usize>, Vec<Option<u32>>, Option<String>);
 
 /// `col(N)`: a MySQL prefix key part, as sqlparser reads it (a call with one number).
-pub(super) fn prefix_len(f: &sqlparser::ast::Function) -> Option<u64> {
+pub(crate) fn prefix_len(f: &sqlparser::ast::Function) -> Option<u64> {
     let FunctionArguments::List(list) = &f.args else { return None };
     match list.args.as_slice() {
         [sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(

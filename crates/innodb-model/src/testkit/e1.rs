@@ -20,5 +20,6 @@ pub fn e1_table(id_ty: keylab_schema::ColumnType, secondary: bool) -> keylab_sch
         auto_increment: secondary,
         indexes,
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }

@@ -32,6 +32,7 @@ pub fn e5_table() -> keylab_schema::Table {
             Index::new("idx_seq_1_created", vec![1, 6], false),
         ],
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

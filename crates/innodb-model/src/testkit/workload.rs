@@ -30,6 +30,7 @@ pub fn bin16_table() -> keylab_schema::Table {
         auto_increment: false,
         indexes: vec![],
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

@@ -304,6 +304,7 @@ fn values_outside_the_column_range_are_refused() {
         auto_increment: false,
         indexes: Vec::new(),
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     };
     let mut sim = SimTable::new(&t, SimSettings::default()).unwrap();
     let row = |pk: u64, n: i64, ts: i64, d: i64, p: i64| {

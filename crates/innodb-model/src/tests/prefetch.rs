@@ -138,6 +138,7 @@ fn orders_like(auto_increment: bool) -> keylab_schema::Table {
             Index::new("ix_at", vec![4], false),
         ],
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

@@ -23,6 +23,7 @@ pub(crate) fn table(page: PageSize) -> Table {
         auto_increment: false,
         indexes: vec![Index::new("k_v", vec![1], false)],
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

@@ -29,6 +29,7 @@ fn table() -> Table {
             Index::new("ix_at", vec![4], false),
         ],
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

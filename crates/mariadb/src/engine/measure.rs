@@ -32,35 +32,11 @@ impl MariaDbEngine {
         self.conn
             .query_drop(format!("ANALYZE TABLE {}", quote_ident(&name)))
             .map_err(|e| sql_err("ANALYZE TABLE failed", e))?;
+        if table.partitioning.is_some() {
+            return self.measure_partitions(table, &name);
+        }
         let sizes = metrics::table_sizes(&mut self.conn, &self.database, &name);
-        let stats = metrics::index_stats(&mut self.conn, &self.database, &name);
-        // The clustered index under its name in the dictionary (a promoted UNIQUE key's, or
-        // GEN_CLUST_INDEX on the hidden row id), reported as PRIMARY as on the InnoDB model.
-        let clustered = table.innodb_clustered();
-        let mut names = vec![match clustered {
-            Clustered::PrimaryKey => "PRIMARY".to_string(),
-            Clustered::Unique(i) => table.indexes[i].name.clone(),
-            Clustered::RowId => ROW_ID_INDEX.to_string(),
-        }];
-        let secondary = table.indexes.iter().enumerate();
-        names.extend(
-            secondary
-                .filter(|(i, _)| clustered != Clustered::Unique(*i))
-                .map(|(_, ix)| ix.name.clone()),
-        );
-        let mut indexes: Vec<IndexResult> = names
-            .iter()
-            .map(|n| {
-                let (size, leaf_stat) = stats.get(n).copied().unwrap_or_default();
-                IndexResult {
-                    name: n.clone(),
-                    size_pages: size,
-                    leaf_pages: trusted_leaf_pages(size, leaf_stat),
-                    n_leaf_pages_stat: leaf_stat,
-                    ..IndexResult::default()
-                }
-            })
-            .collect();
+        let mut indexes = self.index_results(table, &name);
         if self.server.is_some() && read_file {
             self.fill_from_tablespace(&name, &mut indexes)?;
         } else if self.server.is_some() {
@@ -85,10 +61,46 @@ impl MariaDbEngine {
         })
     }
 
+    /// Each index of `table` with its statistics, read under the dictionary name `name` (a
+    /// table, or a partition's `t#P#p`), PRIMARY first.
+    pub(super) fn index_results(&mut self, table: &Table, name: &str) -> Vec<IndexResult> {
+        let stats = metrics::index_stats(&mut self.conn, &self.database, name);
+        // The clustered index under its name in the dictionary (a promoted UNIQUE key's, or
+        // GEN_CLUST_INDEX on the hidden row id), reported as PRIMARY as on the InnoDB model.
+        let clustered = table.innodb_clustered();
+        let mut names = vec![match clustered {
+            Clustered::PrimaryKey => "PRIMARY".to_string(),
+            Clustered::Unique(i) => table.indexes[i].name.clone(),
+            Clustered::RowId => ROW_ID_INDEX.to_string(),
+        }];
+        let secondary = table.indexes.iter().enumerate();
+        names.extend(
+            secondary
+                .filter(|(i, _)| clustered != Clustered::Unique(*i))
+                .map(|(_, ix)| ix.name.clone()),
+        );
+        names
+            .iter()
+            .map(|n| {
+                let (size, leaf_stat) = stats.get(n).copied().unwrap_or_default();
+                IndexResult {
+                    name: n.clone(),
+                    size_pages: size,
+                    leaf_pages: trusted_leaf_pages(size, leaf_stat),
+                    n_leaf_pages_stat: leaf_stat,
+                    ..IndexResult::default()
+                }
+            })
+            .collect()
+    }
+
     /// Counters and buffer pool figures since `create_table` (all `None` for a table keylab
     /// did not create here), and the table's file reads and writes since then, also kept
     /// for [`EngineInfo::settings`].
-    fn counters_since_create(&mut self, name: &str) -> (Counters, Option<BufferPoolResult>) {
+    pub(super) fn counters_since_create(
+        &mut self,
+        name: &str,
+    ) -> (Counters, Option<BufferPoolResult>) {
         let Some(base) = self.baselines.get(name).cloned() else {
             return (Counters::default(), None);
         };
@@ -125,15 +137,25 @@ impl MariaDbEngine {
         name: &str,
         indexes: &mut [IndexResult],
     ) -> Result<(), ServerError> {
-        let ids = metrics::index_ids(&mut self.conn, self.flavour, &self.database, name)
-            .map_err(|e| sql_err("reading index ids failed", e))?;
-        let path = self.tablespace_path(name)?;
         self.conn
             .query_drop(format!("FLUSH TABLES {} FOR EXPORT", quote_ident(name)))
             .map_err(|e| sql_err("FLUSH TABLES FOR EXPORT failed", e))?;
-        let report = ibd::read_tablespace(&path);
+        let read = self.fill_from_file(name, indexes);
         self.conn.query_drop("UNLOCK TABLES").map_err(|e| sql_err("UNLOCK TABLES failed", e))?;
-        let report = report.map_err(|e| ServerError::Io(e.to_string()))?;
+        read
+    }
+
+    /// Per-level figures of the tablespace `name` (a table, or a partition's `t#P#p`),
+    /// already flushed and quiesced.
+    pub(super) fn fill_from_file(
+        &mut self,
+        name: &str,
+        indexes: &mut [IndexResult],
+    ) -> Result<(), ServerError> {
+        let ids = metrics::index_ids(&mut self.conn, self.flavour, &self.database, name)
+            .map_err(|e| sql_err("reading index ids failed", e))?;
+        let path = self.tablespace_path(name)?;
+        let report = ibd::read_tablespace(&path).map_err(|e| ServerError::Io(e.to_string()))?;
         let blob_pages = off_page_pages(&report);
         let clustered = indexes.first().map(|r| r.name.clone()).unwrap_or_default();
         for ix in &report.indexes {
@@ -351,6 +373,7 @@ mod tests {
             auto_increment: false,
             indexes: Vec::new(),
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         };
         let e1 = table(ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 });
         assert!(!may_store_off_page(&e1, 16384));

@@ -329,6 +329,7 @@ mod tests {
             auto_increment: true,
             indexes: vec![Index::new("k_uid", vec![1], false)],
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         };
         assert_eq!(id_column(&t), 1);
         t.auto_increment = false;

@@ -20,6 +20,7 @@ fn table(ty: ColumnType) -> Table {
         auto_increment: false,
         indexes: Vec::new(),
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

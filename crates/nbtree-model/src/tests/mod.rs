@@ -23,6 +23,7 @@ fn table(ty: ColumnType, secondary: bool) -> Table {
         auto_increment: secondary,
         indexes,
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 
@@ -180,6 +181,7 @@ fn composite_table() -> Table {
         auto_increment: true,
         indexes: vec![Index::new("t_a_b", vec![1, 2], false), Index::new("t_a", vec![1], false)],
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

@@ -19,8 +19,60 @@ fn shard(r: &RunResult, k: usize) -> Option<&ShardResult> {
     r.shards.as_ref()?.shards.get(k)
 }
 
-/// Adds the `Shards` section when some run is sharded.
+/// The partition's name (the first word of its bound, `keylab advise`'s partitions).
+fn partition_name(s: &ShardResult) -> String {
+    s.bound.as_deref().and_then(|b| b.split_whitespace().next()).unwrap_or("?").to_string()
+}
+
+/// The `Partitions` section of a partitioned table (`keylab advise`): each partition's
+/// bound, rows and every index's leaf pages, and which partition took the inserts.
+fn add_partitions_section(b: &mut Builder, runs: &[RunResult]) {
+    let Some(first) = runs.iter().find_map(|r| r.shards.as_ref()) else { return };
+    b.section("Partitions");
+    b.row("partitions.partitioning", "partitioning", None, |r| {
+        r.shards
+            .as_ref()
+            .map_or(Value::Null, |s| Value::Text(format!("{} × {}", s.sharding, s.shards.len())))
+    });
+    b.row("partitions.hotspot", "partition taking the inserts, per tenth of the load", None, |r| {
+        r.shards
+            .as_ref()
+            .filter(|s| !s.windows.is_empty())
+            .map_or(Value::Null, |s| Value::List(hotspot_text(s)))
+    });
+    for (k, part) in first.shards.iter().enumerate() {
+        let name = partition_name(part);
+        b.row(&format!("partitions.{k}.bound"), &format!("partition {name}"), None, move |r| {
+            // The bound after the name (the label has the name).
+            let bound = shard(r, k).and_then(|s| s.bound.as_deref()?.split_once(' '));
+            bound.map_or(Value::Null, |(_, b)| Value::Text(b.to_string()))
+        });
+        b.row(&format!("partitions.{k}.rows"), &format!("partition {name} rows"), None, move |r| {
+            count(shard(r, k).and_then(|s| s.rows))
+        });
+        let most = runs.iter().filter_map(|r| shard(r, k)).map(|s| s.indexes.len()).max();
+        for i in 0..most.unwrap_or(0) {
+            // Indexes by place: PRIMARY first, then the table's (a candidate may add none).
+            let ix_name = runs
+                .iter()
+                .find_map(|r| shard(r, k)?.indexes.get(i).map(|x| x.name.clone()))
+                .unwrap_or_default();
+            b.row(
+                &format!("partitions.{k}.{i}.leaf_pages"),
+                &format!("partition {name} {ix_name} leaf pages"),
+                Some(Better::Lower),
+                move |r| count(shard(r, k).and_then(|s| s.indexes.get(i)?.leaf_pages)),
+            );
+        }
+    }
+}
+
+/// Adds the `Shards` section when some run is sharded (the `Partitions` section when the
+/// shards are a table's partitions).
 pub(crate) fn add_shards_section(b: &mut Builder, runs: &[RunResult]) {
+    if runs.iter().any(|r| r.shards.as_ref().is_some_and(|s| s.partitions)) {
+        return add_partitions_section(b, runs);
+    }
     let most = runs.iter().filter_map(|r| r.shards.as_ref()).map(|s| s.shards.len()).max();
     let Some(most) = most else { return };
     b.section("Shards");

@@ -5,9 +5,11 @@
 //! Deterministic: one seeded ChaCha stream per column, so the same seed gives the same rows
 //! on every engine and for every candidate (only the key column differs between candidates).
 
+mod partition_key;
 mod plan;
 
-pub use plan::{plan_columns, unique_capacity, ColumnValues};
+pub use partition_key::plan_partition_key;
+pub use plan::{plan_columns, plan_predicate_columns, unique_capacity, ColumnValues};
 
 use keylab_core::Row;
 use keylab_keys::{GenConfig, Key, KeyGen, Variant};
@@ -158,6 +160,27 @@ impl AdviseRows {
                     b.extend_from_slice(&(n + 1).to_be_bytes()[8 - ROW_ID_BYTES as usize..]);
                     continue;
                 }
+                ColumnValues::Spread { lo, hi, rows, time, date } => {
+                    let span = i128::from(*hi - *lo);
+                    let at = i128::from(n % (*rows).max(1)) * span / i128::from((*rows).max(1));
+                    let v = *lo + at as i64;
+                    match (*time, *date) {
+                        (false, _) => Value::Int(v),
+                        (true, true) => Value::Time(v.div_euclid(DAY_S) * DAY_S),
+                        (true, false) => Value::Time(v),
+                    }
+                }
+                ColumnValues::Cycle { values } => {
+                    match values.get((n % values.len().max(1) as u64) as usize) {
+                        Some(Value::Bytes(b)) => {
+                            let b = b.clone();
+                            bytes_of(out).extend_from_slice(&b);
+                            continue;
+                        }
+                        Some(v) => v.clone(),
+                        None => Value::Null,
+                    }
+                }
                 ColumnValues::Time { date, step_s } => {
                     let s = TIME_START_UNIX_S + n as i64 * *step_s;
                     Value::Time(if *date { s.div_euclid(DAY_S) * DAY_S } else { s })
@@ -294,6 +317,7 @@ mod tests {
             auto_increment: true,
             indexes: vec![Index::new("u", vec![1], true), Index::new("k", vec![2, 3], false)],
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 

@@ -36,6 +36,12 @@ pub enum ColumnValues {
     Array { elem: ArrayElem, count: u32 },
     /// InnoDB's hidden row id: the row number from 1, big-endian in `ROW_ID_BYTES` bytes.
     RowId,
+    /// Rising values spread evenly over `[lo, hi)` across `rows` rows, then again from
+    /// `lo` (a partition key: the declared ranges filled in insert order). Unix seconds for
+    /// a time column (a DATE keeps the day), integers otherwise.
+    Spread { lo: i64, hi: i64, rows: u64, time: bool, date: bool },
+    /// The values of a LIST partition key in turn.
+    Cycle { values: Vec<keylab_schema::Value> },
 }
 
 impl ColumnValues {
@@ -91,6 +97,60 @@ pub fn plan_columns(
         .collect();
     relax_composite_parts(table, key, rows, width_of, &mut plan);
     plan
+}
+
+/// Columns a partial index's predicate compares with constants (`status = 'open'`,
+/// `kind IN (1, 2)`) take those constants in turn with one value outside them, so that the
+/// index holds some rows and leaves some out (random values would almost never equal a
+/// constant). Columns of the key or of a UNIQUE index keep their distinct values. Gives a
+/// note per column changed.
+pub fn plan_predicate_columns(table: &Table, plan: &mut [ColumnValues]) -> Vec<String> {
+    use keylab_schema::{CmpOp, Predicate, Value};
+    let fixed = |c: usize| {
+        table.primary_key.contains(&c)
+            || table
+                .indexes
+                .iter()
+                .any(|ix| ix.unique && ix.predicate.is_none() && ix.columns.contains(&c))
+    };
+    let mut notes = Vec::new();
+    for ix in &table.indexes {
+        let Some(p) = &ix.predicate else { continue };
+        let parts = match p {
+            Predicate::And(all) => all.clone(),
+            other => vec![other.clone()],
+        };
+        for part in parts {
+            let (c, mut values) = match part {
+                Predicate::Cmp(c, CmpOp::Eq | CmpOp::Ne, v) => (c, vec![v]),
+                Predicate::In(c, list, _) => (c, list),
+                _ => continue,
+            };
+            if fixed(c) || plan[c] == ColumnValues::Key || values.iter().any(Value::is_null) {
+                continue;
+            }
+            let outside = match values.iter().max() {
+                Some(Value::Int(n)) => Value::Int(n.saturating_add(1)),
+                Some(Value::Time(s)) => Value::Time(s + DAY_S),
+                Some(Value::Bytes(_)) => {
+                    let mut b = b"other".to_vec();
+                    while values.contains(&Value::Bytes(b.clone())) {
+                        b.push(b'0');
+                    }
+                    Value::Bytes(b)
+                }
+                _ => continue,
+            };
+            values.push(outside);
+            notes.push(format!(
+                "column `{}` takes the constants of index `{}`'s condition in turn, with one \
+                 value outside them, so the partial index holds some of the rows",
+                table.columns[c].name, ix.name
+            ));
+            plan[c] = ColumnValues::Cycle { values };
+        }
+    }
+    notes
 }
 
 /// A part of a composite key or UNIQUE index whose type cannot take `rows` distinct values (a
@@ -294,6 +354,7 @@ mod tests {
             auto_increment: true,
             indexes: unique.iter().map(|&c| Index::new(format!("u{c}"), vec![c], true)).collect(),
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 
