@@ -21,6 +21,9 @@ mod types;
 // Every table of a schema file at once.
 mod schema;
 
+// What the server of the file's dialect refuses.
+mod server_refusals;
+
 use crate::util::{server_installed, users_server, Dir, Run};
 
 const ORDERS: &str = include_str!("../../fixtures/advise/orders.sql");
