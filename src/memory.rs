@@ -64,7 +64,8 @@ pub fn table_bytes(table: &Table, variant: Option<&Variant>, rows: u64) -> u64 {
         per_row += entry as f64 / EXPECTED_FILL;
     }
     if !table.indexes.is_empty() {
-        let secondary: Vec<usize> = table.indexes.iter().flat_map(|ix| ix.columns.clone()).collect();
+        let secondary: Vec<usize> =
+            table.indexes.iter().flat_map(|ix| ix.columns.clone()).collect();
         per_row += (8 + pk + key_bytes(table, &secondary, variant)) as f64;
     }
     (per_row * rows as f64) as u64

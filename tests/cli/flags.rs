@@ -9,24 +9,60 @@ fn engine_specific_flags_are_refused_where_they_do_nothing() {
     let d = Dir::new();
     // (arguments, the flag named, what it applies to)
     let refused: &[(&[&str], &str, &str)] = &[
-        (&["compare", "--collation", "C", "--engine", "mariadb"], "--collation", "--engine postgres"),
+        (
+            &["compare", "--collation", "C", "--engine", "mariadb"],
+            "--collation",
+            "--engine postgres",
+        ),
         (&["compare", "--collation", "C"], "--collation", "--engine postgres"),
-        (&["compare", "--interleave", "serial", "--engine", "mariadb"], "--interleave", "InnoDB models"),
-        (&["compare", "--interleave", "serial", "--model", "postgres-15"], "--interleave", "InnoDB models"),
+        (
+            &["compare", "--interleave", "serial", "--engine", "mariadb"],
+            "--interleave",
+            "InnoDB models",
+        ),
+        (
+            &["compare", "--interleave", "serial", "--model", "postgres-15"],
+            "--interleave",
+            "InnoDB models",
+        ),
         (&["compare", "--page-cleaner", "10.11.0"], "--page-cleaner", "--buffer-pool"),
         (
-            &["compare", "--page-cleaner", "10.11.0", "--buffer-pool", "64M", "--engine", "postgres"],
+            &[
+                "compare",
+                "--page-cleaner",
+                "10.11.0",
+                "--buffer-pool",
+                "64M",
+                "--engine",
+                "postgres",
+            ],
             "--page-cleaner",
             "--buffer-pool",
         ),
-        (&["compare", "--check-every", "100", "--engine", "postgres"], "--check-every", "simulator"),
+        (
+            &["compare", "--check-every", "100", "--engine", "postgres"],
+            "--check-every",
+            "simulator",
+        ),
         (&["compare", "--database", "kl"], "--database", "a server only"),
         (&["compare", "--page-size", "8k", "--engine", "postgres"], "--page-size", "InnoDB only"),
         (&["compare", "--page-size", "8k", "--model", "postgres-15"], "--page-size", "InnoDB only"),
-        (&["compare", "--perf-schema", "--engine", "postgres"], "--perf-schema", "MariaDB and MySQL"),
+        (
+            &["compare", "--perf-schema", "--engine", "postgres"],
+            "--perf-schema",
+            "MariaDB and MySQL",
+        ),
         (&["run", "e1-uuid-vs-ulid", "--collation", "C"], "--collation", "--engine postgres"),
-        (&["run", "e1-uuid-vs-ulid", "--interleave", "rows", "--engine", "mysql"], "--interleave", "InnoDB models"),
-        (&["run", "e1-uuid-vs-ulid", "--page-cleaner", "10.11.9"], "--page-cleaner", "--buffer-pool"),
+        (
+            &["run", "e1-uuid-vs-ulid", "--interleave", "rows", "--engine", "mysql"],
+            "--interleave",
+            "InnoDB models",
+        ),
+        (
+            &["run", "e1-uuid-vs-ulid", "--page-cleaner", "10.11.9"],
+            "--page-cleaner",
+            "--buffer-pool",
+        ),
         (&["run", "e1-uuid-vs-ulid", "--database", "kl"], "--database", "a server only"),
         (&["validate", "--collation", "C"], "--collation", "--engine postgres"),
         (&["validate", "--skip-pool", "--shards", "2"], "--skip-pool", "unsharded"),

@@ -224,7 +224,10 @@ fn read_descriptors(page: &[u8], first_page: u64, page_size: u32) -> Descriptors
 /// Reads a tablespace file. A tail past the header's size that holds no data (a sparse
 /// file's holes) is counted from the file's length, not read.
 pub fn read_tablespace(path: &Path) -> Result<TablespaceReport, IbdError> {
-    let io = |e: std::io::Error| IbdError::Io { path: path.display().to_string(), reason: e.to_string() };
+    let io = |e: std::io::Error| IbdError::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    };
     let file = std::fs::File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     let hole_tail = header_size(&file)

@@ -71,10 +71,15 @@ fn too_many_keys_or_columns_for_the_engine_are_refused_naming_the_limit() {
     let cols: String = (0..64).map(|i| format!(", c{i} integer")).collect();
     let sql = format!("CREATE TABLE t (id bigint PRIMARY KEY{cols});\n{pg}");
     let d = Dir::new();
-    advise(&d, &sql, &["--dialect", "postgres", "--rows", "50", "--keys", "auto-inc"]).expect_code(0);
+    advise(&d, &sql, &["--dialect", "postgres", "--rows", "50", "--keys", "auto-inc"])
+        .expect_code(0);
     // 1018 columns: InnoDB's limit is 1017 (errno 185 on MariaDB 10.11.19).
     let sql = format!("CREATE TABLE t (\n  id INT PRIMARY KEY{}\n);", columns(1017));
-    refused(&sql, &[], &["t.sql:1:1: table `t`", "1018 columns", "InnoDB's 1017", "Too many columns"]);
+    refused(
+        &sql,
+        &[],
+        &["t.sql:1:1: table `t`", "1018 columns", "InnoDB's 1017", "Too many columns"],
+    );
     // PostgreSQL's limit is 1600 columns.
     let cols: String = (0..1600).map(|i| format!(", c{i} integer")).collect();
     let sql = format!("CREATE TABLE t (id bigint PRIMARY KEY{cols});");
@@ -128,7 +133,8 @@ fn long_names_nul_names_and_huge_enums_follow_the_server() {
     );
     // 70,000 ENUM members: past MariaDB's table definition (error 1117 on 10.11.19).
     let members: Vec<String> = (0..70_000).map(|i| format!("'v{i}'")).collect();
-    let sql = format!("CREATE TABLE t (\n  id INT PRIMARY KEY,\n  e ENUM({})\n);", members.join(","));
+    let sql =
+        format!("CREATE TABLE t (\n  id INT PRIMARY KEY,\n  e ENUM({})\n);", members.join(","));
     refused(&sql, &[], &["t.sql:3:3: column `e` has 70000 members", "error 1117"]);
     let members: Vec<String> = (0..100).map(|i| format!("'v{i}'")).collect();
     let sql = format!("CREATE TABLE t (id INT PRIMARY KEY, e ENUM({}));", members.join(","));

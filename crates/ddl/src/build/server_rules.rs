@@ -24,7 +24,12 @@ pub(crate) const MYSQL_MAX_MEMBER_BYTES: usize = 65_535;
 impl TableBuilder {
     /// Refuses a name with a NUL (no server takes one) and, in MySQL DDL, one longer than
     /// 64 characters; notes PostgreSQL's truncation of one longer than 63 bytes.
-    pub(super) fn check_name(&mut self, what: &str, name: &str, at: Position) -> Result<(), Refusal> {
+    pub(super) fn check_name(
+        &mut self,
+        what: &str,
+        name: &str,
+        at: Position,
+    ) -> Result<(), Refusal> {
         if name.contains('\0') {
             let server = match self.dialect {
                 SourceDialect::Mysql => "MariaDB refuses it (error 1064, a syntax error)",
@@ -32,7 +37,10 @@ impl TableBuilder {
                     "PostgreSQL cannot take it (a statement's text ends at a NUL byte)"
                 }
             };
-            return Err((at, format!("{what} name holds a NUL character: {server}; valid: a name without NUL")));
+            return Err((
+                at,
+                format!("{what} name holds a NUL character: {server}; valid: a name without NUL"),
+            ));
         }
         match self.dialect {
             SourceDialect::Mysql if name.chars().count() > MYSQL_MAX_NAME_CHARS => Err((
@@ -74,12 +82,17 @@ impl TableBuilder {
             return Ok(());
         }
         let server = match self.dialect {
-            SourceDialect::Mysql => format!("MariaDB refuses the table (error 1060: Duplicate column name '{name}')"),
+            SourceDialect::Mysql => {
+                format!("MariaDB refuses the table (error 1060: Duplicate column name '{name}')")
+            }
             SourceDialect::Postgres => {
                 format!("PostgreSQL refuses the table (column \"{name}\" specified more than once)")
             }
         };
-        Err((at, format!("column `{name}` is defined twice: {server}; valid: one column of each name")))
+        Err((
+            at,
+            format!("column `{name}` is defined twice: {server}; valid: one column of each name"),
+        ))
     }
 
     /// Refuses a second primary key (`at`: where it is given) when the table has one.
@@ -93,7 +106,9 @@ impl TableBuilder {
     /// The refusal of a second primary key given at `at`.
     pub(super) fn second_pk(&self, at: Position) -> Refusal {
         let server = match self.dialect {
-            SourceDialect::Mysql => "MariaDB refuses the table (error 1068: Multiple primary key defined)",
+            SourceDialect::Mysql => {
+                "MariaDB refuses the table (error 1068: Multiple primary key defined)"
+            }
             SourceDialect::Postgres => {
                 "PostgreSQL refuses the table (multiple primary keys for table are not allowed)"
             }
@@ -103,7 +118,12 @@ impl TableBuilder {
 
     /// Refuses, in MySQL DDL, an ENUM or SET of column `name` whose members MariaDB cannot
     /// store.
-    pub(super) fn check_members(&self, name: &str, labels: &[String], at: Position) -> Result<(), Refusal> {
+    pub(super) fn check_members(
+        &self,
+        name: &str,
+        labels: &[String],
+        at: Position,
+    ) -> Result<(), Refusal> {
         if self.dialect != SourceDialect::Mysql {
             return Ok(());
         }
