@@ -107,21 +107,22 @@ fn check_model_against(
     }
 }
 
-/// Refuses (exit 2) `--buffer-pool` for a private server when the machine has less memory
-/// available than the pool (the server would fail to start, or be killed), or past
-/// PostgreSQL's largest `shared_buffers`.
-pub fn check_server_pool(bytes: u64, postgres: bool) -> Result<(), UsageError> {
-    check_server_pool_against(bytes, postgres, available_bytes())
+/// Refuses (exit 2) a private server's buffer pool (`flag` names where it was set) when the
+/// machine has less memory available than the pool (the server would fail to start, or be
+/// killed), or past PostgreSQL's largest `shared_buffers`.
+pub fn check_server_pool(flag: &str, bytes: u64, postgres: bool) -> Result<(), UsageError> {
+    check_server_pool_against(flag, bytes, postgres, available_bytes())
 }
 
 fn check_server_pool_against(
+    flag: &str,
     bytes: u64,
     postgres: bool,
     available: Option<u64>,
 ) -> Result<(), UsageError> {
     if postgres && bytes > PG_MAX_SHARED_BUFFERS_BYTES {
         return Err(UsageError(format!(
-            "--buffer-pool {}: more than PostgreSQL's largest shared_buffers ({}, INT_MAX / 2 \
+            "{flag} {}: more than PostgreSQL's largest shared_buffers ({}, INT_MAX / 2 \
              buffers of 8 KiB); valid: at most that, and at most the machine's available memory",
             gib(bytes),
             gib(PG_MAX_SHARED_BUFFERS_BYTES)
@@ -129,7 +130,7 @@ fn check_server_pool_against(
     }
     match available {
         Some(free) if bytes > free => Err(UsageError(format!(
-            "--buffer-pool {}: more than the {} this machine has available (MemAvailable in \
+            "{flag} {}: more than the {} this machine has available (MemAvailable in \
              /proc/meminfo); the private server could not allocate its pool; valid: a smaller \
              --buffer-pool (64M, 1G, ...)",
             gib(bytes),
@@ -194,10 +195,11 @@ mod tests {
 
     #[test]
     fn a_server_pool_past_the_machine_or_postgres_is_refused() {
-        let e = check_server_pool_against(1 << 40, false, Some(20 << 30)).unwrap_err();
+        let e =
+            check_server_pool_against("--buffer-pool", 1 << 40, false, Some(20 << 30)).unwrap_err();
         assert!(e.0.starts_with("--buffer-pool 1024.0 GiB") && e.0.contains("20.0 GiB"), "{e}");
-        let e = check_server_pool_against(16 << 40, true, None).unwrap_err();
+        let e = check_server_pool_against("--buffer-pool", 16 << 40, true, None).unwrap_err();
         assert!(e.0.contains("shared_buffers"), "{e}");
-        assert!(check_server_pool_against(1 << 30, true, Some(20 << 30)).is_ok());
+        assert!(check_server_pool_against("--buffer-pool", 1 << 30, true, Some(20 << 30)).is_ok());
     }
 }

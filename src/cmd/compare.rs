@@ -33,9 +33,11 @@ fn check_memory(
 ) -> Result<(), UsageError> {
     if args.engine.engine != EngineKind::Sim {
         return match (args.buffer_pool, &args.engine.url) {
-            (Some(bytes), None) => {
-                crate::memory::check_server_pool(bytes, args.engine.engine == EngineKind::Postgres)
-            }
+            (Some(bytes), None) => crate::memory::check_server_pool(
+                "--buffer-pool",
+                bytes,
+                args.engine.engine == EngineKind::Postgres,
+            ),
             _ => Ok(()),
         };
     }

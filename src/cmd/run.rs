@@ -185,7 +185,15 @@ fn check_memory(args: &RunArgs, plans: &[keylab_scenario::RunPlan]) -> Result<()
         let pool = plans.iter().filter_map(|p| p.settings.buffer_pool_bytes).max();
         return match (pool, &args.engine.url) {
             (Some(bytes), None) => {
-                crate::memory::check_server_pool(bytes, args.engine.engine == EngineKind::Postgres)
+                let flag = match args.buffer_pool {
+                    Some(_) => "--buffer-pool",
+                    None => "the scenario's [engine] buffer_pool",
+                };
+                crate::memory::check_server_pool(
+                    flag,
+                    bytes,
+                    args.engine.engine == EngineKind::Postgres,
+                )
             }
             _ => Ok(()),
         };
