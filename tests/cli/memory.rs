@@ -39,6 +39,14 @@ fn a_run_past_the_machines_memory_is_refused_before_it_starts() {
         &["advise", "t.sql", "--rows", "10000000000", "--keys", "auto-inc"],
         &["--rows 10000000000", "GiB of memory", "lower --rows"],
     );
+    // A whole schema: every table's candidates.
+    let two = "CREATE TABLE a (id BIGINT PRIMARY KEY);\nCREATE TABLE b (id BIGINT PRIMARY KEY);";
+    std::fs::write(d.path("two.sql"), two).unwrap();
+    refused_at_once(
+        &d,
+        &["advise", "two.sql", "--rows", "10000000000"],
+        &["--rows 10000000000 per table", "GiB of memory", "lower --rows"],
+    );
     // A run that fits is not refused.
     d.keylab(&["compare", "--rows", "1000", "--keys", "auto-inc"]).expect_code(0);
 }

@@ -138,7 +138,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             .iter()
             .map(|c| crate::memory::table_bytes(&c.table, c.variant.as_ref(), rows))
             .collect();
-        let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
+        let jobs = jobs_of(&args);
         let what = format!("--rows {rows} on {} job(s)", jobs.min(candidates.len()));
         let lower = "--rows (or --jobs: each job holds a candidate's table)";
         crate::memory::check_model(&what, crate::memory::held_at_once(tables, jobs), lower)?;
