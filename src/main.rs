@@ -5,16 +5,17 @@
 //! cleaning up.
 
 mod alloc;
+mod applies;
 mod args;
 mod checks;
 mod cmd;
 mod engines;
 mod input;
+mod memory;
 mod output;
 mod parallel;
 mod progress;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 /// An error caused by what the user asked for (bad flag value, bad file), not by the run:
@@ -32,7 +33,7 @@ impl std::error::Error for UsageError {}
 
 fn main() -> ExitCode {
     keep_freed_memory();
-    let cli = parse_args();
+    let (cli, given) = parse_args();
     // Ctrl-C and the other signals that end a program must stop any private server this
     // run starts and remove its files.
     if let Err(err) = keylab_server_common::install_signal_cleanup() {
@@ -42,7 +43,7 @@ fn main() -> ExitCode {
     for swept in keylab_server_common::sweep_orphans(&std::env::temp_dir()) {
         eprintln!("keylab: {swept}");
     }
-    match cmd::run(cli) {
+    match cmd::run(cli, &given) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             if is_broken_pipe(&err) {
@@ -68,20 +69,26 @@ fn main() -> ExitCode {
     }
 }
 
-/// The command line, parsed. When an argument holds a control character (a value quoting
-/// `ESC [2J`), clap's error is drawn unstyled with every control character escaped, so the
-/// echoed value cannot drive the terminal; otherwise clap prints its own (coloured) errors.
-fn parse_args() -> args::Cli {
+/// The command line, parsed, and the flags the user typed (not defaulted). When an argument
+/// holds a control character (a value quoting `ESC [2J`), clap's error is drawn unstyled with
+/// every control character escaped, so the echoed value cannot drive the terminal; otherwise
+/// clap prints its own (coloured) errors.
+fn parse_args() -> (args::Cli, applies::Given) {
     use clap::{CommandFactory, FromArgMatches};
     let controls = std::env::args_os().any(|a| a.to_string_lossy().chars().any(char::is_control));
-    if !controls {
-        return args::Cli::parse();
+    let mut cmd = args::Cli::command();
+    if controls {
+        cmd = cmd.styles(clap::builder::Styles::plain());
     }
-    let cmd = args::Cli::command().styles(clap::builder::Styles::plain());
-    let parsed = cmd.try_get_matches().and_then(|mut m| args::Cli::from_arg_matches_mut(&mut m));
+    let parsed = cmd.try_get_matches().and_then(|mut m| {
+        let given = m.subcommand().map(|(_, sub)| applies::Given::from_matches(sub));
+        let cli = args::Cli::from_arg_matches_mut(&mut m)
+            .map_err(|e| e.format(&mut args::Cli::command()))?;
+        Ok((cli, given.unwrap_or_default()))
+    });
     match parsed {
-        Ok(cli) => cli,
-        Err(e) if e.use_stderr() => {
+        Ok(parsed) => parsed,
+        Err(e) if controls && e.use_stderr() => {
             let text = e.render().ansi().to_string();
             eprint!("{}", keylab_report::escape_controls(&text, true));
             std::process::exit(e.exit_code())

@@ -58,13 +58,27 @@ impl std::fmt::Debug for UrlArg {
     }
 }
 
-/// `--database`: a name keylab accepts, checked before any server starts.
+/// The servers' own databases (MariaDB/MySQL) and schemas (PostgreSQL, where every `pg_`
+/// name is reserved): keylab creates and drops tables in `--database`, never in these.
+const SYSTEM_DATABASES: [&str; 4] = ["mysql", "information_schema", "performance_schema", "sys"];
+
+/// `--database`: a name keylab accepts, checked before any server starts; a server's system
+/// database or schema is refused, named.
 pub(super) fn parse_database(s: &str) -> Result<String, String> {
-    if keylab_server_common::url::valid_identifier(s) {
-        Ok(s.to_string())
-    } else {
-        Err(keylab_server_common::url::IDENTIFIER_RULE.into())
+    if !keylab_server_common::url::valid_identifier(s) {
+        return Err(keylab_server_common::url::IDENTIFIER_RULE.into());
     }
+    let lower = s.to_ascii_lowercase();
+    let system = SYSTEM_DATABASES.contains(&lower.as_str()) || lower.starts_with("pg_");
+    if system {
+        return Err(format!(
+            "`{s}` is a server's own database or schema (MariaDB/MySQL: mysql, \
+             information_schema, performance_schema, sys; PostgreSQL: pg_catalog, pg_toast and \
+             every pg_ name, information_schema), where keylab must not create or drop tables; \
+             valid: a database of your own, such as keylab"
+        ));
+    }
+    Ok(s.to_string())
 }
 
 /// The largest `--scale`: E1's million rows become ten billion, past any run that finishes,

@@ -1,6 +1,7 @@
 //! `keylab compare`: load the same rows under several key variants and report them side by
 //! side.
 
+use crate::applies::{self, Facts, Given};
 use crate::args::DEFAULT_ROWS;
 use crate::args::{CompareArgs, EngineArgs};
 use crate::checks::{
@@ -15,19 +16,55 @@ use crate::UsageError;
 use anyhow::{Context, Result};
 use keylab_core::{
     run_variant, EngineKind, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Placement,
-    Report, RunResult, Workload,
+    Report, RunResult, SimModel, Workload,
 };
 use keylab_keys::{Key, Variant};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+/// Refuses (exit 2) a run the machine has not the memory for: on the simulator, the tables
+/// held at once (one per job) of `rows` rows; on a private server, its `--buffer-pool`.
+fn check_memory(
+    args: &CompareArgs,
+    workload: &dyn Fn(&Variant, u64) -> Workload,
+    rows: u64,
+    models: usize,
+) -> Result<(), UsageError> {
+    if args.engine.engine != EngineKind::Sim {
+        return match (args.buffer_pool, &args.engine.url) {
+            (Some(bytes), None) => crate::memory::check_server_pool(
+                "--buffer-pool",
+                bytes,
+                args.engine.engine == EngineKind::Postgres,
+            ),
+            _ => Ok(()),
+        };
+    }
+    let tables: Vec<u64> = (0..models)
+        .flat_map(|_| &args.keys)
+        .map(|v| crate::memory::table_bytes(&workload(v, rows).table(), Some(v), rows))
+        .collect();
+    let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
+    let need = crate::memory::held_at_once(tables, jobs);
+    let what = format!("--rows {rows} on {} job(s)", jobs.min(args.keys.len() * models));
+    crate::memory::check_model(&what, need, "--rows (or --jobs: each job holds a table)")
+}
+
 /// Runs `keylab compare`.
-pub fn run(args: CompareArgs) -> Result<()> {
+pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
     // Everything the flags alone decide is checked before any engine starts.
     let keys_file = args.keys_file.as_deref().map(|f| ("--keys-file", f));
     check_exports(&args.output, keys_file.as_slice())?;
     check_engine_built(args.engine.engine)?;
+    let facts = Facts {
+        engine: args.engine.engine,
+        innodb_model: args.engine.model.is_empty()
+            || args.engine.model.iter().any(|m| *m != SimModel::Postgres15),
+        buffer_pool: args.buffer_pool.is_some(),
+        shards: args.engine.shards.is_some(),
+    };
+    applies::check("compare", given, &facts)?;
     let settings = EngineSettings {
         page_size_bytes: args.page_size.bytes(),
         performance_schema: args.perf_schema.then_some(true),
@@ -94,6 +131,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
         // One model, or a server engine (which refuses --model, naming the whole list).
         _ => vec![args.engine.clone()],
     };
+    let rows = replay.as_ref().map_or(args.rows.unwrap_or(DEFAULT_ROWS), |l| l.len() as u64);
+    check_memory(&args, &workload, rows, per_model.len())?;
     // Every model's engine is built before any run, so what does not combine (--shards with
     // postgres-15, --model with a server engine) is refused before anything runs.
     let mut engine = make_engine(&per_model[0], &settings, args.check_every)?;

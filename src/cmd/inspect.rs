@@ -22,6 +22,10 @@ pub fn run(args: InspectArgs) -> Result<()> {
         let warning = truncated(&args.file.display().to_string(), &report);
         eprintln!("keylab: warning: {}", keylab_report::escape_controls(&warning, true));
     }
+    for warning in &report.warnings {
+        let text = format!("{}: {warning}", args.file.display());
+        eprintln!("keylab: warning: {}", keylab_report::escape_controls(&text, true));
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
@@ -56,6 +60,9 @@ fn render(file: &str, report: &TablespaceReport) -> String {
             "warning: {} index pages had implausible headers and were skipped\n",
             report.corrupt_index_pages
         ));
+    }
+    for warning in &report.warnings {
+        text.push_str(&format!("warning: {warning}\n"));
     }
     if let Some(sdi) = &report.sdi {
         text.push_str(&dictionary_header(sdi));

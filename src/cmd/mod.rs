@@ -9,19 +9,20 @@ mod run;
 mod scenarios;
 mod validate;
 
+use crate::applies::Given;
 use crate::args::{Cli, Command};
 use anyhow::Result;
 
-/// Runs the parsed command line.
-pub fn run(cli: Cli) -> Result<()> {
+/// Runs the parsed command line; `given` is the flags the user typed.
+pub fn run(cli: Cli, given: &Given) -> Result<()> {
     match cli.command {
         Command::Advise(args) => advise::run(args),
-        Command::Compare(args) => compare::run(args),
+        Command::Compare(args) => compare::run(args, given),
         Command::Keys(args) => keys::run(args),
         Command::Report(args) => report::run(args),
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(args, given),
         Command::Scenarios(args) => scenarios::run(args),
-        Command::Validate(args) => validate::run(args),
+        Command::Validate(args) => validate::run(args, given),
         Command::Inspect(args) => inspect::run(args),
     }
 }

@@ -1,6 +1,7 @@
 //! `keylab run SCENARIO`: every run of a scenario file or built-in on one engine kind, into
 //! one report written to the exports after each run (an interrupted run keeps what it did).
 
+use crate::applies::{self, Facts, Given};
 use crate::args::RunArgs;
 use crate::checks::{
     check_engine_built, check_exports, check_pool_floor, check_run, check_variant_on,
@@ -11,11 +12,11 @@ use crate::parallel::{self, Failure};
 use crate::progress::Bars;
 use crate::UsageError;
 use anyhow::{anyhow, Result};
-use keylab_core::{EngineInfo, EngineKind, LoadPlan, Report};
+use keylab_core::{EngineInfo, EngineKind, LoadPlan, Report, SimModel};
 use keylab_scenario::PhasePlan;
 
 /// Runs `keylab run`.
-pub fn run(mut args: RunArgs) -> Result<()> {
+pub fn run(mut args: RunArgs, given: &Given) -> Result<()> {
     // Everything the command line and the scenario decide is checked before any engine
     // starts (--scale is bounded when parsed).
     let file = std::path::Path::new(&args.scenario);
@@ -37,6 +38,15 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             plan.settings.buffer_pool_bytes = Some(bytes);
         }
     }
+    let facts = Facts {
+        engine: args.engine.engine,
+        innodb_model: plans.iter().any(|p| {
+            args.engine.model().or(p.settings.model).unwrap_or_default() != SimModel::Postgres15
+        }),
+        buffer_pool: plans.iter().any(|p| p.settings.buffer_pool_bytes.is_some()),
+        shards: args.engine.shards.or(plans.iter().find_map(|p| p.settings.shards)).is_some(),
+    };
+    applies::check("run", given, &facts)?;
     let backends = scenario.backends();
     if let (Some(n), false) = (args.engine.shards, backends.is_empty()) {
         if n as usize != backends.len() {
@@ -88,6 +98,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             .collect();
         check_run(&format!("run `{}`", plan.label), plan.table(), &plan.settings, &loads)?;
     }
+    check_memory(&args, &plans)?;
     let mut report: Option<Report> = None;
     let bars = Bars::new();
     let new_report = |engine: EngineInfo| Report {
@@ -164,4 +175,45 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         Some(report) => output::print(report, &args.output),
         None => Err(anyhow!("scenario {} has no runs", scenario.name())),
     }
+}
+
+/// Refuses (exit 2) a run the machine has not the memory for: on the simulator, the runs'
+/// tables held at once (one per job) with every row their loads insert; on a private server,
+/// the largest buffer pool of a run.
+fn check_memory(args: &RunArgs, plans: &[keylab_scenario::RunPlan]) -> Result<(), UsageError> {
+    if args.engine.engine != EngineKind::Sim {
+        let pool = plans.iter().filter_map(|p| p.settings.buffer_pool_bytes).max();
+        return match (pool, &args.engine.url) {
+            (Some(bytes), None) => {
+                let flag = match args.buffer_pool {
+                    Some(_) => "--buffer-pool",
+                    None => "the scenario's [engine] buffer_pool",
+                };
+                crate::memory::check_server_pool(
+                    flag,
+                    bytes,
+                    args.engine.engine == EngineKind::Postgres,
+                )
+            }
+            _ => Ok(()),
+        };
+    }
+    let tables: Vec<u64> = plans
+        .iter()
+        .map(|plan| {
+            let rows = plan
+                .phases
+                .iter()
+                .map(|p| match p {
+                    PhasePlan::Load { rows, .. } => *rows,
+                    _ => 0,
+                })
+                .fold(0, u64::saturating_add);
+            crate::memory::table_bytes(plan.table(), Some(&plan.variant), rows)
+        })
+        .collect();
+    let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
+    let need = crate::memory::held_at_once(tables, jobs);
+    let what = format!("--scale {} on {} job(s)", args.scale, jobs.min(plans.len()));
+    crate::memory::check_model(&what, need, "--scale (or --jobs: each job holds a table)")
 }

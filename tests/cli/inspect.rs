@@ -106,3 +106,69 @@ fn inspect_reads_the_pages_of_a_file_with_a_corrupt_dictionary() {
     assert!(text.contains("note: SDI: page 3 is not an SDI page"), "{text}");
     assert!(text.contains("6.0"), "records per leaf still shown: {text}");
 }
+
+/// A copy extended by a sparse tail, and one with a damaged page, are warned of with counts
+/// (on standard error, in the text and in the JSON's `warnings`); the clean file has none.
+/// The tail is 100 GiB of holes, counted from the file's length, not read.
+#[test]
+fn inspect_warns_of_a_sparse_tail_and_of_pages_failing_their_checksum() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ulid-2000.ibd");
+    let d = Dir::new();
+    let clean = d.keylab(&["inspect", fixture, "--json"]).expect_code(0);
+    assert!(!clean.stderr.contains("warning"), "{}", clean.stderr);
+    let v = json(&clean.stdout);
+    assert!(v.get("warnings").is_none() && v.get("checksum_failed_pages").is_none(), "{v}");
+    let pages = v["file_pages"].as_u64().unwrap();
+
+    std::fs::copy(fixture, d.path("sparse.ibd")).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(d.path("sparse.ibd")).unwrap();
+    f.set_len(f.metadata().unwrap().len() + (100 << 30)).unwrap();
+    let start = std::time::Instant::now();
+    let run = d.keylab(&["inspect", "sparse.ibd", "--json"]).expect_code(0);
+    assert!(start.elapsed().as_secs() < 30, "the holes were read: {:?}", start.elapsed());
+    let tail = (100u64 << 30) / 16384;
+    let want = format!("sparse.ibd: {tail} pages (102400.0 MiB) lie past the");
+    assert!(run.stderr.contains(&want), "{}", run.stderr);
+    let v = json(&run.stdout);
+    assert_eq!(v["tail_pages"], tail);
+    assert_eq!(v["tail_zero_pages"], tail);
+    assert_eq!(v["file_pages"], pages + tail);
+    assert!(v["warnings"][0].as_str().unwrap().contains("all zero"), "{v}");
+    // The figures are the file's own.
+    assert_eq!(v["indexes"], json(&clean.stdout)["indexes"]);
+
+    // A tail of written zeros (not holes) is read and told the same way.
+    let mut bytes = std::fs::read(fixture).unwrap();
+    bytes.extend(std::iter::repeat_n(0u8, 4 * 16384));
+    std::fs::write(d.path("zeros.ibd"), &bytes).unwrap();
+    let v = json(&d.keylab(&["inspect", "zeros.ibd", "--json"]).expect_code(0).stdout);
+    assert_eq!((v["tail_pages"].as_u64(), v["tail_zero_pages"].as_u64()), (Some(4), Some(4)));
+
+    // One damaged byte in page 3 (the index root): its checksum fails.
+    let mut bytes = std::fs::read(fixture).unwrap();
+    bytes[3 * 16384 + 16000] ^= 0xff;
+    std::fs::write(d.path("damaged.ibd"), &bytes).unwrap();
+    let run = d.keylab(&["inspect", "damaged.ibd"]).expect_code(0);
+    let want = format!("damaged.ibd: 1 of {pages} pages fail their checksum");
+    assert!(run.stderr.contains(&want), "{}", run.stderr);
+    assert!(run.stdout.contains("warning: 1 of"), "{}", run.stdout);
+    let v = json(&d.keylab(&["inspect", "damaged.ibd", "--json"]).expect_code(0).stdout);
+    assert_eq!(v["checksum_failed_pages"], 1);
+}
+
+/// MySQL's own files pass their checksums: no warning on any sakila fixture.
+#[test]
+fn inspect_finds_mysqls_own_files_sound() {
+    let Some(dir) =
+        crate::util::shared_dir("fixtures/mysql-sakila", "inspect_finds_mysqls_own_files_sound")
+    else {
+        return;
+    };
+    let d = Dir::new();
+    for version in ["5.7", "8.0", "8.4"] {
+        for table in ["actor", "language"] {
+            let run = d.keylab(&["inspect", &fixture(&dir, version, table)]).expect_code(0);
+            assert!(!run.stderr.contains("warning"), "{version} {table}: {}", run.stderr);
+        }
+    }
+}

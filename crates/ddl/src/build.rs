@@ -7,6 +7,7 @@ mod columns;
 mod migrate;
 mod parameters;
 mod partitioned;
+mod server_rules;
 mod table_builder;
 
 use parameters::layout_neutral;
@@ -334,6 +335,11 @@ impl FileBuilder {
 
     fn create_table(&self, ct: &CreateTable, at: Position, fixes: &Fixes) -> TableBuilder {
         let mut b = TableBuilder::new(last_name(&ct.name), at, self.dialect);
+        let name = b.table.name.clone();
+        if let Err(r) = b.check_name("table", &name, at) {
+            b.refusal = Some(r);
+            return b;
+        }
         if ct.query.is_some() {
             let why = "CREATE TABLE ... AS SELECT takes its columns from a query, which keylab \
                        does not run; give the table's own definition (SHOW CREATE TABLE, pg_dump)";
@@ -364,6 +370,15 @@ impl FileBuilder {
             });
             return copy;
         }
+        if ct.temporary {
+            b.notes.push(Note {
+                at,
+                message: "CREATE TEMPORARY TABLE: read as a table (the server keeps a temporary \
+                          table for its session only, in its temporary tablespace; its pages and \
+                          splits are a table's)"
+                    .into(),
+            });
+        }
         if let Err(r) = self.read_columns(&mut b, ct, at, fixes) {
             b.refusal = Some(r);
         }
@@ -385,9 +400,14 @@ impl FileBuilder {
             let next = ct.columns.get(k + 1).map(|n| Position::from(n.name.span.start));
             let read = b.column(c, next, fixes, &self.user_types)?;
             let Some(read) = read else { continue };
+            let cat = Position::from(c.name.span.start);
+            b.check_new_column(&read.column.name, cat)?;
             let i = b.table.columns.len();
             b.table.columns.push(read.column);
             if read.primary {
+                if !pk_inline.is_empty() {
+                    return Err(b.second_pk(cat));
+                }
                 pk_inline.push(i);
             }
             if read.unique {

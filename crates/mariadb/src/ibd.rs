@@ -11,11 +11,13 @@
 //! index; MySQL 5.7 and MariaDB files do not carry one (their server's
 //! `INNODB_SYS_INDEXES`/`INNODB_INDEXES` maps ids to names), which it says in a note.
 //!
-//! It reads uncompressed, unencrypted tablespaces; it does not verify checksums (read a file
-//! after `FLUSH TABLES ... FOR EXPORT`, when it is consistent) or decode user records. It
+//! It reads uncompressed, unencrypted tablespaces (a file read after `FLUSH TABLES ... FOR
+//! EXPORT` is consistent); it counts the pages whose checksum fails and the pages past the
+//! header's size (`integrity.rs`), warning of both, and does not decode user records. It
 //! never panics on malformed input: every read is bounds-checked and reported as an
 //! [`IbdError`], or as a note when only the dictionary is unreadable.
 
+mod integrity;
 pub mod sdi;
 
 use serde::Serialize;
@@ -127,6 +129,25 @@ pub struct TablespaceReport {
     pub sdi: Option<Sdi>,
     /// What could not be told from the file (no dictionary, or an unreadable one).
     pub notes: Vec<String>,
+    /// Pages whose checksum does not match them (all-zero pages are not counted); shown
+    /// only when some do.
+    #[serde(skip_serializing_if = "is_zero_count")]
+    pub checksum_failed_pages: u64,
+    /// Pages past the `header_pages` the header records (an extended or sparse tail); shown
+    /// only when there are some.
+    #[serde(skip_serializing_if = "is_zero_count")]
+    pub tail_pages: u64,
+    /// Of the tail pages, those all zero (holes of a sparse file included).
+    #[serde(skip_serializing_if = "is_zero_count")]
+    pub tail_zero_pages: u64,
+    /// What makes the figures doubtful (failed checksums, a tail past the header's size),
+    /// with counts; shown only when there is something.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+fn is_zero_count(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Said of a file without a dictionary.
@@ -200,14 +221,77 @@ fn read_descriptors(page: &[u8], first_page: u64, page_size: u32) -> Descriptors
     Descriptors { first_page, used }
 }
 
-/// Reads a tablespace file.
+/// Reads a tablespace file. A tail past the header's size that holds no data (a sparse
+/// file's holes) is counted from the file's length, not read.
 pub fn read_tablespace(path: &Path) -> Result<TablespaceReport, IbdError> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| IbdError::Io { path: path.display().to_string(), reason: e.to_string() })?;
-    read_tablespace_from(std::io::BufReader::with_capacity(1 << 20, file)).map_err(|e| match e {
+    let io = |e: std::io::Error| IbdError::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let hole_tail = header_size(&file)
+        .map(|(page_size, pages)| (u64::from(page_size), pages * u64::from(page_size)))
+        .filter(|&(page_size, bytes)| bytes > 0 && len > bytes && len % page_size == 0)
+        .filter(|&(_, bytes)| integrity::data_after(&file, bytes) == Some(false));
+    // `SEEK_DATA` moved the offset: every read below starts at the file's start.
+    std::io::Seek::rewind(&mut &file).map_err(io)?;
+    let with_path = |e| match e {
         IbdError::Io { reason, .. } => IbdError::Io { path: path.display().to_string(), reason },
         other => other,
-    })
+    };
+    let mut report = match hole_tail {
+        Some((page_size, bytes)) => {
+            let head = std::io::Read::take(&file, bytes);
+            let mut report =
+                scan(std::io::BufReader::with_capacity(1 << 20, head)).map_err(with_path)?;
+            let tail = (len - bytes) / page_size;
+            report.file_pages += tail;
+            report.tail_pages += tail;
+            report.tail_zero_pages += tail;
+            report
+        }
+        None => scan(std::io::BufReader::with_capacity(1 << 20, &file)).map_err(with_path)?,
+    };
+    add_warnings(&mut report);
+    Ok(report)
+}
+
+/// The page size and `FSP_SIZE` of the file's page 0, when it reads as a tablespace header.
+fn header_size(file: &std::fs::File) -> Option<(u32, u64)> {
+    use std::os::unix::fs::FileExt;
+    let mut head = vec![0u8; FIL_PAGE_DATA + FSP_SPACE_FLAGS + 4];
+    file.read_exact_at(&mut head, 0).ok()?;
+    if be16(&head, FIL_PAGE_TYPE)? != FIL_PAGE_TYPE_FSP_HDR {
+        return None;
+    }
+    let page_size = page_size_from_flags(be32(&head, FIL_PAGE_DATA + FSP_SPACE_FLAGS)?).ok()?;
+    Some((page_size, u64::from(be32(&head, FIL_PAGE_DATA + FSP_SIZE)?)))
+}
+
+/// The warnings of `report`'s counts.
+fn add_warnings(report: &mut TablespaceReport) {
+    if report.checksum_failed_pages > 0 {
+        report.warnings.push(format!(
+            "{} of {} pages fail their checksum (neither crc32 nor full_crc32 matches; a page \
+             of the legacy innodb checksum counts too): a file copied while the server wrote \
+             it, or damaged; their figures may be wrong (copy the file after FLUSH TABLES t \
+             FOR EXPORT)",
+            report.checksum_failed_pages, report.file_pages
+        ));
+    }
+    if report.tail_pages > 0 {
+        let bytes = report.tail_pages * u64::from(report.page_size_bytes);
+        report.warnings.push(format!(
+            "{} pages ({:.1} MiB) lie past the {} pages the tablespace header records, {} of \
+             them all zero (an extended or sparse tail, holding no data); the figures count \
+             only allocated pages",
+            report.tail_pages,
+            bytes as f64 / f64::from(1u32 << 20),
+            report.header_pages,
+            report.tail_zero_pages
+        ));
+    }
 }
 
 /// Reads exactly `buf.len()` bytes, or fewer at the end of the input; returns the count.
@@ -225,7 +309,14 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, IbdError> {
 }
 
 /// Reads a tablespace from any byte stream.
-pub fn read_tablespace_from(mut r: impl Read) -> Result<TablespaceReport, IbdError> {
+pub fn read_tablespace_from(r: impl Read) -> Result<TablespaceReport, IbdError> {
+    let mut report = scan(r)?;
+    add_warnings(&mut report);
+    Ok(report)
+}
+
+/// Every page of `r`, without the warnings.
+fn scan(mut r: impl Read) -> Result<TablespaceReport, IbdError> {
     let mut head = vec![0u8; FIL_PAGE_DATA + FSP_SPACE_FLAGS + 4];
     if read_full(&mut r, &mut head)? < head.len() {
         return Err(IbdError::Format("shorter than one page header".into()));
@@ -238,6 +329,8 @@ pub fn read_tablespace_from(mut r: impl Read) -> Result<TablespaceReport, IbdErr
     }
     let flags = be32(&head, FIL_PAGE_DATA + FSP_SPACE_FLAGS).unwrap_or(0);
     let page_size = page_size_from_flags(flags)?;
+    // MariaDB's full_crc32 format (`FSP_FLAGS_FCRC32_MASK_MARKER`).
+    let full_crc32 = flags & (1 << 4) != 0;
     let mut page = vec![0u8; page_size as usize];
     page[..head.len()].copy_from_slice(&head);
     let got = read_full(&mut r, &mut page[head.len()..])?;
@@ -270,6 +363,14 @@ pub fn read_tablespace_from(mut r: impl Read) -> Result<TablespaceReport, IbdErr
             }
         }
         report.file_pages += 1;
+        let zero = integrity::is_zero(&page);
+        if header_pages > 0 && page_no >= header_pages {
+            report.tail_pages += 1;
+            report.tail_zero_pages += u64::from(zero);
+        }
+        if !zero && !integrity::checksum_ok(&page, full_crc32) {
+            report.checksum_failed_pages += 1;
+        }
         let ty = be16(&page, FIL_PAGE_TYPE).unwrap_or(0);
         if matches!(sdi_root, sdi::SdiRoot::Page(_))
             && (ty == sdi::FIL_PAGE_SDI || ty == sdi::FIL_PAGE_SDI_BLOB)

@@ -178,3 +178,24 @@ fn a_dropped_topology_leaves_no_server_and_no_directory() {
     // Other tests of this binary may run their own topology meanwhile: only ours are checked.
     let _ = live_private_servers();
 }
+
+/// A backend that dies under the head is named with its address in the load's error, not
+/// left as the head's "Broken pipe" or Spider's connection error.
+#[test]
+fn a_dead_backend_is_named_in_the_loads_error() {
+    let Some(mut engine) = spider(2, Sharding::Hash, module_path!()) else { return };
+    let w = workload("seq", Placement::Pk, 2000);
+    let table = w.table();
+    let plan = LoadPlan { method: LoadMethod::Multi, batch: 500, writers: 1, batch_max: None };
+    engine.create_table(&table).unwrap();
+    let dead = &engine.backends()[1];
+    let pid = dead.private_server().and_then(|s| s.pid()).expect("a private backend's pid");
+    let address = dead.target_name();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), nix::sys::signal::SIGKILL)
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let err = engine.load(&table, &plan, &mut w.row_gen(keys()), &mut |_| {}).unwrap_err();
+    let text = err.to_string();
+    let want = format!("Spider backend 2 ({address}) is unreachable");
+    assert!(text.contains(&want), "{text}");
+}

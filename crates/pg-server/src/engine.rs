@@ -42,7 +42,21 @@ pub fn describe(e: &postgres::Error) -> String {
             Some(d) => format!("{} ({d})", db.message()),
             None => db.message().to_string(),
         },
-        None => e.to_string(),
+        // The client's own errors ("error connecting to server") keep their cause (refused,
+        // timed out, no such host, an authentication failure) in the source chain.
+        None => {
+            let mut text = e.to_string();
+            let mut cause = std::error::Error::source(e);
+            while let Some(c) = cause {
+                let part = c.to_string();
+                if !text.contains(&part) {
+                    text.push_str(": ");
+                    text.push_str(&part);
+                }
+                cause = c.source();
+            }
+            text
+        }
     }
 }
 

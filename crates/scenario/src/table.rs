@@ -528,7 +528,9 @@ pub(crate) fn check_limits(
     };
     let span = match &err {
         LimitError::ColumnTooLong { column, .. } => column_span(*column),
-        LimitError::RowTooLong { .. } => spec.name.span(),
+        LimitError::RowTooLong { .. }
+        | LimitError::TooManyColumns { .. }
+        | LimitError::TooManyKeys { .. } => spec.name.span(),
         LimitError::KeyTooLong { index, position: Some(_), .. }
         | LimitError::TextKey { index, position: Some(_), .. }
         | LimitError::CompactKeyPartTooLong { index, position: Some(_), .. } => index_span(index),
@@ -540,7 +542,9 @@ pub(crate) fn check_limits(
         LimitError::ColumnTooLong { column, .. } => {
             format!("column `{}`: ", built.table.columns[*column].name)
         }
-        LimitError::RowTooLong { .. } => format!("table `{}`: ", spec.name.get_ref()),
+        LimitError::RowTooLong { .. }
+        | LimitError::TooManyColumns { .. }
+        | LimitError::TooManyKeys { .. } => format!("table `{}`: ", spec.name.get_ref()),
         _ => String::new(),
     };
     Err(cx.err(span, format!("{what}{err} (run `{run}`, {} KiB pages)", page_size_bytes / 1024)))

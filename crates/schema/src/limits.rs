@@ -19,6 +19,14 @@ use std::fmt;
 /// contents (`pack_header` in `sql/unireg.cc` against `handler::max_record_length`).
 pub const MAX_ROW_BYTES: u32 = 65_535;
 
+/// InnoDB's most user columns in a table (`REC_MAX_N_USER_FIELDS`): MariaDB 10.11.19 creates
+/// 1017 and refuses 1018 (error 1005, errno 185 "Too many columns").
+pub const MAX_COLUMNS: usize = 1017;
+
+/// MariaDB's most keys in a table, the primary key included (`MAX_KEY`): 64 (error 1069,
+/// measured on 10.11.19: a primary key and 64 secondary indexes are refused).
+pub const MAX_KEYS: usize = 64;
+
 /// InnoDB's limit on one key part (`REC_VERSION_56_MAX_INDEX_COL_LEN`, returned by
 /// `ha_innobase::max_supported_key_part_length`).
 pub const MAX_KEY_PART_BYTES: u32 = 3072;
@@ -105,6 +113,16 @@ impl PrefixKey {
 /// What the server refuses, with where: a column, or an index (`None` for the primary key).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LimitError {
+    /// More columns than [`MAX_COLUMNS`] (error 1005, errno 185).
+    TooManyColumns {
+        /// The table's columns.
+        columns: usize,
+    },
+    /// More keys than [`MAX_KEYS`] (error 1069).
+    TooManyKeys {
+        /// The table's keys, the primary key included.
+        keys: usize,
+    },
     /// A `VARCHAR` longer than its character set allows (error 1074).
     ColumnTooLong {
         /// Column position.
@@ -157,6 +175,17 @@ pub enum LimitError {
 impl fmt::Display for LimitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            LimitError::TooManyColumns { columns } => write!(
+                f,
+                "the table has {columns} columns, more than InnoDB's {MAX_COLUMNS} (MariaDB error \
+                 1005: errno 185 \"Too many columns\"); valid: at most {MAX_COLUMNS} columns"
+            ),
+            LimitError::TooManyKeys { keys } => write!(
+                f,
+                "the table has {keys} keys (its primary key and secondary indexes), more than \
+                 MariaDB's {MAX_KEYS} (error 1069: Too many keys specified; max {MAX_KEYS} keys \
+                 allowed); valid: at most {MAX_KEYS} keys"
+            ),
             LimitError::ColumnTooLong { max_chars, .. } => write!(
                 f,
                 "this VARCHAR is longer than MariaDB allows in its character set (error 1074); \
@@ -202,6 +231,13 @@ impl std::error::Error for LimitError {}
 /// Checks `table` against MariaDB's limits at `page_size_bytes`; returns the key parts the
 /// server would silently shorten to a prefix.
 pub fn check(table: &Table, page_size_bytes: u32) -> Result<Vec<PrefixKey>, LimitError> {
+    if table.columns.len() > MAX_COLUMNS {
+        return Err(LimitError::TooManyColumns { columns: table.columns.len() });
+    }
+    let keys = table.indexes.len() + usize::from(!table.primary_key.is_empty());
+    if keys > MAX_KEYS {
+        return Err(LimitError::TooManyKeys { keys });
+    }
     for (i, c) in table.columns.iter().enumerate() {
         if let ColumnType::VarChar { chars, charset } = c.ty {
             let max_chars = max_varchar_chars(charset.max_bytes_per_char());

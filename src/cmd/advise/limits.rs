@@ -17,6 +17,9 @@ use keylab_schema::{ColumnType, Table};
 /// TID, 2704 bytes. `_bt_check_third_page` refuses a longer (MAXALIGNed) index tuple at insert.
 pub const BT_MAX_ITEM_BYTES: u32 = 2704;
 
+/// PostgreSQL's most columns in a table (`MaxHeapAttributeNumber`, htup_details.h).
+pub const MAX_HEAP_COLUMNS: usize = 1600;
+
 /// Why the engine refuses candidate `c`, or `None`. `heap_table`: it runs on PostgreSQL;
 /// `nbtree_model`: on the nbtree model, which also keeps key values of at most
 /// `MAX_KEY_BYTES` (64) bytes.
@@ -32,6 +35,14 @@ pub fn check(
             .map(|e| e.to_string());
     }
     let t = &c.table;
+    if t.columns.len() > MAX_HEAP_COLUMNS {
+        return Some(format!(
+            "the table has {} columns, more than PostgreSQL's {MAX_HEAP_COLUMNS} \
+             (MaxHeapAttributeNumber: tables can have at most {MAX_HEAP_COLUMNS} columns); \
+             valid: at most {MAX_HEAP_COLUMNS} columns",
+            t.columns.len()
+        ));
+    }
     for (name, columns) in key_indexes(t) {
         if columns.len() > MAX_KEY_COLUMNS {
             return Some(format!(

@@ -134,6 +134,17 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     notes.extend(reading::reading_notes(&file, ddl, args.url.is_none(), flag.is_some()));
     let Prepared { candidates, model, fill, page_bytes, .. } =
         prepare(&args, &args.width, ddl, file.dialect, &origin, &mut notes)?;
+    if args.engine == EngineKind::Sim {
+        let rows = rows_of(&args);
+        let tables = candidates
+            .iter()
+            .map(|c| crate::memory::table_bytes(&c.table, c.variant.as_ref(), rows))
+            .collect();
+        let jobs = jobs_of(&args);
+        let what = format!("--rows {rows} on {} job(s)", jobs.min(candidates.len()));
+        let lower = "--rows (or --jobs: each job holds a candidate's table)";
+        crate::memory::check_model(&what, crate::memory::held_at_once(tables, jobs), lower)?;
+    }
     let settings = EngineSettings::default();
     let (results, engine_info) = match args.engine {
         EngineKind::Sim if model == SimModel::Postgres15 => {

@@ -122,12 +122,8 @@ pub fn run_schema(mut args: AdviseArgs, file: &DdlFile, origin: &str) -> Result<
                     c.progress_prefix = Some(ddl.table.name.clone());
                 }
                 let n = prepared.candidates.len();
-                let innodb = prepared.model != SimModel::Postgres15;
-                let build_of = if innodb && !args.no_shared_builds {
-                    shared_builds(&prepared.candidates, rows, args.seed).build_of
-                } else {
-                    vec![None; n]
-                };
+                // Shared builds are found once the memory check has passed (below).
+                let build_of = vec![None; n];
                 notes.extend(
                     ddl.notes
                         .iter()
@@ -142,6 +138,21 @@ pub fn run_schema(mut args: AdviseArgs, file: &DdlFile, origin: &str) -> Result<
     let Some(first) = tables.first() else { return Err(none_advised(origin, &refused)) };
     // The report's engine: the first advised table's model.
     let first_model = first.prepared.model;
+    let sizes = tables
+        .iter()
+        .flat_map(|a| &a.prepared.candidates)
+        .map(|c| crate::memory::table_bytes(&c.table, c.variant.as_ref(), rows))
+        .collect();
+    let jobs = jobs_of(&args);
+    let need = crate::memory::held_at_once(sizes, jobs);
+    let what = format!("--rows {rows} per table on {jobs} job(s)");
+    let lower = "--rows (or --jobs: each job holds a candidate's table)";
+    crate::memory::check_model(&what, need, lower)?;
+    for a in tables.iter_mut() {
+        if a.prepared.model != SimModel::Postgres15 && !args.no_shared_builds {
+            a.build_of = shared_builds(&a.prepared.candidates, rows, args.seed).build_of;
+        }
+    }
     run_all(&args, &settings, &mut tables)?;
     let all: Vec<&DdlTable> = tables_of(file).into_iter().flatten().collect();
     let summary = summarise(file.dialect, origin, rows, args.seed, &all, tables, refused);

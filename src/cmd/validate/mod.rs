@@ -6,6 +6,7 @@
 mod pool;
 mod shards;
 
+use crate::applies::{self, Facts, Given};
 use crate::args::{EngineArgs, ValidateArgs};
 use crate::engines::{make_engine, EngineSeries};
 use crate::parallel::{self, Failure};
@@ -16,7 +17,14 @@ use keylab_scenario::{validate, RunPlan};
 use std::io::Write;
 
 /// Runs `keylab validate`.
-pub fn run(args: ValidateArgs) -> Result<()> {
+pub fn run(args: ValidateArgs, given: &Given) -> Result<()> {
+    let facts = Facts {
+        engine: args.engine,
+        innodb_model: true,
+        buffer_pool: false,
+        shards: args.shards.is_some(),
+    };
+    applies::check("validate", given, &facts)?;
     match (args.shards, args.sharding) {
         (Some(shards), _) => return shards::run(args, shards),
         (None, Some(_)) => {

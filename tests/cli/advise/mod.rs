@@ -24,6 +24,9 @@ mod schema;
 // Partitioned tables, partial and expression indexes.
 mod partitions;
 
+// What the server of the file's dialect refuses.
+mod server_refusals;
+
 use crate::util::{server_installed, users_server, Dir, Run};
 
 const ORDERS: &str = include_str!("../../fixtures/advise/orders.sql");

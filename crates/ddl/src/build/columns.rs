@@ -29,6 +29,7 @@ impl TableBuilder {
     ) -> Result<Option<ReadColumn>, Refusal> {
         let cat: Position = c.name.span.start.into();
         let name = &c.name.value;
+        self.check_name("column", name, cat)?;
         let mut charset = self.default_charset;
         let mut out = ReadColumn {
             column: Column::new(name.clone(), ColumnType::Int, true),
@@ -126,6 +127,7 @@ impl TableBuilder {
             }
         }
         out.column.labels = member_labels(&declared);
+        self.check_members(name, &out.column.labels, cat)?;
         out.column.ty = match map_type(&declared, charset, pg) {
             Ok(Mapped::Exact(t)) => t,
             Ok(Mapped::Near(t, why)) => {

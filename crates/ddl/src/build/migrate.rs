@@ -273,6 +273,11 @@ impl TableBuilder {
                 let Some(read) = self.column(&column_def, None, fixes, user_types)? else {
                     return Ok(());
                 };
+                let cat = Position::from(column_def.name.span.start);
+                self.check_new_column(&read.column.name, cat)?;
+                if read.primary {
+                    self.check_second_pk(cat)?;
+                }
                 if column_position.is_some() {
                     self.notes.push(Note {
                         at,

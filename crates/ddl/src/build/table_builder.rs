@@ -174,6 +174,7 @@ impl TableBuilder {
                 if let Some(why) = refused {
                     return Err((at_of(columns, at), format!("the primary key: {why}")));
                 }
+                self.check_second_pk(at_of(columns, at))?;
                 if !prefixes.is_empty() {
                     return Err((
                         at_of(columns, at),
@@ -324,6 +325,10 @@ impl TableBuilder {
         unique: bool,
         at: Position,
     ) -> bool {
+        if let Err(r) = self.check_name("index", &name, at) {
+            self.refusal.get_or_insert(r);
+            return false;
+        }
         // MariaDB's DESC key parts are modelled; PostgreSQL's are not (the nbtree model and
         // keylab's PostgreSQL DDL keep every index ascending).
         let mut descending: Vec<bool> =

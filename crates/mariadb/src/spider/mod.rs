@@ -300,6 +300,27 @@ impl SpiderEngine {
     }
 }
 
+/// A failure of the head (a lost connection, "Broken pipe", Spider's error 1429) told with
+/// the backend it comes from: every backend is tried, and the first that takes no connection
+/// is named with its address; when all answer, `e` as it was.
+fn naming_unreachable(backends: &[MariaDbEngine], e: EngineError) -> EngineError {
+    for (k, b) in backends.iter().enumerate() {
+        if let Err(why) = b.new_connection() {
+            return unreachable(k, b, &format!("{why}; the head's error: {e}"));
+        }
+    }
+    e
+}
+
+/// Backend `k` (`b`) does not answer: `why`.
+fn unreachable(k: usize, b: &MariaDbEngine, why: &str) -> EngineError {
+    EngineError::Failed(format!(
+        "Spider backend {} ({}) is unreachable: {why}",
+        k + 1,
+        b.target_name()
+    ))
+}
+
 impl Engine for SpiderEngine {
     fn info(&self) -> EngineInfo {
         self.head.info()
@@ -360,8 +381,12 @@ impl Engine for SpiderEngine {
             }
         }
         let record = exact && !table.auto_increment && held.is_none();
-        let mut monitors =
-            self.backends.iter().map(|b| b.new_connection()).collect::<Result<Vec<_>, _>>()?;
+        let mut monitors = self
+            .backends
+            .iter()
+            .enumerate()
+            .map(|(k, b)| b.new_connection().map_err(|e| unreachable(k, b, &e.to_string())))
+            .collect::<Result<Vec<_>, _>>()?;
         let start = Self::rows_inserted(&mut monitors);
         let window = keylab_core::window_rows(total as u64, HOTSPOT_WINDOWS, plan.batch);
         let mut windows = Vec::new();
@@ -385,17 +410,18 @@ impl Engine for SpiderEngine {
                 }
                 on_rows(n);
             };
-            match held {
-                Some(all) => self.head.load(table, plan, &mut all.into_iter(), &mut on)?,
+            let loaded = match held {
+                Some(all) => self.head.load(table, plan, &mut all.into_iter(), &mut on),
                 None => {
                     let mut rows = rows.inspect(|r| {
                         if record {
                             sent.push(r[col].clone());
                         }
                     });
-                    self.head.load(table, plan, &mut rows, &mut on)?
+                    self.head.load(table, plan, &mut rows, &mut on)
                 }
-            }
+            };
+            loaded.map_err(|e| naming_unreachable(&self.backends, e))?
         };
         sample(&mut monitors, &mut windows);
         if exact {

@@ -76,6 +76,7 @@ fn check_backends(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
             format!("`shards = {shards}` but `backends` lists {n} servers; drop `shards`"),
         ));
     }
+    let mut seen: Vec<String> = Vec::new();
     for url in list.get_ref() {
         let text = url.get_ref();
         let ok = ["mysql://", "mariadb://"]
@@ -89,6 +90,34 @@ fn check_backends(cx: &Ctx, spec: &ScenarioSpec) -> Result<(), ScenarioError> {
                  mariadb://)",
             ));
         }
+        let server = host_port(text);
+        if let Some(first) = seen.iter().position(|s| *s == server) {
+            return Err(cx.err(
+                url.span(),
+                format!(
+                    "backend {} is {server} again, as backend {}: each shard needs a server of \
+                     its own (two shards on one server share keylab's database there, and one's \
+                     table replaces the other's); valid: distinct HOST:PORT",
+                    seen.len() + 1,
+                    first + 1
+                ),
+            ));
+        }
+        seen.push(server);
     }
     Ok(())
+}
+
+/// `host:port` of a backend URL (lower case; port 3306 when none is written), without its
+/// user or password.
+fn host_port(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h).to_ascii_lowercase();
+    let has_port = host.rsplit_once(':').is_some_and(|(_, p)| !p.contains(']'));
+    if has_port {
+        host
+    } else {
+        format!("{host}:3306")
+    }
 }
