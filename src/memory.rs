@@ -163,6 +163,7 @@ mod tests {
             auto_increment: true,
             indexes,
             row_format: RowFormat::Dynamic,
+            partitioning: None,
         }
     }
 
