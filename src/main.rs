@@ -40,8 +40,10 @@ fn main() -> ExitCode {
         eprintln!("keylab: warning: {err}");
     }
     // What no handler saw (a keylab killed with SIGKILL) is removed here, at the next start.
-    for swept in keylab_server_common::sweep_orphans(&std::env::temp_dir()) {
-        eprintln!("keylab: {swept}");
+    for base in keylab_server_common::sweep::sweep_bases() {
+        for swept in keylab_server_common::sweep_orphans(&base) {
+            eprintln!("keylab: {swept}");
+        }
     }
     match cmd::run(cli, &given) {
         Ok(()) => ExitCode::SUCCESS,

@@ -201,6 +201,49 @@ fn a_silent_url_fails_in_the_time_it_names() {
     drop(held);
 }
 
+/// A listener that accepts connections and never answers, for `secs` seconds.
+fn silent_port(secs: u64) -> (u16, std::thread::JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || {
+        listener.set_nonblocking(true).unwrap();
+        let mut open = Vec::new();
+        let end = Instant::now() + Duration::from_secs(secs);
+        while Instant::now() < end {
+            if let Ok(conn) = listener.accept() {
+                open.push(conn);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    (port, held)
+}
+
+/// PostgreSQL `--url` compare and validate, and `advise --url` on both engines, against a
+/// port that accepts and never answers: each fails within the connect timeout, naming the
+/// address and the time, with the exit code of other connection failures (1).
+#[test]
+fn silent_servers_fail_every_url_command_in_the_time_named() {
+    let (port, _held) = silent_port(60);
+    let pg = format!("postgres://u@127.0.0.1:{port}/k");
+    let my = format!("mysql://u@127.0.0.1:{port}/k");
+    let cases: [&[&str]; 4] = [
+        &["compare", "--engine", "postgres", "--url", &pg, "--rows", "10"],
+        &["validate", "--engine", "postgres", "--url", &pg],
+        &["advise", "--url", &pg, "--table", "public.t"],
+        &["advise", "--url", &my, "--table", "k.t"],
+    ];
+    for args in cases {
+        let started = Instant::now();
+        // Under `timeout 60` (exit 124), so that a hang fails the test instead of stalling it.
+        let run = capped(&Dir::new(), args).expect_code(1);
+        let took = started.elapsed();
+        assert!(run.stderr.contains("within 5 s"), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(&format!("127.0.0.1:{port}")), "{args:?}: {}", run.stderr);
+        assert!(took < Duration::from_secs(12), "{args:?} took {took:?}");
+    }
+}
+
 /// Every accepted `--writers` can connect to a private instance (its `max_connections` was
 /// the default 151, so 152 and more failed after the server started).
 #[test]

@@ -141,17 +141,11 @@ fn kill_9_leaves_nothing_after_the_next_start() {
 /// Every signal whose default would end keylab (SIGINT and SIGTERM and the rarer ones),
 /// sent while the initialiser creates the data directory or in the middle of a load: keylab
 /// stops what it started, removes its directory, and exits with 128 + the signal.
-fn a_signal_leaves_nothing(test: &str, during_startup: bool) {
-    use nix::sys::signal::Signal;
+fn a_signal_leaves_nothing(test: &str, during_startup: bool, signals: &[i32]) {
     if !server_installed(test) {
         return;
     }
-    let mut signals = vec![Signal::SIGQUIT, Signal::SIGUSR1, Signal::SIGALRM, Signal::SIGTERM];
-    if during_startup {
-        // Mid-load Ctrl-C is `server::ctrl_c_during_a_load_stops_the_private_server`.
-        signals.push(Signal::SIGINT);
-    }
-    for sig in signals {
+    for &sig in signals {
         let (d, tmp) = dir_with_tmp();
         let child = spawn_keylab(&d, &tmp, &SLOW_LOAD);
         if during_startup {
@@ -160,25 +154,47 @@ fn a_signal_leaves_nothing(test: &str, during_startup: bool) {
             wait_for("the private server", || server_up(&tmp));
             std::thread::sleep(Duration::from_millis(1000));
         }
-        signal(&child, sig);
+        let sent = Command::new("kill").arg(format!("-{sig}")).arg(child.id().to_string()).status();
+        assert!(sent.unwrap().success(), "kill -{sig}");
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(128 + sig as i32), "{sig}: {stderr}");
+        assert_eq!(out.status.code(), Some(128 + sig), "signal {sig}: {stderr}");
         nothing_left(
             &tmp,
-            &format!("{sig} during {}", if during_startup { "start-up" } else { "the load" }),
+            &format!(
+                "signal {sig} during {}",
+                if during_startup { "start-up" } else { "the load" }
+            ),
         );
     }
 }
 
+/// SIGQUIT, SIGUSR1, SIGALRM, SIGTERM.
+fn common_signals() -> Vec<i32> {
+    use nix::sys::signal::Signal;
+    [Signal::SIGQUIT, Signal::SIGUSR1, Signal::SIGALRM, Signal::SIGTERM].map(|s| s as i32).into()
+}
+
 #[test]
 fn signals_during_start_up_leave_nothing() {
-    a_signal_leaves_nothing("signals_during_start_up_leave_nothing", true);
+    // Mid-load Ctrl-C is `server::ctrl_c_during_a_load_stops_the_private_server`.
+    let mut signals = common_signals();
+    signals.push(libc::SIGINT);
+    a_signal_leaves_nothing("signals_during_start_up_leave_nothing", true, &signals);
 }
 
 #[test]
 fn signals_during_a_load_leave_nothing() {
-    a_signal_leaves_nothing("signals_during_a_load_leave_nothing", false);
+    a_signal_leaves_nothing("signals_during_a_load_leave_nothing", false, &common_signals());
+}
+
+/// The terminating signals outside the common set (a profiler's, the stack fault, a
+/// real-time one, a bad system call, `kill -ABRT`) clean up the same way.
+#[test]
+fn rarer_signals_during_a_load_leave_nothing() {
+    let signals =
+        [libc::SIGPROF, libc::SIGSTKFLT, libc::SIGRTMIN() + 2, libc::SIGSYS, libc::SIGABRT];
+    a_signal_leaves_nothing("rarer_signals_during_a_load_leave_nothing", false, &signals);
 }
 
 /// A second private server stands in for a user's server, with a password user.

@@ -179,6 +179,24 @@ pub struct LoadPlan {
 /// is full. The simulator's model of parallel writers uses the same depth.
 pub const WRITER_QUEUE_STATEMENTS: usize = 2;
 
+/// `AUTO_INCREMENT` values an InnoDB server (`innodb_autoinc_lock_mode` 1 or 2) takes from
+/// the table's counter for one bulk statement (`LOAD DATA`, whose row count it does not know
+/// in advance) inserting `rows` rows: it reserves blocks of 1, 2, 4, ... values (at most
+/// 65,535 each), a new block when the last is used up, and the unused values of the last
+/// block are lost, so the next statement starts after them. Mirrors
+/// `handler::update_auto_increment` (the doubling `nb_desired_values`, capped at
+/// `AUTO_INC_DEFAULT_NB_MAX`, counted per statement) and `ha_innobase::get_auto_increment`
+/// (the counter moves to the end of each reserved block).
+pub fn bulk_autoinc_reserved(rows: u64) -> u64 {
+    const BLOCK_MAX: u64 = (1 << 16) - 1;
+    let (mut reserved, mut block) = (0u64, 1u64);
+    while reserved < rows {
+        reserved += block;
+        block = (block * 2).min(BLOCK_MAX);
+    }
+    reserved
+}
+
 /// Parses a batch as written: `1000` (every statement that size) or `500..1500` (statements
 /// of varying shape, `min..max` rows); returns `(min, max)`.
 pub fn parse_batch(text: &str) -> Result<(u32, Option<u32>), String> {
@@ -442,6 +460,14 @@ pub trait Engine {
     fn set_id_blocks(&mut self, blocks: Option<IdBlocks>) {
         let _ = blocks;
     }
+    /// True when a `LOAD DATA` statement takes its `AUTO_INCREMENT` values in reserved
+    /// blocks and loses the unused end of the last one ([`bulk_autoinc_reserved`]): InnoDB
+    /// with `innodb_autoinc_lock_mode` 1 or 2, on a server or in the model. Callers that
+    /// number rows as the server does skip the lost values. False (every row takes the next
+    /// value, none is lost) by default.
+    fn bulk_autoinc_gaps(&self) -> bool {
+        false
+    }
     /// The `fillfactor`s the next tables are created with (called before `create_table`).
     /// Engines with no such storage parameters (InnoDB) refuse any but the defaults.
     fn set_fill_factors(&mut self, fill_factors: &FillFactors) -> Result<(), EngineError> {
@@ -548,6 +574,20 @@ pub trait Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bulk_statements_reserve_doubling_blocks() {
+        // 1 + 2 + ... + 512 = 1023 values for 1000 rows: 23 lost per statement.
+        assert_eq!(bulk_autoinc_reserved(1000), 1023);
+        assert_eq!(bulk_autoinc_reserved(1), 1);
+        assert_eq!(bulk_autoinc_reserved(3), 3);
+        assert_eq!(bulk_autoinc_reserved(4), 7);
+        assert_eq!(bulk_autoinc_reserved(0), 0);
+        // Blocks stop growing at 65,535: 1 + ... + 32768 = 65535, then 65535 each.
+        assert_eq!(bulk_autoinc_reserved(65_535), 65_535);
+        assert_eq!(bulk_autoinc_reserved(65_536), 131_070);
+        assert_eq!(bulk_autoinc_reserved(200_000), 262_140);
+    }
 
     #[test]
     fn batches_parse_as_a_count_or_a_range() {

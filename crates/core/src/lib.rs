@@ -23,9 +23,9 @@ mod shard;
 mod workload;
 
 pub use engine::{
-    parse_batch, ChurnDelete, ChurnInsert, ChurnStyle, Engine, EngineError, EngineKind,
-    EngineSettings, FillFactors, IdBlockSource, IdBlocks, LoadMethod, LoadOutcome, LoadPlan,
-    Measurement, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS,
+    bulk_autoinc_reserved, parse_batch, ChurnDelete, ChurnInsert, ChurnStyle, Engine, EngineError,
+    EngineKind, EngineSettings, FillFactors, IdBlockSource, IdBlocks, LoadMethod, LoadOutcome,
+    LoadPlan, Measurement, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS,
 };
 pub use model::SimModel;
 pub use phase::{

@@ -15,7 +15,8 @@
 //! so an interval's `pages_written` includes writing out the pages it dirtied.
 //!
 //! Child modules: `open` (starting or connecting, settings), `tables` (creating and dropping
-//! keylab's tables), `load_run` (a load and its check), `measure` (reading a table's shape and
+//! keylab's tables), `load_run` (a load and its check), `key_check` (the check of a
+//! server-assigned key), `measure` (reading a table's shape and
 //! counters) and the phase
 //! operations after a load, `churn` (`apply`, waiting for purge), `rebuild`
 //! (`OPTIMIZE TABLE` under a fill factor, and online DDL), `ddl_writes` (online DDL
@@ -25,6 +26,7 @@
 mod churn;
 mod ddl_writes;
 mod id_blocks;
+mod key_check;
 mod load_run;
 mod measure;
 mod open;
@@ -53,7 +55,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// How long a server may take to accept a connection.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+pub const CONNECT_TIMEOUT: Duration = keylab_server_common::CONNECT_TIMEOUT;
 
 /// Where the connections go.
 enum Target {
@@ -199,6 +201,11 @@ impl MariaDbEngine {
 }
 
 impl Engine for MariaDbEngine {
+    fn bulk_autoinc_gaps(&self) -> bool {
+        // Modes 1 and 2 reserve blocks (unread: the servers' defaults are 1 and 2).
+        !matches!(self.setting_u64("innodb_autoinc_lock_mode"), Some(0))
+    }
+
     fn info(&self) -> EngineInfo {
         let kind = match self.flavour {
             Flavour::Mariadb => EngineKind::Mariadb,

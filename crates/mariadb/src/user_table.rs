@@ -14,9 +14,9 @@
 use crate::client::{sql_err, url_opts};
 use crate::sql::quote_ident;
 use keylab_server_common::user_table::{UserTable, EXACT_COUNT_BELOW, SAMPLE_ROWS};
+use keylab_server_common::{deadline, CONNECT_TIMEOUT};
 use keylab_server_common::{ServerError, ServerUrl};
 use mysql::prelude::{FromValue, Queryable};
-use std::time::Duration;
 
 /// Schemas of the server itself: their tables are the server's (Aria or MyISAM, views, or
 /// in-memory), not a user's.
@@ -73,8 +73,20 @@ pub fn read_user_table(
     schema: &str,
     table: &str,
 ) -> Result<UserTable, ServerError> {
-    let mut conn = mysql::Conn::new(url_opts(url, Duration::from_secs(5)))
-        .map_err(|e| ServerError::Connect(format!("cannot connect to {}: {e}", url.address())))?;
+    let opts = url_opts(url, CONNECT_TIMEOUT);
+    let mut conn = match deadline::within(CONNECT_TIMEOUT, move || mysql::Conn::new(opts)) {
+        Some(Ok(conn)) => conn,
+        Some(Err(e)) => {
+            return Err(ServerError::Connect(format!("cannot connect to {}: {e}", url.address())))
+        }
+        None => {
+            return Err(ServerError::Connect(format!(
+                "cannot connect to {}: {}",
+                url.address(),
+                deadline::no_answer(CONNECT_TIMEOUT)
+            )))
+        }
+    };
     let name = format!("{}.{}", quote_ident(schema), quote_ident(table));
     conn.query_drop("START TRANSACTION READ ONLY")
         .map_err(|e| sql_err("START TRANSACTION READ ONLY", e))?;

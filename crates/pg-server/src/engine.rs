@@ -7,9 +7,10 @@
 //! every `measure` (so splits and full-page images are exact), on a `--url` server the WAL
 //! files are out of reach and those figures are `null`, with a note.
 //!
-//! Child modules: `open` (starting or connecting, claiming the schema) and `wal` (the WAL
-//! figures of a measurement).
+//! Child modules: `open` (starting or connecting, claiming the schema), `key_check` (the
+//! load check of an identity key) and `wal` (the WAL figures of a measurement).
 
+mod key_check;
 mod open;
 mod partitions;
 mod wal;
@@ -285,6 +286,7 @@ impl Engine for PgEngine {
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
         let (rows_before, sum_before) = self.table_counts(table)?;
+        let key_check = self.key_check_before(table)?;
         let stats = self.load_with_checkpoints(table, plan, rows, on_rows)?;
         self.flush_stats();
         let (rows_found, sum_after) = self.table_counts(table)?;
@@ -297,6 +299,9 @@ impl Engine for PgEngine {
                 if checksum_equal { "equal" } else { "differs" }
             )));
         }
+        if let Some(check) = &key_check {
+            self.key_check_after(table, check, stats.rows)?;
+        }
         Ok(LoadOutcome {
             rows: stats.rows,
             wall_s: Some(stats.wall_s),
@@ -307,9 +312,11 @@ impl Engine for PgEngine {
                 rows_expected: expected,
                 rows_found: Some(rows_found),
                 checksum_equal: Some(checksum_equal),
-                checked: "count(*) and the sum of the first 32 bits of md5 of every sent \
-                          column's text"
-                    .into(),
+                checked: format!(
+                    "count(*) and the sum of the first 32 bits of md5 of every sent column's \
+                     text{}",
+                    key_check::key_check_text(table, key_check.as_ref())
+                ),
             }),
             server_statement_ms: None,
         })

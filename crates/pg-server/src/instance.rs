@@ -28,7 +28,7 @@ use keylab_server_common::process::{
 use keylab_server_common::registry::{free_port, stop_pid_with, tail_of, LiveInstance};
 use keylab_server_common::secret::{write_private_file, Secret};
 use keylab_server_common::sweep::write_owner;
-use keylab_server_common::sweep::DIR_PREFIX;
+use keylab_server_common::sweep::{DIR_PREFIX, FALLBACK_BASES};
 use keylab_server_common::ServerError;
 use nix::sys::signal::Signal;
 use std::os::unix::process::CommandExt;
@@ -178,13 +178,22 @@ impl PgInstance {
         let binaries = PgBinaries::find()?;
         let run_as =
             if nix::unistd::geteuid().is_root() { Some(unprivileged_user()?) } else { None };
+        let base = instance_base(std::env::temp_dir(), run_as)?;
         let dir = tempfile::Builder::new()
             .prefix(DIR_PREFIX)
             // Only keylab's user (and, once handed over, the server's) may enter: the socket
             // and the data are inside. tempfile's default is 0777 less the umask.
             .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .tempdir()
+            .tempdir_in(&base.dir)
             .map_err(|e| ServerError::Start(format!("cannot create a temporary directory: {e}")))?;
+        if let Some(blocked) = &base.instead_of {
+            eprintln!(
+                "keylab: PostgreSQL runs as the `postgres` user here (keylab runs as root), \
+                 which cannot enter {}; its private instance is in {} instead",
+                blocked.display(),
+                dir.path().display()
+            );
+        }
         write_owner(dir.path())
             .map_err(|e| ServerError::Start(format!("cannot write the owner file: {e}")))?;
         let registration = LiveInstance::register(dir.path(), Signal::SIGINT);
@@ -425,6 +434,8 @@ impl PgInstance {
         while Instant::now() < deadline && backends_of(self.dir()) > 0 {
             std::thread::sleep(Duration::from_millis(20));
         }
+        // A server that had to be killed leaves its shared memory segment.
+        keylab_server_common::shm::release_segments(self.dir(), Duration::from_secs(2));
         self.registration.take();
         match self.dir.take() {
             Some(dir) => {
@@ -435,6 +446,35 @@ impl PgInstance {
             None => Ok(()),
         }
     }
+}
+
+/// Where a private instance's directory goes: the temp dir, unless the server runs as
+/// another user (`run_as`) that cannot traverse it (a root-only TMPDIR), then the first of
+/// [`FALLBACK_BASES`] that user can enter, with the directory it could not (`instead_of`).
+struct InstanceBase {
+    dir: PathBuf,
+    instead_of: Option<PathBuf>,
+}
+
+fn instance_base(temp: PathBuf, run_as: Option<(u32, u32)>) -> Result<InstanceBase, ServerError> {
+    let Some((uid, gid)) = run_as else { return Ok(InstanceBase { dir: temp, instead_of: None }) };
+    // The instance directory itself is handed over; its base and all above must be passable.
+    let Some(blocked) = unreachable_ancestor(&temp.join("x"), uid, gid) else {
+        return Ok(InstanceBase { dir: temp, instead_of: None });
+    };
+    FALLBACK_BASES
+        .iter()
+        .map(PathBuf::from)
+        .find(|b| b.is_dir() && unreachable_ancestor(&b.join("x"), uid, gid).is_none())
+        .map(|dir| InstanceBase { dir, instead_of: Some(blocked.clone()) })
+        .ok_or_else(|| {
+            ServerError::Start(format!(
+                "PostgreSQL runs as the `postgres` user here (keylab runs as root) and cannot \
+                 enter {}, nor any of {}; set TMPDIR to a directory every user can traverse",
+                blocked.display(),
+                FALLBACK_BASES.join(", ")
+            ))
+        })
 }
 
 /// The first ancestor of `dir` that user `uid`/`gid` may not traverse (no search permission

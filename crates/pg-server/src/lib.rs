@@ -25,6 +25,7 @@
 //! load timing) is keylab-server-common's; it does not depend on the MariaDB engine.
 #![deny(missing_docs)]
 
+mod connect;
 mod engine;
 mod instance;
 mod interrupted;

@@ -14,13 +14,13 @@
 //! `COMMIT`: nothing is created or changed, no `LOCK` is taken (a plain `SELECT` takes only
 //! the ACCESS SHARE lock every read takes). It never prints the password.
 
-use crate::engine::{describe, sql_err};
+use crate::connect::{connect_within, CONNECT_TIMEOUT};
+use crate::engine::sql_err;
 use crate::sql::{qualified, quote_ident};
 use keylab_server_common::UserTable;
 use keylab_server_common::{ServerError, ServerUrl};
 use postgres::types::FromSql;
-use postgres::{Client, NoTls, Row};
-use std::time::Duration;
+use postgres::{Client, Row};
 
 pub use keylab_server_common::user_table::{EXACT_COUNT_BELOW, SAMPLE_ROWS};
 
@@ -153,16 +153,12 @@ pub fn read_user_table(
         .port(url.port)
         .user(&url.user)
         .dbname(&database)
-        .connect_timeout(Duration::from_secs(5));
+        .connect_timeout(CONNECT_TIMEOUT);
     if let Some(p) = &url.password {
         c.password(p);
     }
-    let mut client = c.connect(NoTls).map_err(|e| {
-        ServerError::Connect(format!(
-            "cannot connect to {}/{database}: {}",
-            url.address(),
-            describe(&e)
-        ))
+    let mut client = connect_within(&c, CONNECT_TIMEOUT).map_err(|e| {
+        ServerError::Connect(format!("cannot connect to {}/{database}: {e}", url.address()))
     })?;
     client.batch_execute("BEGIN READ ONLY").map_err(|e| sql_err("BEGIN READ ONLY", e))?;
     let read = read_in_transaction(&mut client, schema, table);

@@ -38,6 +38,10 @@ fn every_method_with_one_and_four_writers_in_both_placements() {
                     assert_eq!(r.rows, 3007);
                     let v = r.load.verification.as_ref().unwrap();
                     assert_eq!((v.rows_found, v.checksum_equal), (Some(3007), Some(true)));
+                    if variant == "auto-inc" || placement == Placement::Secondary {
+                        // The identity key's values are checked too, whatever the writers.
+                        assert!(v.checked.contains("consecutive values"), "{}", v.checked);
+                    }
                     assert_eq!(r.indexes[0].name, "PRIMARY");
                     assert_eq!(r.indexes.len(), if placement == Placement::Pk { 1 } else { 2 });
                     assert!(r.indexes.iter().all(|i| i.leaf_pages.unwrap() > 0));

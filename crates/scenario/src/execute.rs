@@ -27,6 +27,8 @@
 //! The load, churn, rebuild and ddl phases are in `execute/phase_runs.rs`, the figures
 //! they record in `execute/figures.rs`.
 
+#[cfg(test)]
+mod autoinc_tests;
 mod figures;
 mod phase_runs;
 

@@ -27,6 +27,10 @@ pub struct TableRows {
     columns: Vec<(ColumnGen, ChaCha8Rng, bool)>,
     /// Rows made so far.
     made: u64,
+    /// The server-assigned `AUTO_INCREMENT` key's column, if the table has one.
+    auto_column: Option<usize>,
+    /// Values the server's counter skipped so far ([`TableRows::skip_auto_values`]).
+    auto_skipped: u64,
 }
 
 impl TableRows {
@@ -45,12 +49,23 @@ impl TableRows {
                 (g.clone(), rng, date)
             })
             .collect();
-        TableRows { keys, columns, made: 0 }
+        let table = run.table();
+        let auto_column = match table.primary_key.as_slice() {
+            [c] if table.auto_increment => Some(*c),
+            _ => None,
+        };
+        TableRows { keys, columns, made: 0, auto_column, auto_skipped: 0 }
     }
 
     /// Rows made so far.
     pub fn made(&self) -> u64 {
         self.made
+    }
+
+    /// Moves the `AUTO_INCREMENT` key of the rows made from now on `n` values further, as
+    /// the server's counter moves past values a bulk statement reserved and did not use.
+    pub fn skip_auto_values(&mut self, n: u64) {
+        self.auto_skipped += n;
     }
 
     /// The next row.
@@ -122,6 +137,13 @@ impl TableRows {
                 }
                 ColumnGen::Null => Value::Null,
             });
+        }
+        if let Some(c) = self.auto_column.filter(|_| self.auto_skipped > 0) {
+            row[c] = match row[c] {
+                Value::Int(v) => Value::Int(v.saturating_add_unsigned(self.auto_skipped)),
+                Value::UInt(v) => Value::UInt(v.saturating_add(self.auto_skipped)),
+                ref other => other.clone(),
+            };
         }
         row
     }

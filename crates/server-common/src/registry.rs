@@ -54,6 +54,8 @@ pub fn cleanup_all_live() {
         // Anything else still running from the directory, then wait until none runs, so
         // that no process writes into the directory while it is removed.
         process::kill_all_naming(&e.dir, Signal::SIGKILL, Duration::from_secs(10));
+        // A killed initdb backend or server leaves its shared memory segment.
+        crate::shm::release_segments(&e.dir, Duration::from_secs(5));
         let _ = std::fs::remove_dir_all(&e.dir);
     }
 }

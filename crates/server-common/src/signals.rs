@@ -4,7 +4,7 @@
 //! half-done), stops every private server this process started, removes its directory
 //! ([`crate::registry::cleanup_all_live`]) and exits with 128 + the signal number.
 //!
-//! It cannot see SIGKILL (nor SIGSEGV and the like, which signal-hook refuses to take over):
+//! It cannot see SIGKILL (nor SIGSEGV, SIGBUS and the like, faults it must not return to):
 //! the parent-death signal and the sweep at the next start ([`crate::sweep::sweep_orphans`])
 //! cover those. It knows no server's SQL: what a hook does is the engine's business.
 
@@ -13,10 +13,13 @@ use signal_hook::iterator::Signals;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-/// The signals whose default action ends the process and that a program may catch. Left
-/// out: SIGPIPE (Rust ignores it, so a closed pipe is an error, not a death) and SIGPROF
-/// (sampling profilers deliver it by the thousand); the sweep at the next start covers them.
-pub const CLEANUP_SIGNALS: [Signal; 12] = [
+/// The named signals whose default action ends the process and that a program may catch.
+/// Left out: SIGPIPE (Rust ignores it, so a closed pipe is an error, not a death), and
+/// SIGBUS and SIGTRAP, which report a fault of the very instruction the handler would
+/// return to (like SIGSEGV, SIGILL and SIGFPE, which signal-hook refuses to take over); the
+/// sweep at the next start covers those. The real-time signals are added by
+/// [`cleanup_signals`].
+pub const CLEANUP_SIGNALS: [Signal; 16] = [
     Signal::SIGINT,
     Signal::SIGTERM,
     Signal::SIGHUP,
@@ -29,7 +32,19 @@ pub const CLEANUP_SIGNALS: [Signal; 12] = [
     Signal::SIGPWR,
     Signal::SIGXCPU,
     Signal::SIGXFSZ,
+    // A profiler that uses it installs its own handler over this one.
+    Signal::SIGPROF,
+    Signal::SIGSTKFLT,
+    Signal::SIGSYS,
+    // `kill -ABRT`; an abort() of keylab itself still dies at once (abort resets it).
+    Signal::SIGABRT,
 ];
+
+/// Every signal the handler takes: [`CLEANUP_SIGNALS`], then SIGRTMIN..=SIGRTMAX (the C
+/// library keeps the two below SIGRTMIN for its threads).
+pub fn cleanup_signals() -> Vec<i32> {
+    CLEANUP_SIGNALS.iter().map(|&s| s as i32).chain(libc::SIGRTMIN()..=libc::SIGRTMAX()).collect()
+}
 
 static HANDLER_SET: AtomicBool = AtomicBool::new(false);
 
@@ -69,7 +84,7 @@ fn ignored_at_start() -> Vec<i32> {
         .unwrap_or_default()
 }
 
-/// Installs the handler for [`CLEANUP_SIGNALS`] (see the module docs). Call once at program
+/// Installs the handler for [`cleanup_signals`] (see the module docs). Call once at program
 /// start; later calls do nothing.
 pub fn install_signal_cleanup() -> Result<(), crate::ServerError> {
     if HANDLER_SET.swap(true, Ordering::SeqCst) {
@@ -81,7 +96,7 @@ pub fn install_signal_cleanup() -> Result<(), crate::ServerError> {
     // A signal ignored when keylab started stays ignored: `nohup keylab ...` must outlive
     // the terminal, and a background job of a script ignores Ctrl-C.
     let ignored = ignored_at_start();
-    let wanted = CLEANUP_SIGNALS.iter().map(|&s| s as i32).filter(|s| !ignored.contains(s));
+    let wanted = cleanup_signals().into_iter().filter(|s| !ignored.contains(s));
     let mut signals = Signals::new(wanted).map_err(err)?;
     std::thread::Builder::new()
         .name("keylab-signals".into())
@@ -103,6 +118,21 @@ pub fn install_signal_cleanup() -> Result<(), crate::ServerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_catchable_terminating_signal_is_taken() {
+        let taken = cleanup_signals();
+        for s in [Signal::SIGPROF, Signal::SIGSTKFLT, Signal::SIGSYS, Signal::SIGABRT] {
+            assert!(taken.contains(&(s as i32)), "{s}");
+        }
+        assert!(taken.contains(&libc::SIGRTMIN()) && taken.contains(&libc::SIGRTMAX()));
+        for s in [Signal::SIGKILL, Signal::SIGSEGV, Signal::SIGPIPE, Signal::SIGBUS] {
+            assert!(!taken.contains(&(s as i32)), "{s}");
+        }
+        for s in &taken {
+            assert!(!signal_hook::consts::FORBIDDEN.contains(s), "{s} cannot be taken");
+        }
+    }
 
     #[test]
     fn ignored_signals_are_read_from_proc() {

@@ -3,7 +3,8 @@
 //! start, stops the processes of every instance whose owner no longer runs and removes its
 //! directory. This is what catches a keylab killed with SIGKILL, which no handler sees.
 //!
-//! It never touches an instance whose owner still runs, a directory that is not a private
+//! A PostgreSQL instance's shared memory segment goes with its directory
+//! ([`crate::shm::release_segments`]). It never touches an instance whose owner still runs, a directory that is not a private
 //! instance's (by name), or a process whose command line does not name the directory.
 
 use crate::process::{kill_all_naming, parent_of, processes_naming, running, start_ticks};
@@ -14,6 +15,28 @@ use std::time::{Duration, SystemTime};
 /// The prefix of every private instance's directory under the temp dir (MariaDB, MySQL and
 /// PostgreSQL alike: one sweep serves them all).
 pub const DIR_PREFIX: &str = "keylab-server-";
+
+/// Where a private PostgreSQL instance goes when the server's user (`postgres`, keylab
+/// running as root) cannot enter the temp dir; [`sweep_bases`] includes them.
+pub const FALLBACK_BASES: [&str; 2] = ["/tmp", "/var/tmp"];
+
+/// The directories the sweep at start looks in: the temp dir, and for root (whose PostgreSQL
+/// instances may have gone to a [`FALLBACK_BASES`] entry) those too.
+pub fn sweep_bases() -> Vec<PathBuf> {
+    let mut bases = vec![std::env::temp_dir()];
+    if nix::unistd::geteuid().is_root() {
+        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        };
+        for f in FALLBACK_BASES.map(PathBuf::from) {
+            if f.is_dir() && !bases.iter().any(|b| same(b, &f)) {
+                bases.push(f);
+            }
+        }
+    }
+    bases
+}
 
 /// The owner file in an instance directory.
 pub const OWNER_FILE: &str = "keylab-owner";
@@ -184,6 +207,8 @@ pub fn sweep_orphans(temp_dir: &Path) -> Vec<Swept> {
         // The data is thrown away, so no clean shutdown: SIGKILL, and look again until the
         // initialiser's children are gone too.
         let stopped = kill_all_naming(&dir, Signal::SIGKILL, Duration::from_secs(10));
+        // Backends of a killed postmaster detach as they notice it is gone.
+        crate::shm::release_segments(&dir, Duration::from_secs(10));
         let bytes = dir_bytes(&dir);
         let error = match std::fs::remove_dir_all(&dir) {
             Ok(()) => None,

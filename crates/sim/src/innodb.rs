@@ -115,6 +115,11 @@ impl SimEngine {
 }
 
 impl Engine for SimEngine {
+    fn bulk_autoinc_gaps(&self) -> bool {
+        // As the server: only the traditional mode (0) moves the counter row by row.
+        self.autoinc_lock_mode != 0
+    }
+
     fn info(&self) -> EngineInfo {
         let model = sim_model(self.settings.flavour);
         let mut settings = BTreeMap::new();

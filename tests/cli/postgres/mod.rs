@@ -6,6 +6,7 @@
 
 mod dedup;
 mod model;
+mod shm;
 
 use crate::util::Dir;
 use keylab_pg_server::{installed_or_skip, PgInstance, PgSettings};
@@ -311,4 +312,36 @@ fn signals_and_kill_9_leave_no_postgres_behind() {
         assert!(left.is_empty(), "{sig}: left in TMPDIR: {left:?}");
         assert!(running_under(&tmp).is_empty());
     }
+}
+
+/// keylab as root with a TMPDIR only root may enter: the private PostgreSQL (run as
+/// `postgres`) goes to a base that user can reach, keylab says where on stderr, the run
+/// succeeds and the directory is gone afterwards.
+#[test]
+fn a_root_only_tmpdir_moves_the_instance_where_postgres_can_reach_it() {
+    if !installed_or_skip("a_root_only_tmpdir_moves_the_instance") {
+        return;
+    }
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("SKIPPED: a_root_only_tmpdir_moves_the_instance: needs root");
+        return;
+    }
+    let d = Dir::new();
+    let tmp = d.path("rootonly");
+    std::fs::create_dir(&tmp).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_keylab"))
+        .args(["compare", "--engine", "postgres", "--keys", "uuid4:text", "--rows", "2000"])
+        .env("TMPDIR", &tmp)
+        .current_dir(d.root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let line = stderr.lines().find(|l| l.contains("instead")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.contains("cannot enter") && line.contains("keylab-server-"), "{line}");
+    let moved = line.split(" is in ").nth(1).and_then(|r| r.strip_suffix(" instead")).unwrap();
+    assert!(moved.starts_with("/tmp/") || moved.starts_with("/var/tmp/"), "{moved}");
+    assert!(!Path::new(moved).exists(), "{moved} left behind");
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
 }

@@ -51,6 +51,7 @@ impl MariaDbEngine {
             Some(&c) => c,
             None => self.table_checksum(table)?,
         };
+        let key_check = self.key_check_before(table, plan)?;
         // Unknown until checked, also when the load fails half-way.
         self.contents.remove(&name);
         let fetch = self.id_fetch(&name);
@@ -95,6 +96,9 @@ impl MariaDbEngine {
         };
         let expected = (held.0 + stats.rows, held.1.wrapping_add(stats.client_checksum));
         let server_checksum = self.verify(table, held, expected)?;
+        if let Some(check) = &key_check {
+            self.key_check_after(table, check, stats.rows)?;
+        }
         self.contents.insert(name, server_checksum);
         self.last_load = Some(LoadDetails {
             first_batch_ms: stats.times.first_batch_ms.clone(),
@@ -106,19 +110,17 @@ impl MariaDbEngine {
         let verification = LoadVerification {
             rows_expected: expected.0,
             rows_found: Some(server_checksum.0),
-            checksum_equal: (!columns.is_empty()).then_some(server_checksum.1 == expected.1),
-            checked: if columns.is_empty() {
+            checksum_equal: (!columns.is_empty() || key_check.is_some())
+                .then_some(server_checksum.1 == expected.1),
+            checked: if columns.is_empty() && key_check.is_some() {
+                format!(
+                    "COUNT(*) of the whole table on the server (no other column is sent){}",
+                    super::key_check::key_check_text(table, key_check.as_ref())
+                )
+            } else if columns.is_empty() {
                 "COUNT(*) of the whole table on the server; no checksum (no column is sent)".into()
             } else {
-                let assigned = if table.auto_increment {
-                    format!(
-                        "; the server-assigned key `{}` is counted, not checksummed (keylab does \
-                         not know which row got which value)",
-                        table.columns[table.primary_key[0]].name
-                    )
-                } else {
-                    String::new()
-                };
+                let assigned = super::key_check::key_check_text(table, key_check.as_ref());
                 format!(
                     "COUNT(*) and SUM(CRC32(CONCAT_WS('|', {}))) of the whole table after the \
                      load, against before the load plus the rows sent (every column keylab \

@@ -5,14 +5,14 @@
 //! This module does not start the server process (see `crate::instance`) or decide what a
 //! schema may hold (see `crate::owner`).
 
-use super::{describe, sql_err, PgEngine, Tally, Target, DEFAULT_SCHEMA};
+use super::{sql_err, PgEngine, Tally, Target, DEFAULT_SCHEMA};
+use crate::connect::{connect_within, CONNECT_TIMEOUT};
 use crate::instance::{PgInstance, PgSettings};
 use crate::owner;
 use crate::sql::{quote_ident, TextCollation};
 use keylab_core::FillFactors;
 use keylab_server_common::{ServerError, ServerUrl};
-use postgres::{Client, NoTls};
-use std::time::Duration;
+use postgres::Client;
 
 impl PgEngine {
     /// A private instance started with `settings`, keylab's schema in database `keylab`.
@@ -21,17 +21,13 @@ impl PgEngine {
         collation: TextCollation,
     ) -> Result<PgEngine, ServerError> {
         let instance = PgInstance::start(settings)?;
-        let mut admin = instance
-            .config("postgres")
-            .connect(NoTls)
-            .map_err(|e| ServerError::Connect(format!("cannot connect: {}", describe(&e))))?;
+        let mut admin = connect_within(&instance.config("postgres"), CONNECT_TIMEOUT)
+            .map_err(|e| ServerError::Connect(format!("cannot connect: {e}")))?;
         admin
             .batch_execute("CREATE DATABASE keylab")
             .map_err(|e| sql_err("CREATE DATABASE failed", e))?;
-        let client = instance
-            .config("keylab")
-            .connect(NoTls)
-            .map_err(|e| ServerError::Connect(format!("cannot connect: {}", describe(&e))))?;
+        let client = connect_within(&instance.config("keylab"), CONNECT_TIMEOUT)
+            .map_err(|e| ServerError::Connect(format!("cannot connect: {e}")))?;
         PgEngine::set_up(Target::Private(Box::new(instance)), client, DEFAULT_SCHEMA, collation)
     }
 
@@ -146,7 +142,7 @@ pub(super) fn config_of(target: &Target) -> postgres::Config {
                 .dbname(database)
                 // How a signal's cleanup finds this process's sessions to end them.
                 .application_name(&crate::interrupted::application_name())
-                .connect_timeout(Duration::from_secs(5));
+                .connect_timeout(CONNECT_TIMEOUT);
             if let Some(p) = &url.password {
                 c.password(p);
             }
@@ -156,7 +152,7 @@ pub(super) fn config_of(target: &Target) -> postgres::Config {
 }
 
 pub(super) fn connect_to(target: &Target) -> Result<Client, ServerError> {
-    config_of(target).connect(NoTls).map_err(|e| {
-        ServerError::Connect(format!("cannot connect to {}: {}", target_name(target), describe(&e)))
+    connect_within(&config_of(target), CONNECT_TIMEOUT).map_err(|e| {
+        ServerError::Connect(format!("cannot connect to {}: {e}", target_name(target)))
     })
 }

@@ -114,6 +114,11 @@ struct Recorded<'a> {
     rows: &'a mut TableRows,
     live: Option<&'a mut LiveKeys>,
     left: u64,
+    /// `Some(batch)` when each statement of `batch` rows (the call's last one: what is
+    /// left) loses the unused end of its reserved `AUTO_INCREMENT` values.
+    bulk_batch: Option<u64>,
+    /// Rows of the current statement so far.
+    in_statement: u64,
 }
 
 impl Iterator for Recorded<'_> {
@@ -126,6 +131,13 @@ impl Iterator for Recorded<'_> {
         let row = self.rows.next_row();
         if let Some(live) = self.live.as_deref_mut() {
             live.record(&row);
+        }
+        if let Some(batch) = self.bulk_batch {
+            self.in_statement += 1;
+            if self.in_statement == batch || self.left == 0 {
+                let used = std::mem::take(&mut self.in_statement);
+                self.rows.skip_auto_values(keylab_core::bulk_autoinc_reserved(used) - used);
+            }
         }
         Some(row)
     }
@@ -141,6 +153,12 @@ pub(super) fn load_phase(
     progress: &mut dyn Progress,
 ) -> Result<(LoadResult, PhaseResult), EngineError> {
     let chunk = sample_every.unwrap_or(rows).max(1);
+    // A `LOAD DATA` statement's rows (a fixed batch: sizes vary for INSERTs only) into a
+    // server-numbered key leave the counter past the block it reserved last.
+    let bulk_batch = (plan.method == keylab_core::LoadMethod::LoadData
+        && run.table().auto_increment
+        && engine.bulk_autoinc_gaps())
+    .then_some(u64::from(plan.batch.max(1)));
     let before = st.last.clone();
     let mut done = 0u64;
     let mut wall_s = Some(0.0);
@@ -155,7 +173,13 @@ pub(super) fn load_phase(
     let outcome = (|| {
         while done < rows {
             let n = chunk.min(rows - done);
-            let mut it = Recorded { rows: &mut st.rows, live: st.live.as_mut(), left: n };
+            let mut it = Recorded {
+                rows: &mut st.rows,
+                live: st.live.as_mut(),
+                left: n,
+                bulk_batch,
+                in_statement: 0,
+            };
             let out = engine.load(run.table(), plan, &mut it, &mut |k| progress.advance(k))?;
             done += n;
             chunks += 1;
