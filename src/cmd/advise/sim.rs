@@ -175,7 +175,9 @@ pub fn run_nbtree(
     settings: NbtreeSettings,
     progress: &mut LoadProgress,
 ) -> Result<(RunResult, WorkingSet)> {
-    let mut engine = NbtreeEngine::new(settings);
+    // Sort keys as wide as this candidate's longest text key value (no figure changes).
+    let key_value_bytes = super::limits::key_value_bytes(c);
+    let mut engine = NbtreeEngine::new(NbtreeSettings { key_value_bytes, ..settings });
     engine.set_fill_factors(&c.fill_factors)?;
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
     let t = engine.nbtree_table_mut()?;
