@@ -376,7 +376,11 @@ impl ColumnType {
             ColumnType::Inet { .. } => 2 + len,
             // `numeric` short format: a 2-byte header and 2 bytes per base-10000 digit
             // (`make_result`, leading and trailing zero digits stripped).
-            ColumnType::Numeric => 2 + 2 * numeric_digits(int.unwrap_or(0).unsigned_abs()),
+            // `numeric(p,s)` alike: the scale's zero digits are stripped too (a whole number
+            // `n` is stored as `n.00`; PostgreSQL 15: 37 in numeric(4,2) takes 1 + 4 bytes).
+            ColumnType::Numeric | ColumnType::Decimal { .. } => {
+                2 + 2 * numeric_digits(int.unwrap_or(0).unsigned_abs())
+            }
             // One lexeme, no positions: `CALCDATASIZE`: the entry count (4), one WordEntry (4).
             ColumnType::TsVector => 8 + len,
             // `varbit`: a 4-byte bit length, then the bits.
@@ -546,6 +550,9 @@ mod tests {
         assert_eq!(d(ColumnType::Numeric, b"", Some(0)), 2);
         assert_eq!(d(ColumnType::Numeric, b"", Some(12_345)), 6);
         assert_eq!(d(ColumnType::Numeric, b"", Some(10_000)), 4);
+        // numeric(4,2): 37 is 37.00, its zero fraction stripped (pg_column_size 5 in a row).
+        assert_eq!(d(ColumnType::Decimal { precision: 4, scale: 2 }, b"", Some(37)), 4);
+        assert_eq!(d(ColumnType::Decimal { precision: 4, scale: 2 }, b"", Some(0)), 2);
         assert_eq!(d(ColumnType::Array { elem: ArrayElem::Int8 }, b"{1,2,3}", None), 20 + 24);
         assert_eq!(d(ColumnType::Array { elem: ArrayElem::Int4 }, b"{}", None), 12);
         // Text elements: 4-byte header each, int-aligned: 24 + (4+2) -> 30, align 32 + 4+2.
