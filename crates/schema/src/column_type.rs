@@ -80,6 +80,13 @@ pub enum ColumnType {
         /// Number of members.
         members: u16,
     },
+    /// PostgreSQL's `CREATE TYPE ... AS ENUM`: the label's `pg_enum` OID, 4 bytes, ordered
+    /// by the declared order of the labels ([`Column::labels`](crate::Column::labels)); on
+    /// InnoDB built as an `ENUM` of the same labels.
+    PgEnum {
+        /// Number of labels.
+        members: u16,
+    },
     /// MySQL's `SET`.
     Set {
         /// Number of members (at most 64).
@@ -237,7 +244,9 @@ impl ColumnType {
             // BOOLEAN is TINYINT(1) on InnoDB; YEAR is `Field_year` (1 byte).
             ColumnType::Bool | ColumnType::Year => Some(1),
             // `get_enum_pack_length`: 1 byte up to 255 members, else 2.
-            ColumnType::Enum { members } => Some(if members < 256 { 1 } else { 2 }),
+            ColumnType::Enum { members } | ColumnType::PgEnum { members } => {
+                Some(if members < 256 { 1 } else { 2 })
+            }
             ColumnType::Set { members } => Some(set_bytes(members)),
             // `Field_bit::pack_length`: (n + 7) / 8 (DATA_FIXBINARY in InnoDB).
             ColumnType::Bit { bits } => Some(u32::from(bits).div_ceil(8)),
@@ -346,6 +355,8 @@ impl ColumnType {
             ColumnType::Float { double: true } => fixed(8, 8),
             ColumnType::Bool => fixed(1, 1),
             ColumnType::Enum { .. } => fixed(2, 2),
+            // `anyenum`: an OID (pg_type.dat: typlen 4, typalign i).
+            ColumnType::PgEnum { .. } => fixed(4, 4),
             ColumnType::Set { members } => match set_pg_bytes(members) {
                 2 => fixed(2, 2),
                 4 => fixed(4, 4),

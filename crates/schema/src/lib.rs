@@ -109,7 +109,9 @@ impl Column {
             self.labels.iter().map(|l| format!("'{}'", l.replace('\'', "''"))).collect::<Vec<_>>()
         };
         match self.ty {
-            ColumnType::Enum { .. } if dialect != Dialect::Postgres && !self.labels.is_empty() => {
+            ColumnType::Enum { .. } | ColumnType::PgEnum { .. }
+                if dialect != Dialect::Postgres && !self.labels.is_empty() =>
+            {
                 format!("ENUM({})", quoted().join(","))
             }
             ColumnType::Set { .. } if dialect != Dialect::Postgres && !self.labels.is_empty() => {
