@@ -387,8 +387,9 @@ impl ColumnType {
             ColumnType::Inet { .. } => 2 + len,
             // `numeric` short format: a 2-byte header and 2 bytes per base-10000 digit
             // (`make_result`, leading and trailing zero digits stripped).
-            // `numeric(p,s)` alike: the scale's zero digits are stripped too (a whole number
-            // `n` is stored as `n.00`; PostgreSQL 15: 37 in numeric(4,2) takes 1 + 4 bytes).
+            // `numeric(p,s)` alike: `apply_typmod` keeps the scale as the display scale only,
+            // and `make_result` strips its zero digits (a whole number `n` is `n.00`;
+            // PostgreSQL 15: 37 in numeric(4,2) takes 1 + 4 bytes in a row).
             ColumnType::Numeric | ColumnType::Decimal { .. } => {
                 2 + 2 * numeric_digits(int.unwrap_or(0).unsigned_abs())
             }
