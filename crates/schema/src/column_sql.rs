@@ -163,11 +163,14 @@ impl ColumnType {
             }
             ColumnType::VarBinary { .. } if pg => on_pg("a varlena: no declared maximum"),
             ColumnType::Bool if !pg => on_innodb("1 byte, as PostgreSQL's"),
-            ColumnType::PgEnum { members } if !pg => on_innodb(if members < 256 {
-                "the member number, 1 byte, not the label's 4-byte OID"
-            } else {
-                "the member number, 2 bytes, not the label's 4-byte OID"
-            }),
+            ColumnType::PgEnum { members } if !pg => built(
+                "built on InnoDB as an ENUM of its labels",
+                if members < 256 {
+                    "the member number, 1 byte, not the label's 4-byte OID"
+                } else {
+                    "the member number, 2 bytes, not the label's 4-byte OID"
+                },
+            ),
             ColumnType::Json { binary } if !pg => on_innodb(if binary {
                 "the JSON text, not jsonb's binary form"
             } else {
