@@ -95,7 +95,8 @@ fn enums_and_domains_are_their_stored_types() {
                CREATE TABLE public.film (id integer PRIMARY KEY, rating public.MPAA_RATING, y year);";
     let f = read(src);
     let t = &f.table(Some("film")).unwrap().table;
-    assert_eq!(t.columns[1].ty, ColumnType::Int);
+    assert_eq!(t.columns[1].ty, ColumnType::PgEnum { members: 3 });
+    assert_eq!(t.columns[1].labels, ["G", "PG", "R"]);
     assert_eq!(t.columns[2].ty, ColumnType::Int);
 }
 

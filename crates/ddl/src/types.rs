@@ -80,6 +80,10 @@ pub(crate) fn map_type(ty: &DataType, charset: Charset, pg: bool) -> Result<Mapp
         // MySQL's BOOL is TINYINT(1).
         D::Bool | D::Boolean if pg => exact(ColumnType::Bool),
         D::Bool | D::Boolean => integer(1, false),
+        // A PostgreSQL enum (`CREATE TYPE ... AS ENUM`, resolved by `user_types.rs`).
+        D::Enum(members, _) if pg => {
+            exact(ColumnType::PgEnum { members: members.len().clamp(1, 65_535) as u16 })
+        }
         D::Enum(members, _) => {
             exact(ColumnType::Enum { members: members.len().clamp(1, 65_535) as u16 })
         }

@@ -3,7 +3,7 @@
 //! these names (schema-qualified or not, any case) is read as what it stores: a domain as its
 //! base type, an enum as a 4-byte value ([`enum_storage`]).
 
-use sqlparser::ast::{DataType, ObjectName};
+use sqlparser::ast::{DataType, EnumMember, ObjectName};
 
 /// One user type.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,11 +24,10 @@ fn bare(name: &ObjectName) -> String {
     crate::build::last_name(name).to_ascii_lowercase()
 }
 
-/// How an enum column is stored: PostgreSQL keeps an enum value as the 4-byte OID of its
-/// label (`pg_enum`), so an `integer` has its exact size. The one place to change when the
-/// schema gets an enum type of its own.
-pub(crate) fn enum_storage(_labels: &[String]) -> DataType {
-    DataType::Integer(None)
+/// An enum column as the reader maps it: an `ENUM` of its labels, which a PostgreSQL file
+/// maps to `ColumnType::PgEnum` (the 4-byte OID of its label, `pg_enum`) with the labels.
+pub(crate) fn enum_storage(labels: &[String]) -> DataType {
+    DataType::Enum(labels.iter().map(|l| EnumMember::Name(l.clone())).collect(), None)
 }
 
 impl UserTypes {
@@ -75,7 +74,7 @@ mod tests {
         let custom = |p: &[&str]| DataType::Custom(name(p), vec![]);
         assert_eq!(u.resolve(&custom(&["public", "YEAR"])), DataType::Integer(None));
         assert_eq!(u.resolve(&custom(&["decade"])), DataType::Integer(None));
-        assert_eq!(u.resolve(&custom(&["mood"])), DataType::Integer(None));
+        assert_eq!(u.resolve(&custom(&["mood"])), enum_storage(&["sad".into(), "ok".into()]));
         assert_eq!(u.resolve(&custom(&["other"])), custom(&["other"]));
         u.define(&name(&["loop"]), UserType::Domain(custom(&["loop"])));
         assert_eq!(u.resolve(&custom(&["loop"])), custom(&["loop"]));

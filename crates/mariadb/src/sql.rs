@@ -356,7 +356,7 @@ fn stored_int_text(n: i64, col: &keylab_schema::Column) -> Option<Vec<u8>> {
             format!("{n}.{}", "0".repeat(scale as usize)).into()
         }
         ColumnType::Numeric => format!("{n}.{}", "0".repeat(30)).into(),
-        ColumnType::Enum { .. } => label(n.max(1) as usize).into(),
+        ColumnType::Enum { .. } | ColumnType::PgEnum { .. } => label(n.max(1) as usize).into(),
         ColumnType::Set { .. } => {
             let on: Vec<String> =
                 (0..63).filter(|b| n >> b & 1 == 1).map(|b| label(b + 1)).collect();

@@ -88,6 +88,7 @@ impl KeyType {
             ColumnType::Char { chars, charset } | ColumnType::VarChar { chars, charset } => {
                 KeyType::Varlena { max_bytes: chars * charset.max_bytes_per_char() }
             }
+            // No declared maximum: the layout's key width cap decides (`KeyLayout::capped`).
             ColumnType::Text { .. } => KeyType::Varlena { max_bytes: MAX_KEY_BYTES },
             ColumnType::Inet { .. } => KeyType::Packed { max_bytes: 16, extra: 2 },
             // The key holds `"text"` (2 quote bytes), the value 8 bytes of container.
@@ -101,6 +102,7 @@ impl KeyType {
             | ColumnType::Bool
             | ColumnType::Year
             | ColumnType::Enum { .. }
+            | ColumnType::PgEnum { .. }
             | ColumnType::Set { .. }
             | ColumnType::Temporal { .. }
             | ColumnType::MacAddr { .. }
@@ -138,6 +140,19 @@ impl KeyType {
         }
     }
 
+    /// This type with a varlena's sort-key width cut to `cap_bytes` (other types as they are).
+    pub fn capped(self, cap_bytes: u32) -> KeyType {
+        match self {
+            KeyType::Varlena { max_bytes } => {
+                KeyType::Varlena { max_bytes: max_bytes.min(cap_bytes) }
+            }
+            KeyType::Packed { max_bytes, extra } => {
+                KeyType::Packed { max_bytes: max_bytes.min(cap_bytes), extra }
+            }
+            other => other,
+        }
+    }
+
     /// Bytes of an index tuple holding a value of `len` bytes (`index_form_tuple`): the
     /// 8-byte header, the value at its type's alignment (a short varlena has a 1-byte header
     /// and no alignment; a longer one a 4-byte header, 4-aligned), MAXALIGNed.
@@ -160,7 +175,8 @@ impl KeyType {
 }
 
 /// Appends one column's part of a sort key: the value's order-preserving bytes padded to
-/// the type's width, then its length byte (`NULL_LEN` for NULL, which sorts last).
+/// the type's width, then its length ([`LEN_BYTES`] big-endian; `NULL_LEN` for NULL, which
+/// sorts last).
 #[inline]
 fn encode_column(ty: KeyType, value: &Value, out: &mut Vec<u8>) -> Result<(), String> {
     let start = out.len();
@@ -168,7 +184,7 @@ fn encode_column(ty: KeyType, value: &Value, out: &mut Vec<u8>) -> Result<(), St
     match (ty, value) {
         (_, Value::Null) => {
             out.resize(start + w, 0xFF);
-            out.push(NULL_LEN);
+            out.extend_from_slice(&NULL_LEN.to_be_bytes());
             return Ok(());
         }
         (KeyType::Int, Value::Int(v)) => {
@@ -189,7 +205,7 @@ fn encode_column(ty: KeyType, value: &Value, out: &mut Vec<u8>) -> Result<(), St
         ));
     }
     out.resize(start + w, 0);
-    out.push(len as u8);
+    out.extend_from_slice(&(len as u16).to_be_bytes());
     Ok(())
 }
 
@@ -203,17 +219,36 @@ pub fn varlena_end(off: u32, len: u32) -> u32 {
     }
 }
 
-/// The longest key value the model stores, bytes. keylab's ids are at most 36 bytes; longer
-/// keys are refused rather than cut.
-pub const MAX_KEY_BYTES: u32 = 64;
+/// `BTMaxItemSize` on 8 KiB pages: a third of a page less a line pointer's share and a heap
+/// TID, 2704 bytes (`nbtree.h`). `_bt_check_third_page` refuses a longer (MAXALIGNed) index
+/// tuple at insert.
+pub const BT_MAX_ITEM_BYTES: u32 = 2704;
+
+/// The longest key value the model stores, bytes: the most data a one-column index tuple
+/// holds within [`BT_MAX_ITEM_BYTES`] (the 8-byte tuple header and a 4-byte varlena header
+/// before it). A longer value is refused rather than cut, as the server refuses it.
+pub const MAX_KEY_BYTES: u32 = BT_MAX_ITEM_BYTES - INDEX_TUPLE_HEADER_BYTES - 4;
+
+/// The sort-key width of a varlena column without a smaller declared maximum, unless the
+/// table is built with a wider one (`NbtreeSettings::key_value_bytes`): every sort key is
+/// as wide as its widest value may be, so the width is kept to what the values need.
+pub const DEFAULT_KEY_VALUE_BYTES: u32 = 64;
 
 /// Key columns an index may have: PostgreSQL's `INDEX_MAX_KEYS` (32 in a default build).
 pub const MAX_KEY_COLUMNS: usize = 32;
-/// A sort key up to this long is probed on the stack (four columns of the longest value);
+/// A sort key up to this long is probed on the stack (four columns of the default width);
 /// a longer one, rare, in a heap buffer.
-pub const INLINE_STRIDE: usize = 4 * (MAX_KEY_BYTES as usize + 1) + 8;
-/// The length byte of a NULL column (a real value's length is at most `MAX_KEY_BYTES`).
-const NULL_LEN: u8 = 0xFF;
+pub const INLINE_STRIDE: usize = 4 * (DEFAULT_KEY_VALUE_BYTES as usize + LEN_BYTES) + 8;
+/// Bytes of a column's length in a sort key (a value is at most `MAX_KEY_BYTES` long).
+const LEN_BYTES: usize = 2;
+/// The length of a NULL column (a real value's length is at most `MAX_KEY_BYTES`).
+const NULL_LEN: u16 = 0xFFFF;
+
+/// The length of the column whose length bytes end at `key[end]`.
+#[inline]
+fn len_at(key: &[u8], end: usize) -> u16 {
+    u16::from_be_bytes([key[end - 1], key[end]])
+}
 
 /// Sort-key layout of one index: per key column, its value bytes (padded with zeros) and one
 /// length byte; then the heap TID big-endian (8 bytes; 0 means "truncated", the minus
@@ -227,7 +262,8 @@ pub struct KeyLayout {
     pub cols: [KeyType; MAX_KEY_COLUMNS],
     /// Key columns.
     pub ncols: usize,
-    /// Offset of the last column's length byte: the value part is `key[..=width]`.
+    /// Offset of the last byte of the last column's length: the value part is
+    /// `key[..=width]`.
     pub width: usize,
 }
 
@@ -237,8 +273,15 @@ impl KeyLayout {
         Self::composite(&[ty]).expect("one column always fits")
     }
 
-    /// The layout of a key of `types`, in index column order.
+    /// The layout of a key of `types`, in index column order, varlenas at most
+    /// [`DEFAULT_KEY_VALUE_BYTES`] wide.
     pub fn composite(types: &[KeyType]) -> Result<Self, String> {
+        Self::capped(types, DEFAULT_KEY_VALUE_BYTES)
+    }
+
+    /// The layout of a key of `types`, varlena values at most `cap_bytes` wide (at most
+    /// [`MAX_KEY_BYTES`]).
+    pub fn capped(types: &[KeyType], cap_bytes: u32) -> Result<Self, String> {
         if types.is_empty() || types.len() > MAX_KEY_COLUMNS {
             return Err(format!(
                 "an index of {} key columns is more than PostgreSQL allows (1 to \
@@ -247,8 +290,10 @@ impl KeyLayout {
             ));
         }
         let mut cols = [KeyType::Int; MAX_KEY_COLUMNS];
-        cols[..types.len()].copy_from_slice(types);
-        let width = types.iter().map(|t| t.width() + 1).sum::<usize>() - 1;
+        for (c, t) in cols.iter_mut().zip(types) {
+            *c = t.capped(cap_bytes);
+        }
+        let width = cols[..types.len()].iter().map(|t| t.width() + LEN_BYTES).sum::<usize>() - 1;
         Ok(KeyLayout { cols, ncols: types.len(), width })
     }
 
@@ -311,7 +356,7 @@ impl KeyLayout {
 
     /// Value length of a one-column sort key.
     pub fn len_of(&self, key: &[u8]) -> u32 {
-        u32::from(key[self.width])
+        u32::from(len_at(key, self.width))
     }
 
     /// The value part with its length bytes (what `_bt_keep_natts_fast` compares).
@@ -343,21 +388,21 @@ impl KeyLayout {
     /// value at its type's alignment, MAXALIGNed.
     #[inline]
     pub fn tuple_bytes(&self, key: &[u8], natts: usize) -> u32 {
-        if self.ncols == 1 && natts == 1 && key[self.width] != NULL_LEN {
+        let len = len_at(key, self.width);
+        if self.ncols == 1 && natts == 1 && len != NULL_LEN {
             // The common one-column key, without the per-column walk.
-            return self.cols[0].leaf_tuple_bytes(u32::from(key[self.width]));
+            return self.cols[0].leaf_tuple_bytes(u32::from(len));
         }
         self.tuple_bytes_by_column(key, natts)
     }
 
     /// [`KeyLayout::tuple_bytes`] column by column.
     fn tuple_bytes_by_column(&self, key: &[u8], natts: usize) -> u32 {
-        let mut lens = [0u8; MAX_KEY_COLUMNS];
+        let mut lens = [0u16; MAX_KEY_COLUMNS];
         let mut at = 0;
         for (i, ty) in self.types().iter().enumerate() {
-            at += ty.width();
-            lens[i] = key[at];
-            at += 1;
+            at += ty.width() + LEN_BYTES;
+            lens[i] = len_at(key, at - 1);
         }
         let has_null = lens[..natts].contains(&NULL_LEN);
         let mut off = if has_null { 16 } else { INDEX_TUPLE_HEADER_BYTES };
@@ -375,7 +420,7 @@ impl KeyLayout {
     pub fn keep_natts(&self, a: &[u8], b: &[u8]) -> usize {
         let mut at = 0;
         for (i, ty) in self.types().iter().enumerate() {
-            let end = at + ty.width() + 1;
+            let end = at + ty.width() + LEN_BYTES;
             if a[at..end] != b[at..end] {
                 return i + 1;
             }
@@ -396,7 +441,7 @@ impl KeyLayout {
             let z = self.leaf_bytes(&hk) + PIVOT_TID_BYTES;
             return (hk, z as u16);
         }
-        let cut: usize = self.types()[..natts].iter().map(|t| t.width() + 1).sum();
+        let cut: usize = self.types()[..natts].iter().map(|t| t.width() + LEN_BYTES).sum();
         hk[cut..].fill(0);
         let z = self.tuple_bytes(&hk, natts);
         (hk, z as u16)
@@ -510,6 +555,28 @@ mod tests {
         assert!(a < b, "a prefix sorts first");
         assert_eq!(t.tid(&a), 9);
         assert!(t.encode(&Value::Bytes(vec![b'x'; 9]), 1, &mut a).is_err());
+    }
+
+    #[test]
+    fn long_text_keys_up_to_bt_max_item_size() {
+        let text = KeyType::of(&ColumnType::Text { charset: keylab_schema::Charset::Utf8mb4 });
+        let text = text.unwrap();
+        let l = KeyLayout::capped(&[text], 2000).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        l.encode(&Value::Bytes(vec![b'a'; 1500]), 1, &mut a).unwrap();
+        l.encode(&Value::Bytes(vec![b'a'; 1499]), 2, &mut b).unwrap();
+        assert!(b < a, "a prefix sorts first");
+        assert_eq!(l.len_of(&a), 1500);
+        // 8-byte header, 4-byte varlena header, 1500 bytes: 1512 MAXALIGNed.
+        assert_eq!(l.leaf_bytes(&a), 1512);
+        assert!(l.encode(&Value::Bytes(vec![b'a'; 2001]), 1, &mut a).is_err());
+        // The longest value the server takes in a one-column index tuple.
+        assert_eq!(maxalign(INDEX_TUPLE_HEADER_BYTES + 4 + MAX_KEY_BYTES), BT_MAX_ITEM_BYTES);
+        let wide = KeyLayout::capped(&[text, KeyType::Int], MAX_KEY_BYTES).unwrap();
+        wide.encode_values(&[Value::Bytes(vec![b'z'; 2692]), Value::Null], 3, &mut a).unwrap();
+        assert_eq!((wide.tid(&a), wide.keep_natts(&a, &a)), (3, 3));
+        // A NULL second column: the null bitmap moves the data to 16; 16 + 4 + 2692.
+        assert_eq!(wide.leaf_bytes(&a), maxalign(16 + 4 + 2692));
     }
 
     #[test]

@@ -51,6 +51,11 @@ pub struct NbtreeSettings {
     pub checkpoint_every_rows: Option<u64>,
     /// Run the invariant checker after every this many operations.
     pub check_every: Option<u64>,
+    /// The longest text or binary key value the indexes take, bytes (default
+    /// [`geometry::DEFAULT_KEY_VALUE_BYTES`], at most [`geometry::MAX_KEY_BYTES`]): a longer
+    /// value is refused. Every sort key is as wide as this, so it is kept to what the
+    /// values need; it changes no figure.
+    pub key_value_bytes: u32,
 }
 
 impl Default for NbtreeSettings {
@@ -60,6 +65,7 @@ impl Default for NbtreeSettings {
             heap_fillfactor_pct: 100,
             checkpoint_every_rows: None,
             check_every: None,
+            key_value_bytes: geometry::DEFAULT_KEY_VALUE_BYTES,
         }
     }
 }
@@ -171,7 +177,8 @@ impl NbtreeTable {
                 types.push(KeyType::of(ty).map_err(ModelError::Unsupported)?);
                 collation = collation.or(geometry::collation_of(ty));
             }
-            let layout = KeyLayout::composite(&types)
+            let cap = settings.key_value_bytes.min(geometry::MAX_KEY_BYTES);
+            let layout = KeyLayout::capped(&types, cap)
                 .map_err(|e| ModelError::Unsupported(format!("index {name}: {e}")))?;
             indexes.push(IndexModel {
                 name,

@@ -315,7 +315,7 @@ mod tests {
 
     fn input(v: &[Vec<u8>], new_pos: usize, rightmost: bool) -> SplitInput<'_> {
         SplitInput {
-            layout: KeyLayout::new(KeyType::Varlena { max_bytes: 3 }),
+            layout: KeyLayout::new(KeyType::Varlena { max_bytes: 2 }),
             new_tid: 1,
             prev_tid: None,
             posting_list_bytes: Vec::new(),

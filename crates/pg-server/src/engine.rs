@@ -186,7 +186,7 @@ impl PgEngine {
     }
 
     fn table_ref(&self, table: &Table) -> String {
-        qualified(&self.schema, &table.name)
+        qualified(&self.schema, &sql::table_name(table))
     }
 
     fn scalar_text(&mut self, q: &str) -> Result<String, ServerError> {
@@ -242,21 +242,17 @@ impl Engine for PgEngine {
 
     fn create_table(&mut self, table: &Table) -> Result<(), EngineError> {
         let t = self.table_ref(table);
+        let name = sql::table_name(table);
         self.client
             .batch_execute(&format!("DROP TABLE IF EXISTS {t}"))
             .map_err(|e| sql_err("DROP TABLE failed", e))?;
-        owner::lock_table(&mut self.client, &self.schema, &table.name)?;
-        self.current = Some(table.name.clone());
+        owner::lock_table(&mut self.client, &self.schema, &name)?;
+        self.current = Some(name.clone());
         self.rows_loaded = 0;
-        owner::register(&mut self.client, &self.schema, &table.name)?;
+        owner::register(&mut self.client, &self.schema, &name)?;
         if let Target::Url { .. } = self.target {
             let where_ = self.target_name();
-            crate::interrupted::track_table(
-                &config_of(&self.target),
-                &where_,
-                &self.schema,
-                &table.name,
-            );
+            crate::interrupted::track_table(&config_of(&self.target), &where_, &self.schema, &name);
         }
         let statements =
             sql::create_statements(table, &self.schema, self.collation, &self.fill_factors);
@@ -264,7 +260,7 @@ impl Engine for PgEngine {
             self.client.batch_execute(&stmt).map_err(|e| sql_err("CREATE failed", e))?;
         }
         if let Target::Url { .. } = self.target {
-            owner::mark_table(&mut self.client, &self.schema, &table.name)?;
+            owner::mark_table(&mut self.client, &self.schema, &name)?;
         }
         self.flush_stats();
         let lsn = self.flushed_lsn()?;
@@ -379,7 +375,7 @@ impl Engine for PgEngine {
             ..BufferPoolResult::default()
         };
         let mut indexes = Vec::new();
-        for ix in index_names(&mut self.client, &self.schema, &table.name) {
+        for ix in index_names(&mut self.client, &self.schema, &sql::table_name(table)) {
             let name = report_name_of(table, &ix);
             let shape = if self.inspect {
                 index_shape(&mut self.client, &qualified(&self.schema, &ix), &name, self.fsm)
@@ -412,9 +408,13 @@ impl Engine for PgEngine {
         self.client
             .batch_execute(&format!("DROP TABLE IF EXISTS {}", self.table_ref(table)))
             .map_err(|e| sql_err("DROP TABLE failed", e))?;
-        owner::unregister(&mut self.client, &self.schema, &table.name)?;
-        owner::unlock_table(&mut self.client, &self.schema, &table.name);
-        crate::interrupted::forget_table(&self.target_name(), &self.schema, &table.name);
+        for stmt in sql::drop_type_statements(table, &self.schema) {
+            self.client.batch_execute(&stmt).map_err(|e| sql_err("DROP TYPE failed", e))?;
+        }
+        let name = sql::table_name(table);
+        owner::unregister(&mut self.client, &self.schema, &name)?;
+        owner::unlock_table(&mut self.client, &self.schema, &name);
+        crate::interrupted::forget_table(&self.target_name(), &self.schema, &name);
         self.current = None;
         Ok(())
     }

@@ -182,7 +182,7 @@ impl Writer<'_> {
                 let texts: Vec<Option<String>> = batch
                     .iter()
                     .flat_map(|row| {
-                        self.cols.iter().map(|&c| sql::value_text(&row[c], &t.columns[c].ty))
+                        self.cols.iter().map(|&c| sql::cell_text(&row[c], &t.columns[c]))
                     })
                     .collect();
                 let params: Vec<&(dyn ToSql + Sync)> =

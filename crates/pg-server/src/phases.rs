@@ -46,7 +46,7 @@ pub fn apply(
     on_ops: &mut dyn FnMut(u64),
 ) -> Result<(), EngineError> {
     let schema = engine.schema().to_string();
-    let t = qualified(&schema, &table.name);
+    let t = qualified(&schema, &sql::table_name(table));
     let client = engine.client();
     let mut pending: Vec<Op> = Vec::with_capacity(OPS_PER_TRANSACTION);
     let mut flush =
@@ -108,7 +108,7 @@ pub fn rebuild(
         )));
     }
     let schema = engine.schema().to_string();
-    let indexes = index_names(engine.client(), &schema, &table.name);
+    let indexes = index_names(engine.client(), &schema, &sql::table_name(table));
     let client = engine.client();
     for ix in indexes {
         client
@@ -119,6 +119,6 @@ pub fn rebuild(
             .map_err(|e| sql_err("ALTER INDEX failed", e))?;
     }
     client
-        .batch_execute(&format!("REINDEX TABLE {}", qualified(&schema, &table.name)))
+        .batch_execute(&format!("REINDEX TABLE {}", qualified(&schema, &sql::table_name(table))))
         .map_err(|e| sql_err("REINDEX failed", e).into())
 }

@@ -10,7 +10,7 @@
 //! `text_pattern_ops` index): the plan shows which ran. A `uuid` id is matched by its text.
 
 use crate::engine::{sql_err, PgEngine};
-use crate::sql::{column_type, qualified, quote_ident, TextCollation};
+use crate::sql::{self, column_type, qualified, quote_ident, TextCollation};
 use keylab_core::{EngineError, QueryOutcome, QueryPlan, QuerySpec};
 use keylab_schema::Table;
 use postgres::types::ToSql;
@@ -81,7 +81,7 @@ pub fn run(
     query: &QuerySpec,
     runs: u32,
 ) -> Result<QueryOutcome, EngineError> {
-    let t = qualified(engine.schema(), &table.name);
+    let t = qualified(engine.schema(), &sql::table_name(table));
     let client = engine.client();
     // Statistics for the planner, untimed (autovacuum is off on a private instance; the
     // InnoDB engines read their figures after ANALYZE TABLE too).

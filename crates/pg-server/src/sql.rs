@@ -7,7 +7,9 @@
 //! order. This module does not connect.
 
 use keylab_core::FillFactors;
-use keylab_schema::{datetime_text, time_text, Charset, ColumnType, Table, TemporalKind, Value};
+use keylab_schema::{
+    datetime_text, time_text, Charset, Column, ColumnType, Table, TemporalKind, Value,
+};
 use md5::{Digest, Md5};
 use std::fmt::Write as _;
 
@@ -80,11 +82,21 @@ pub fn column_type(ty: &ColumnType, collation: TextCollation) -> String {
 pub const MAX_IDENTIFIER_BYTES: usize = 63;
 
 /// The name keylab gives index `ix` of `table` (PostgreSQL index names are per schema):
-/// `TABLE_IX`, or, when that is longer than [`MAX_IDENTIFIER_BYTES`] (which the server would
-/// cut, so that two long names sharing their first 63 bytes collide), its first bytes and
-/// `_` and 8 hex digits of its MD5: unique per full name and not cut by the server.
+/// `TABLE_IX`, shortened as [`server_identifier`] says.
 pub fn index_name(table: &Table, ix: &str) -> String {
-    let full = format!("{}_{ix}", table.name);
+    server_identifier(format!("{}_{ix}", table.name))
+}
+
+/// The name `table` has on the server: its own name, shortened as [`server_identifier`]
+/// says (a table name of 64 bytes or more, which PostgreSQL would cut).
+pub fn table_name(table: &Table) -> String {
+    server_identifier(table.name.clone())
+}
+
+/// `full` when it fits in [`MAX_IDENTIFIER_BYTES`], else its first bytes and `_` and 8 hex
+/// digits of its MD5: unique per full name and not cut by the server (which cuts a longer
+/// name, so that two long names sharing their first 63 bytes collide).
+fn server_identifier(full: String) -> String {
     if full.len() <= MAX_IDENTIFIER_BYTES {
         return full;
     }
@@ -99,6 +111,41 @@ pub fn index_name(table: &Table, ix: &str) -> String {
         let _ = write!(out, "{b:02x}");
     }
     out
+}
+
+/// The name of the enum type keylab creates for column `col` of `table` (a PostgreSQL enum,
+/// [`ColumnType::PgEnum`]): `TABLE_COLUMN_enum`, shortened as [`server_identifier`] says.
+pub fn enum_type_name(table: &Table, col: usize) -> String {
+    server_identifier(format!("{}_{}_enum", table.name, table.columns[col].name))
+}
+
+/// The PostgreSQL type column `col` of `table` is created with: its enum type (in `schema`)
+/// for an enum, else [`column_type`].
+fn declared_type(table: &Table, col: usize, schema: &str, collation: TextCollation) -> String {
+    match table.columns[col].ty {
+        ColumnType::PgEnum { .. } => qualified(schema, &enum_type_name(table, col)),
+        ty => column_type(&ty, collation),
+    }
+}
+
+/// The enum columns of `table`, with their labels (`m1`, `m2`... when the file gave none).
+fn enum_columns(table: &Table) -> impl Iterator<Item = (usize, Vec<String>)> + '_ {
+    table.columns.iter().enumerate().filter_map(|(i, c)| match c.ty {
+        ColumnType::PgEnum { members } if c.labels.is_empty() => {
+            Some((i, (1..=members.max(1)).map(|n| format!("m{n}")).collect()))
+        }
+        ColumnType::PgEnum { .. } => Some((i, c.labels.clone())),
+        _ => None,
+    })
+}
+
+/// `DROP TYPE` for each enum type of `table` (after its `DROP TABLE`).
+pub fn drop_type_statements(table: &Table, schema: &str) -> Vec<String> {
+    enum_columns(table)
+        .map(|(i, _)| {
+            format!("DROP TYPE IF EXISTS {} CASCADE", qualified(schema, &enum_type_name(table, i)))
+        })
+        .collect()
 }
 
 /// The name of the primary key's index.
@@ -125,7 +172,7 @@ pub fn create_statements(
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let mut s = format!("{} {}", name(i), column_type(&c.ty, collation));
+            let mut s = format!("{} {}", name(i), declared_type(table, i, schema, collation));
             if table.auto_increment && table.primary_key == [i] {
                 s.push_str(" GENERATED ALWAYS AS IDENTITY");
             } else if !c.nullable {
@@ -144,13 +191,24 @@ pub fn create_statements(
             with_fill_factor(fill_factors.primary_key_pct)
         ));
     }
+    // A leftover type of the same name (an interrupted run) goes first.
+    let mut out = drop_type_statements(table, schema);
+    for (i, labels) in enum_columns(table) {
+        let labels: Vec<String> =
+            labels.iter().map(|l| format!("'{}'", l.replace('\'', "''"))).collect();
+        out.push(format!(
+            "CREATE TYPE {} AS ENUM ({})",
+            qualified(schema, &enum_type_name(table, i)),
+            labels.join(", ")
+        ));
+    }
     let Some(parts) = &table.partitioning else {
-        let mut out = vec![format!(
+        out.push(format!(
             "CREATE TABLE {} ({}){}",
-            qualified(schema, &table.name),
+            qualified(schema, &table_name(table)),
             cols.join(", "),
             with_fill_factor(fill_factors.table_pct)
-        )];
+        ));
         out.extend(index_statements(table, schema, fill_factors));
         return out;
     };
@@ -159,17 +217,17 @@ pub fn create_statements(
     // Each partition's indexes are made first under keylab's names for the partition, and
     // the parent's `CREATE INDEX` attaches them (DefineIndex attaches a matching index of a
     // partition rather than building another), so they are measured by those names.
-    let mut out = vec![format!(
+    out.push(format!(
         "CREATE TABLE {} ({}) {}",
-        qualified(schema, &table.name),
+        qualified(schema, &table_name(table)),
         cols.join(", "),
         parts.postgres_clause(&quoted_columns(table))
-    )];
+    ));
     for (k, p) in parts.partitions.iter().enumerate() {
         out.push(format!(
             "CREATE TABLE {} PARTITION OF {} {}{}",
             qualified(schema, &table.partition_name(k)),
-            qualified(schema, &table.name),
+            qualified(schema, &table_name(table)),
             parts.postgres_bound(p, &table.columns),
             with_fill_factor(fill_factors.table_pct)
         ));
@@ -211,7 +269,7 @@ fn index_statements(table: &Table, schema: &str, fill_factors: &FillFactors) -> 
             "CREATE {}INDEX {} ON {} ({}){}{predicate}",
             if ix.unique { "UNIQUE " } else { "" },
             quote_ident(&index_name(table, &ix.name)),
-            qualified(schema, &table.name),
+            qualified(schema, &table_name(table)),
             cols.join(", "),
             with_fill_factor(fill_factors.of_index(&ix.name))
         ));
@@ -265,6 +323,17 @@ pub fn value_text(v: &Value, ty: &ColumnType) -> Option<String> {
             _ => String::from_utf8_lossy(b).into_owned(),
         },
     })
+}
+
+/// [`value_text`] of the value `v` of column `col`: an enum's member number as its label.
+pub fn cell_text(v: &Value, col: &Column) -> Option<String> {
+    match (v, col.ty) {
+        (Value::Int(n), ColumnType::PgEnum { .. }) => {
+            let k = (*n).max(1) as usize;
+            Some(col.labels.get(k - 1).cloned().unwrap_or_else(|| format!("m{k}")))
+        }
+        _ => value_text(v, &col.ty),
+    }
 }
 
 /// [`value_text`] of the types past `Decimal` (PostgreSQL's own and MySQL's nearest), `None`
@@ -341,7 +410,7 @@ pub fn write_values_tuple(out: &mut String, table: &Table, cols: &[usize], row: 
         if n > 0 {
             out.push_str(", ");
         }
-        match value_text(&row[c], &table.columns[c].ty) {
+        match cell_text(&row[c], &table.columns[c]) {
             None => out.push_str("NULL"),
             Some(t) => {
                 out.push('\'');
@@ -368,7 +437,7 @@ pub fn multi_insert_sql(table: &Table, schema: &str, rows: &[Vec<Value>]) -> Str
 
 /// `INSERT INTO s.t (a, b) VALUES `.
 pub fn insert_prefix(table: &Table, schema: &str) -> String {
-    format!("INSERT INTO {} {} VALUES ", qualified(schema, &table.name), column_list(table))
+    format!("INSERT INTO {} {} VALUES ", qualified(schema, &table_name(table)), column_list(table))
 }
 
 /// A prepared `INSERT` of `n_rows` rows: every parameter is sent as text and cast to the
@@ -387,7 +456,7 @@ pub fn prepared_insert_sql(table: &Table, schema: &str, n_rows: usize) -> String
             if n > 0 {
                 out.push_str(", ");
             }
-            let ty = column_type(&table.columns[c].ty, TextCollation::Default);
+            let ty = declared_type(table, c, schema, TextCollation::Default);
             let _ = write!(out, "${p}::text::{}", ty.split(' ').next().unwrap_or("text"));
         }
         out.push(')');
@@ -397,7 +466,7 @@ pub fn prepared_insert_sql(table: &Table, schema: &str, n_rows: usize) -> String
 
 /// `COPY s.t (a, b) FROM STDIN` (text format).
 pub fn copy_sql(table: &Table, schema: &str) -> String {
-    format!("COPY {} {} FROM STDIN", qualified(schema, &table.name), column_list(table))
+    format!("COPY {} {} FROM STDIN", qualified(schema, &table_name(table)), column_list(table))
 }
 
 /// Appends one `COPY` text-format line of the sent columns.
@@ -406,7 +475,7 @@ pub fn write_copy_line(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[
         if n > 0 {
             out.push(b'\t');
         }
-        match value_text(&row[c], &table.columns[c].ty) {
+        match cell_text(&row[c], &table.columns[c]) {
             None => out.extend_from_slice(b"\\N"),
             Some(t) => {
                 for b in t.bytes() {
@@ -439,14 +508,14 @@ pub fn checksum_sql(table: &Table, schema: &str) -> String {
         "SELECT COALESCE(SUM(('x' || substr(md5(concat_ws('|', {})), 1, 8))::bit(32)::bigint), \
          0)::text FROM {}",
         cols.join(", "),
-        qualified(schema, &table.name)
+        qualified(schema, &table_name(table))
     )
 }
 
 /// The client's half: the first 32 bits of the MD5 [`checksum_sql`] takes of `row`.
 pub fn row_hash(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
     let parts: Vec<String> =
-        cols.iter().filter_map(|&c| value_text(&row[c], &table.columns[c].ty)).collect();
+        cols.iter().filter_map(|&c| cell_text(&row[c], &table.columns[c])).collect();
     let digest = Md5::digest(parts.join("|").as_bytes());
     u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
 }
@@ -557,6 +626,39 @@ mod tests {
             ..t
         };
         assert_eq!(row_hash(&[Value::Bytes(b"a".to_vec())], &one, &[0]), 0x0cc1_75b9);
+    }
+
+    #[test]
+    fn an_enum_column_gets_its_own_enum_type_and_labels_as_values() {
+        let mut t = table(false);
+        let mut mood = Column::new("mood", ColumnType::PgEnum { members: 2 }, false);
+        mood.labels = vec!["sad".into(), "it's ok".into()];
+        t.columns.push(mood);
+        let s = create_statements(&t, "k", TextCollation::Default, &FillFactors::default());
+        assert_eq!(s[0], "DROP TYPE IF EXISTS \"k\".\"t_mood_enum\" CASCADE");
+        assert_eq!(s[1], "CREATE TYPE \"k\".\"t_mood_enum\" AS ENUM ('sad', 'it''s ok')");
+        assert!(s[2].contains("\"mood\" \"k\".\"t_mood_enum\" NOT NULL"), "{}", s[2]);
+        assert_eq!(drop_type_statements(&t, "k"), [s[0].clone()]);
+        assert_eq!(cell_text(&Value::Int(2), &t.columns[3]).as_deref(), Some("it's ok"));
+        assert!(prepared_insert_sql(&t, "k", 1).ends_with("$3::text::\"k\".\"t_mood_enum\")"));
+        // Without labels (not known): m1, m2...
+        t.columns[3].labels.clear();
+        let s = create_statements(&t, "k", TextCollation::Default, &FillFactors::default());
+        assert!(s[1].ends_with("AS ENUM ('m1', 'm2')"), "{}", s[1]);
+        assert_eq!(cell_text(&Value::Int(1), &t.columns[3]).as_deref(), Some("m1"));
+    }
+
+    #[test]
+    fn long_table_names_stay_distinct_within_63_bytes() {
+        let long = |end: &str| Table { name: format!("{}{end}", "t".repeat(70)), ..table(false) };
+        let (a, b) = (table_name(&long("a")), table_name(&long("b")));
+        assert!(a.len() <= MAX_IDENTIFIER_BYTES && b.len() <= MAX_IDENTIFIER_BYTES);
+        assert_ne!(a, b);
+        assert_eq!(table_name(&table(false)), "t", "a short name is kept whole");
+        let s = create_statements(&long("a"), "k", TextCollation::C, &FillFactors::default());
+        assert!(s[0].starts_with(&format!("CREATE TABLE \"k\".\"{a}\" (")), "{}", s[0]);
+        assert!(s[1].contains(&format!(" ON \"k\".\"{a}\" (")), "{}", s[1]);
+        assert!(copy_sql(&long("a"), "k").contains(&a));
     }
 
     #[test]

@@ -71,6 +71,9 @@ impl ColumnType {
                 TemporalKind::Interval => "interval".into(),
             },
             ColumnType::VarBinary { .. } | ColumnType::Blob | ColumnType::Opaque => "bytea".into(),
+            // The type's name is the server's own (keylab's PostgreSQL names it per table
+            // and column, `keylab_pg_server::sql::enum_type_name`).
+            ColumnType::PgEnum { .. } => "enum".into(),
             ColumnType::Json { binary: false } => "json".into(),
             ColumnType::Json { binary: true } => "jsonb".into(),
             ColumnType::Inet { cidr: false } => "inet".into(),
@@ -104,7 +107,7 @@ impl ColumnType {
             ColumnType::Bool => "TINYINT(1)".into(),
             ColumnType::Year => "YEAR".into(),
             // Labels live on the column (`Column::sql`); the type alone numbers them.
-            ColumnType::Enum { members } => {
+            ColumnType::Enum { members } | ColumnType::PgEnum { members } => {
                 format!("ENUM({})", numbered_labels(u32::from(members)))
             }
             ColumnType::Set { members } => format!("SET({})", numbered_labels(u32::from(members))),
@@ -160,6 +163,14 @@ impl ColumnType {
             }
             ColumnType::VarBinary { .. } if pg => on_pg("a varlena: no declared maximum"),
             ColumnType::Bool if !pg => on_innodb("1 byte, as PostgreSQL's"),
+            ColumnType::PgEnum { members } if !pg => built(
+                "built on InnoDB as an ENUM of its labels",
+                if members < 256 {
+                    "the member number, 1 byte, not the label's 4-byte OID"
+                } else {
+                    "the member number, 2 bytes, not the label's 4-byte OID"
+                },
+            ),
             ColumnType::Json { binary } if !pg => on_innodb(if binary {
                 "the JSON text, not jsonb's binary form"
             } else {

@@ -80,6 +80,13 @@ pub enum ColumnType {
         /// Number of members.
         members: u16,
     },
+    /// PostgreSQL's `CREATE TYPE ... AS ENUM`: the label's `pg_enum` OID, 4 bytes, ordered
+    /// by the declared order of the labels ([`Column::labels`](crate::Column::labels)); on
+    /// InnoDB built as an `ENUM` of the same labels.
+    PgEnum {
+        /// Number of labels.
+        members: u16,
+    },
     /// MySQL's `SET`.
     Set {
         /// Number of members (at most 64).
@@ -237,7 +244,9 @@ impl ColumnType {
             // BOOLEAN is TINYINT(1) on InnoDB; YEAR is `Field_year` (1 byte).
             ColumnType::Bool | ColumnType::Year => Some(1),
             // `get_enum_pack_length`: 1 byte up to 255 members, else 2.
-            ColumnType::Enum { members } => Some(if members < 256 { 1 } else { 2 }),
+            ColumnType::Enum { members } | ColumnType::PgEnum { members } => {
+                Some(if members < 256 { 1 } else { 2 })
+            }
             ColumnType::Set { members } => Some(set_bytes(members)),
             // `Field_bit::pack_length`: (n + 7) / 8 (DATA_FIXBINARY in InnoDB).
             ColumnType::Bit { bits } => Some(u32::from(bits).div_ceil(8)),
@@ -346,6 +355,8 @@ impl ColumnType {
             ColumnType::Float { double: true } => fixed(8, 8),
             ColumnType::Bool => fixed(1, 1),
             ColumnType::Enum { .. } => fixed(2, 2),
+            // `anyenum`: an OID (pg_type.dat: typlen 4, typalign i).
+            ColumnType::PgEnum { .. } => fixed(4, 4),
             ColumnType::Set { members } => match set_pg_bytes(members) {
                 2 => fixed(2, 2),
                 4 => fixed(4, 4),
@@ -376,7 +387,12 @@ impl ColumnType {
             ColumnType::Inet { .. } => 2 + len,
             // `numeric` short format: a 2-byte header and 2 bytes per base-10000 digit
             // (`make_result`, leading and trailing zero digits stripped).
-            ColumnType::Numeric => 2 + 2 * numeric_digits(int.unwrap_or(0).unsigned_abs()),
+            // `numeric(p,s)` alike: `apply_typmod` keeps the scale as the display scale only,
+            // and `make_result` strips its zero digits (a whole number `n` is `n.00`;
+            // PostgreSQL 15: 37 in numeric(4,2) takes 1 + 4 bytes in a row).
+            ColumnType::Numeric | ColumnType::Decimal { .. } => {
+                2 + 2 * numeric_digits(int.unwrap_or(0).unsigned_abs())
+            }
             // One lexeme, no positions: `CALCDATASIZE`: the entry count (4), one WordEntry (4).
             ColumnType::TsVector => 8 + len,
             // `varbit`: a 4-byte bit length, then the bits.
@@ -546,6 +562,9 @@ mod tests {
         assert_eq!(d(ColumnType::Numeric, b"", Some(0)), 2);
         assert_eq!(d(ColumnType::Numeric, b"", Some(12_345)), 6);
         assert_eq!(d(ColumnType::Numeric, b"", Some(10_000)), 4);
+        // numeric(4,2): 37 is 37.00, its zero fraction stripped (pg_column_size 5 in a row).
+        assert_eq!(d(ColumnType::Decimal { precision: 4, scale: 2 }, b"", Some(37)), 4);
+        assert_eq!(d(ColumnType::Decimal { precision: 4, scale: 2 }, b"", Some(0)), 2);
         assert_eq!(d(ColumnType::Array { elem: ArrayElem::Int8 }, b"{1,2,3}", None), 20 + 24);
         assert_eq!(d(ColumnType::Array { elem: ArrayElem::Int4 }, b"{}", None), 12);
         // Text elements: 4-byte header each, int-aligned: 24 + (4+2) -> 30, align 32 + 4+2.

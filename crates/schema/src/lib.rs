@@ -116,7 +116,9 @@ impl Column {
             self.labels.iter().map(|l| format!("'{}'", l.replace('\'', "''"))).collect::<Vec<_>>()
         };
         match self.ty {
-            ColumnType::Enum { .. } if dialect != Dialect::Postgres && !self.labels.is_empty() => {
+            ColumnType::Enum { .. } | ColumnType::PgEnum { .. }
+                if dialect != Dialect::Postgres && !self.labels.is_empty() =>
+            {
                 format!("ENUM({})", quoted().join(","))
             }
             ColumnType::Set { .. } if dialect != Dialect::Postgres && !self.labels.is_empty() => {
@@ -157,5 +159,14 @@ mod tests {
         e.labels = vec!["on".into(), "it's".into()];
         assert_eq!(e.sql(Dialect::Mariadb), "state ENUM('on','it''s')");
         assert_eq!(e.sql(Dialect::Postgres), "state smallint");
+        // A PostgreSQL enum: 4 bytes there; on InnoDB an ENUM of the same labels, noted.
+        let mut p = Column::new("mood", ColumnType::PgEnum { members: 2 }, false);
+        p.labels = vec!["sad".into(), "ok".into()];
+        assert_eq!(p.sql(Dialect::Mariadb), "mood ENUM('sad','ok') NOT NULL");
+        assert_eq!(p.ty.fixed_len(), Some(1));
+        assert_eq!(p.ty.pg_storage(), crate::PgStorage::Fixed { bytes: 4, align: 4 });
+        assert_eq!(p.ty.nearest_note(Dialect::Postgres), None);
+        let note = p.ty.nearest_note(Dialect::Mariadb).unwrap();
+        assert!(note.starts_with("built on InnoDB as an ENUM of its labels (the member"), "{note}");
     }
 }

@@ -121,7 +121,9 @@ impl ColumnType {
             // `Field_year`: 1901 to 2155 (0 is the "zero" year).
             ColumnType::Year => ValueRange::Int { lo: 1901, hi: 2155 },
             // Member numbers, 1-based (0 is the error value '').
-            ColumnType::Enum { members } => ValueRange::Int { lo: 1, hi: i128::from(members) },
+            ColumnType::Enum { members } | ColumnType::PgEnum { members } => {
+                ValueRange::Int { lo: 1, hi: i128::from(members) }
+            }
             // Bit masks of the members; PostgreSQL's bigint keeps 63 of them.
             ColumnType::Set { members } => {
                 ValueRange::Int { lo: 0, hi: (1i128 << u32::from(members).min(63)) - 1 }

@@ -9,20 +9,17 @@ use super::rows::ColumnValues;
 use super::Candidate;
 use keylab_keys::{Key, Variant};
 use keylab_nbtree_model::geometry::{
-    collation_of, maxalign, KeyType, INDEX_TUPLE_HEADER_BYTES, MAX_KEY_BYTES, MAX_KEY_COLUMNS,
+    collation_of, maxalign, KeyType, BT_MAX_ITEM_BYTES, DEFAULT_KEY_VALUE_BYTES,
+    INDEX_TUPLE_HEADER_BYTES, MAX_KEY_BYTES, MAX_KEY_COLUMNS,
 };
 use keylab_schema::{ColumnType, Table};
-
-/// `BTMaxItemSize` on 8 KiB pages: a third of a page less a line pointer's share and a heap
-/// TID, 2704 bytes. `_bt_check_third_page` refuses a longer (MAXALIGNed) index tuple at insert.
-pub const BT_MAX_ITEM_BYTES: u32 = 2704;
 
 /// PostgreSQL's most columns in a table (`MaxHeapAttributeNumber`, htup_details.h).
 pub const MAX_HEAP_COLUMNS: usize = 1600;
 
 /// Why the engine refuses candidate `c`, or `None`. `heap_table`: it runs on PostgreSQL;
-/// `nbtree_model`: on the nbtree model, which also keeps key values of at most
-/// `MAX_KEY_BYTES` (64) bytes.
+/// `nbtree_model`: on the nbtree model, which keeps key values of at most `MAX_KEY_BYTES`
+/// (what fits in `BTMaxItemSize`, 2692 bytes).
 pub fn check(
     c: &Candidate,
     heap_table: bool,
@@ -77,6 +74,19 @@ pub fn check(
         }
     }
     None
+}
+
+/// The sort-key width the nbtree model needs for candidate `c`'s text and binary key values
+/// (`NbtreeSettings::key_value_bytes`): the longest planned value of any key column, at
+/// least the model's default and at most `MAX_KEY_BYTES`.
+pub fn key_value_bytes(c: &Candidate) -> u32 {
+    let t = &c.table;
+    key_indexes(t)
+        .into_iter()
+        .flat_map(|(_, cols)| cols.iter())
+        .filter_map(|&col| value_bytes(&t.columns[col].ty, c.plan.get(col), c.variant))
+        .fold(DEFAULT_KEY_VALUE_BYTES, u32::max)
+        .min(MAX_KEY_BYTES)
 }
 
 /// The primary key (when there is one) and every secondary index, with their columns.

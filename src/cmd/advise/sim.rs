@@ -182,6 +182,9 @@ pub fn run_nbtree(
     settings: NbtreeSettings,
     progress: &mut LoadProgress,
 ) -> Result<(RunResult, WorkingSet)> {
+    // Sort keys as wide as this candidate's longest text key value (no figure changes).
+    let key_value_bytes = super::limits::key_value_bytes(c);
+    let settings = NbtreeSettings { key_value_bytes, ..settings };
     if c.table.partitioning.is_some() {
         return run_nbtree_partitions(c, args, settings, progress);
     }

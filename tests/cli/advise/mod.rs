@@ -11,6 +11,8 @@ mod nopk;
 
 // The real-schema corpus read whole.
 mod corpus;
+// The model against private servers on real corpus tables.
+mod live_corpus;
 
 // A file of migrations against the server's end state.
 mod migrations;

@@ -65,9 +65,11 @@ fn postgres_limits_refuse_with_their_names() {
         .expect_code(2);
     assert!(run.stderr.contains("BTMaxItemSize"), "{}", run.stderr);
     assert!(run.stderr.contains("users_bio"), "{}", run.stderr);
-    // The model keeps 64-byte key values: a wider one is refused naming --width.
-    let run = d.keylab(&["advise", "u.sql", "--width", "bio=100"]).expect_code(2);
-    assert!(run.stderr.contains("--width bio=1..=64"), "{}", run.stderr);
+    // The model keeps key values up to what fits in BTMaxItemSize (2692 bytes in a
+    // one-column index tuple): a wider one is refused naming --width.
+    let run = d.keylab(&["advise", "u.sql", "--width", "bio=3000"]).expect_code(2);
+    assert!(run.stderr.contains("--width bio=1..=2692"), "{}", run.stderr);
+    d.keylab(&["advise", "u.sql", "--rows", "300", "--width", "bio=2000"]).expect_code(0);
     // A length-less varchar key: its ids' length, not the type's 65,535, is what is checked.
     let sql =
         "CREATE TABLE public.schema_migrations (\n    version character varying NOT NULL\n);\n\
@@ -162,5 +164,100 @@ fn long_index_names_do_not_collide_on_postgres() {
             let other = m["indexes"].as_array().unwrap().iter().find(|i| i["name"] == ix["name"]);
             assert_eq!(ix["leaf_pages"], other.unwrap()["leaf_pages"], "{}", ix["name"]);
         }
+    }
+}
+
+/// Text keys longer than the model's default sort-key width (64 bytes, its limit before):
+/// `bio` values of 1,500 bytes (4-byte varlena headers, five tuples a leaf) and `note`
+/// values of 300 give the same pages per index and heap pages on the nbtree model and on a
+/// private PostgreSQL 15. (Random letters and digits: the server's index tuple compression,
+/// tried above 512 bytes, saves nothing and keeps them whole; heap tuples stay under
+/// TOAST's 2 KiB.)
+#[test]
+fn long_text_keys_agree_with_private_postgres() {
+    if !keylab_pg_server::installed_or_skip("long_text_keys_agree_with_private_postgres") {
+        return;
+    }
+    let d = Dir::new();
+    std::fs::write(d.path("u.sql"), users_with_text_index()).unwrap();
+    let run = |engine: &str| {
+        let args = [
+            "advise",
+            "u.sql",
+            "--rows",
+            "3000",
+            "--keys",
+            "auto-inc,uuid7:bin",
+            "--width",
+            "bio=1500",
+            "--width",
+            "note=300",
+            "--engine",
+            engine,
+            "--format",
+            "json",
+        ];
+        json(&d.keylab(&args).expect_code(0).stdout)
+    };
+    let (sim, server) = (run("sim"), run("postgres"));
+    assert_eq!(sim["engine"]["model"], "postgres-15");
+    let (sim, server) = (sim["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
+    assert_eq!((sim.len(), server.len()), (3, 3));
+    for (s, m) in sim.iter().zip(server) {
+        for a in s["indexes"].as_array().unwrap() {
+            let b = m["indexes"].as_array().unwrap().iter().find(|b| b["name"] == a["name"]);
+            let b = b.expect("same index names");
+            for k in ["size_pages", "leaf_pages"] {
+                assert_eq!(a[k], b[k], "{} {} {k}", s["variant"], a["name"]);
+            }
+        }
+        assert_eq!(s["postgres"]["heap_pages"], m["postgres"]["heap_pages"], "{}", s["variant"]);
+    }
+    let bio = sim[0]["indexes"].as_array().unwrap().iter().find(|i| i["name"] == "users_bio");
+    assert!(bio.unwrap()["leaf_pages"].as_u64() > Some(500), "five 1,512-byte tuples a leaf");
+}
+
+/// A table name of 70 bytes and an enum (`CREATE TYPE ... AS ENUM`) in a key: PostgreSQL
+/// cuts a name at 63 bytes, so keylab names the table on the server shortened with a digest
+/// of the whole name (two such names sharing their first 63 bytes stay apart), and creates
+/// the enum as an enum type of its own whose values are the labels. The model (4-byte
+/// values) and the server give the same pages.
+#[test]
+fn long_table_names_and_enums_on_private_postgres() {
+    if !keylab_pg_server::installed_or_skip("long_table_names_and_enums_on_private_postgres") {
+        return;
+    }
+    let d = Dir::new();
+    let long = format!("users_{}", "x".repeat(64));
+    let sql =
+        format!(
+            "CREATE TYPE public.mood AS ENUM ('sad', 'ok', 'it''s fine');\n{}",
+            USERS
+                .replace("public.users", &format!("public.{long}"))
+                .replace("    bio text\n", "    bio text,\n    mood public.mood NOT NULL\n",)
+        ) + &format!("CREATE INDEX users_mood ON public.{long} USING btree (mood, created_at);\n");
+    std::fs::write(d.path("u.sql"), sql).unwrap();
+    let run = |engine: &str| {
+        let args = [
+            "advise", "u.sql", "--rows", "3000", "--keys", "auto-inc", "--engine", engine,
+            "--format", "json",
+        ];
+        json(&d.keylab(&args).expect_code(0).stdout)
+    };
+    let (sim, server) = (run("sim"), run("postgres"));
+    assert_eq!(sim["engine"]["model"], "postgres-15");
+    assert!(!notes(&server).contains("built on PostgreSQL as"), "{}", notes(&server));
+    let (sim, server) = (sim["runs"].as_array().unwrap(), server["runs"].as_array().unwrap());
+    assert_eq!((sim.len(), server.len()), (2, 2));
+    for (s, m) in sim.iter().zip(server) {
+        assert_eq!(s["indexes"].as_array().unwrap().len(), 5, "{}", s["variant"]);
+        for a in s["indexes"].as_array().unwrap() {
+            let b = m["indexes"].as_array().unwrap().iter().find(|b| b["name"] == a["name"]);
+            let b = b.unwrap_or_else(|| panic!("{} on the server", a["name"]));
+            for k in ["size_pages", "leaf_pages"] {
+                assert_eq!(a[k], b[k], "{} {} {k}", s["variant"], a["name"]);
+            }
+        }
+        assert_eq!(s["postgres"]["heap_pages"], m["postgres"]["heap_pages"], "{}", s["variant"]);
     }
 }

@@ -323,7 +323,7 @@ mod prop {
             let mut got: BTreeMap<(i64, i64), usize> = BTreeMap::new();
             for k in ix.entries() {
                 let a = (u64::from_be_bytes(k[..8].try_into().unwrap()) ^ (1 << 63)) as i64;
-                let b = (u32::from_be_bytes(k[9..13].try_into().unwrap()) ^ (1 << 31)) as i32;
+                let b = (u32::from_be_bytes(k[10..14].try_into().unwrap()) ^ (1 << 31)) as i32;
                 *got.entry((a, i64::from(b))).or_default() += 1;
             }
             prop_assert_eq!(got, want);
