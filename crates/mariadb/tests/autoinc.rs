@@ -23,6 +23,7 @@ fn table(name: &str) -> Table {
         auto_increment: true,
         indexes: Vec::new(),
         row_format: RowFormat::Dynamic,
+        partitioning: None,
     }
 }
 

@@ -222,6 +222,7 @@ fn two_queries_phases_keep_their_own_rows() {
     std::fs::write(d.path("twice.json"), serde_json::to_string(&v).unwrap()).unwrap();
     let table = d.keylab(&["report", "twice.json", "--format", "markdown"]).expect_code(0);
     assert!(table.stdout.contains("**Query point\\_2**"), "{}", table.stdout);
+}
 
 /// `pg-wal-fpi` on a private MariaDB: its `LOAD DATA` into an `AUTO_INCREMENT` key leaves
 /// the gaps the server's reservation rule makes (blocks of 1, 2, 4, ... values per statement,
