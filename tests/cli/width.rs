@@ -83,3 +83,13 @@ fn a_bad_columns_value_is_ignored_and_a_tiny_one_raised() {
     let tiny = dir.keylab_env(&args, &[("COLUMNS", "10")]).expect_code(0).stdout;
     assert!(too_long(&tiny, 40).is_empty(), "{tiny}");
 }
+
+/// The built-ins not run elsewhere on the simulator open their reading with a verdict too
+/// (`scenarios.rs` checks the others' through `run_builtin`).
+#[test]
+fn shards_hotspot_opens_with_a_verdict() {
+    let dir = Dir::new();
+    let out = dir.keylab(&["run", "shards-hotspot", "--scale", "0.002"]).expect_code(0).stdout;
+    let v = verdict(&out);
+    assert!((1..=3).contains(&v.len()), "{v:?}\n{out}");
+}

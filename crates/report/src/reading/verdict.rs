@@ -11,10 +11,13 @@
 //! It does not explain why (the reading below it does) and does not weigh figures against
 //! each other: when size and speed disagree, both lines are shown.
 
+mod advise;
+
+use self::advise::{advise_verdict, schema_verdict};
 use super::key_index;
 use crate::labels::{cell, column_labels, run_models};
 use crate::text::{decimal, group_thousands, human_bytes, times};
-use keylab_core::{AdvicePhase, Figure, PhaseResult, Report, RunResult, SchemaSummary};
+use keylab_core::{AdvicePhase, Figure, PhaseResult, Report, RunResult};
 use keylab_keys::Variant;
 
 /// The most lines a verdict has.
@@ -60,137 +63,14 @@ fn value<T: Copy>(figure: &Figure<T>) -> Option<T> {
     }
 }
 
-/// `advise` on one table: the recommended candidate (the one the command's own
-/// recommendation names, else the smallest) against the current key.
-fn advise_verdict(report: &Report) -> Vec<String> {
-    let labels = column_labels(&report.runs);
-    let runs: Vec<(&str, &RunResult, &AdvicePhase)> = report
-        .runs
-        .iter()
-        .zip(&labels)
-        .filter_map(|(r, l)| Some((l.as_str(), r, advice(r)?)))
-        .collect();
-    let total = |a: &AdvicePhase| value(&a.total_bytes);
-    let Some(&(_, _, current)) = runs.first() else { return Vec::new() };
-    let named = recommended(report);
-    let candidates = &runs[1..];
-    let best = named
-        .and_then(|n| candidates.iter().find(|(_, r, _)| r.variant == n))
-        .or_else(|| candidates.iter().filter(|c| total(c.2).is_some()).min_by_key(|c| total(c.2)));
-    let Some(&(label, run, best)) = best else {
-        return vec!["Only the current key ran: no candidate to compare it with.".into()];
-    };
-    let mut out = Vec::new();
-    let mut first = format!("{label}: ");
-    match (total(best), total(current)) {
-        (Some(b), Some(c)) if (b as f64) < c as f64 / 1.005 => first.push_str(&format!(
-            "{:.0}% fewer bytes than the current key ({} vs {})",
-            100.0 * (1.0 - b as f64 / c as f64),
-            human_bytes(b),
-            human_bytes(c)
-        )),
-        (Some(b), Some(c)) if (b as f64) > c as f64 * 1.005 => first.push_str(&format!(
-            "{:.0}% more bytes than the current key ({} vs {}), but its inserts stay local",
-            100.0 * (b as f64 / c as f64 - 1.0),
-            human_bytes(b),
-            human_bytes(c)
-        )),
-        (Some(b), _) => {
-            first.push_str(&format!("the same size as the current key ({})", human_bytes(b)))
-        }
-        _ => first.push_str("the recommended key"),
-    }
-    let ws = |a: &AdvicePhase| value(&a.insert_working_set_pool_bytes);
-    if let (Some(w), Some(cw)) = (ws(best), ws(current)) {
-        first.push_str(&format!(
-            "; inserts keep {} of buffer pool busy (current key: {})",
-            human_bytes(w),
-            human_bytes(cw)
-        ));
-    }
-    first.push('.');
-    out.push(first);
-    let engine_assigned =
-        |r: &RunResult| variant_of(r).is_some_and(|v| v.strategy.is_engine_assigned());
-    if engine_assigned(run) {
-        let app = candidates
-            .iter()
-            .filter(|c| !engine_assigned(c.1) && total(c.2).is_some())
-            .min_by_key(|c| total(c.2));
-        let mut line = "Its ids come from the database (known only after the insert)".to_string();
-        if let Some(&(l, _, a)) = app {
-            line.push_str(&format!(
-                "; the smallest id the application makes is {l} ({})",
-                human_bytes(total(a).unwrap_or(0))
-            ));
-        }
-        line.push('.');
-        out.push(line);
-    }
-    out
-}
-
-/// The candidate the command recommended, from its `Recommendation: X (...)` note.
-fn recommended(report: &Report) -> Option<&str> {
-    let notes = report.engine.settings.get("notes")?.as_array()?;
-    notes.iter().filter_map(|n| n.as_str()).find_map(|n| {
-        let rest = n.strip_prefix("Recommendation: ")?;
-        rest.split([' ', '.']).next().filter(|s| !s.is_empty())
-    })
-}
-
-fn variant_of(run: &RunResult) -> Option<Variant> {
+/// The variant of a run, `None` when its tokens are not a known variant.
+pub(super) fn variant_of(run: &RunResult) -> Option<Variant> {
     let text = if run.encoding.is_empty() {
         run.strategy.clone()
     } else {
         format!("{}:{}", run.strategy, run.encoding)
     };
     text.parse().ok()
-}
-
-/// `advise SCHEMA.sql`: the table that gains most, and how many gain at all.
-fn schema_verdict(schema: &SchemaSummary) -> Vec<String> {
-    let gains: Vec<_> = schema
-        .tables
-        .iter()
-        .filter(|t| t.bytes_saved_with_children.or(t.bytes_saved).is_some_and(|b| b > 0))
-        .collect();
-    let mut out = Vec::new();
-    match gains.first() {
-        Some(t) => {
-            let saved = t.bytes_saved_with_children.or(t.bytes_saved).unwrap_or(0) as u64;
-            let best = t.best.as_deref().unwrap_or("another key");
-            let share = match t.bytes_now {
-                Some(now) if now > 0 => {
-                    format!(" ({:.0}% of its bytes)", 100.0 * saved as f64 / now as f64)
-                }
-                _ => String::new(),
-            };
-            out.push(format!(
-                "Rekey {} first: {best} instead of {} saves {}{share}, child tables included.",
-                t.table,
-                t.current_key,
-                human_bytes(saved)
-            ));
-            out.push(format!(
-                "{} of {} advised tables gain from another key; the others keep theirs.",
-                gains.len(),
-                schema.tables.len()
-            ));
-        }
-        None if !schema.tables.is_empty() => out.push(format!(
-            "Keep the keys: no candidate makes any of the {} advised tables smaller.",
-            schema.tables.len()
-        )),
-        None => {}
-    }
-    if !schema.refused.is_empty() {
-        out.push(format!(
-            "{} table(s) could not be advised (listed below with the reason).",
-            schema.refused.len()
-        ));
-    }
-    out
 }
 
 /// One run as the verdict sees it.
@@ -281,14 +161,46 @@ fn runs_verdict(report: &Report) -> Vec<String> {
     let mut others = Vec::new();
     for (model, group) in &by_model {
         let prefix = model.as_ref().map(|m| format!("On {m}: ")).unwrap_or_default();
-        if let Some(line) = pool_line(group).or_else(|| speed_line(group)) {
+        for line in [pool_line(group), fpi_line(group), speed_line(group)].into_iter().flatten() {
             others.push(format!("{prefix}{line}"));
         }
     }
-    let mut out: Vec<String> = ranked.into_iter().chain(level).take(2).collect();
-    let room = MAX_LINES - out.len();
-    out.extend(others.into_iter().take(room));
+    // The first size line, then cache, WAL and speed, then the other size lines.
+    let mut sizes = ranked.into_iter().chain(level);
+    let mut out: Vec<String> = sizes.next().into_iter().collect();
+    out.extend(others);
+    out.extend(sizes);
+    out.truncate(MAX_LINES);
     out
+}
+
+/// PostgreSQL's full-page images, when the runs wrote any (a checkpoint ran during the load).
+fn fpi_line(group: &[Entry]) -> Option<String> {
+    let fpis: Vec<(&Entry, u64)> = group
+        .iter()
+        .filter_map(|e| Some((e, e.run.postgres.as_ref()?.full_page_images?)))
+        .collect();
+    let best = fpis.iter().min_by_key(|f| f.1)?;
+    let worst = fpis.iter().max_by_key(|f| f.1)?;
+    if fpis.len() < 2 || worst.1 == 0 || (worst.1 as f64) < best.1 as f64 * SAME {
+        return None;
+    }
+    if best.1 == 0 {
+        return Some(format!(
+            "{} writes no full-page image to the WAL; {} writes {}.",
+            best.0.label,
+            worst.0.label,
+            group_thousands(worst.1)
+        ));
+    }
+    Some(format!(
+        "{} writes {} fewer full-page images to the WAL than {} ({} vs {}).",
+        best.0.label,
+        times(worst.1 as f64 / best.1 as f64),
+        worst.0.label,
+        group_thousands(best.1),
+        group_thousands(worst.1)
+    ))
 }
 
 /// `text` with its first letter upper-case.
@@ -446,4 +358,68 @@ fn speed_line(group: &[Entry]) -> Option<String> {
         decimal(fast.1, 0),
         decimal(slow.1, 0)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{test_report, test_run};
+    use serde_json::json;
+
+    /// A run of `variant` (`strategy:encoding`) whose PRIMARY index has `leaf` leaf pages.
+    fn run(variant: &str, leaf: Option<u64>) -> RunResult {
+        let (strategy, encoding) = variant.split_once(':').unwrap_or((variant, ""));
+        test_run(json!({
+            "variant": variant, "strategy": strategy, "encoding": encoding,
+            "indexes": [{"name": "PRIMARY", "leaf_pages": leaf}]
+        }))
+    }
+
+    #[test]
+    fn the_smallest_application_id_is_named_beside_a_database_one() {
+        let report = test_report(vec![
+            run("uuid4:bin", Some(71)),
+            run("uuid7:bin", Some(54)),
+            run("auto-inc", Some(44)),
+        ]);
+        assert_eq!(
+            verdict(&report),
+            ["uuid7:bin: 1.3x fewer PRIMARY leaf pages than uuid4:bin (54 vs 71); auto-inc is \
+              smaller still (44) but its ids come from the database."]
+        );
+    }
+
+    #[test]
+    fn runs_of_one_size_are_said_to_be_alike() {
+        let report = test_report(vec![run("uuid4:bin", Some(97)), run("uuid7:bin", Some(96))]);
+        assert_eq!(
+            verdict(&report),
+            ["Both runs take about the same PRIMARY leaf pages (96–97): what differs between \
+              them does not change the size."]
+        );
+    }
+
+    #[test]
+    fn no_figure_no_ranking() {
+        let report = test_report(vec![run("uuid4:bin", None), run("uuid7:bin", None)]);
+        let lines = verdict(&report);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].starts_with("No figure in this report ranks the runs"), "{lines:?}");
+    }
+
+    #[test]
+    fn never_more_than_three_lines() {
+        let mut runs = Vec::new();
+        for model in ["mariadb-10.11", "postgres-15", "mysql-8.0"] {
+            for (v, leaf) in [("uuid4:bin", 70), ("uuid7:bin", 50)] {
+                let mut r = run(v, Some(leaf));
+                r.model = Some(model.into());
+                r.load.rows_per_s = Some(leaf as f64 * 100.0);
+                runs.push(r);
+            }
+        }
+        let lines = verdict(&test_report(runs));
+        assert_eq!(lines.len(), MAX_LINES, "{lines:?}");
+        assert!(lines[0].starts_with("On mariadb-10.11: uuid7:bin: 1.4x fewer"), "{lines:?}");
+    }
 }
