@@ -12,8 +12,10 @@ use keylab_server_common::MAX_WRITERS;
 use std::path::PathBuf;
 
 pub mod advise;
+mod install;
 mod values;
 
+pub use install::{CompletionShell, CompletionsArgs};
 pub(crate) use values::choices;
 pub use values::{parse_byte_size, UrlArg};
 use values::{parse_database, parse_jobs, parse_scale, parse_server_engine};
@@ -71,25 +73,6 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print keylab's man page (roff) on standard output: `keylab man > keylab.1`.
     Man,
-}
-
-/// `keylab completions SHELL`.
-#[derive(Debug, Clone, Args)]
-pub struct CompletionsArgs {
-    /// The shell to write the script for.
-    #[arg(value_enum)]
-    pub shell: CompletionShell,
-}
-
-/// The shells `keylab completions` writes for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CompletionShell {
-    /// GNU bash.
-    Bash,
-    /// Z shell.
-    Zsh,
-    /// fish.
-    Fish,
 }
 
 /// How ids are generated (shared by `compare`, `run` and `keys`).

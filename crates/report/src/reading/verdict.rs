@@ -14,7 +14,7 @@
 mod advise;
 
 use self::advise::{advise_verdict, schema_verdict};
-use super::key_index;
+use super::{and_list, key_index};
 use crate::labels::{cell, column_labels, run_models};
 use crate::text::{decimal, group_thousands, human_bytes, times};
 use keylab_core::{AdvicePhase, Figure, PhaseResult, Report, RunResult};
@@ -162,6 +162,12 @@ fn runs_verdict(report: &Report) -> Vec<String> {
     for (model, group) in &by_model {
         let prefix = model.as_ref().map(|m| format!("On {m}: ")).unwrap_or_default();
         for line in [pool_line(group), fpi_line(group), speed_line(group)].into_iter().flatten() {
+            // A sentence of its own starts with a capital; a run's label never gets one.
+            let line = if prefix.is_empty() && line.starts_with("the ") {
+                capitalized(&line)
+            } else {
+                line
+            };
             others.push(format!("{prefix}{line}"));
         }
     }
@@ -304,7 +310,7 @@ fn pool_line(group: &[Entry]) -> Option<String> {
     let best = read.iter().min_by_key(|r| r.1)?;
     let worst = read.iter().max_by_key(|r| r.1)?;
     let pool =
-        best.2.map_or("the buffer pool".into(), |b| format!("a {} buffer pool", human_bytes(b)));
+        best.2.map_or("the buffer pool".into(), |b| format!("the {} buffer pool", human_bytes(b)));
     if worst.1 as f64 <= best.1 as f64 * SAME {
         return Some(format!(
             "Every run reads about as many pages through {pool} ({}–{}).",
@@ -313,9 +319,14 @@ fn pool_line(group: &[Entry]) -> Option<String> {
         ));
     }
     if best.1 == 0 {
+        let cached: Vec<&str> =
+            read.iter().filter(|r| r.1 == 0).map(|r| r.0.label.as_str()).collect();
+        let who = match cached.as_slice() {
+            [one] => format!("{one}'s inserts"),
+            many => format!("the inserts of {}", and_list(many)),
+        };
         return Some(format!(
-            "{}'s inserts stay in {pool} (no page read); {} reads {} pages.",
-            best.0.label,
+            "{who} stay in {pool} (no page read); {} reads {} pages.",
             worst.0.label,
             group_thousands(worst.1)
         ));
