@@ -52,6 +52,7 @@ fn html_report_renders_in_headless_chromium() {
         "single_variant",
         "e1_scenario",
         "e5_scenario",
+        "advise_sim",
     ];
     for name in fixtures {
         let fixture =

@@ -1,6 +1,6 @@
 //! The HTML report's summary card: one row per run with the figures that decide between them
-//! (the id index's pages, its leaf fill, page splits, table bytes, pages read, load speed,
-//! and `advise`'s total bytes), the best of each column marked. A column no run has a figure
+//! (`advise`'s total bytes, the id index's pages, its leaf fill, page splits, table bytes,
+//! pages read, load speed), the best of each column marked. A column no run has a figure
 //! for is left out; a run without one shows `—`.
 //!
 //! It reads the report's runs directly and does not rank or judge: the verdict above it does.
@@ -51,6 +51,13 @@ fn columns(report: &Report) -> Vec<Column> {
     let index =
         report.runs.iter().find_map(key_index).map_or("id index".into(), |i| i.name.clone());
     vec![
+        // advise decides on total bytes: first, so a phone shows it without scrolling.
+        Column {
+            heading: "total bytes".into(),
+            higher_is_better: false,
+            figure: advice_total,
+            show: bytes,
+        },
         Column {
             heading: format!("{index} pages"),
             higher_is_better: false,
@@ -73,12 +80,6 @@ fn columns(report: &Report) -> Vec<Column> {
             heading: "table bytes".into(),
             higher_is_better: false,
             figure: |r| Some((r.table.data_length? + r.table.index_length.unwrap_or(0)) as f64),
-            show: bytes,
-        },
-        Column {
-            heading: "total bytes (advise)".into(),
-            higher_is_better: false,
-            figure: advice_total,
             show: bytes,
         },
         Column {
