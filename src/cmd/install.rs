@@ -16,8 +16,12 @@ pub fn completions(shell: CompletionShell) -> Result<()> {
         CompletionShell::Zsh => Shell::Zsh,
         CompletionShell::Fish => Shell::Fish,
     };
+    // Into memory first: clap_complete panics when its writer fails (`| head`), while a
+    // closed pipe on our own write is an ordinary success (main.rs).
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "keylab", &mut script);
     let mut out = std::io::stdout().lock();
-    clap_complete::generate(shell, &mut Cli::command(), "keylab", &mut out);
+    out.write_all(&script)?;
     out.flush()?;
     Ok(())
 }

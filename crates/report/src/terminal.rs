@@ -197,17 +197,26 @@ fn draw(
     table.to_string()
 }
 
-/// `ulid:text (pk, heavy)` → `ulid:text`, `pk`, `heavy` on lines of their own (and a `#2`
-/// that tells identical runs apart on the last), so columns stay as narrow as their figures.
+/// `ulid:text (pk, heavy)` → `ulid:text`, `pk`, `heavy` on lines of their own (then a model,
+/// `@ postgres-15`, and a `#2` that tells identical runs apart), so columns stay as narrow as
+/// their figures.
 pub(crate) fn stacked(label: &str) -> String {
     let (main, nth) = match label.rsplit_once(" #") {
         Some((main, n)) if n.chars().all(|c| c.is_ascii_digit()) => (main, Some(n)),
         _ => (label, None),
     };
+    // `uuid4:bin @ postgres-15`: the model on a line of its own.
+    let (main, model) = match main.split_once(" @ ") {
+        Some((main, model)) => (main, Some(model)),
+        None => (main, None),
+    };
     let mut lines = match main.split_once(" (").and_then(|(v, r)| Some((v, r.strip_suffix(')')?))) {
         Some((variant, parts)) => format!("{variant}\n{}", parts.replace(", ", "\n")),
         None => main.to_string(),
     };
+    if let Some(model) = model {
+        lines.push_str(&format!("\n@ {model}"));
+    }
     if let Some(n) = nth {
         lines.push_str(&format!("\n#{n}"));
     }
@@ -229,5 +238,6 @@ mod tests {
         assert_eq!(super::stacked("ulid:text (pk, heavy)"), "ulid:text\npk\nheavy");
         assert_eq!(super::stacked("a (pk) #2"), "a\npk\n#2");
         assert_eq!(super::stacked("auto-inc"), "auto-inc");
+        assert_eq!(super::stacked("uuid4:bin @ postgres-15"), "uuid4:bin\n@ postgres-15");
     }
 }
