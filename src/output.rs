@@ -20,16 +20,32 @@ use keylab_report::{render, Format, RenderContext};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-fn context(color: bool) -> RenderContext {
-    RenderContext { color, generated_at: None }
+fn context(color: bool, args: &OutputArgs) -> RenderContext {
+    RenderContext { color, generated_at: None, width: None, verbose: args.verbose }
+}
+
+/// The narrowest width tables are fitted to (a `COLUMNS` below it is taken as this).
+const MIN_WIDTH: usize = 40;
+
+/// The columns standard output's tables must fit in: `COLUMNS` when it is set to a number
+/// (piped or not, as `ls` and `git` read it), else the width of the terminal standard output
+/// is, else no limit (a file or a pipe with no `COLUMNS` gets tables as wide as their figures).
+fn output_width(stdout: &std::io::Stdout) -> Option<usize> {
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok());
+    let width = columns.filter(|&c| c > 0).or_else(|| {
+        let (terminal_size::Width(w), _) = terminal_size::terminal_size_of(stdout)?;
+        Some(usize::from(w))
+    })?;
+    Some(width.max(MIN_WIDTH))
 }
 
 /// Prints `report` on standard output in the chosen format.
 pub fn print(report: &Report, args: &OutputArgs) -> Result<()> {
     let stdout = std::io::stdout();
     let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let ctx = RenderContext { width: output_width(&stdout), ..context(color, args) };
     let mut out = std::io::BufWriter::new(stdout.lock());
-    render(report, args.format, &context(color), &mut out)?;
+    render(report, args.format, &ctx, &mut out)?;
     out.flush()?;
     Ok(())
 }
@@ -61,7 +77,7 @@ pub fn write_exports(report: &Report, args: &OutputArgs, stage: Stage) -> Result
         let target = classify(path)
             .map_err(|why| UsageError(format!("{flag} {}: {why}", path.display())))?;
         let mut bytes = Vec::new();
-        render(report, format, &context(false), &mut bytes)?;
+        render(report, format, &context(false, args), &mut bytes)?;
         match target {
             Target::Replace { path: real, mode } => replace(&real, mode, &bytes),
             Target::WriteThrough if stage == Stage::Final => write_through(path, &bytes),

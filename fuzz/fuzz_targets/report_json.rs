@@ -9,7 +9,7 @@ use std::path::Path;
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(report) = parse_report(text, Path::new("fuzz.json")) {
-        let ctx = RenderContext { color: false, generated_at: None };
+        let ctx = RenderContext { color: false, generated_at: None, ..Default::default() };
         for format in Format::ALL {
             let _ = render_to_string(&report, format, &ctx);
         }

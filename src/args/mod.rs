@@ -12,8 +12,10 @@ use keylab_server_common::MAX_WRITERS;
 use std::path::PathBuf;
 
 pub mod advise;
+mod install;
 mod values;
 
+pub use install::{CompletionShell, CompletionsArgs};
 pub(crate) use values::choices;
 pub use values::{parse_byte_size, UrlArg};
 use values::{parse_database, parse_jobs, parse_scale, parse_server_engine};
@@ -63,6 +65,14 @@ pub enum Command {
     /// and removes it). A PostgreSQL table runs on the nbtree model of PostgreSQL 15 where
     /// that model covers its indexes.
     Advise(advise::AdviseArgs),
+    /// Print a shell completion script (bash, zsh or fish) on standard output.
+    ///
+    /// bash: `keylab completions bash > ~/.local/share/bash-completion/completions/keylab`;
+    /// zsh: into a directory of your `fpath` as `_keylab`; fish:
+    /// `keylab completions fish > ~/.config/fish/completions/keylab.fish`.
+    Completions(CompletionsArgs),
+    /// Print keylab's man page (roff) on standard output: `keylab man > keylab.1`.
+    Man,
 }
 
 /// How ids are generated (shared by `compare`, `run` and `keys`).
@@ -94,8 +104,15 @@ pub struct GenArgs {
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Output format on standard output.
+    ///
+    /// The table format fits the terminal: COLUMNS when it is set (piped or not), else the
+    /// terminal's width; with neither (a file, a pipe), tables are as wide as their figures.
     #[arg(long, default_value = "table", value_parser = choices::<Format>(&Format::ALL.map(|f| f.token())))]
     pub format: Format,
+    /// Show every engine setting in the report header, not only those that differ from the
+    /// engine's defaults.
+    #[arg(long)]
+    pub verbose: bool,
     /// Also write the JSON result to this file.
     ///
     /// Every --export-* FILE: a regular file (or a new one) is rewritten after each finished

@@ -3,6 +3,7 @@
 mod advise;
 mod compare;
 mod inspect;
+mod install;
 mod keys;
 mod report;
 mod run;
@@ -24,5 +25,7 @@ pub fn run(cli: Cli, given: &Given) -> Result<()> {
         Command::Scenarios(args) => scenarios::run(args),
         Command::Validate(args) => validate::run(args, given),
         Command::Inspect(args) => inspect::run(args),
+        Command::Completions(args) => install::completions(args.shell),
+        Command::Man => install::man(),
     }
 }

@@ -13,10 +13,14 @@ const BUILTINS: [&str; 6] = [
     "pg-wal-fpi",
 ];
 
-/// Runs a built-in at `scale` on the simulator and returns the JSON result.
+/// Runs a built-in at `scale` on the simulator and returns the JSON result, after checking
+/// that its reading opens with a verdict of one to three lines.
 fn run_builtin(name: &str, scale: &str) -> Value {
     let run =
         Dir::new().keylab(&["run", name, "--scale", scale, "--format", "json"]).expect_code(0);
+    let report = keylab_report::parse_report(&run.stdout, std::path::Path::new(name)).unwrap();
+    let verdict = keylab_report::verdict(&report);
+    assert!((1..=keylab_report::MAX_VERDICT_LINES).contains(&verdict.len()), "{name}: {verdict:?}");
     let v = json(&run.stdout);
     assert_eq!(v["scenario"], name);
     assert_eq!(v["engine"]["kind"], "sim");

@@ -50,12 +50,20 @@ impl Dir {
         self.dir.path()
     }
 
-    /// Runs `keylab ARGS` in this directory.
+    /// Runs `keylab ARGS` in this directory (no `COLUMNS`: piped output is not fitted to a
+    /// width).
     pub fn keylab(&self, args: &[&str]) -> Run {
+        self.keylab_env(args, &[])
+    }
+
+    /// Runs `keylab ARGS` in this directory with the environment variables `env` set.
+    pub fn keylab_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let out = Command::new(env!("CARGO_BIN_EXE_keylab"))
             .args(args)
             .current_dir(self.root())
             .env_remove("NO_COLOR")
+            .env_remove("COLUMNS")
+            .envs(env.iter().copied())
             .output()
             .expect("run keylab");
         Run::from(out)

@@ -1,21 +1,26 @@
 //! The HTML format: one self-contained file (no network, no script, no external style) from
-//! the template in `template.html`, with the reading, the side-by-side [`MetricTable`] and
-//! inline SVG charts: pages and bytes per variant, page splits, leaf fill histograms and,
-//! when the report has them, growth of pages with rows, throughput and batch latency (per
-//! run, and against writers and batch size), churn (pages before and after, splits and
-//! merges, per-round lines), query times and phase figures.
+//! the template in `template.html`. It opens with the answer: the verdict and a summary card
+//! (the deciding figures per run, `html/summary.rs`), then the inline SVG charts (pages and
+//! bytes per variant, page splits, leaf fill histograms and, when the report has them, growth
+//! of pages with rows, throughput and batch latency, churn, query times and phase figures),
+//! then the reading in collapsible groups (`<details>`), the settings, and the long
+//! side-by-side [`MetricTable`] last. The page fits a phone's width (wide tables scroll in their
+//! own box) and follows the reader's light or dark scheme (`prefers-color-scheme`).
 //!
 //! All report text is escaped. Charts of table rows read the same table model as the other
 //! formats; the fill histograms and the charts of phase lists (`chart/data.rs`) read the
 //! report. A chart with no data is left out. Like the terminal, a report of many runs gets
 //! one table per group of at most [`MAX_COLUMNS`](crate::MAX_COLUMNS) runs.
 
+mod summary;
+
 use crate::chart::data as chart_data;
 use crate::chart::{bar_chart, fill_histogram, grouped_bar_chart};
+use crate::reading::{reading_groups, verdict};
 use crate::settings::{settings_view, SettingsView};
 use crate::table::{MetricRow, MetricTable, Ratio};
 use crate::text::{decimal, escape_html as esc, group_thousands, human_bytes};
-use crate::{headline, load_check_line, reading, RenderContext, RATIO_LEGEND};
+use crate::{headline, load_check_line, RenderContext, RATIO_LEGEND};
 use keylab_core::Report;
 use std::fmt::Write as _;
 use std::io;
@@ -30,9 +35,10 @@ pub(crate) fn render(
 ) -> io::Result<()> {
     let model = MetricTable::from_report(report);
     let title = format!("keylab report: {}", report.scenario);
-    let settings = settings_html(&settings_view(report));
-    let reading: Vec<String> =
-        reading(report).iter().map(|s| format!("<li>{}</li>", esc(s))).collect();
+    let settings = settings_html(&settings_view(report, ctx.verbose));
+    let verdict: Vec<String> =
+        verdict(report).iter().map(|s| format!("<li>{}</li>", esc(s))).collect();
+    let reading = reading_html(report);
     let footer = match &ctx.generated_at {
         Some(at) => format!("Generated {} by keylab {}.", esc(at), esc(&report.keylab)),
         None => format!("Rendered by keylab {}.", esc(&report.keylab)),
@@ -41,10 +47,19 @@ pub(crate) fn render(
         "title" => Some(esc(&title)),
         "headline" => Some(esc(&headline(report))),
         "settings" => Some(settings.clone()),
-        "reading" => Some(reading.join("\n")),
+        // A schema summary's tables are drawn with the settings: shown open.
+        "settings_open" => Some(if report.schema.is_some() { " open" } else { "" }.into()),
+        "settings_title" if report.schema.is_some() => Some("Settings and tables".into()),
+        "settings_title" => Some("Settings".into()),
+        "verdict" => Some(verdict.join("\n")),
+        "summary" => Some(summary::summary_table(report)),
+        "reading" => Some(reading.clone()),
         // A schema summary's tables are in the settings; it has no runs to set side by side.
         "side_by_side" if report.schema.is_some() => Some(String::new()),
-        "side_by_side" => Some("<h2>Side by side</h2>".into()),
+        "side_by_side" => Some(format!(
+            "<h2>Side by side</h2>\n<p class=\"meta\">Every figure of every run ({} runs).</p>",
+            report.runs.len()
+        )),
         "table" | "notes" if report.schema.is_some() => Some(String::new()),
         "table" => Some(table(&model)),
         "notes" => Some(notes(report, &model)),
@@ -55,11 +70,30 @@ pub(crate) fn render(
     out.write_all(page.as_bytes())
 }
 
-/// The settings under the headline: the plain ones on one line, lists as lists, nested ones
-/// as small tables.
+/// The reading, one collapsible group per topic (the first open).
+fn reading_html(report: &Report) -> String {
+    let mut html = String::new();
+    for (i, group) in reading_groups(report).into_iter().enumerate() {
+        let open = if i == 0 { " open" } else { "" };
+        let _ = writeln!(
+            html,
+            "<details class=\"reading\"{open}><summary>{} <span class=\"count\">({})</span></summary>\n<ul>",
+            esc(group.topic),
+            group.sentences.len()
+        );
+        for sentence in &group.sentences {
+            let _ = writeln!(html, "<li>{}</li>", esc(sentence));
+        }
+        html.push_str("</ul>\n</details>\n");
+    }
+    html
+}
+
+/// The settings: the plain ones one line per group, lists as lists, nested ones as small
+/// tables.
 fn settings_html(view: &SettingsView) -> String {
     let mut out = Vec::new();
-    if let Some(line) = &view.line {
+    for line in &view.lines {
         out.push(format!(r#"<p class="meta">{}</p>"#, esc(line)));
     }
     for (name, items) in &view.lists {
@@ -90,9 +124,9 @@ fn settings_html(view: &SettingsView) -> String {
             .collect();
         out.push(format!(
             r#"<p class="meta">{}:</p>
-<table class="metrics settings"><thead><tr>{}</tr></thead><tbody>
+<div class="scroll"><table class="metrics settings"><thead><tr>{}</tr></thead><tbody>
 {}
-</tbody></table>"#,
+</tbody></table></div>"#,
             esc(&sub.name),
             head.join(""),
             rows.join("\n")
@@ -139,7 +173,8 @@ fn table(model: &MetricTable) -> String {
 }
 
 fn table_part(model: &MetricTable, cols: Range<usize>) -> String {
-    let mut html = String::from("<table class=\"metrics\">\n<thead><tr><th>metric</th>");
+    let mut html =
+        String::from("<div class=\"scroll\"><table class=\"metrics\">\n<thead><tr><th>metric</th>");
     for c in &model.columns[cols.clone()] {
         let _ = write!(html, "<th>{}</th>", esc(c));
     }
@@ -176,7 +211,7 @@ fn table_part(model: &MetricTable, cols: Range<usize>) -> String {
             html.push_str("</tr>\n");
         }
     }
-    html.push_str("</tbody>\n</table>\n");
+    html.push_str("</tbody>\n</table></div>\n");
     html
 }
 
@@ -370,9 +405,10 @@ mod tests {
 
     #[test]
     fn template_has_every_placeholder() {
-        for name in
-            ["title", "headline", "settings", "reading", "table", "notes", "charts", "footer"]
-        {
+        for name in [
+            "title", "headline", "verdict", "summary", "settings", "reading", "table", "notes",
+            "charts", "footer",
+        ] {
             assert!(TEMPLATE.contains(&format!("{{{{{name}}}}}")), "{name}");
         }
     }

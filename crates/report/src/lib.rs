@@ -50,7 +50,7 @@ pub use escape::escape_controls;
 pub use format::{Format, UnknownFormat};
 pub use json::{load_report, parse_report, LoadError};
 pub use keylab_core::Report;
-pub use reading::reading;
+pub use reading::{reading, reading_groups, verdict, ReadingGroup, MAX_VERDICT_LINES};
 pub use table::{
     Better, Cell, MetricRow, MetricTable, Ratio, SectionNote, SectionView, Value, MAX_COLUMNS,
 };
@@ -63,6 +63,12 @@ pub struct RenderContext {
     pub color: bool,
     /// When the report was rendered, shown in Markdown and HTML footers (`None`: not shown).
     pub generated_at: Option<String>,
+    /// Columns the terminal format must fit in (`None`: no limit, tables as wide as their
+    /// figures). Tables are split into parts of fewer runs, then their label column wrapped,
+    /// and prose wrapped, so that no line is longer.
+    pub width: Option<usize>,
+    /// Show every engine setting, not only those that differ from the engine's defaults.
+    pub verbose: bool,
 }
 
 /// Renders `report` as `format` into `out`. Control characters in its texts (names from a

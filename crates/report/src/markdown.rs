@@ -1,13 +1,15 @@
-//! The Markdown format: the side-by-side [`MetricTable`] as a GitHub table (section rows in
+//! The Markdown format: the verdict (a short list under the headline), the side-by-side
+//! [`MetricTable`] as a GitHub table (section rows in
 //! bold, `×N` or **best** after each value), the metrics this engine cannot give, and the
-//! reading as a list. Rows no run has a figure for are listed, not drawn. Section notes (a
+//! reading as lists, one per topic. Rows no run has a figure for are listed, not drawn. Section notes (a
 //! phase the engine cannot run, with its reason) are italic rows under the section heading.
 //! Reports of more than [`MAX_COLUMNS`](crate::MAX_COLUMNS) runs get one table per group of
 //! runs (`### Runs 1–6 of 37`), each with every row; ratios stay relative to all runs.
 
+use crate::reading::{reading_groups, verdict};
 use crate::settings::settings_view;
 use crate::table::{MetricTable, Ratio};
-use crate::{headline, load_check_line, reading, RenderContext, RATIO_LEGEND};
+use crate::{headline, load_check_line, RenderContext, RATIO_LEGEND};
 use keylab_core::Report;
 use std::io;
 use std::ops::Range;
@@ -21,10 +23,18 @@ pub(crate) fn render(
     writeln!(out, "# keylab report: {}", inline(&report.scenario))?;
     writeln!(out)?;
     writeln!(out, "{}", inline(&headline(report)))?;
-    let settings = settings_view(report);
-    if let Some(line) = &settings.line {
+    writeln!(out)?;
+    writeln!(out, "**Verdict**")?;
+    writeln!(out)?;
+    for line in verdict(report) {
+        writeln!(out, "- {}", inline(&line))?;
+    }
+    let settings = settings_view(report, ctx.verbose);
+    if !settings.lines.is_empty() {
         writeln!(out)?;
-        writeln!(out, "{}", inline(line))?;
+        // Two trailing spaces: a Markdown line break, one group per line.
+        let lines: Vec<String> = settings.lines.iter().map(|l| inline(l)).collect();
+        writeln!(out, "{}", lines.join("  \n"))?;
     }
     for (name, items) in &settings.lists {
         writeln!(out)?;
@@ -78,8 +88,15 @@ pub(crate) fn render(
         }
         writeln!(out, "## Reading")?;
         writeln!(out)?;
-        for sentence in reading(report) {
-            writeln!(out, "- {}", inline(&sentence))?;
+        for (i, group) in reading_groups(report).into_iter().enumerate() {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            writeln!(out, "### {}", inline(group.topic))?;
+            writeln!(out)?;
+            for sentence in group.sentences {
+                writeln!(out, "- {}", inline(&sentence))?;
+            }
         }
     }
     if let Some(at) = &ctx.generated_at {

@@ -25,12 +25,15 @@ mod phases;
 mod pool;
 mod settings;
 mod timings;
+mod verdict;
 
 use self::pages::{compare_group, describe_single, placement_groups};
 use self::timings::{queries, throughput};
 use crate::labels::{column_labels, run_models};
 use keylab_core::{IndexResult, Report, RunResult};
 use keylab_keys::{Strategy, Variant};
+
+pub use self::verdict::{verdict, MAX_LINES as MAX_VERDICT_LINES};
 
 /// Whether ids arrive in the order of the index they are stored in, by definition of the
 /// variant.
@@ -66,8 +69,25 @@ pub(crate) fn key_bytes(strategy: &str, encoding: &str) -> Option<u32> {
     variant(strategy, encoding).map(|v| v.stored_len())
 }
 
-/// The reading of `report`: a few sentences, each a separate string.
+/// The reading of `report`: a few sentences, each a separate string (the sentences of
+/// [`reading_groups`] in their order).
 pub fn reading(report: &Report) -> Vec<String> {
+    reading_groups(report).into_iter().flat_map(|g| g.sentences).collect()
+}
+
+/// A topic of the reading and its sentences.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadingGroup {
+    /// What the sentences are about (`Size, fill and splits`, `Cache`, ...).
+    pub topic: &'static str,
+    /// The sentences, in order.
+    pub sentences: Vec<String>,
+}
+
+/// The reading of `report` grouped by topic, groups without a sentence left out: size, fill
+/// and splits; cache; load and queries; phases and settings; engines; shards; and what the
+/// figures are (provenance, what the engine does not report) last.
+pub fn reading_groups(report: &Report) -> Vec<ReadingGroup> {
     let labels = column_labels(&report.runs);
     let runs: Vec<Labeled> = report
         .runs
@@ -83,7 +103,7 @@ pub fn reading(report: &Report) -> Vec<String> {
             ),
         })
         .collect();
-    let mut out = vec![provenance(report)];
+    let mut out = Vec::new();
     let models = run_models(&report.runs);
     let groups = placement_groups(&runs, &models);
     let placements = groups.iter().filter(|((p, _, _), _)| *p != groups[0].0 .0).count() > 0;
@@ -110,21 +130,36 @@ pub fn reading(report: &Report) -> Vec<String> {
         }
         out.extend(sentences);
     }
-    out.extend(self::engines::cross_engine(&report.runs, &models));
-    let pairs: Vec<_> = runs.iter().map(|r| (r.run, r.label)).collect();
-    out.extend(self::phases::phase_sentences(&pairs));
-    out.extend(self::settings::setting_effects(&report.runs));
-    out.extend(self::settings::published_comparison(&report.scenario, &report.runs));
     let key_pages = |r: &RunResult| key_index(r).and_then(|i| i.size_pages.or(i.leaf_pages));
     out.extend(self::keys::v1_swap(&report.runs, key_pages));
-    out.extend(self::e5::published_comparison(&report.scenario, &report.runs));
-    out.extend(self::pool::curve_turns(&pairs, key_index, page_size(report, None)));
-    out.extend(crate::rows::shards::reading(report, &labels));
-    out.extend(throughput(&runs));
-    out.extend(self::load::writers_over_cores(report));
-    out.extend(queries(&runs));
-    out.extend(not_reported(report, &runs));
-    out
+    let size = out;
+    let pairs: Vec<_> = runs.iter().map(|r| (r.run, r.label)).collect();
+    let cache = self::pool::curve_turns(&pairs, key_index, page_size(report, None));
+    let mut load = throughput(&runs);
+    load.extend(self::load::writers_over_cores(report));
+    load.extend(queries(&runs));
+    let mut phases = self::phases::phase_sentences(&pairs);
+    phases.extend(self::settings::setting_effects(&report.runs));
+    let mut published = self::settings::published_comparison(&report.scenario, &report.runs);
+    published.extend(self::e5::published_comparison(&report.scenario, &report.runs));
+    let engines = self::engines::cross_engine(&report.runs, &models);
+    let shards: Vec<String> = crate::rows::shards::reading(report, &labels).into_iter().collect();
+    let mut about = vec![provenance(report)];
+    about.extend(not_reported(report, &runs));
+    [
+        ("Size, fill and splits", size),
+        ("Cache", cache),
+        ("Load and queries", load),
+        ("Phases and settings", phases),
+        ("Against published figures", published),
+        ("Engines", engines),
+        ("Shards", shards),
+        ("About these figures", about),
+    ]
+    .into_iter()
+    .filter(|(_, sentences)| !sentences.is_empty())
+    .map(|(topic, sentences)| ReadingGroup { topic, sentences })
+    .collect()
 }
 
 /// A run with its column label.

@@ -303,8 +303,10 @@ impl MetricTable {
     pub fn part_heading(&self, range: &std::ops::Range<usize>) -> Option<String> {
         let total = self.columns.len();
         let model = self.column_models.get(range.start).cloned().flatten();
-        let runs = (range.len() < total)
-            .then(|| format!("Runs {}–{} of {total}", range.start + 1, range.end));
+        let runs = (range.len() < total).then(|| match range.len() {
+            1 => format!("Run {} of {total}", range.end),
+            _ => format!("Runs {}–{} of {total}", range.start + 1, range.end),
+        });
         match (model, runs) {
             (Some(m), Some(runs)) => Some(format!("Model {m} · {runs}")),
             (Some(m), None) => Some(format!("Model {m}")),

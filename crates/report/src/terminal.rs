@@ -1,24 +1,31 @@
-//! The terminal format: a headline, the side-by-side [`MetricTable`] drawn with comfy-table
-//! (ratios to the best variant next to each value), the metrics this engine cannot give, and
-//! the reading. It never detects the terminal itself: colour and width come from the caller
-//! ([`RenderContext`]) so the output is byte-stable.
+//! The terminal format: a headline, the verdict (at most three lines), the settings, the
+//! side-by-side [`MetricTable`] drawn with comfy-table (ratios to the best variant next to each
+//! value), the metrics this engine cannot give, and the reading grouped by topic. It never
+//! detects the terminal itself: colour and width come from the caller ([`RenderContext`]) so
+//! the output is byte-stable.
 //!
 //! Reports of more than [`MAX_COLUMNS`](crate::MAX_COLUMNS) runs are drawn as several tables
 //! of the same rows (`Runs 1–6 of 37`, ...) rather than one table too wide for any terminal;
-//! ratios stay relative to the best over all runs. Column headers put the variant on one line
-//! and each thing that tells the run apart on a line below. Section notes (a phase the engine
-//! cannot run, with its reason) are rows of their own under the section heading.
+//! ratios stay relative to the best over all runs. Given a width, a table that does not fit is
+//! split further into parts of fewer runs, and when one run is still too wide its metric
+//! labels are wrapped (`fit.rs`); prose is wrapped to the width too. Column headers put the
+//! variant on one line and each thing that tells the run apart on a line below. Section notes
+//! (a phase the engine cannot run, with its reason) are rows of their own under the section
+//! heading.
 
+mod fit;
+
+use crate::reading::{reading_groups, verdict};
 use crate::settings::{settings_view, SubTable};
 use crate::table::{MetricTable, Ratio};
 use crate::text::wrap;
-use crate::{headline, load_check_line, reading, RenderContext, RATIO_LEGEND};
+use crate::{headline, load_check_line, RenderContext, RATIO_LEGEND};
 use comfy_table::{presets, Attribute, Cell, CellAlignment, Color, ContentArrangement, Table};
 use keylab_core::Report;
 use std::io;
 use std::ops::Range;
 
-/// Width the prose under the table is wrapped to.
+/// Width the prose under the table is wrapped to (less when the terminal is narrower).
 const PROSE_WIDTH: usize = 100;
 /// Width section notes are wrapped to inside the first column.
 const NOTE_WIDTH: usize = 44;
@@ -29,20 +36,31 @@ pub(crate) fn render(
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
     let model = MetricTable::from_report(report);
-    writeln!(out, "{}", headline(report))?;
-    let settings = settings_view(report);
-    if let Some(line) = &settings.line {
-        writeln!(out, "{}", wrap(line, PROSE_WIDTH, ""))?;
+    let prose = ctx.width.map_or(PROSE_WIDTH, |w| w.min(PROSE_WIDTH));
+    let line = headline(report);
+    match ctx.width {
+        Some(w) if line.chars().count() > w => writeln!(out, "{}", wrap(&line, w, ""))?,
+        _ => writeln!(out, "{line}")?,
+    }
+    writeln!(out)?;
+    writeln!(out, "Verdict:")?;
+    for sentence in verdict(report) {
+        writeln!(out, "{}", bullet(&sentence, prose, "* "))?;
+    }
+    writeln!(out)?;
+    let settings = settings_view(report, ctx.verbose);
+    for line in &settings.lines {
+        writeln!(out, "{}", wrap(line, prose - 2, "  ").trim_start())?;
     }
     for (name, items) in &settings.lists {
         writeln!(out, "{name}:")?;
         for item in items {
-            writeln!(out, "{}", wrap(&format!("- {item}"), PROSE_WIDTH, "  "))?;
+            writeln!(out, "{}", wrap(&format!("- {item}"), prose - 2, "  "))?;
         }
     }
     for sub in &settings.tables {
         writeln!(out, "{}:", sub.name)?;
-        writeln!(out, "{}", draw_settings(sub))?;
+        writeln!(out, "{}", draw_settings(sub, ctx.width))?;
     }
     writeln!(out)?;
     if report.runs.is_empty() {
@@ -51,41 +69,47 @@ pub(crate) fn render(
         }
         return Ok(());
     }
-    let groups = model.column_groups();
-    for (i, range) in groups.iter().enumerate() {
+    let groups = fit::fitted_groups(&model, ctx.width);
+    for (i, (range, arrangement)) in groups.iter().enumerate() {
         if let Some(heading) = model.part_heading(range) {
             if i > 0 {
                 writeln!(out)?;
             }
             writeln!(out, "{heading}")?;
         }
-        writeln!(out, "{}", draw(&model, range.clone(), ctx.color))?;
+        writeln!(out, "{}", draw(&model, range.clone(), ctx.color, *arrangement))?;
     }
     if model.visible_rows().any(|r| r.has_ratios()) {
-        writeln!(out, "{}", wrap(RATIO_LEGEND, PROSE_WIDTH, ""))?;
+        writeln!(out, "{}", wrap(RATIO_LEGEND, prose, ""))?;
     }
     if let Some(line) = load_check_line(report) {
-        writeln!(out, "{}", wrap(&line, PROSE_WIDTH, ""))?;
+        writeln!(out, "{}", wrap(&line, prose, ""))?;
     }
     let nulls = model.null_keys();
     if !nulls.is_empty() {
         let note = format!("n/a on this engine (null in the result): {}.", nulls.join(", "));
-        writeln!(out, "{}", wrap(&note, PROSE_WIDTH, ""))?;
+        writeln!(out, "{}", wrap(&note, prose, ""))?;
     }
     writeln!(out)?;
     writeln!(out, "Reading:")?;
-    for sentence in reading(report) {
-        let text = wrap(&sentence, PROSE_WIDTH - 2, "  ");
-        writeln!(out, "-{}", &text[1..])?;
+    for group in reading_groups(report) {
+        writeln!(out, "{}:", group.topic)?;
+        for sentence in group.sentences {
+            writeln!(out, "{}", bullet(&sentence, prose, "- "))?;
+        }
     }
     Ok(())
 }
 
-/// The columns `cols` of the table as text. Each value is followed by its ratio mark padded
-/// to one width, so values stay right-aligned on their last digit whether or not a row has
-/// ratios.
-/// A nested setting as a small table, numbers right-aligned.
-fn draw_settings(sub: &SubTable) -> String {
+/// `sentence` wrapped to `width` under a `mark` (`- `), its other lines indented to match.
+fn bullet(sentence: &str, width: usize, mark: &str) -> String {
+    let indent = " ".repeat(mark.chars().count());
+    let text = wrap(sentence, width.saturating_sub(indent.len()).max(1), &indent);
+    format!("{mark}{}", text.get(indent.len()..).unwrap_or(""))
+}
+
+/// A nested setting as a small table, numbers right-aligned; wrapped to `width` if given.
+fn draw_settings(sub: &SubTable, width: Option<usize>) -> String {
     let mut table = Table::new();
     table
         .load_preset(presets::UTF8_FULL_CONDENSED)
@@ -101,14 +125,26 @@ fn draw_settings(sub: &SubTable) -> String {
             }
         }));
     }
+    if let Some(w) = width {
+        if table.lines().any(|l| l.chars().count() > w) {
+            table.set_content_arrangement(ContentArrangement::Dynamic).set_width(w as u16);
+        }
+    }
     table.to_string()
 }
 
-fn draw(model: &MetricTable, cols: Range<usize>, color: bool) -> String {
+/// The columns `cols` of the table as text. Each value is followed by its ratio mark padded
+/// to one width, so values stay right-aligned on their last digit whether or not a row has
+/// ratios.
+fn draw(
+    model: &MetricTable,
+    cols: Range<usize>,
+    color: bool,
+    arrangement: fit::Arrangement,
+) -> String {
     let mut table = Table::new();
-    table
-        .load_preset(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled);
+    table.load_preset(presets::UTF8_FULL_CONDENSED);
+    arrangement.apply(&mut table);
     if color {
         table.enforce_styling();
     } else {
@@ -157,20 +193,30 @@ fn draw(model: &MetricTable, cols: Range<usize>, color: bool) -> String {
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
+    arrangement.constrain(&mut table);
     table.to_string()
 }
 
-/// `ulid:text (pk, heavy)` → `ulid:text`, `pk`, `heavy` on lines of their own (and a `#2`
-/// that tells identical runs apart on the last), so columns stay as narrow as their figures.
-fn stacked(label: &str) -> String {
+/// `ulid:text (pk, heavy)` → `ulid:text`, `pk`, `heavy` on lines of their own (then a model,
+/// `@ postgres-15`, and a `#2` that tells identical runs apart), so columns stay as narrow as
+/// their figures.
+pub(crate) fn stacked(label: &str) -> String {
     let (main, nth) = match label.rsplit_once(" #") {
         Some((main, n)) if n.chars().all(|c| c.is_ascii_digit()) => (main, Some(n)),
         _ => (label, None),
+    };
+    // `uuid4:bin @ postgres-15`: the model on a line of its own.
+    let (main, model) = match main.split_once(" @ ") {
+        Some((main, model)) => (main, Some(model)),
+        None => (main, None),
     };
     let mut lines = match main.split_once(" (").and_then(|(v, r)| Some((v, r.strip_suffix(')')?))) {
         Some((variant, parts)) => format!("{variant}\n{}", parts.replace(", ", "\n")),
         None => main.to_string(),
     };
+    if let Some(model) = model {
+        lines.push_str(&format!("\n@ {model}"));
+    }
     if let Some(n) = nth {
         lines.push_str(&format!("\n#{n}"));
     }
@@ -192,5 +238,6 @@ mod tests {
         assert_eq!(super::stacked("ulid:text (pk, heavy)"), "ulid:text\npk\nheavy");
         assert_eq!(super::stacked("a (pk) #2"), "a\npk\n#2");
         assert_eq!(super::stacked("auto-inc"), "auto-inc");
+        assert_eq!(super::stacked("uuid4:bin @ postgres-15"), "uuid4:bin\n@ postgres-15");
     }
 }

@@ -15,7 +15,7 @@ const FIXTURES: [&str; 4] = [
 
 fn parse_and_render(text: &str) {
     if let Ok(report) = parse_report(text, Path::new("m.json")) {
-        let ctx = RenderContext { color: false, generated_at: None };
+        let ctx = RenderContext { color: false, generated_at: None, ..Default::default() };
         for format in Format::ALL {
             let _ = render_to_string(&report, format, &ctx);
         }

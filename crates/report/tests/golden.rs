@@ -59,7 +59,11 @@ fn fixture(name: &str) -> Report {
 }
 
 fn ctx() -> RenderContext {
-    RenderContext { color: false, generated_at: Some("2025-01-01T00:00:00Z".to_string()) }
+    RenderContext {
+        color: false,
+        generated_at: Some("2025-01-01T00:00:00Z".to_string()),
+        ..Default::default()
+    }
 }
 
 /// Fixtures of real server runs whose wall-clock figures are one run's on a shared machine:
@@ -226,4 +230,53 @@ fn empty_report_renders_in_every_format() {
         let out = render_to_string(&report, format, &ctx());
         assert!(!out.is_empty(), "{format}");
     }
+}
+
+/// The terminal format fitted to 80 and 120 columns: every fixture's lines fit, and two are
+/// kept as snapshots (`sim_compare_4`: four variants; `advise_sim`: six candidates).
+#[test]
+fn terminal_fits_80_and_120_columns() {
+    for width in [80, 120] {
+        let fitted = RenderContext { width: Some(width), ..ctx() };
+        for name in FIXTURES {
+            let out = render_to_string(&fixture(name), Format::Table, &fitted);
+            let long: Vec<&str> = out.lines().filter(|l| l.chars().count() > width).collect();
+            assert!(long.is_empty(), "{name} at {width}: lines too long:\n{}", long.join("\n"));
+        }
+    }
+    let at_80 = RenderContext { width: Some(80), ..ctx() };
+    for name in ["sim_compare_4", "advise_sim"] {
+        let out = render_to_string(&fixture(name), Format::Table, &at_80);
+        insta::assert_snapshot!(format!("{name}.80.txt"), out);
+    }
+}
+
+/// Every fixture's verdict has one to three lines and heads the terminal reading, the
+/// Markdown and the HTML report.
+#[test]
+fn every_report_opens_with_a_verdict() {
+    for name in FIXTURES {
+        let report = fixture(name);
+        let verdict = keylab_report::verdict(&report);
+        assert!((1..=keylab_report::MAX_VERDICT_LINES).contains(&verdict.len()), "{name}");
+        let table = render_to_string(&report, Format::Table, &ctx());
+        let first = table.lines().skip_while(|l| *l != "Verdict:").nth(1).unwrap_or("");
+        assert!(first.starts_with("* "), "{name}: no verdict under the headline:\n{table}");
+        let html = render_to_string(&report, Format::Html, &ctx());
+        let at = |needle: &str| html.find(needle).unwrap_or(usize::MAX);
+        assert!(at("<ul class=\"verdict\">") < at("<h2>Reading</h2>"), "{name}");
+        assert!(at("<ul class=\"verdict\">") < at("<table class=\"metrics\">"), "{name}");
+    }
+}
+
+/// Settings at keylab's defaults are left out unless asked for (`--verbose`).
+#[test]
+fn verbose_lists_every_setting() {
+    let report = fixture("e1_scenario");
+    let short = render_to_string(&report, Format::Table, &ctx());
+    assert!(!short.contains("innodb_page_size=16384"), "{short}");
+    assert!(short.contains("--verbose lists them"), "{short}");
+    let all = render_to_string(&report, Format::Table, &RenderContext { verbose: true, ..ctx() });
+    let page = all.lines().find(|l| l.starts_with("page: ")).unwrap_or_default();
+    assert!(page.contains("innodb_page_size=16384"), "{all}");
 }

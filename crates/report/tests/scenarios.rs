@@ -13,7 +13,7 @@ fn fixture(name: &str) -> Report {
 }
 
 fn ctx() -> RenderContext {
-    RenderContext { color: false, generated_at: None }
+    RenderContext { color: false, generated_at: None, ..Default::default() }
 }
 
 #[test]
