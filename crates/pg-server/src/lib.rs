@@ -41,4 +41,4 @@ pub use engine::PgEngine;
 pub use instance::{installed_or_skip, PgBinaries, PgInstance, PgSettings};
 pub use owner::MARK as OWNER_MARK;
 pub use sql::{column_type, TextCollation};
-pub use user_table::{read_user_table, CatalogColumn, CatalogTable};
+pub use user_table::{fill_factor_of, read_user_table, CatalogColumn, CatalogTable};

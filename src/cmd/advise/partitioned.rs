@@ -32,6 +32,13 @@ fn partitioned_measurement(
 ) -> Measurement {
     let parts = table.partitioning.as_ref().expect("a partitioned table");
     let n = parts.partitions.len();
+    // PostgreSQL: each partition has its own heap; the table's is their sum (as the server's
+    // measurement sums them).
+    let heap_pages = measured
+        .iter()
+        .map(|m| m.postgres.as_ref().map(|p| p.heap_pages))
+        .collect::<Option<Vec<_>>>()
+        .map(|pages| pages.into_iter().sum::<Option<u64>>());
     let window = (placements.len() as u64 / 10).max(1);
     let windows = windows_of(placements.iter().map(|&k| k as usize), window, n);
     let shards = measured
@@ -53,7 +60,7 @@ fn partitioned_measurement(
     } else {
         parts.mysql_clause(&table.columns)
     };
-    ShardsResult {
+    let mut m = ShardsResult {
         sharding: parts.method.sql().to_ascii_lowercase(),
         partitioning,
         shards,
@@ -64,7 +71,12 @@ fn partitioned_measurement(
         partitions: true,
         ..ShardsResult::default()
     }
-    .into_measurement()
+    .into_measurement();
+    if let Some(heap_pages) = heap_pages {
+        let pg = m.postgres.get_or_insert_with(Default::default);
+        pg.heap_pages = heap_pages;
+    }
+    m
 }
 
 /// Candidate `c` on one InnoDB model per partition; `table` and `plan` are its InnoDB form.

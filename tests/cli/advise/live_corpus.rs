@@ -9,11 +9,9 @@
 //! macaddr or cidr: `types.rs` checks those on fixtures of its own. Without the corpus or a
 //! server each test prints SKIPPED (a failure under `CI=true`).
 //!
-//! TODO(h-parts, issue 31): partitioned tables and partial indexes are modelled by another
-//! branch; add their cases here once they are: pagila's `payment` (PARTITION BY RANGE on
-//! payment_date, 12+ monthly partitions), a MySQL `PARTITION BY` table (a fixture: the corpus
-//! has none), and partial indexes (`WHERE ... IS NOT NULL`: gitlab-ci_structure's
-//! `ci_builds`, osm's `users`).
+//! Partitions and partial indexes: pagila's `payment` (PARTITION BY RANGE on payment_date,
+//! 55 monthly partitions) and osm's `notes` (`WHERE (user_id IS NOT NULL)`) are here; the
+//! corpus has no MySQL `PARTITION BY` table, so `partitions.rs` checks those on fixtures.
 
 use crate::util::{json, shared_dir, Dir};
 use serde_json::Value;
@@ -72,8 +70,9 @@ const POSTGRES: &[Case] = &[
     case("pagila-schema-pg.sql", "staff", 250, "bytea, boolean"),
     case("pagila-schema-pg.sql", "rental", 3000, "timestamptz, composite UNIQUE"),
     case("pagila-schema-pg.sql", "film_actor", 3000, "composite key of smallint"),
+    case("pagila-schema-pg.sql", "payment", 3000, "55 RANGE partitions by month, numeric"),
     case("sakila-jooq-pg.sql", "film", 3000, "enum, domain, tsvector, text[]"),
-    case("osm-structure-pg.sql", "notes", 3000, "inet, enum, timestamp"),
+    case("osm-structure-pg.sql", "notes", 3000, "inet, enum, timestamp, a partial index"),
     case("osm-structure-pg.sql", "acls", 3000, "inet, character varying"),
     case("osm-structure-pg.sql", "current_relation_members", 3000, "enum in a composite key"),
     case("osm-structure-pg.sql", "noticed_events", 3000, "jsonb"),

@@ -8,7 +8,7 @@
 //! is then counted only).
 
 use super::{sql_err, PgEngine};
-use crate::sql::{qualified, quote_ident};
+use crate::sql::{qualified, quote_ident, table_name};
 use keylab_schema::Table;
 use keylab_server_common::ServerError;
 use md5::{Digest, Md5};
@@ -43,7 +43,7 @@ impl PgEngine {
         if !table.auto_increment {
             return Ok(None);
         }
-        let t = qualified(&self.schema, &table.name);
+        let t = qualified(&self.schema, &table_name(table));
         let col = &table.columns[column].name;
         let q = "SELECT s.seqincrement, pg_sequence_last_value(c.oid), s.seqstart \
                  FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid \
@@ -73,8 +73,8 @@ impl PgEngine {
         let key = quote_ident(&table.columns[check.column].name);
         let q = format!(
             "SELECT count(*), COALESCE(SUM(('x' || substr(md5({key}::text), 1, 8))::bit(32)\
-             ::bigint), 0)::text FROM {} WHERE {key} >= $1",
-            qualified(&self.schema, &table.name)
+             ::bigint), 0)::text FROM {} WHERE {key} >= $1::bigint",
+            qualified(&self.schema, &table_name(table))
         );
         let row = self
             .client
