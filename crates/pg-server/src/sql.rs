@@ -640,7 +640,8 @@ mod tests {
         assert!(s[2].contains("\"mood\" \"k\".\"t_mood_enum\" NOT NULL"), "{}", s[2]);
         assert_eq!(drop_type_statements(&t, "k"), [s[0].clone()]);
         assert_eq!(cell_text(&Value::Int(2), &t.columns[3]).as_deref(), Some("it's ok"));
-        assert!(prepared_insert_sql(&t, "k", 1).ends_with("$3::text::\"k\".\"t_mood_enum\")"));
+        let sql = prepared_insert_sql(&t, "k", 1);
+        assert!(sql.ends_with("$4::text::\"k\".\"t_mood_enum\")"), "{sql}");
         // Without labels (not known): m1, m2...
         t.columns[3].labels.clear();
         let s = create_statements(&t, "k", TextCollation::Default, &FillFactors::default());
