@@ -5,30 +5,11 @@
 //! `col::text` ([`KeyFn`]). Anything else is an `Err` with why, for the caller's note.
 
 use crate::SourceDialect;
-use keylab_schema::{
-    parse_time_text, CmpOp, Column, ColumnType, KeyFn, Predicate, TemporalKind, Value,
-};
+use keylab_schema::{parse_time_text, CmpOp, Column, ColumnType, KeyFn, Predicate, Value};
 use sqlparser::ast::{
     BinaryOperator, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, IndexColumn,
     UnaryOperator,
 };
-
-fn is_char(ty: &ColumnType) -> bool {
-    matches!(ty, ColumnType::Char { .. } | ColumnType::VarChar { .. } | ColumnType::Text { .. })
-}
-
-fn is_time(ty: &ColumnType) -> bool {
-    matches!(
-        ty,
-        ColumnType::Date
-            | ColumnType::Timestamp
-            | ColumnType::DateTime
-            | ColumnType::Temporal {
-                kind: TemporalKind::DateTime | TemporalKind::Timestamp | TemporalKind::TimestampTz,
-                ..
-            }
-    )
-}
 
 fn is_int(ty: &ColumnType) -> bool {
     matches!(
@@ -66,7 +47,7 @@ fn column_of(e: &Expr, columns: &[Column]) -> Result<usize, String> {
         }
         Expr::Cast { expr, data_type, .. } if text_cast(data_type) => {
             let c = column_of(expr, columns)?;
-            return if is_char(&columns[c].ty) {
+            return if columns[c].ty.is_character() {
                 Ok(c)
             } else {
                 Err(format!("`{e}` casts a column to another type"))
@@ -101,10 +82,10 @@ fn constant(e: &Expr, col: &Column) -> Result<Value, String> {
             Value::Int(if neg { -n } else { n })
         }
         V::SingleQuotedString(s) if is_int(&col.ty) => Value::Int(s.parse().map_err(|_| bad())?),
-        V::SingleQuotedString(s) if is_time(&col.ty) => {
+        V::SingleQuotedString(s) if col.ty.is_date_or_datetime() => {
             Value::Time(parse_time_text(s).ok_or_else(bad)?)
         }
-        V::SingleQuotedString(s) if is_char(&col.ty) => Value::Bytes(s.as_bytes().to_vec()),
+        V::SingleQuotedString(s) if col.ty.is_character() => Value::Bytes(s.as_bytes().to_vec()),
         _ => return Err(bad()),
     })
 }
@@ -241,7 +222,7 @@ fn key_part(e: &Expr, columns: &[Column]) -> Result<(usize, KeyFn), String> {
                 return Err(format!("`{e}` takes one column"));
             };
             let c = column_of(arg, columns)?;
-            if !is_char(&columns[c].ty) {
+            if !columns[c].ty.is_character() {
                 return Err(format!("`{e}` of a column that is not text"));
             }
             Ok((c, func))

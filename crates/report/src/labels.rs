@@ -29,6 +29,15 @@ pub(crate) fn cell(run: &RunResult) -> Vec<(String, String)> {
     dims
 }
 
+/// The run's table when a scenario's matrix chose it (`cell_table`).
+pub(crate) fn cell_table(run: &RunResult) -> Option<String> {
+    let settings = run.phases.iter().find_map(|p| match p {
+        PhaseResult::Settings(s) => Some(s),
+        _ => None,
+    })?;
+    settings.cell.get("table").cloned()
+}
+
 /// Order of the matrix dimensions in a label: what changes the table first, then the load,
 /// then the engine settings.
 const DIM_ORDER: [&str; 11] = [
@@ -71,10 +80,7 @@ pub(crate) struct TableNames {
 
 impl TableNames {
     pub(crate) fn new(runs: &[RunResult]) -> TableNames {
-        let names: Vec<String> = runs
-            .iter()
-            .flat_map(|r| cell(r).into_iter().filter(|(d, _)| d == "table").map(|(_, v)| v))
-            .collect();
+        let names: Vec<String> = runs.iter().flat_map(cell_table).collect();
         let first = names.first().map_or("", String::as_str);
         let mut prefix_len = first.len();
         for name in &names {

@@ -284,6 +284,32 @@ impl ColumnType {
         }
     }
 
+    /// True for the types whose values are a date or a point in time (`DATE`, `DATETIME`,
+    /// `TIMESTAMP`, `timestamptz`; not a time of day or an interval): what a partition
+    /// bound or an index predicate writes as a quoted date.
+    pub fn is_date_or_datetime(&self) -> bool {
+        matches!(
+            self,
+            ColumnType::Date
+                | ColumnType::Timestamp
+                | ColumnType::DateTime
+                | ColumnType::Temporal {
+                    kind: TemporalKind::DateTime
+                        | TemporalKind::Timestamp
+                        | TemporalKind::TimestampTz,
+                    ..
+                }
+        )
+    }
+
+    /// True for character columns (`CHAR`, `VARCHAR`, `TEXT`).
+    pub fn is_character(&self) -> bool {
+        matches!(
+            self,
+            ColumnType::Char { .. } | ColumnType::VarChar { .. } | ColumnType::Text { .. }
+        )
+    }
+
     /// True for BLOB/TEXT-family columns (`DATA_BLOB`): `TEXT`, `BLOB`, and the PostgreSQL
     /// types InnoDB holds as LONGTEXT or BLOB (json, tsvector, arrays, extension types).
     pub fn is_blob(&self) -> bool {

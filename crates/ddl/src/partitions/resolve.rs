@@ -6,28 +6,11 @@ use super::{RawBound, RawPartitioning, RawValue, Refusal};
 use crate::Position;
 use keylab_schema::{
     parse_time_text, BoundValue, Column, ColumnType, Partition, PartitionBound, PartitionFn,
-    PartitionMethod, Partitioning, TemporalKind, Value, DAY_S, TO_DAYS_EPOCH,
+    PartitionMethod, Partitioning, Value, DAY_S, TO_DAYS_EPOCH,
 };
 
 fn int_type(ty: &ColumnType) -> bool {
     matches!(ty, ColumnType::Int | ColumnType::BigInt { .. } | ColumnType::Integer { .. })
-}
-
-fn time_type(ty: &ColumnType) -> bool {
-    matches!(
-        ty,
-        ColumnType::Date
-            | ColumnType::Timestamp
-            | ColumnType::DateTime
-            | ColumnType::Temporal {
-                kind: TemporalKind::DateTime | TemporalKind::Timestamp | TemporalKind::TimestampTz,
-                ..
-            }
-    )
-}
-
-fn text_type(ty: &ColumnType) -> bool {
-    matches!(ty, ColumnType::Char { .. } | ColumnType::VarChar { .. } | ColumnType::Text { .. })
 }
 
 /// A bound literal as a value of the key (column `col` under `function`).
@@ -69,8 +52,8 @@ fn value_of(
         },
         RawValue::Number(n) if int_type(&col.ty) => Value::Int(number(n)?),
         RawValue::Text(s) if int_type(&col.ty) => Value::Int(number(s)?),
-        RawValue::Text(s) if time_type(&col.ty) => Value::Time(time(s)?),
-        RawValue::Text(s) | RawValue::Number(s) if text_type(&col.ty) => {
+        RawValue::Text(s) if col.ty.is_date_or_datetime() => Value::Time(time(s)?),
+        RawValue::Text(s) | RawValue::Number(s) if col.ty.is_character() => {
             Value::Bytes(s.as_bytes().to_vec())
         }
         _ => {
@@ -101,7 +84,7 @@ pub(crate) fn resolve(raw: &RawPartitioning, columns: &[Column]) -> Result<Parti
         };
         cols.push(i);
     }
-    if raw.function != PartitionFn::Column && !time_type(&columns[cols[0]].ty) {
+    if raw.function != PartitionFn::Column && !columns[cols[0]].ty.is_date_or_datetime() {
         return Err((
             raw.at,
             format!(

@@ -7,7 +7,6 @@
 //! `reading.rs`), or phase, setting and engine sentences (the other files of `reading/`).
 
 use super::Labeled;
-use crate::labels::cell;
 use crate::text::{decimal, group_thousands, times};
 use keylab_core::RunResult;
 
@@ -22,7 +21,7 @@ pub(super) fn placement_groups<'a>(
 ) -> Vec<Group<'a>> {
     let mut groups: Vec<Group> = Vec::new();
     for (r, model) in runs.iter().zip(models) {
-        let table = cell(r.run).into_iter().find(|(d, _)| d == "table").map(|(_, t)| t);
+        let table = crate::labels::cell_table(r.run);
         let key = (r.run.placement.clone(), table.unwrap_or_default(), model.clone());
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, g)) => g.push(r),

@@ -71,7 +71,7 @@ pub(super) fn queries(runs: &[Labeled]) -> Vec<String> {
     for name in names {
         let mut groups: Vec<(TableAndRows, Vec<&Labeled>)> = Vec::new();
         for r in runs.iter().filter(|r| r.run.queries.iter().any(|q| q.name == name)) {
-            let key = (table_of(r), r.run.rows);
+            let key = (crate::labels::cell_table(r.run), r.run.rows);
             match groups.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, g)) => g.push(r),
                 None => groups.push((key, vec![r])),
@@ -94,11 +94,6 @@ pub(super) fn queries(runs: &[Labeled]) -> Vec<String> {
 
 /// A run's table (when a matrix chose it) and row count: what query times are compared within.
 type TableAndRows = (Option<String>, u64);
-
-/// The run's table when a scenario's matrix chose it (`cell_table`).
-fn table_of(r: &Labeled) -> Option<String> {
-    crate::labels::cell(r.run).into_iter().find(|(d, _)| d == "table").map(|(_, t)| t)
-}
 
 /// The sentence comparing query `name` over `runs` (of one table and size), if they differ.
 fn compare_query(name: &str, runs: &[&Labeled]) -> Option<String> {

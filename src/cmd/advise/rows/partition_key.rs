@@ -6,7 +6,7 @@ use super::ColumnValues;
 use crate::cmd::advise::partitions::int_of;
 use keylab_schema::{
     BoundValue, ColumnType, PartitionBound, PartitionFn, PartitionMethod, Partitioning, Table,
-    TemporalKind, Value, DAY_S, TO_DAYS_EPOCH,
+    Value, DAY_S, TO_DAYS_EPOCH,
 };
 
 /// A bound value as the partition column's own value (Unix seconds for a time column).
@@ -23,19 +23,6 @@ fn column_space(v: &Value, f: PartitionFn) -> Option<i64> {
     })
 }
 
-fn is_time(ty: &ColumnType) -> bool {
-    matches!(
-        ty,
-        ColumnType::Date
-            | ColumnType::Timestamp
-            | ColumnType::DateTime
-            | ColumnType::Temporal {
-                kind: TemporalKind::DateTime | TemporalKind::Timestamp | TemporalKind::TimestampTz,
-                ..
-            }
-    )
-}
-
 /// Makes the partition key's values fall in the declared partitions: a RANGE key rises
 /// over the declared ranges (from the lowest bound to the highest, one range more when the
 /// last is open), a LIST key takes the listed values in turn. A column filled with the
@@ -50,7 +37,7 @@ pub fn plan_partition_key(table: &Table, rows: u64, plan: &mut [ColumnValues]) -
     match p.method {
         PartitionMethod::Range => {
             let (lo, hi) = range_span(p)?;
-            let time = is_time(&col.ty);
+            let time = col.ty.is_date_or_datetime();
             let f = p.function;
             let (lo, hi) = (column_space(&lo, f)?, column_space(&hi, f)?);
             if hi <= lo {
