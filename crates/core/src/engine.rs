@@ -479,6 +479,21 @@ pub trait Engine {
         Err(EngineError::Unsupported("timed queries need a real server".into()))
     }
 
+    /// Runs reads and inserts in order (a reads phase, or a mixed workload), each insert
+    /// autocommitted, and reports what they cost: pages touched and read from storage over
+    /// the call, the working set of each index; `on_ops` is called with operations done,
+    /// for progress. A model answers every read from its pages and its cache model; a server
+    /// runs the statements and reads its counters before and after.
+    fn work(
+        &mut self,
+        table: &Table,
+        ops: &mut dyn Iterator<Item = crate::WorkOp>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<crate::WorkOutcome, EngineError> {
+        let _ = (table, ops, on_ops);
+        Err(EngineError::Unsupported("reads are not modelled on this engine yet".into()))
+    }
+
     /// Runs an online schema change.
     fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
         let _ = (table, ddl);

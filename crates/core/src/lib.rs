@@ -17,9 +17,11 @@ mod engine;
 mod model;
 mod phase;
 mod pool_curve;
+mod reads;
 mod result;
 mod runner;
 mod shard;
+mod value_store;
 mod workload;
 
 pub use engine::{
@@ -33,6 +35,9 @@ pub use phase::{
     QuerySpec,
 };
 pub use pool_curve::{PoolCurvePoint, PoolCurveSampler, MAX_POINTS as POOL_CURVE_MAX_POINTS};
+pub use reads::{
+    ReadDistribution, ReadKind, ReadOp, ReadPicker, ReadSource, ReadSpec, WorkOp, WorkOutcome,
+};
 pub use result::{
     hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase, BufferPoolResult,
     ChangeBufferResult, ChildChange, ChurnPhase, CounterFigures, Counters, DdlPhase, DdlStep,
@@ -46,4 +51,5 @@ pub use shard::{
     key_shard, range_bounds, range_shard, total_of, window_rows, windows_of, ShardResult,
     ShardWindow, Sharding, ShardsResult,
 };
+pub use value_store::ValueStore;
 pub use workload::{KeySource, Payload, Placement, Row, RowGen, Workload};

@@ -5,7 +5,7 @@
 //! It only produces operations; applying them is the engine's `apply`.
 
 use crate::rows::TableRows;
-use keylab_core::Op;
+use keylab_core::{Op, ValueStore};
 use keylab_schema::Value;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -14,80 +14,11 @@ use rand_chacha::ChaCha8Rng;
 const CHURN_STREAM: u64 = 900;
 
 /// The primary keys of the live rows (single-column primary keys, as every scenario table
-/// has: the id, or the surrogate key).
+/// has: the id, or the surrogate key), packed ([`ValueStore`]).
 pub struct LiveKeys {
-    keys: KeyStore,
+    keys: ValueStore,
     pk_column: usize,
     rng: ChaCha8Rng,
-}
-
-/// Live keys, packed while every key has the same shape: 8 bytes per integer key, the bytes
-/// alone for byte keys of one length (a `Vec<Value>` took 32 bytes per key plus an allocation
-/// per byte key: 1.3 GB of E4's 40M rows), else the values themselves.
-enum KeyStore {
-    Empty,
-    Ints(Vec<i64>),
-    Fixed { width: usize, bytes: Vec<u8> },
-    Values(Vec<Value>),
-}
-
-impl KeyStore {
-    fn len(&self) -> usize {
-        match self {
-            KeyStore::Empty => 0,
-            KeyStore::Ints(v) => v.len(),
-            KeyStore::Fixed { width, bytes } => bytes.len() / width.max(&1),
-            KeyStore::Values(v) => v.len(),
-        }
-    }
-
-    fn push(&mut self, key: &Value) {
-        match (&mut *self, key) {
-            (KeyStore::Empty, Value::Int(i)) => *self = KeyStore::Ints(vec![*i]),
-            (KeyStore::Empty, Value::Bytes(b)) if !b.is_empty() => {
-                *self = KeyStore::Fixed { width: b.len(), bytes: b.clone() }
-            }
-            (KeyStore::Ints(v), Value::Int(i)) => v.push(*i),
-            (KeyStore::Fixed { width, bytes }, Value::Bytes(b)) if b.len() == *width => {
-                bytes.extend_from_slice(b)
-            }
-            (KeyStore::Values(v), key) => v.push(key.clone()),
-            (_, key) => {
-                // A key of another shape: keep every key as a value from now on.
-                let mut all: Vec<Value> = (0..self.len()).map(|i| self.get(i)).collect();
-                all.push(key.clone());
-                *self = KeyStore::Values(all);
-            }
-        }
-    }
-
-    fn get(&self, i: usize) -> Value {
-        match self {
-            KeyStore::Empty => unreachable!("no key in an empty store"),
-            KeyStore::Ints(v) => Value::Int(v[i]),
-            KeyStore::Fixed { width, bytes } => {
-                Value::Bytes(bytes[i * width..(i + 1) * width].to_vec())
-            }
-            KeyStore::Values(v) => v[i].clone(),
-        }
-    }
-
-    /// `Vec::swap_remove` on the keys.
-    fn swap_remove(&mut self, i: usize) -> Value {
-        match self {
-            KeyStore::Empty => unreachable!("no key in an empty store"),
-            KeyStore::Ints(v) => Value::Int(v.swap_remove(i)),
-            KeyStore::Fixed { width, bytes } => {
-                let w = *width;
-                let last = bytes.len() - w;
-                let key = bytes[i * w..(i + 1) * w].to_vec();
-                bytes.copy_within(last.., i * w);
-                bytes.truncate(last);
-                Value::Bytes(key)
-            }
-            KeyStore::Values(v) => v.swap_remove(i),
-        }
-    }
 }
 
 impl LiveKeys {
@@ -95,7 +26,7 @@ impl LiveKeys {
     pub fn new(pk_column: usize, seed: u64) -> LiveKeys {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(CHURN_STREAM);
-        LiveKeys { keys: KeyStore::Empty, pk_column, rng }
+        LiveKeys { keys: ValueStore::default(), pk_column, rng }
     }
 
     /// Notes an inserted row.
@@ -110,7 +41,7 @@ impl LiveKeys {
 
     /// True when no row is live.
     pub fn is_empty(&self) -> bool {
-        self.keys.len() == 0
+        self.keys.is_empty()
     }
 
     /// Removes and returns a random live key.
