@@ -36,17 +36,19 @@ pub use phase::{
 };
 pub use pool_curve::{PoolCurvePoint, PoolCurveSampler, MAX_POINTS as POOL_CURVE_MAX_POINTS};
 pub use reads::{
-    ReadDistribution, ReadKind, ReadOp, ReadPicker, ReadSource, ReadSpec, WorkOp, WorkOutcome,
+    mixed_ops, mixed_phase, parse_mix_reads, reads_phase, MixSpec, ReadDistribution, ReadKind,
+    ReadOp, ReadPicker, ReadSource, ReadSpec, WorkOp, WorkOutcome, WorkPlan,
 };
 pub use result::{
     hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase, BufferPoolResult,
     ChangeBufferResult, ChildChange, ChurnPhase, CounterFigures, Counters, DdlPhase, DdlStep,
-    EngineInfo, Figure, IndexResult, LatencyMs, LoadPhase, LoadResult, LoadVerification, PhaseKind,
-    PhaseResult, PhaseStatus, PoolFigures, PostgresFigures, QueriesPhase, QueryResult,
-    RebuildPhase, RefusedTable, Report, RestartPhase, RunResult, SchemaSummary, SchemaTable,
-    SeriesPoint, SettingsPhase, ShapeFigures, TableSizes, REPORT_SCHEMA_VERSION,
+    EngineInfo, Figure, IndexResult, LatencyMs, LoadPhase, LoadResult, LoadVerification,
+    MixedPhase, PhaseKind, PhaseResult, PhaseStatus, PoolFigures, PostgresFigures, QueriesPhase,
+    QueryResult, ReadCurvePoint, ReadFigures, ReadsPhase, RebuildPhase, RefusedTable, Report,
+    RestartPhase, RunResult, SchemaSummary, SchemaTable, SeriesPoint, SettingsPhase, ShapeFigures,
+    TableSizes, REPORT_SCHEMA_VERSION,
 };
-pub use runner::{run_variant, NoProgress, Progress};
+pub use runner::{run_variant, run_variant_with, NoProgress, Progress};
 pub use shard::{
     key_shard, range_bounds, range_shard, total_of, window_rows, windows_of, ShardResult,
     ShardWindow, Sharding, ShardsResult,

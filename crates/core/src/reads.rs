@@ -19,7 +19,9 @@ use std::fmt;
 use std::str::FromStr;
 
 mod source;
+mod work;
 pub use source::ReadSource;
+pub use work::{mixed_ops, mixed_phase, parse_mix_reads, reads_phase, MixSpec, WorkPlan};
 
 /// Which rows the reads pick, by insertion position.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -9,12 +9,13 @@ mod derived;
 mod phase_figures;
 mod phases;
 mod schema;
+mod work_phases;
 
 pub use self::derived::{hit_ratio, io_share_pct, misses_per_op, per_1k_rows};
 pub use self::phases::{
-    AdvicePhase, ChurnPhase, CounterFigures, DdlPhase, DdlStep, Figure, LoadPhase, PhaseKind,
-    PhaseResult, PhaseStatus, PoolFigures, QueriesPhase, RebuildPhase, RestartPhase, SeriesPoint,
-    SettingsPhase, ShapeFigures,
+    AdvicePhase, ChurnPhase, CounterFigures, DdlPhase, DdlStep, Figure, LoadPhase, MixedPhase,
+    PhaseKind, PhaseResult, PhaseStatus, PoolFigures, QueriesPhase, ReadCurvePoint, ReadFigures,
+    ReadsPhase, RebuildPhase, RestartPhase, SeriesPoint, SettingsPhase, ShapeFigures,
 };
 pub use self::schema::{ChildChange, RefusedTable, SchemaSummary, SchemaTable};
 use serde::{Deserialize, Serialize};

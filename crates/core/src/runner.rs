@@ -1,6 +1,7 @@
 //! Runs one workload on one engine and turns what the engine reports into a [`RunResult`].
 
 use crate::engine::{Engine, EngineError, LoadPlan};
+use crate::reads::WorkPlan;
 use crate::result::{LoadResult, RunResult};
 use crate::workload::{KeySource, Workload};
 
@@ -33,6 +34,21 @@ pub fn run_variant(
     plan: &LoadPlan,
     progress: &mut dyn Progress,
 ) -> Result<RunResult, EngineError> {
+    run_variant_with(engine, workload, keys, plan, &WorkPlan::default(), progress)
+}
+
+/// [`run_variant`], then after the load's measurement the reads of `work` (a `reads` phase)
+/// and its mixed workload (a `mixed` phase, inserting rows that follow the load's in the
+/// same stream), before the table is dropped. The run's figures (`counters`, `table`, ...)
+/// stay the load's.
+pub fn run_variant_with(
+    engine: &mut dyn Engine,
+    workload: &Workload,
+    keys: KeySource,
+    plan: &LoadPlan,
+    work: &WorkPlan,
+    progress: &mut dyn Progress,
+) -> Result<RunResult, EngineError> {
     let table = workload.table();
     let block = match &keys {
         KeySource::Generated(cfg) => cfg.block,
@@ -44,15 +60,32 @@ pub fn run_variant(
     });
     engine.create_table(&table)?;
     progress.start(&workload.variant.to_string(), workload.rows);
+    // The mixed workload's inserts continue the load's row stream.
+    let extra = work.mix.map_or(0, |m| m.inserts());
+    let mut rows = Workload { rows: workload.rows + extra, ..workload.clone() }.row_gen(keys);
+    let mut source = None;
     let outcome = (|| {
-        let mut rows = workload.row_gen(keys);
-        let load = engine.load(&table, plan, &mut rows, &mut |n| progress.advance(n))?;
+        source = if work.is_empty() { None } else { Some(work.source(&table)?) };
+        let mut loaded = (&mut rows).take(workload.rows as usize).inspect(|r| {
+            if let Some(s) = source.as_mut() {
+                s.record(r);
+            }
+        });
+        let load = engine.load(&table, plan, &mut loaded, &mut |n| progress.advance(n))?;
         let measured = engine.measure(&table)?;
         Ok((load, measured))
     })();
     progress.finish();
+    let outcome = outcome.and_then(|done| {
+        let label = workload.variant.to_string();
+        let phases = match source.as_mut() {
+            Some(source) => work.run(engine, &table, source, &mut rows, &label, progress)?,
+            None => Vec::new(),
+        };
+        Ok((done, phases))
+    });
     let dropped = engine.drop_table(&table);
-    let (load, measured) = outcome?;
+    let ((load, measured), phases) = outcome?;
     dropped?;
     let rows_per_s = load.wall_s.filter(|&s| s > 0.0).map(|s| load.rows as f64 / s);
     Ok(RunResult {
@@ -79,7 +112,7 @@ pub fn run_variant(
         counters: measured.counters,
         table: measured.table,
         indexes: measured.indexes,
-        phases: Vec::new(),
+        phases,
         queries: Vec::new(),
         buffer_pool: measured.buffer_pool,
         postgres: measured.postgres,

@@ -1,5 +1,6 @@
 //! A run's phases, typed: [`PhaseResult`] has one variant per phase kind (`settings`, `load`,
-//! `churn`, `rebuild`, `restart`, `queries`, `ddl`, `advice`), each a struct of named figures.
+//! `churn`, `rebuild`, `restart`, `queries`, `ddl`, `advice`, `reads`, `mixed`), each a struct
+//! of named figures (`reads` and `mixed` in `result/work_phases.rs`).
 //! The figures that several kinds share (counter deltas, buffer pool deltas, the table's shape)
 //! are in `result/phase_figures.rs`.
 //!
@@ -19,6 +20,7 @@
 
 use super::phase_figures::{cell_keys, shape_after, shape_before, statement_ms, writers_stall_ms};
 pub use super::phase_figures::{CounterFigures, Figure, PoolFigures, SeriesPoint, ShapeFigures};
+pub use super::work_phases::{MixedPhase, ReadCurvePoint, ReadFigures, ReadsPhase};
 use crate::{DdlAction, DdlAlgorithm, DdlLock, LatencyMs};
 use serde::de::Error as _;
 use serde::ser::Error as _;
@@ -73,6 +75,10 @@ pub enum PhaseResult {
     Ddl(DdlPhase),
     /// `keylab advise`'s figures of a candidate key.
     Advice(AdvicePhase),
+    /// Reads, one entry per read spec (`result/work_phases.rs`).
+    Reads(ReadsPhase),
+    /// Inserts and reads interleaved (`result/work_phases.rs`).
+    Mixed(MixedPhase),
     /// A kind this keylab does not know, kept as written.
     Other {
         /// Its `kind`.
@@ -101,6 +107,10 @@ pub enum PhaseKind {
     Ddl,
     /// See [`PhaseResult::Advice`].
     Advice,
+    /// See [`PhaseResult::Reads`].
+    Reads,
+    /// See [`PhaseResult::Mixed`].
+    Mixed,
     /// See [`PhaseResult::Other`].
     Other,
 }
@@ -118,6 +128,8 @@ impl PhaseKind {
             PhaseKind::Queries => "queries",
             PhaseKind::Ddl => "ddl",
             PhaseKind::Advice => "advice",
+            PhaseKind::Reads => "reads",
+            PhaseKind::Mixed => "mixed",
             PhaseKind::Other => "other",
         }
     }
@@ -135,6 +147,8 @@ impl PhaseResult {
             PhaseResult::Queries(_) => PhaseKind::Queries,
             PhaseResult::Ddl(_) => PhaseKind::Ddl,
             PhaseResult::Advice(_) => PhaseKind::Advice,
+            PhaseResult::Reads(_) => PhaseKind::Reads,
+            PhaseResult::Mixed(_) => PhaseKind::Mixed,
             PhaseResult::Other { .. } => PhaseKind::Other,
         }
     }
@@ -169,6 +183,12 @@ impl PhaseResult {
                 PhaseResult::Queries(QueriesPhase { status, reason, ..Default::default() })
             }
             PhaseKind::Ddl => PhaseResult::Ddl(DdlPhase { status, reason, ..Default::default() }),
+            PhaseKind::Reads => {
+                PhaseResult::Reads(ReadsPhase { status, reason, ..Default::default() })
+            }
+            PhaseKind::Mixed => {
+                PhaseResult::Mixed(MixedPhase { status, reason, ..Default::default() })
+            }
             PhaseKind::Advice | PhaseKind::Other => unreachable!("{kind:?} is never run"),
         }
     }
@@ -184,6 +204,8 @@ impl PhaseResult {
             PhaseResult::Queries(p) => p.status.value(),
             PhaseResult::Ddl(p) => p.status.value(),
             PhaseResult::Advice(_) => None,
+            PhaseResult::Reads(p) => p.status.value(),
+            PhaseResult::Mixed(p) => p.status.value(),
             PhaseResult::Other { figures, .. } => match figures.get("status") {
                 Some(Json::String(s)) if s == "not_applicable" => Some(PhaseStatus::NotApplicable),
                 Some(Json::String(s)) if s == "ok" => Some(PhaseStatus::Ok),
@@ -208,6 +230,8 @@ impl PhaseResult {
             PhaseResult::Queries(p) => serde_json::to_value(p),
             PhaseResult::Ddl(p) => serde_json::to_value(p),
             PhaseResult::Advice(p) => serde_json::to_value(p),
+            PhaseResult::Reads(p) => serde_json::to_value(p),
+            PhaseResult::Mixed(p) => serde_json::to_value(p),
             PhaseResult::Other { figures, .. } => return figures.clone(),
         };
         match value {
@@ -257,6 +281,8 @@ impl<'de> Deserialize<'de> for PhaseResult {
             "queries" => PhaseResult::Queries(typed(&kind, figures)?),
             "ddl" => PhaseResult::Ddl(typed(&kind, figures)?),
             "advice" => PhaseResult::Advice(typed(&kind, figures)?),
+            "reads" => PhaseResult::Reads(typed(&kind, figures)?),
+            "mixed" => PhaseResult::Mixed(typed(&kind, figures)?),
             _ => PhaseResult::Other { kind, figures },
         })
     }
