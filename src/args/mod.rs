@@ -14,11 +14,13 @@ use std::path::PathBuf;
 pub mod advise;
 mod install;
 mod values;
+mod work;
 
 pub use install::{CompletionShell, CompletionsArgs};
 pub(crate) use values::choices;
 pub use values::{parse_byte_size, UrlArg};
 use values::{parse_database, parse_jobs, parse_scale, parse_server_engine};
+pub use work::WorkArgs;
 
 /// keylab: how to key a table and how to load it, with evidence.
 ///
@@ -343,6 +345,8 @@ pub struct CompareArgs {
     /// simulator caches every page; a private server gets 256M].
     #[arg(long, value_name = "SIZE", value_parser = parse_byte_size)]
     pub buffer_pool: Option<u64>,
+    #[command(flatten)]
+    pub work: WorkArgs,
     #[command(flatten)]
     pub gen: GenArgs,
     #[command(flatten)]

@@ -15,8 +15,8 @@ use crate::progress::Bars;
 use crate::UsageError;
 use anyhow::{Context, Result};
 use keylab_core::{
-    run_variant, EngineKind, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Placement,
-    Report, RunResult, SimModel, Workload,
+    run_variant_with, EngineKind, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload,
+    Placement, Report, RunResult, SimModel, Workload,
 };
 use keylab_keys::{Key, Variant};
 use std::collections::HashMap;
@@ -108,6 +108,8 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
     for variant in &args.keys {
         check_limits(&args, variant, &workload(variant, 1).table(), settings.page_size_bytes)?;
     }
+    let work = args.work.plan(args.gen.seed);
+    crate::cmd::work::check_work(&work, &args, &|v| workload(v, 1).table())?;
     let replay = match &args.keys_file {
         Some(path) => {
             let [variant] = args.keys.as_slice() else {
@@ -132,7 +134,9 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
         _ => vec![args.engine.clone()],
     };
     let rows = replay.as_ref().map_or(args.rows.unwrap_or(DEFAULT_ROWS), |l| l.len() as u64);
-    check_memory(&args, &workload, rows, per_model.len())?;
+    // The mixed workload's inserts grow each table past the load.
+    let held_rows = rows + work.mix.map_or(0, |m| m.inserts());
+    check_memory(&args, &workload, held_rows, per_model.len())?;
     // Every model's engine is built before any run, so what does not combine (--shards with
     // postgres-15, --model with a server engine) is refused before anything runs.
     let mut engine = make_engine(&per_model[0], &settings, args.check_every)?;
@@ -203,7 +207,8 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
                     Some(m) if per_model.len() > 1 => format!(" @ {m}"),
                     _ => String::new(),
                 };
-                run_variant(engine.as_mut(), &workload(variant, rows), keys, &plan, progress)
+                let w = workload(variant, rows);
+                run_variant_with(engine.as_mut(), &w, keys, &plan, &work, progress)
                     .with_context(|| format!("variant {variant}{at} failed"))
             },
             &mut done,
@@ -214,10 +219,10 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
         (0..count).try_for_each(|i| {
             let variant = &args.keys[i];
             let (keys, rows) = key_source();
-            let run =
-                run_variant(engine.as_mut(), &workload(variant, rows), keys, &plan, &mut progress)
-                    .with_context(|| format!("variant {variant} failed"))
-                    .map_err(Failure::Job)?;
+            let w = workload(variant, rows);
+            let run = run_variant_with(engine.as_mut(), &w, keys, &plan, &work, &mut progress)
+                .with_context(|| format!("variant {variant} failed"))
+                .map_err(Failure::Job)?;
             done(i, run).map_err(Failure::Sink)
         })
     };

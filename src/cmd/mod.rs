@@ -9,6 +9,7 @@ mod report;
 mod run;
 mod scenarios;
 mod validate;
+mod work;
 
 use crate::applies::Given;
 use crate::args::{Cli, Command};

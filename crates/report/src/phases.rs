@@ -24,7 +24,8 @@ use keylab_core::{Figure, PhaseKind, PhaseResult, RunResult};
 use serde_json::Value as Json;
 
 /// Figures that are notes, not rows.
-const NOTE_FIGURES: [&str; 4] = ["status", "reason", "not_applicable", "engine_not_applied"];
+const NOTE_FIGURES: [&str; 5] =
+    ["status", "reason", "not_applicable", "engine_not_applied", "notes"];
 
 /// Figures of the first load phase that repeat the run's `load`.
 const LOAD_REPEATS: [&str; 9] = [
@@ -63,11 +64,18 @@ fn phase_notes(p: &PhaseResult) -> PhaseNotes {
         PhaseResult::Restart(r) => (text(&r.reason), None),
         PhaseResult::Queries(q) => (text(&q.reason), text(&q.not_applicable)),
         PhaseResult::Ddl(d) => (text(&d.reason), text(&d.not_applicable)),
+        PhaseResult::Reads(r) => (text(&r.reason), None),
+        PhaseResult::Mixed(m) => (text(&m.reason), None),
         PhaseResult::Advice(_) | PhaseResult::Other { .. } => (None, None),
     };
     let engine_not_applied = match p {
         PhaseResult::Settings(s) => s.engine_not_applied.get().map(|v| v.join(", ")),
         _ => None,
+    };
+    // A mixed phase's words on the figures its engine cannot give.
+    let not_applicable = match p {
+        PhaseResult::Mixed(m) => m.notes.get().map(|n| n.join("; ")),
+        _ => not_applicable,
     };
     PhaseNotes { reason, not_applicable, engine_not_applied }
 }
@@ -127,6 +135,13 @@ const ORDER: &[&str] = &[
     "live_rows",
     "queries",
     "steps",
+    "read_spec",
+    "insert_share",
+    "ops",
+    "inserts",
+    "rows_returned",
+    "misses_per_1000_ops",
+    "page_requests_per_op",
     // Unknown figures go here.
     "",
     "page_splits",
@@ -234,6 +249,11 @@ pub(crate) fn add_phase_sections(b: &mut Builder, runs: &[RunResult], labels: &[
             }
         }
 
+        if *kind == PhaseKind::Reads {
+            // One group of rows per read spec (`rows/reads.rs`).
+            crate::rows::reads::add_reads_rows(b, runs, labels, *index, &key_prefix);
+            continue;
+        }
         // Rows, from the runs that ran the phase.
         let mut figures: Vec<String> = Vec::new();
         for run_figures in runs.iter().filter_map(figures_of) {
@@ -373,7 +393,19 @@ fn label(figure: &str) -> (String, Option<Better>) {
         "fill_factor_pct" => ("fill factor".into(), None),
         "merge_threshold_pct" => ("merge threshold".into(), None),
         "queries" => ("queries run".into(), None),
+        "read_spec" => ("reads".into(), None),
+        "insert_share" => ("insert share".into(), None),
+        "ops" => ("operations".into(), None),
+        "inserts" => ("inserts".into(), None),
+        "rows_returned" => ("rows returned".into(), None),
+        "page_requests_per_op" => ("page requests per operation".into(), Some(Lower)),
+        "misses_per_1000_ops" => ("misses per 1,000 operations".into(), Some(Lower)),
+        "server_ms" => ("server time (ms)".into(), Some(Lower)),
         "steps" => ("statements".into(), None),
+        other if other.starts_with("working_set_pages.") => {
+            let ix = &other["working_set_pages.".len()..];
+            (format!("working set, {ix} (pages)"), Some(Lower))
+        }
         other => match other.strip_prefix("cell_") {
             Some(dim) => (format!("matrix: {}", dim.replace('_', " ")), None),
             None => match other.strip_suffix("_ms") {
