@@ -356,6 +356,53 @@ impl Layout {
         }
     }
 
+    /// Appends the key bytes of the first `n` slots of `row` (as [`Layout::encode_key`]
+    /// writes them): the search prefix of a lookup by an index's own columns.
+    pub fn encode_key_prefix(&self, row: &[Value], n: usize, out: &mut Vec<u8>) {
+        let mut whole = Vec::with_capacity(self.key_width);
+        self.encode_key(row, &mut whole);
+        out.extend_from_slice(&whole[..self.width_of(&self.slots[..n.min(self.slots.len())])]);
+    }
+
+    /// Appends to `out` the key `clustered` (PRIMARY's layout) gives the row whose key in
+    /// this (secondary) index is `key`: each primary-key column's bytes taken from this
+    /// index's slot for it, in PRIMARY's slot widths. The secondary record holds the whole
+    /// primary key (`dict_index_build_internal_non_clust`), which is what a lookup through
+    /// it follows to the row (`row_sel_get_clust_rec_for_mysql`, `row_build_row_ref`).
+    pub fn clustered_key_of(&self, key: &[u8], clustered: &Layout, out: &mut Vec<u8>) {
+        for c in &clustered.slots {
+            let mut at = 0;
+            let own = self.slots.iter().find_map(|s| {
+                let start = at;
+                at += s.nullable as usize + s.width as usize + 2 * s.var as usize;
+                (s.col == c.col).then_some((s, start))
+            });
+            let (s, start) = own.expect("a secondary index holds every primary-key column");
+            let flip = |b: u8| if s.desc { !b } else { b };
+            let mut i = start + s.nullable as usize;
+            if c.nullable {
+                out.push(if s.nullable { flip(key[start]) } else { 1 });
+            }
+            let value: Vec<u8> = key[i..i + s.width as usize].iter().map(|&b| flip(b)).collect();
+            i += s.width as usize;
+            let len = if s.var {
+                u16::from_be_bytes([flip(key[i]), flip(key[i + 1])]) as usize
+            } else {
+                value.len()
+            };
+            let w = c.width as usize;
+            let mut v = value;
+            v.resize(w, 0);
+            if !c.var {
+                v.truncate(w);
+            }
+            out.extend_from_slice(&v[..w]);
+            if c.var {
+                out.extend_from_slice(&(len.min(w) as u16).to_be_bytes());
+            }
+        }
+    }
+
     /// Size of a node-pointer record whose key is `key`: header, the index's NULL-bitmap bytes,
     /// length bytes and data of the key fields, child page number (docs/model-rules.md §2).
     pub fn node_ptr_size(&self, key: &[u8]) -> u32 {

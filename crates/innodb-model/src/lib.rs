@@ -69,7 +69,7 @@ pub use pool::{
     MIN_BUFFER_POOL_BYTES,
 };
 pub use stats::{Counters, IndexStats, TableStats};
-pub use table::SimTable;
+pub use table::{ReadStats, SimTable};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

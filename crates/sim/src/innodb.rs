@@ -381,6 +381,15 @@ impl Engine for SimEngine {
         Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, writers, &mut self.row_versions))
     }
 
+    fn work(
+        &mut self,
+        _table: &Table,
+        ops: &mut dyn Iterator<Item = keylab_core::WorkOp>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<keylab_core::WorkOutcome, EngineError> {
+        crate::innodb_work::work(self.table_mut()?, ops, on_ops)
+    }
+
     fn drop_table(&mut self, _table: &Table) -> Result<(), EngineError> {
         self.table = None;
         self.curve = None;

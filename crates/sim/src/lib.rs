@@ -18,6 +18,7 @@
 
 mod ddl;
 mod innodb;
+mod innodb_work;
 mod nbtree;
 mod shards;
 mod writers;

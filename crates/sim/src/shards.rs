@@ -191,6 +191,21 @@ impl Engine for ShardedSim {
         .into_measurement())
     }
 
+    fn work(
+        &mut self,
+        _table: &Table,
+        _ops: &mut dyn Iterator<Item = keylab_core::WorkOp>,
+        _on_ops: &mut dyn FnMut(u64),
+    ) -> Result<keylab_core::WorkOutcome, EngineError> {
+        // A point read would go to its key's shard, but a secondary or time-range read goes
+        // to every shard through the Spider head, whose own reads are not modelled.
+        Err(EngineError::Unsupported(
+            "reads on the sharded model: Spider's fan-out of secondary and range reads over \
+             the shards is not modelled; run reads on one table (no --shards)"
+                .into(),
+        ))
+    }
+
     fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {
         self.shards.iter_mut().try_for_each(|s| s.drop_table(table))
     }

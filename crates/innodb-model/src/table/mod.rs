@@ -12,6 +12,7 @@
 mod analyze;
 mod insert;
 mod ops;
+mod read;
 mod two_pass;
 mod validate;
 
@@ -25,6 +26,8 @@ use crate::{Geometry, InvariantViolation, SimError, SimSettings};
 use keylab_schema::{ColumnType, Table, Value};
 use std::collections::HashMap;
 use validate::ColCheck;
+
+pub use read::ReadStats;
 
 #[cfg(test)]
 pub(crate) use insert::KEYS_ENCODED_BY_INSERT;
