@@ -52,6 +52,7 @@ struct PhaseNotes {
     reason: Option<String>,
     not_applicable: Option<String>,
     engine_not_applied: Option<String>,
+    said: Option<String>,
 }
 
 fn phase_notes(p: &PhaseResult) -> PhaseNotes {
@@ -72,12 +73,12 @@ fn phase_notes(p: &PhaseResult) -> PhaseNotes {
         PhaseResult::Settings(s) => s.engine_not_applied.get().map(|v| v.join(", ")),
         _ => None,
     };
-    // A mixed phase's words on the figures its engine cannot give.
-    let not_applicable = match p {
+    // A mixed phase's words on its figures (what they are, why one is missing).
+    let said = match p {
         PhaseResult::Mixed(m) => m.notes.get().map(|n| n.join("; ")),
-        _ => not_applicable,
+        _ => None,
     };
-    PhaseNotes { reason, not_applicable, engine_not_applied }
+    PhaseNotes { reason, not_applicable, engine_not_applied, said }
 }
 
 /// Counter and buffer pool figures (deltas over a phase).
@@ -237,6 +238,9 @@ pub(crate) fn add_phase_sections(b: &mut Builder, runs: &[RunResult], labels: &[
             }
             if let Some(list) = notes.engine_not_applied {
                 note(format!("not applied by the engine: {list}"), i);
+            }
+            if let Some(said) = notes.said {
+                note(said, i);
             }
         }
         let present = runs.iter().filter(|r| phase_at(r, *index, name).is_some()).count();

@@ -13,7 +13,7 @@
 //! `reading/pages.rs`, load and query timings in `reading/timings.rs`; the other topics
 //! each have a file in `reading/`: `engines.rs` (across models and engines), `phases.rs` (churn
 //! and rebuild), `settings.rs` (what a matrix setting did), `keys.rs` (the v1 byte swap),
-//! `e5.rs` (E5's published table), `pool.rs` (buffer pool curves) and `load.rs` (first-batch
+//! `e5.rs` (E5's published table), `pool.rs` (buffer pool curves), `reads.rs` (read locality) and `load.rs` (first-batch
 //! wait, writers against cores).
 
 mod e5;
@@ -23,6 +23,7 @@ mod load;
 mod pages;
 mod phases;
 mod pool;
+mod reads;
 mod settings;
 mod timings;
 mod verdict;
@@ -135,6 +136,7 @@ pub fn reading_groups(report: &Report) -> Vec<ReadingGroup> {
     let size = out;
     let pairs: Vec<_> = runs.iter().map(|r| (r.run, r.label)).collect();
     let cache = self::pool::curve_turns(&pairs, key_index, page_size(report, None));
+    let reads = self::reads::read_sentences(&pairs, &models);
     let mut load = throughput(&runs);
     load.extend(self::load::writers_over_cores(report));
     load.extend(queries(&runs));
@@ -149,6 +151,7 @@ pub fn reading_groups(report: &Report) -> Vec<ReadingGroup> {
     [
         ("Size, fill and splits", size),
         ("Cache", cache),
+        ("Reads", reads),
         ("Load and queries", load),
         ("Phases and settings", phases),
         ("Against published figures", published),
@@ -288,7 +291,7 @@ fn not_reported(report: &Report, runs: &[Labeled]) -> Vec<String> {
 }
 
 /// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[&str]) -> String {
+pub(crate) fn and_list(items: &[&str]) -> String {
     match items {
         [] => String::new(),
         [one] => one.to_string(),

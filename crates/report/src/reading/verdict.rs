@@ -2,7 +2,8 @@
 //! in the terminal and in the HTML report's summary card.
 //!
 //! Each line names a run and the figure that sets it apart, with the ratio and both figures:
-//! pages of the id's index (the size that every engine reports), the buffer pool reads or
+//! pages of the id's index (the size that every engine reports), the misses of a reads phase
+//! when one ran (`reading/reads.rs`), the buffer pool reads or
 //! the insert working set (what stays in cache), load speed when the runs were timed, and, for
 //! `keylab advise`, total bytes against the current key. A database-assigned id that wins is
 //! said to be one, with the smallest id the application can make beside it. Nothing here is
@@ -161,7 +162,12 @@ fn runs_verdict(report: &Report) -> Vec<String> {
     let mut others = Vec::new();
     for (model, group) in &by_model {
         let prefix = model.as_ref().map(|m| format!("On {m}: ")).unwrap_or_default();
-        for line in [pool_line(group), fpi_line(group), speed_line(group)].into_iter().flatten() {
+        let pairs: Vec<(&RunResult, &str)> =
+            group.iter().map(|e| (e.run, e.label.as_str())).collect();
+        let reads = super::reads::reads_line(&pairs);
+        for line in
+            [reads, pool_line(group), fpi_line(group), speed_line(group)].into_iter().flatten()
+        {
             // A sentence of its own starts with a capital; a run's label never gets one.
             let line = if prefix.is_empty() && line.starts_with("the ") {
                 capitalized(&line)

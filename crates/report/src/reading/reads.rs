@@ -1,0 +1,306 @@
+//! The reading's read-locality sentences and the verdict's reads line (issue 28): per read
+//! spec, the run that misses least against the one that misses most, in misses per 1,000
+//! reads, and why in figures: how many of its id index's leaf pages the worst run's reads
+//! touched (its working set) against the best's. "Spread over its leaves" is said only when
+//! the working set figure shows it. Without a bounded pool no run misses: the sentence then
+//! compares working sets only. A mixed phase gets the same sentence per 1,000 operations.
+//!
+//! Runs are compared only within one model (or one engine); this module does not weigh reads
+//! against size or load speed (the verdict shows each line).
+
+use super::key_index;
+use crate::text::{decimal, group_thousands, times};
+use keylab_core::{MixedPhase, PhaseResult, ReadFigures, ReadSpec, RunResult};
+use std::collections::BTreeMap;
+
+/// A gap smaller than this ratio is "about the same".
+const SAME: f64 = 1.05;
+
+/// A share of the leaves above this is "spread over most of its leaves".
+const SPREAD: f64 = 0.5;
+
+/// A read spec in words: `point reads of the latest 5% of rows`.
+pub(crate) fn describe(spec: &str) -> String {
+    let Ok(s) = spec.parse::<ReadSpec>() else { return spec.to_string() };
+    let kind = match s.kind {
+        keylab_core::ReadKind::Point => "point reads".to_string(),
+        keylab_core::ReadKind::Secondary => "secondary-index lookups".to_string(),
+        keylab_core::ReadKind::KeyRange { rows } => format!("{rows}-row key ranges"),
+        keylab_core::ReadKind::TimeRange { rows } => format!("{rows}-row time ranges"),
+    };
+    match s.distribution {
+        keylab_core::ReadDistribution::Uniform => format!("uniform {kind}"),
+        keylab_core::ReadDistribution::Latest { pct } => {
+            format!("{kind} of the latest {}% of rows", decimal(pct, 1).trim_end_matches(".0"))
+        }
+        keylab_core::ReadDistribution::Zipf { s } => format!("Zipf({s}) {kind}"),
+    }
+}
+
+/// The first reads phase of a run.
+fn reads_of(run: &RunResult) -> Option<&[ReadFigures]> {
+    run.phases.iter().find_map(|p| match p {
+        PhaseResult::Reads(r) => r.specs.get().map(Vec::as_slice),
+        _ => None,
+    })
+}
+
+fn mixed_of(run: &RunResult) -> Option<&MixedPhase> {
+    run.phases.iter().find_map(|p| match p {
+        PhaseResult::Mixed(m) if p.applicable() => Some(m),
+        _ => None,
+    })
+}
+
+/// One run's figures for one spec: label, misses per 1,000, working set of the id index,
+/// the id index's leaf pages and name.
+struct Point<'a> {
+    label: &'a str,
+    misses: Option<f64>,
+    working_set: Option<u64>,
+    leaves: Option<u64>,
+    index: String,
+}
+
+fn point<'a>(
+    run: &RunResult,
+    label: &'a str,
+    misses: Option<f64>,
+    ws: Option<&BTreeMap<String, u64>>,
+) -> Point<'a> {
+    let index = key_index(run);
+    let name = index.map_or_else(|| "PRIMARY".to_string(), |i| i.name.clone());
+    Point {
+        label,
+        misses,
+        working_set: ws.and_then(|m| m.get(&name)).copied(),
+        leaves: index.and_then(|i| i.leaf_pages),
+        index: name,
+    }
+}
+
+/// The sentence comparing `points` on `what` (`point reads of the latest 5% of rows`), per
+/// 1,000 `unit`s.
+fn compare(what: &str, unit: &str, recent: bool, points: &[Point]) -> Option<String> {
+    if points.len() < 2 {
+        return None;
+    }
+    let with_misses: Vec<&Point> = points.iter().filter(|p| p.misses.is_some()).collect();
+    let why = |best: &Point, worst: &Point| -> String {
+        let (Some(w), Some(b)) = (worst.working_set, best.working_set) else {
+            return String::new();
+        };
+        // The working set counts every page touched, the levels above the leaves too.
+        let share = worst.leaves.filter(|&l| l > 0).map(|l| (w as f64 / l as f64).min(1.0));
+        let spread = match share {
+            Some(s) if recent && s >= SPREAD => format!(
+                " (as many pages as {}% of its {} leaves: its recent rows are spread over the \
+                 index)",
+                decimal(s * 100.0, 0),
+                group_thousands(worst.leaves.unwrap_or(0))
+            ),
+            _ => String::new(),
+        };
+        format!(
+            ": the reads of {} touch {} {} pages{spread}, those of {} {}",
+            worst.label,
+            group_thousands(w),
+            worst.index,
+            best.label,
+            group_thousands(b)
+        )
+    };
+    if with_misses.len() >= 2 {
+        let mut sorted = with_misses.clone();
+        sorted.sort_by(|a, b| a.misses.partial_cmp(&b.misses).expect("finite"));
+        let (best, worst) = (sorted[0], sorted[sorted.len() - 1]);
+        let (b, w) = (best.misses?, worst.misses?);
+        if w > 0.0 && (b == 0.0 || w / b >= SAME) {
+            let each: Vec<String> = sorted
+                .iter()
+                .map(|p| format!("{} {}", p.label, decimal(p.misses.unwrap_or(0.0), 1)))
+                .collect();
+            return Some(format!(
+                "{}: {} misses per 1,000 {unit}{}.",
+                capital(what),
+                super::and_list(&each.iter().map(String::as_str).collect::<Vec<_>>()),
+                why(best, worst)
+            ));
+        }
+        if w == 0.0 {
+            let ws = points.iter().filter_map(|p| p.working_set.map(|w| (p, w)));
+            let best = ws.clone().min_by_key(|x| x.1);
+            let worst = ws.max_by_key(|x| x.1);
+            if let (Some(best), Some(worst)) = (best, worst) {
+                if worst.1 as f64 >= best.1 as f64 * SAME {
+                    return Some(format!(
+                        "{}: no run read a page from storage (every page it touched was \
+                         cached), but {} touched {} more {} pages than {} ({} vs {}): what a \
+                         smaller cache would have to hold.",
+                        capital(what),
+                        worst.0.label,
+                        times(worst.1 as f64 / best.1.max(1) as f64),
+                        worst.0.index,
+                        best.0.label,
+                        group_thousands(worst.1),
+                        group_thousands(best.1)
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+fn capital(text: &str) -> String {
+    let mut c = text.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+/// The reading's sentences on reads and mixed workloads, per model (`models[i]` is run `i`'s
+/// model when runs of several models share the report).
+pub(crate) fn read_sentences(
+    runs: &[(&RunResult, &str)],
+    models: &[Option<String>],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen: Vec<&Option<String>> = Vec::new();
+    for model in models {
+        if seen.contains(&model) {
+            continue;
+        }
+        seen.push(model);
+        let group: Vec<&(&RunResult, &str)> =
+            runs.iter().zip(models).filter(|(_, m)| *m == model).map(|(r, _)| r).collect();
+        let prefix = model.as_ref().map(|m| format!("On {m}: ")).unwrap_or_default();
+        let specs: Vec<String> = group
+            .iter()
+            .filter_map(|(r, _)| reads_of(r))
+            .flatten()
+            .filter_map(|f| f.spec.get().cloned())
+            .fold(Vec::new(), |mut v, s| {
+                if !v.contains(&s) {
+                    v.push(s);
+                }
+                v
+            });
+        for spec in specs {
+            let points: Vec<Point> = group
+                .iter()
+                .filter_map(|(r, label)| {
+                    let f = reads_of(r)?
+                        .iter()
+                        .find(|f| f.spec.get() == Some(&spec) && f.applicable())?;
+                    Some(point(
+                        r,
+                        label,
+                        f.misses_per_1000_reads.value(),
+                        f.working_set_pages.get(),
+                    ))
+                })
+                .collect();
+            let recent = spec.contains(":latest=");
+            if let Some(s) = compare(&describe(&spec), "reads", recent, &points) {
+                out.push(format!("{prefix}{s}"));
+            }
+        }
+        let mixed: Vec<Point> = group
+            .iter()
+            .filter_map(|(r, label)| {
+                let m = mixed_of(r)?;
+                Some(point(r, label, m.misses_per_1000_ops.value(), m.working_set_pages.get()))
+            })
+            .collect();
+        let what = group.iter().find_map(|(r, _)| {
+            let m = mixed_of(r)?;
+            let share = m.insert_share.value()? * 100.0;
+            let reads = m.read_spec.get()?;
+            let text = format!("mixed workload ({}% inserts, reads {reads})", decimal(share, 0));
+            Some((text, reads.contains(":latest=")))
+        });
+        if let Some(s) = what.and_then(|(w, recent)| compare(&w, "operations", recent, &mixed)) {
+            out.push(format!("{prefix}{s}"));
+        }
+    }
+    out
+}
+
+/// The verdict's reads line for runs of one model: the first read spec whose misses rank
+/// the runs.
+pub(crate) fn reads_line(group: &[(&RunResult, &str)]) -> Option<String> {
+    let first = group.iter().find_map(|(r, _)| reads_of(r))?;
+    for spec in first.iter().filter_map(|f| f.spec.get()) {
+        let misses: Vec<(&str, f64)> = group
+            .iter()
+            .filter_map(|(r, label)| {
+                let f = reads_of(r)?.iter().find(|f| f.spec.get() == Some(spec))?;
+                Some((*label, f.misses_per_1000_reads.value()?))
+            })
+            .collect();
+        let best = misses.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+        let worst = misses.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+        let (Some(best), Some(worst)) = (best, worst) else { continue };
+        if misses.len() < 2 || worst.1 == 0.0 || (best.1 > 0.0 && worst.1 / best.1 < SAME) {
+            continue;
+        }
+        let what = describe(spec);
+        return Some(if best.1 == 0.0 {
+            format!(
+                "{} reads no page from storage on {what}; {} reads {} per 1,000 reads.",
+                best.0,
+                worst.0,
+                decimal(worst.1, 1)
+            )
+        } else {
+            format!(
+                "{} misses the cache {} less often than {} on {what} ({} vs {} per 1,000 reads).",
+                best.0,
+                times(worst.1 / best.1),
+                worst.0,
+                decimal(best.1, 1),
+                decimal(worst.1, 1)
+            )
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_read_as_words() {
+        assert_eq!(describe("point:100:latest=5%"), "point reads of the latest 5% of rows");
+        assert_eq!(describe("secondary:10:uniform"), "uniform secondary-index lookups");
+        assert_eq!(describe("range=50:10:zipf=0.99"), "Zipf(0.99) 50-row key ranges");
+    }
+
+    #[test]
+    fn the_worst_run_is_said_spread_only_when_its_working_set_shows_it() {
+        let p = |label, misses, ws, leaves| Point {
+            label,
+            misses: Some(misses),
+            working_set: Some(ws),
+            leaves: Some(leaves),
+            index: "PRIMARY".into(),
+        };
+        let s = compare(
+            "point reads",
+            "reads",
+            true,
+            &[p("uuid7:bin", 0.4, 15, 289), p("uuid4:bin", 610.0, 372, 481)],
+        )
+        .unwrap();
+        assert!(s.starts_with("Point reads: uuid7:bin 0.4 and uuid4:bin 610.0 misses"), "{s}");
+        assert!(s.contains("touch 372 PRIMARY pages (as many pages as 77% of its 481"), "{s}");
+        assert!(s.ends_with("those of uuid7:bin 15."), "{s}");
+        let s = compare("x", "reads", true, &[p("a", 1.0, 15, 289), p("b", 3.0, 20, 481)]).unwrap();
+        assert!(s.contains("the reads of b touch 20 PRIMARY pages, those of a 15"), "{s}");
+        let s = compare("x", "reads", false, &[p("a", 1.0, 15, 289), p("b", 3.0, 400, 481)]);
+        assert!(!s.unwrap().contains("spread"), "uniform reads touch every leaf of any key");
+        assert!(
+            compare("x", "reads", true, &[p("a", 1.0, 15, 289), p("b", 1.02, 20, 481)]).is_none()
+        );
+    }
+}
