@@ -12,6 +12,9 @@
 //!   (counter deltas and PRIMARY pages every `measure_every` rounds).
 //! - `rebuild`: fill factor, counter deltas, shape before and after.
 //! - `queries`: the names run (timings go to the run's `queries`).
+//! - `reads`: one entry per read spec (`execute/work.rs`): reads, rows, page requests per
+//!   read, misses per 1,000 reads, pages written, each index's working set, server time.
+//! - `mixed`: the same per operation, over inserts and reads interleaved.
 //! - `ddl`: one entry per statement (`steps`): its wall time, whether the engine accepted it
 //!   (or its error number), the algorithm and lock asked for and used, and with
 //!   `concurrent_writers` the writers' longest stall and rows inserted during it; flat
@@ -31,6 +34,7 @@
 mod autoinc_tests;
 mod figures;
 mod phase_runs;
+mod work;
 
 use self::figures::query_result;
 use self::phase_runs::{churn_phase, ddl_phase, load_phase, rebuild_phase};
@@ -65,8 +69,10 @@ struct State {
     rows: TableRows,
     live: Option<LiveKeys>,
     last: Measurement,
-    /// True when the last measurement may be out of date (after DDL).
+    /// True when the last measurement may be out of date (after DDL, a mixed phase).
     stale: bool,
+    /// The rows reads pick from (when the run has a reads or mixed phase).
+    reads: Option<keylab_core::ReadSource>,
 }
 
 fn run_phases(
@@ -81,6 +87,7 @@ fn run_phases(
         live: needs_keys.then(|| LiveKeys::new(run.table().primary_key[0], seed)),
         last: empty_measurement(),
         stale: false,
+        reads: self::work::source(run),
     };
     let mut phases = vec![settings_phase(engine, run)];
     let mut queries: Vec<keylab_core::QueryResult> = Vec::new();
@@ -152,6 +159,12 @@ fn run_phases(
             }
             PhasePlan::Ddl { steps, concurrent_writers } => {
                 ddl_phase(engine, run, &mut st, steps, *concurrent_writers)?
+            }
+            PhasePlan::Reads { specs } => {
+                self::work::reads_phase(engine, run, &mut st, specs, seed, progress)?
+            }
+            PhasePlan::Mixed { mix } => {
+                self::work::mixed_phase(engine, run, &mut st, mix, seed, progress)?
             }
         };
         phases.push(result);

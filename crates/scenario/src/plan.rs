@@ -13,6 +13,7 @@
 mod checks;
 mod matrix;
 mod phase_plans;
+mod work_plans;
 
 use self::checks::check_top;
 use self::matrix::expand;
@@ -145,6 +146,16 @@ pub enum PhasePlan {
         /// Writers inserting while each statement runs (0: none).
         concurrent_writers: u32,
     },
+    /// Reads of the rows inserted so far, one entry per spec.
+    Reads {
+        /// The specs, counts scaled.
+        specs: Vec<keylab_core::ReadSpec>,
+    },
+    /// Inserts and reads interleaved.
+    Mixed {
+        /// Operations (scaled), share of inserts, reads.
+        mix: keylab_core::MixSpec,
+    },
 }
 
 impl PhasePlan {
@@ -157,6 +168,8 @@ impl PhasePlan {
             PhasePlan::Restart => "restart",
             PhasePlan::Queries { .. } => "queries",
             PhasePlan::Ddl { .. } => "ddl",
+            PhasePlan::Reads { .. } => "reads",
+            PhasePlan::Mixed { .. } => "mixed",
         }
     }
 }
@@ -338,6 +351,7 @@ fn generated_rows(phases: &[PhasePlan]) -> u64 {
         .map(|p| match *p {
             PhasePlan::Load { rows, .. } => rows,
             PhasePlan::Churn { rounds, inserts, .. } => u64::from(rounds).saturating_mul(inserts),
+            PhasePlan::Mixed { mix } => mix.inserts(),
             _ => 0,
         })
         .fold(0u64, u64::saturating_add)

@@ -13,7 +13,7 @@
 mod phase_specs;
 mod values;
 
-pub use self::phase_specs::{BatchSpec, PhaseSpec};
+pub use self::phase_specs::{BatchSpec, MixedSpec, PhaseSpec};
 pub use self::values::{
     AutoincLockMode, ByteSize, FillFactor, MergeThreshold, PageSizeSpec, TypeSpec,
 };

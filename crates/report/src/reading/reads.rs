@@ -62,14 +62,24 @@ struct Point<'a> {
     index: String,
 }
 
+/// `through_secondary`: the reads go through a secondary index (secondary lookups, time
+/// ranges), whose working set is the one compared; else the primary key's.
 fn point<'a>(
     run: &RunResult,
     label: &'a str,
     misses: Option<f64>,
     ws: Option<&BTreeMap<String, u64>>,
+    through_secondary: bool,
 ) -> Point<'a> {
-    let index = key_index(run);
-    let name = index.map_or_else(|| "PRIMARY".to_string(), |i| i.name.clone());
+    let name = if through_secondary {
+        let id_index =
+            key_index(run).map(|i| i.name.clone()).filter(|_| run.placement == "secondary");
+        id_index.or_else(|| ws?.keys().find(|k| *k != "PRIMARY").cloned())
+    } else {
+        run.indexes.first().map(|i| i.name.clone())
+    }
+    .unwrap_or_else(|| "PRIMARY".to_string());
+    let index = run.indexes.iter().find(|i| i.name == name);
     Point {
         label,
         misses,
@@ -77,6 +87,12 @@ fn point<'a>(
         leaves: index.and_then(|i| i.leaf_pages),
         index: name,
     }
+}
+
+/// Whether reads of this spec (`secondary:...`, `time-range=...`) go through a secondary
+/// index.
+fn through_secondary(spec: &str) -> bool {
+    spec.starts_with("secondary") || spec.starts_with("time-range")
 }
 
 /// The sentence comparing `points` on `what` (`point reads of the latest 5% of rows`), per
@@ -90,6 +106,10 @@ fn compare(what: &str, unit: &str, recent: bool, points: &[Point]) -> Option<Str
         let (Some(w), Some(b)) = (worst.working_set, best.working_set) else {
             return String::new();
         };
+        if (w as f64) < b as f64 * SAME {
+            // Alike working sets explain nothing.
+            return String::new();
+        }
         // The working set counts every page touched, the levels above the leaves too.
         let share = worst.leaves.filter(|&l| l > 0).map(|l| (w as f64 / l as f64).min(1.0));
         let spread = match share {
@@ -121,8 +141,7 @@ fn compare(what: &str, unit: &str, recent: bool, points: &[Point]) -> Option<Str
                 .map(|p| format!("{} {}", p.label, decimal(p.misses.unwrap_or(0.0), 1)))
                 .collect();
             return Some(format!(
-                "{}: {} misses per 1,000 {unit}{}.",
-                capital(what),
+                "{what}: {} misses per 1,000 {unit}{}.",
                 super::and_list(&each.iter().map(String::as_str).collect::<Vec<_>>()),
                 why(best, worst)
             ));
@@ -134,10 +153,9 @@ fn compare(what: &str, unit: &str, recent: bool, points: &[Point]) -> Option<Str
             if let (Some(best), Some(worst)) = (best, worst) {
                 if worst.1 as f64 >= best.1 as f64 * SAME {
                     return Some(format!(
-                        "{}: no run read a page from storage (every page it touched was \
+                        "{what}: no run read a page from storage (every page it touched was \
                          cached), but {} touched {} more {} pages than {} ({} vs {}): what a \
                          smaller cache would have to hold.",
-                        capital(what),
                         worst.0.label,
                         times(worst.1 as f64 / best.1.max(1) as f64),
                         worst.0.index,
@@ -164,15 +182,26 @@ pub(crate) fn read_sentences(
     models: &[Option<String>],
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let mut seen: Vec<&Option<String>> = Vec::new();
-    for model in models {
-        if seen.contains(&model) {
+    // Runs are compared within one model and one placement of the id.
+    let scopes: Vec<(&Option<String>, &str)> =
+        runs.iter().zip(models).map(|((r, _), m)| (m, r.placement.as_str())).collect();
+    let placements = scopes.iter().any(|s| s.1 != scopes[0].1);
+    let mut seen: Vec<(&Option<String>, &str)> = Vec::new();
+    for scope in &scopes {
+        if seen.contains(scope) {
             continue;
         }
-        seen.push(model);
+        seen.push(*scope);
         let group: Vec<&(&RunResult, &str)> =
-            runs.iter().zip(models).filter(|(_, m)| *m == model).map(|(r, _)| r).collect();
-        let prefix = model.as_ref().map(|m| format!("On {m}: ")).unwrap_or_default();
+            runs.iter().zip(&scopes).filter(|(_, s)| *s == scope).map(|(r, _)| r).collect();
+        let mut prefix = scope.0.as_ref().map(|m| format!("On {m}: ")).unwrap_or_default();
+        if placements {
+            prefix.push_str(match scope.1 {
+                "pk" => "with the id as the primary key: ",
+                "secondary" => "with the id in a secondary index: ",
+                _ => "",
+            });
+        }
         let specs: Vec<String> = group
             .iter()
             .filter_map(|(r, _)| reads_of(r))
@@ -191,24 +220,23 @@ pub(crate) fn read_sentences(
                     let f = reads_of(r)?
                         .iter()
                         .find(|f| f.spec.get() == Some(&spec) && f.applicable())?;
-                    Some(point(
-                        r,
-                        label,
-                        f.misses_per_1000_reads.value(),
-                        f.working_set_pages.get(),
-                    ))
+                    let ws = f.working_set_pages.get();
+                    let misses = f.misses_per_1000_reads.value();
+                    Some(point(r, label, misses, ws, through_secondary(&spec)))
                 })
                 .collect();
             let recent = spec.contains(":latest=");
             if let Some(s) = compare(&describe(&spec), "reads", recent, &points) {
-                out.push(format!("{prefix}{s}"));
+                out.push(capital(&format!("{prefix}{s}")));
             }
         }
         let mixed: Vec<Point> = group
             .iter()
             .filter_map(|(r, label)| {
                 let m = mixed_of(r)?;
-                Some(point(r, label, m.misses_per_1000_ops.value(), m.working_set_pages.get()))
+                let secondary = m.read_spec.get().is_some_and(|s| through_secondary(s));
+                let misses = m.misses_per_1000_ops.value();
+                Some(point(r, label, misses, m.working_set_pages.get(), secondary))
             })
             .collect();
         let what = group.iter().find_map(|(r, _)| {
@@ -219,7 +247,7 @@ pub(crate) fn read_sentences(
             Some((text, reads.contains(":latest=")))
         });
         if let Some(s) = what.and_then(|(w, recent)| compare(&w, "operations", recent, &mixed)) {
-            out.push(format!("{prefix}{s}"));
+            out.push(capital(&format!("{prefix}{s}")));
         }
     }
     out
@@ -292,7 +320,7 @@ mod tests {
             &[p("uuid7:bin", 0.4, 15, 289), p("uuid4:bin", 610.0, 372, 481)],
         )
         .unwrap();
-        assert!(s.starts_with("Point reads: uuid7:bin 0.4 and uuid4:bin 610.0 misses"), "{s}");
+        assert!(s.starts_with("point reads: uuid7:bin 0.4 and uuid4:bin 610.0 misses"), "{s}");
         assert!(s.contains("touch 372 PRIMARY pages (as many pages as 77% of its 481"), "{s}");
         assert!(s.ends_with("those of uuid7:bin 15."), "{s}");
         let s = compare("x", "reads", true, &[p("a", 1.0, 15, 289), p("b", 3.0, 20, 481)]).unwrap();

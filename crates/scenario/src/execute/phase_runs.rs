@@ -113,6 +113,8 @@ fn token<T: serde::Serialize>(v: &T) -> String {
 struct Recorded<'a> {
     rows: &'a mut TableRows,
     live: Option<&'a mut LiveKeys>,
+    /// The rows later reads pick from.
+    reads: Option<&'a mut keylab_core::ReadSource>,
     left: u64,
     /// `Some(batch)` when each statement of `batch` rows (the call's last one: what is
     /// left) loses the unused end of its reserved `AUTO_INCREMENT` values.
@@ -131,6 +133,9 @@ impl Iterator for Recorded<'_> {
         let row = self.rows.next_row();
         if let Some(live) = self.live.as_deref_mut() {
             live.record(&row);
+        }
+        if let Some(reads) = self.reads.as_deref_mut() {
+            reads.record(&row);
         }
         if let Some(batch) = self.bulk_batch {
             self.in_statement += 1;
@@ -176,6 +181,7 @@ pub(super) fn load_phase(
             let mut it = Recorded {
                 rows: &mut st.rows,
                 live: st.live.as_mut(),
+                reads: st.reads.as_mut(),
                 left: n,
                 bulk_batch,
                 in_statement: 0,

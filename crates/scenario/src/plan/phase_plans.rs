@@ -109,6 +109,8 @@ pub(super) fn phases(
                 }
                 PhasePlan::Queries { runs: q.runs.get(), queries }
             }
+            PhaseSpec::Reads(list) => super::work_plans::reads(cx, list, scale)?,
+            PhaseSpec::Mixed(m) => super::work_plans::mixed(cx, m, scale)?,
             PhaseSpec::Ddl(d) => {
                 // Every column any table of the scenario has (the writers insert into each).
                 let spec_columns: Vec<&str> = spec

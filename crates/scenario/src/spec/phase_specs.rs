@@ -1,5 +1,5 @@
 //! The `[[phases]]` of a scenario file as written: one serde type per phase kind (load,
-//! churn, rebuild, restart, queries, ddl) with its defaults, and the load's batch (`1000` or
+//! churn, rebuild, restart, queries, ddl, reads, mixed) with its defaults, and the load's batch (`1000` or
 //! `"500..1500"`).
 //!
 //! Not for: checks across a phase's fields or against the cell (`plan/phase_plans.rs`), or
@@ -29,6 +29,23 @@ pub enum PhaseSpec {
     Queries(QueriesSpec),
     /// Online schema changes.
     Ddl(DdlPhaseSpec),
+    /// Reads of the rows loaded so far: `reads = ["point:100000:latest=5%", ...]`, each
+    /// `KIND:COUNT[:DISTRIBUTION]` (parsed when planning, so errors point at each string).
+    Reads(Spanned<Vec<Spanned<String>>>),
+    /// Inserts and reads interleaved: `mixed = { ops, insert_share, reads }`.
+    Mixed(MixedSpec),
+}
+
+/// `mixed = { ops = 1_000_000, insert_share = 0.1, reads = "point:latest=5%" }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixedSpec {
+    /// Operations in all (scaled by `--scale`).
+    pub ops: NonZeroU64,
+    /// Share of the operations that insert a new row, in [0, 1).
+    pub insert_share: Spanned<f64>,
+    /// The reads, `KIND[:DISTRIBUTION]` (`point:latest=5%`).
+    pub reads: Spanned<String>,
 }
 
 /// `load = { rows, method, batch, writers, sample_every }`.
