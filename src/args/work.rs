@@ -15,12 +15,15 @@ pub struct WorkArgs {
     /// then the row), range=ROWS, time-range=ROWS; DISTRIBUTION uniform (default),
     /// latest=PCT% (the rows inserted last), zipf=S. Reports page requests per read, misses
     /// per 1,000 reads (with --buffer-pool) and each index's working set.
+    ///
     /// Example: --reads point:100000:latest=5%,point:100000:uniform
     #[arg(long, value_name = "SPEC,...", value_delimiter = ',', value_parser = parse_read)]
     pub reads: Vec<ReadSpec>,
     /// After the reads, a mixed workload `SHARE:KIND:OPS[:DISTRIBUTION]`: OPS operations, SHARE
     /// of them inserts of new rows (spread evenly), the others reads among the rows present
-    /// at that moment. Example: --mix 10%:point:1000000:latest=5%
+    /// at that moment.
+    ///
+    /// Example: --mix 10%:point:1000000:latest=5%
     #[arg(long, value_name = "SHARE:KIND:OPS[:DIST]", value_parser = parse_mix)]
     pub mix: Option<MixSpec>,
 }

@@ -18,6 +18,7 @@ mod model;
 mod pool;
 mod postgres;
 mod ranges;
+mod reads;
 mod scenarios;
 mod server;
 mod spider;

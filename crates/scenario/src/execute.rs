@@ -35,6 +35,8 @@ mod autoinc_tests;
 mod figures;
 mod phase_runs;
 mod work;
+#[cfg(test)]
+mod work_tests;
 
 use self::figures::query_result;
 use self::phase_runs::{churn_phase, ddl_phase, load_phase, rebuild_phase};

@@ -29,6 +29,9 @@ pub(crate) fn specs_at(runs: &[RunResult], index: usize) -> Vec<String> {
     out
 }
 
+/// One row of a spec: figure name, label, better direction, its value.
+type SpecRow = (&'static str, &'static str, Option<Better>, fn(&ReadFigures) -> Value);
+
 fn dec(f: &Figure<f64>, places: usize) -> Value {
     f.value().map_or(Value::Null, |value| Value::Decimal { value, places })
 }
@@ -75,7 +78,7 @@ pub(crate) fn add_reads_rows(
             spec_of(r, index, spec).filter(|f| f.applicable())
         }
         let key = |name: &str| format!("{key_prefix}.{spec}.{name}");
-        let rows: [(&str, &str, Option<Better>, fn(&ReadFigures) -> Value); 6] = [
+        let rows: [SpecRow; 6] = [
             ("misses_per_1000_reads", "misses per 1,000 reads", Some(Better::Lower), |f| {
                 dec(&f.misses_per_1000_reads, 2)
             }),

@@ -1,0 +1,109 @@
+//! `compare --reads` and `--mix` end to end (issue 28): on the InnoDB model under a bounded
+//! pool, point reads of the latest 5% miss far less with a time-ordered key than with uuid4;
+//! bad specs exit 2 naming the flag and the valid choices; an engine that cannot read shows
+//! `n/a` with its reason and `null` figures, never a made-up one.
+
+use crate::util::{json, Dir};
+
+#[test]
+fn latest_reads_miss_far_less_with_uuid7_than_with_uuid4() {
+    let run = Dir::new()
+        .keylab(&[
+            "compare",
+            "--keys",
+            "uuid4:bin,uuid7:bin",
+            "--rows",
+            "100000",
+            "--buffer-pool",
+            "8M",
+            "--reads",
+            "point:100000:latest=5%",
+            "--mix",
+            "10%:point:20000:latest=5%",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    let v = json(&run.stdout);
+    let figure = |run: usize, phase: &str, name: &str| -> f64 {
+        let phases = v["runs"][run]["phases"].as_array().unwrap();
+        let p = phases.iter().find(|p| p["kind"] == phase).unwrap_or_else(|| panic!("{phase}"));
+        let p = if phase == "reads" { &p["specs"][0] } else { p };
+        p[name].as_f64().unwrap_or_else(|| panic!("{name} in {p}"))
+    };
+    let (uuid4, uuid7) =
+        (figure(0, "reads", "misses_per_1000_reads"), figure(1, "reads", "misses_per_1000_reads"));
+    assert!(uuid4 > 100.0 && uuid7 * 20.0 < uuid4, "uuid4 {uuid4}, uuid7 {uuid7}");
+    assert_eq!(figure(0, "reads", "reads"), 100_000.0);
+    assert!(figure(0, "reads", "page_requests_per_read") >= 1.0);
+    // A model's reads have no time: null, not zero.
+    let spec = &v["runs"][0]["phases"][0]["specs"][0];
+    assert!(spec["server_ms"].is_null() && spec["wall_s"].is_null(), "{spec}");
+    let (m4, m7) =
+        (figure(0, "mixed", "misses_per_1000_ops"), figure(1, "mixed", "misses_per_1000_ops"));
+    assert!(m7 * 20.0 < m4, "mixed: uuid4 {m4}, uuid7 {m7}");
+    assert_eq!(figure(0, "mixed", "inserts"), 2000.0);
+    // The reading and the verdict say it in figures.
+    let text = Dir::new()
+        .keylab(&[
+            "compare",
+            "--keys",
+            "uuid4:bin,uuid7:bin",
+            "--rows",
+            "100000",
+            "--buffer-pool",
+            "8M",
+            "--reads",
+            "point:20000:latest=5%",
+            "--format",
+            "markdown",
+        ])
+        .expect_code(0)
+        .stdout;
+    assert!(text.contains("point:20000:latest=5%: misses per 1,000 reads"), "{text}");
+    assert!(text.contains("Point reads of the latest 5% of rows: uuid7:bin"), "{text}");
+    assert!(text.contains("its recent rows are spread over the index"), "{text}");
+}
+
+#[test]
+fn bad_specs_exit_2_naming_the_flag_and_the_choices() {
+    let d = Dir::new();
+    let e = d.keylab(&["compare", "--reads", "scan:10"]).expect_code(2).stderr;
+    assert!(e.contains("--reads") && e.contains("valid: point, secondary"), "{e}");
+    let e = d.keylab(&["compare", "--reads", "point:10:latest=200%"]).expect_code(2).stderr;
+    assert!(e.contains("latest=PCT% (0 < PCT <= 100)"), "{e}");
+    let e = d.keylab(&["compare", "--mix", "1.5:point:10"]).expect_code(2).stderr;
+    assert!(e.contains("--mix") && e.contains("0 <= share < 1"), "{e}");
+    let e = d
+        .keylab(&["compare", "--keys", "uuid7:bin", "--rows", "100", "--reads", "secondary:10"])
+        .expect_code(2)
+        .stderr;
+    assert!(e.contains("--reads") && e.contains("--placement secondary"), "{e}");
+    let help = d.keylab(&["compare", "--help"]).expect_code(0).stdout;
+    assert!(help.contains("--reads point:100000:latest=5%"), "{help}");
+    assert!(help.contains("--mix 10%:point:1000000:latest=5%"), "{help}");
+}
+
+#[test]
+fn an_engine_that_cannot_read_shows_na_with_its_reason() {
+    let d = Dir::new();
+    let args = [
+        "compare",
+        "--keys",
+        "uuid7:bin",
+        "--rows",
+        "2000",
+        "--shards",
+        "2",
+        "--reads",
+        "point:100",
+    ];
+    let v = json(&d.keylab(&[&args[..], &["--format", "json"]].concat()).expect_code(0).stdout);
+    let p = &v["runs"][0]["phases"][0];
+    assert_eq!(p["kind"], "reads");
+    assert_eq!(p["status"], "not_applicable", "{p}");
+    assert!(p["reason"].as_str().is_some_and(|r| !r.is_empty()), "{p}");
+    assert!(p["specs"][0]["misses_per_1000_reads"].is_null(), "{p}");
+    let text = d.keylab(&args).expect_code(0).stdout;
+    assert!(text.contains("n/a:"), "{text}");
+}
