@@ -24,6 +24,9 @@
 //! regenerated from the code of 2026-11-27 (MariaDB 10.11.19 for `sharded`). The load
 //! checks (`verification`) and `server_load`'s nested settings were added by hand when those
 //! fields appeared.
+//! `sim_reads` is `keylab compare --keys uuid4:bin,uuid7:bin --rows 100000 --buffer-pool 6M
+//! --reads point:10000:latest=5%,point:10000:zipf=0.99 --mix 10%:point:10000:latest=5%` (code
+//! of 2026-11-28): a reads phase per spec, a mixed phase, and the reading's read locality.
 //! `sharded`'s wall-clock figures are replaced by fixed ones before rendering (see
 //! [`FIXED_TIMINGS`]), so regenerating it changes the snapshots only where other figures do.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
@@ -32,7 +35,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 15] = [
+const FIXTURES: [&str; 16] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -48,6 +51,7 @@ const FIXTURES: [&str; 15] = [
     "sharded",
     "sim_two_models",
     "advise_schema",
+    "sim_reads",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -136,6 +140,7 @@ golden! {
     sharded => "sharded",
     sim_two_models => "sim_two_models",
     advise_schema => "advise_schema",
+    sim_reads => "sim_reads",
 }
 
 #[test]

@@ -79,7 +79,11 @@ fn columns(report: &Report) -> Vec<Column> {
         Column {
             heading: "table bytes".into(),
             higher_is_better: false,
-            figure: |r| Some((r.table.data_length? + r.table.index_length.unwrap_or(0)) as f64),
+            figure: |r| {
+                Some(
+                    (r.table.data_length?.saturating_add(r.table.index_length.unwrap_or(0))) as f64,
+                )
+            },
             show: bytes,
         },
         Column {
