@@ -5,7 +5,7 @@
 //! Not for: running them (`cmd/compare.rs` hands them to `keylab_core::run_variant_with`).
 
 use clap::Args;
-use keylab_core::{MixSpec, ReadSpec, WorkPlan};
+use keylab_core::{MixSpec, PoolSize, ReadSpec, WorkPlan};
 
 /// Reads and a mixed workload after the load.
 #[derive(Debug, Clone, Default, Args)]
@@ -26,12 +26,48 @@ pub struct WorkArgs {
     /// Example: --mix 10%:point:1000000:latest=5%
     #[arg(long, value_name = "SHARE:KIND:OPS[:DIST]", value_parser = parse_mix)]
     pub mix: Option<MixSpec>,
+    /// Simulator, with --reads: also run the load and the reads on one more table per pool
+    /// size, comma-separated shares of the table (`1/32`, `25%`) or sizes (`64M`), and show
+    /// misses per 1,000 reads against cache size, and per variant the pool --hit-target needs
+    /// [default with --hit-target: 1/32,1/16,1/8,1/4,1/2,1,2].
+    #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = parse_size)]
+    pub pool_sizes: Vec<PoolSize>,
+    /// With the curve (--pool-sizes): the hit ratio, percent, whose pool is reported per
+    /// variant and read spec, interpolated from the curve [default: 99].
+    #[arg(long, value_name = "PCT", value_parser = parse_target)]
+    pub hit_target: Option<f64>,
 }
 
 impl WorkArgs {
     /// The plan of reads and mix under `seed`.
     pub fn plan(&self, seed: u64) -> WorkPlan {
         WorkPlan { reads: self.reads.clone(), mix: self.mix, seed }
+    }
+
+    /// The pool sizes of the reads curve, if one is asked for (`--pool-sizes`, or
+    /// `--hit-target` alone: the default curve).
+    pub fn curve(&self) -> Option<Vec<PoolSize>> {
+        match (&self.pool_sizes[..], self.hit_target) {
+            ([], None) => None,
+            ([], Some(_)) => Some(PoolSize::default_curve()),
+            (sizes, _) => Some(sizes.to_vec()),
+        }
+    }
+
+    /// The target hit ratio, 0..1.
+    pub fn hit_ratio_target(&self) -> f64 {
+        self.hit_target.unwrap_or(99.0) / 100.0
+    }
+}
+
+fn parse_size(s: &str) -> Result<PoolSize, String> {
+    keylab_core::parse_pool_size(s, super::parse_byte_size)
+}
+
+fn parse_target(s: &str) -> Result<f64, String> {
+    match s.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 100.0 => Ok(p),
+        _ => Err(format!("hit target `{s}` is not valid; valid: a percentage, 0 < PCT < 100 (99)")),
     }
 }
 

@@ -238,6 +238,25 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
             return Err(err);
         }
     }
+    if let Some(sizes) = args.work.curve() {
+        // One more table per (run, pool size): the load and the reads at that pool.
+        let reads_only = keylab_core::WorkPlan { mix: None, ..work.clone() };
+        let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
+        let floor = keylab_innodb_model::min_buffer_pool_bytes(settings.page_size_bytes);
+        let run_at = |i: usize, pool: u64, progress: &mut crate::progress::LoadProgress| {
+            let variant = &args.keys[i % variants];
+            let at_pool = EngineSettings { buffer_pool_bytes: Some(pool), ..settings };
+            let mut engine = make_engine(&per_model[i / variants], &at_pool, args.check_every)?;
+            let (keys, rows) = key_source();
+            let w = workload(variant, rows);
+            run_variant_with(engine.as_mut(), &w, keys, &plan, &reads_only, progress)
+                .with_context(|| format!("variant {variant} at a {pool}-byte pool failed"))
+        };
+        let target = args.work.hit_ratio_target();
+        let curve = crate::cmd::work::Curve { sizes: &sizes, target, floor, jobs };
+        crate::cmd::work::reads_curve(&mut report, &curve, &bars, &run_at)?;
+        output::write_exports(&report, &args.output, Stage::Final)?;
+    }
     output::print(&report, &args.output)
 }
 

@@ -107,3 +107,43 @@ fn an_engine_that_cannot_read_shows_na_with_its_reason() {
     let text = d.keylab(&args).expect_code(0).stdout;
     assert!(text.contains("n/a:"), "{text}");
 }
+
+#[test]
+fn the_curve_gives_the_pool_a_hit_target_needs_and_says_how() {
+    let d = Dir::new();
+    let args = [
+        "compare",
+        "--keys",
+        "uuid4:bin,uuid7:bin",
+        "--rows",
+        "30000",
+        "--reads",
+        "point:5000:latest=5%",
+        "--pool-sizes",
+        "6M,64M",
+        "--format",
+        "json",
+    ];
+    let v = json(&d.keylab(&args).expect_code(0).stdout);
+    for r in v["runs"].as_array().unwrap() {
+        let p = &r["phases"][0];
+        assert_eq!(p["hit_target"], 0.99, "{p}");
+        let curve = p["pool_curve"].as_array().unwrap();
+        assert_eq!(curve.len(), 2, "{p}");
+        assert_eq!(curve[0]["pool_bytes"], 6 << 20);
+        // The table fits in 64 MiB: no read misses there.
+        assert_eq!(curve[1]["misses_per_1000_reads"][0], 0.0, "{p}");
+        let spec = &p["specs"][0];
+        assert!(spec["cache_for_hit_target_bytes"].as_u64().unwrap() <= 64 << 20, "{spec}");
+        assert!(spec["cache_for_hit_target"].as_str().is_some(), "{spec}");
+    }
+    let e = d.keylab(&["compare", "--pool-sizes", "1/4"]).expect_code(2).stderr;
+    assert!(e.contains("--pool-sizes") && e.contains("--reads"), "{e}");
+    let e = d.keylab(&["compare", "--reads", "point:5", "--hit-target", "100"]).expect_code(2);
+    assert!(e.stderr.contains("0 < PCT < 100"), "{}", e.stderr);
+    let e = d
+        .keylab(&["compare", "--engine", "mariadb", "--reads", "point:5", "--pool-sizes", "1/2"])
+        .expect_code(2)
+        .stderr;
+    assert!(e.contains("simulator only"), "{e}");
+}

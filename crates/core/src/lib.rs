@@ -36,8 +36,9 @@ pub use phase::{
 };
 pub use pool_curve::{PoolCurvePoint, PoolCurveSampler, MAX_POINTS as POOL_CURVE_MAX_POINTS};
 pub use reads::{
-    mixed_ops, mixed_phase, parse_mix_reads, reads_phase, MixSpec, ReadDistribution, ReadKind,
-    ReadOp, ReadPicker, ReadSource, ReadSpec, WorkOp, WorkOutcome, WorkPlan,
+    curve_point, fill_curve, mixed_ops, mixed_phase, parse_mix_reads, parse_pool_size, reads_phase,
+    MixSpec, PoolSize, ReadDistribution, ReadKind, ReadOp, ReadPicker, ReadSource, ReadSpec,
+    WorkOp, WorkOutcome, WorkPlan,
 };
 pub use result::{
     hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase, BufferPoolResult,

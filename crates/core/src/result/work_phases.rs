@@ -26,6 +26,8 @@ figures! {
         /// Misses per 1,000 reads at several buffer pool sizes (models only; absent when
         /// not asked).
         pub pool_curve: Vec<ReadCurvePoint>,
+        /// The hit ratio each spec's `cache_for_hit_target_bytes` is for, 0..1.
+        pub hit_target: f64,
     }
 }
 
@@ -58,6 +60,10 @@ figures! {
         pub wall_s: f64,
         /// Why a figure is missing, in words.
         pub notes: Vec<String>,
+        /// The buffer pool the phase's `hit_target` needs, from the curve.
+        pub cache_for_hit_target_bytes: u64,
+        /// How it was found (`interpolated from the curve`, ...).
+        pub cache_for_hit_target: String,
     }
 }
 
@@ -70,6 +76,8 @@ figures! {
         pub pool_pct_of_table: f64,
         /// Misses per 1,000 reads, one per spec, in the phase's spec order.
         pub misses_per_1000_reads: Vec<Option<f64>>,
+        /// Page requests per read, one per spec.
+        pub page_requests_per_read: Vec<Option<f64>>,
     }
 }
 

@@ -42,6 +42,41 @@ fn count(f: &Figure<u64>) -> Value {
 
 /// Adds the rows of the reads phase at `index` (section already begun); `key_prefix` starts
 /// every row key, `labels` name the runs in notes.
+/// The curve's rows: per point, the pool each run ran at and each spec's misses.
+fn add_curve_rows(b: &mut Builder, runs: &[RunResult], index: usize, key_prefix: &str) {
+    let curve_of = |r: &RunResult| match r.phases.get(index) {
+        Some(PhaseResult::Reads(p)) => p.pool_curve.get().cloned(),
+        _ => None,
+    };
+    let points = runs.iter().filter_map(curve_of).map(|c| c.len()).max().unwrap_or(0);
+    let specs = specs_at(runs, index);
+    for j in 0..points {
+        let label = format!("curve point {}: pool", j + 1);
+        b.row(&format!("{key_prefix}.pool_curve.{j}.pool_bytes"), &label, None, |r| {
+            curve_of(r)
+                .and_then(|c| c.get(j).and_then(|p| p.pool_bytes.value()))
+                .map_or(Value::Null, Value::Bytes)
+        });
+        for spec in &specs {
+            let label = format!("curve point {}: {spec} misses per 1,000 reads", j + 1);
+            let key = format!("{key_prefix}.pool_curve.{j}.{spec}");
+            b.row(&key, &label, Some(Better::Lower), |r| {
+                // Each run's spec order is its own: find the spec's position in its phase.
+                let Some(PhaseResult::Reads(p)) = r.phases.get(index) else { return Value::Null };
+                let at = p
+                    .specs
+                    .get()
+                    .and_then(|s| s.iter().position(|f| f.spec.get().is_some_and(|x| x == spec)));
+                curve_of(r)
+                    .and_then(|c| {
+                        c.get(j)?.misses_per_1000_reads.get()?.get(at?).copied().flatten()
+                    })
+                    .map_or(Value::Null, |value| Value::Decimal { value, places: 2 })
+            });
+        }
+    }
+}
+
 pub(crate) fn add_reads_rows(
     b: &mut Builder,
     runs: &[RunResult],
@@ -49,6 +84,7 @@ pub(crate) fn add_reads_rows(
     index: usize,
     key_prefix: &str,
 ) {
+    add_curve_rows(b, runs, index, key_prefix);
     for spec in specs_at(runs, index) {
         // Refusals, per spec: a note naming the runs.
         let refused: Vec<(usize, String)> = runs
@@ -103,6 +139,33 @@ pub(crate) fn add_reads_rows(
                 if !indexes.contains(name.0) {
                     indexes.push(name.0.clone());
                 }
+            }
+        }
+        // The pool the phase's hit target needs, and how it was found.
+        let target = runs.iter().find_map(|r| match r.phases.get(index) {
+            Some(PhaseResult::Reads(p)) => p.hit_target.value(),
+            _ => None,
+        });
+        if let Some(t) = target {
+            let label =
+                format!("{spec}: pool for a {}% hit ratio", crate::text::decimal(t * 100.0, 1));
+            b.row(&key("cache_for_hit_target_bytes"), &label, Some(Better::Lower), |r| {
+                ran(r, index, &spec)
+                    .and_then(|f| f.cache_for_hit_target_bytes.value())
+                    .map_or(Value::Null, Value::Bytes)
+            });
+            let mut hows: Vec<(String, Vec<usize>)> = Vec::new();
+            for (i, r) in runs.iter().enumerate() {
+                if let Some(how) = ran(r, index, &spec).and_then(|f| f.cache_for_hit_target.get()) {
+                    match hows.iter_mut().find(|(h, _)| h == how) {
+                        Some((_, who)) => who.push(i),
+                        None => hows.push((how.clone(), vec![i])),
+                    }
+                }
+            }
+            for (how, who) in hows {
+                let names: Vec<&str> = who.iter().map(|&i| labels[i].as_str()).collect();
+                b.note(&format!("{spec}: pool for the hit ratio, {}: {how}", names.join(", ")));
             }
         }
         for ix in indexes {
