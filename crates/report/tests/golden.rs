@@ -25,8 +25,10 @@
 //! checks (`verification`) and `server_load`'s nested settings were added by hand when those
 //! fields appeared.
 //! `sim_reads` is `keylab compare --keys uuid4:bin,uuid7:bin --rows 100000 --buffer-pool 6M
-//! --reads point:10000:latest=5%,point:10000:zipf=0.99 --mix 10%:point:10000:latest=5%` (code
-//! of 2026-11-28): a reads phase per spec, a mixed phase, and the reading's read locality.
+//! --reads point:10000:latest=5%,point:10000:zipf=0.99 --mix 10%:point:10000:latest=5%
+//! --pool-sizes 6M,16M,32M` (code
+//! of 2026-11-28): a reads phase per spec with its curve and the pool for a 99% hit ratio, a
+//! mixed phase, and the reading's read locality.
 //! `sharded`'s wall-clock figures are replaced by fixed ones before rendering (see
 //! [`FIXED_TIMINGS`]), so regenerating it changes the snapshots only where other figures do.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
