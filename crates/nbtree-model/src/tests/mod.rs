@@ -1,6 +1,7 @@
 //! Model tests: shapes the server's rules imply, the invariants after every operation, and
 //! the model against a `BTreeMap`. The fingerprints of fixed workloads are in `fingerprint`.
 
+mod buffers;
 mod fingerprint;
 
 use super::*;
