@@ -10,7 +10,7 @@ use crate::NbtreeTable;
 impl NbtreeTable {
     /// Sends the recorded page requests to the buffers (none when they are not modelled).
     pub(crate) fn feed_buffers(&mut self) {
-        let Some(b) = &mut self.buffers else { return };
+        let Some(b) = self.buffers.as_mut().filter(|b| b.bounded()) else { return };
         for (rel, block, access, ring) in self.heap.touches.drain(..) {
             b.request(rel, block, access, ring);
         }
@@ -26,6 +26,23 @@ impl NbtreeTable {
         self.buffers.as_ref()
     }
 
+    /// The shared buffers, mutably (to count a working set).
+    pub fn buffers_mut(&mut self) -> Option<&mut SharedBuffers> {
+        self.buffers.as_mut()
+    }
+
+    /// Counts page requests from now on: without `shared_buffers` set, through unbounded
+    /// buffers (requests and working sets only; nothing is read or evicted).
+    pub fn count_pages(&mut self) {
+        if self.buffers.is_none() {
+            self.buffers = Some(SharedBuffers::unbounded());
+            self.heap.tracing = true;
+            for ix in &mut self.indexes {
+                ix.tree.trace.on = true;
+            }
+        }
+    }
+
     /// Inserts go through a bulk insert state from now on (COPY), or no longer.
     pub fn set_bulk_insert(&mut self, bulk: bool) {
         self.heap.bulk = bulk;
@@ -39,7 +56,7 @@ impl NbtreeTable {
     /// same last page through the free space map). An error when shared
     /// buffers are not modelled.
     pub fn restart_buffers(&mut self) -> Result<(), crate::ModelError> {
-        let Some(b) = &mut self.buffers else {
+        let Some(b) = self.buffers.as_mut().filter(|b| b.bounded()) else {
             return Err(crate::ModelError::Unsupported(
                 "without shared buffers (--buffer-pool) a restart changes nothing the model \
                  predicts"

@@ -27,6 +27,7 @@ pub mod dedup;
 pub mod geometry;
 mod heap;
 mod page;
+mod scan;
 pub mod split;
 mod stats;
 pub mod trace;

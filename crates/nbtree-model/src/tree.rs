@@ -64,7 +64,7 @@ impl Tree {
         }
     }
 
-    fn stride(&self) -> usize {
+    pub(crate) fn stride(&self) -> usize {
         self.layout.stride()
     }
 
@@ -83,12 +83,12 @@ impl Tree {
     }
 
     /// Position of `key` on a leaf: the first item not below it.
-    fn leaf_pos(&self, page: &Page, key: &[u8]) -> usize {
+    pub(crate) fn leaf_pos(&self, page: &Page, key: &[u8]) -> usize {
         page.lower_bound(self.stride(), key, 0)
     }
 
     /// The leaf `key` belongs on, with the path of (internal block, slot) above it.
-    fn descend(&self, key: &[u8], path: &mut Vec<(u32, usize)>) -> u32 {
+    pub(crate) fn descend(&self, key: &[u8], path: &mut Vec<(u32, usize)>) -> u32 {
         path.clear();
         let mut b = self.root;
         loop {

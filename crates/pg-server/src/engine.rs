@@ -13,6 +13,7 @@
 mod key_check;
 mod open;
 mod partitions;
+mod reads;
 mod statio;
 mod wal;
 
@@ -458,6 +459,15 @@ impl Engine for PgEngine {
         runs: u32,
     ) -> Result<keylab_core::QueryOutcome, EngineError> {
         crate::query::run(self, table, query, runs)
+    }
+
+    fn work(
+        &mut self,
+        table: &Table,
+        ops: &mut dyn Iterator<Item = keylab_core::WorkOp>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<keylab_core::WorkOutcome, EngineError> {
+        self.run_work(table, ops, on_ops)
     }
 
     fn restart(&mut self) -> Result<(), EngineError> {

@@ -240,7 +240,7 @@ impl Engine for NbtreeEngine {
         let curve = self.curve.clone();
         let t = self.table_mut()?;
         let s = t.stats();
-        let buffer_pool = t.buffers().map(|b| {
+        let buffer_pool = t.buffers().filter(|b| b.bounded()).map(|b| {
             let c = b.counters();
             let ops = t.row_ops();
             BufferPoolResult {
@@ -365,6 +365,15 @@ impl Engine for NbtreeEngine {
 
     fn restart(&mut self) -> Result<(), EngineError> {
         self.table_mut()?.restart_buffers().map_err(rejected)
+    }
+
+    fn work(
+        &mut self,
+        table: &Table,
+        ops: &mut dyn Iterator<Item = keylab_core::WorkOp>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<keylab_core::WorkOutcome, EngineError> {
+        crate::nbtree_reads::work(self.table_mut()?, table, ops, on_ops)
     }
 }
 

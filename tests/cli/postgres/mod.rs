@@ -7,6 +7,7 @@
 mod buffers;
 mod dedup;
 mod model;
+mod reads;
 mod shm;
 
 use crate::util::Dir;

@@ -117,6 +117,11 @@ pub struct SharedBuffers {
     rings: Vec<Ring>,
     counters: BufferCounters,
     by_rel: Vec<RelCounters>,
+    /// Unbounded: a buffer is added for every new page (requests counted, nothing evicted).
+    grows: bool,
+    /// Per relation, the blocks requested since [`SharedBuffers::start_working_set`] (bits),
+    /// and how many.
+    working_set: Option<Vec<(Vec<u64>, u64)>>,
 }
 
 fn page_id(rel: Rel, block: u32) -> u64 {
@@ -137,7 +142,40 @@ impl SharedBuffers {
             rings: Strategy::ALL.iter().map(|&s| Ring::new(s, n)).collect(),
             counters: BufferCounters::default(),
             by_rel: Vec::new(),
+            grows: false,
+            working_set: None,
         }
+    }
+
+    /// Buffers without a bound: every page stays cached once requested, so only requests
+    /// (and each call's working set) mean something.
+    pub fn unbounded() -> Self {
+        let mut b = SharedBuffers::new(0);
+        b.buffers.clear();
+        b.rings.clear();
+        b.grows = true;
+        b
+    }
+
+    /// True when the buffers have a bound (`shared_buffers`).
+    pub fn bounded(&self) -> bool {
+        !self.grows
+    }
+
+    /// Counts the distinct blocks requested per relation from now on.
+    pub fn start_working_set(&mut self) {
+        self.working_set = Some(Vec::new());
+    }
+
+    /// Distinct blocks requested per relation since [`SharedBuffers::start_working_set`]
+    /// (relations never requested are left out), and stops counting.
+    pub fn take_working_set(&mut self) -> Vec<(Rel, u64)> {
+        let sets = self.working_set.take().unwrap_or_default();
+        sets.iter()
+            .enumerate()
+            .filter(|(_, (_, n))| *n > 0)
+            .map(|(r, &(_, n))| (Rel(r as u16), n))
+            .collect()
     }
 
     /// Number of buffers (`NBuffers`).
@@ -175,6 +213,20 @@ impl SharedBuffers {
         }
         self.counters.requests += 1;
         self.by_rel[r].requests += 1;
+        if let Some(sets) = &mut self.working_set {
+            if r >= sets.len() {
+                sets.resize(r + 1, (Vec::new(), 0));
+            }
+            let (bits, n) = &mut sets[r];
+            let (word, bit) = (block as usize / 64, 1u64 << (block % 64));
+            if word >= bits.len() {
+                bits.resize(word + 1, 0);
+            }
+            if bits[word] & bit == 0 {
+                bits[word] |= bit;
+                *n += 1;
+            }
+        }
         let dirty = access != Access::Read;
         if access != Access::Extend {
             if let Some(&b) = self.lookup.get(&page) {
@@ -214,6 +266,10 @@ impl SharedBuffers {
     /// The buffer a miss takes: the ring's next one when it may be reused, else the free
     /// list's next, else the clock sweep's (`StrategyGetBuffer`).
     fn victim(&mut self, strategy: Strategy) -> u32 {
+        if self.grows {
+            self.buffers.push(Descriptor { page: EMPTY, usage: 0, dirty: false });
+            return self.buffers.len() as u32 - 1;
+        }
         let ring = strategy.ring_index().map(|i| &mut self.rings[i]);
         if let Some(ring) = ring {
             // `GetBufferFromRing`: the ring's next buffer, unless someone else used it since
