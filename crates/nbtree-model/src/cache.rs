@@ -10,7 +10,7 @@ use crate::NbtreeTable;
 impl NbtreeTable {
     /// Sends the recorded page requests to the buffers (none when they are not modelled).
     pub(crate) fn feed_buffers(&mut self) {
-        let Some(b) = self.buffers.as_mut().filter(|b| b.bounded()) else { return };
+        let Some(b) = &mut self.buffers else { return };
         for (rel, block, access, ring) in self.heap.touches.drain(..) {
             b.request(rel, block, access, ring);
         }

@@ -132,6 +132,8 @@ pub struct NbtreeTable {
     settings: NbtreeSettings,
     collation: Option<&'static str>,
     key: Vec<u8>,
+    /// A second scratch key (a scan's upper bound).
+    key_high: Vec<u8>,
     /// The first index is the primary key's (else the table is a heap with secondaries only).
     has_primary_key: bool,
     /// Shared buffers, when modelled.
@@ -222,6 +224,7 @@ impl NbtreeTable {
             settings,
             collation,
             key: Vec::new(),
+            key_high: Vec::new(),
             has_primary_key,
             buffers,
         })

@@ -22,7 +22,8 @@ use keylab_schema::Value;
 /// The bounds of one scan.
 #[derive(Debug, Clone, Copy)]
 pub struct ScanBounds<'a> {
-    /// Lowest value (sort key with heap TID 0), inclusive.
+    /// Lowest value (sort key with heap TID 1, below every real entry of that value),
+    /// inclusive.
     pub from: &'a [u8],
     /// Highest value (sort key; only its value part counts), inclusive; `None`: open.
     pub to: Option<&'a [u8]>,
@@ -40,9 +41,10 @@ impl Tree {
             return 0;
         }
         let (s, w) = (self.stride(), self.layout.width);
-        let mut path = Vec::new();
+        let mut path = std::mem::take(&mut self.path);
         let leaf = self.descend(bounds.from, &mut path);
         self.trace.descend(self.root, path.iter().map(|&(b, _)| b), leaf, Access::Read);
+        self.path = path;
         let past = |k: &[u8]| bounds.to.is_some_and(|to| k[..=w] > to[..=w]);
         let (mut block, mut found) = (leaf, 0u64);
         let mut i = self.leaf_pos(&self.pages[leaf as usize], bounds.from);
@@ -94,11 +96,14 @@ impl NbtreeTable {
             ))
         })?;
         let layout = ix.tree.layout;
-        let mut lo = Vec::new();
-        let mut hi = Vec::new();
+        // The table's scratch keys: no allocation per read.
+        let (mut lo, mut hi) = (std::mem::take(&mut self.key), std::mem::take(&mut self.key_high));
         encode_bound(&layout, from, false, &mut lo)?;
-        if let Some(to) = to {
-            encode_bound(&layout, to, true, &mut hi)?;
+        match to {
+            // An equality: the upper bound is the same value.
+            Some(to) if std::ptr::eq(to, from) => hi.clone_from(&lo),
+            Some(to) => encode_bound(&layout, to, true, &mut hi)?,
+            None => {}
         }
         let bounds = ScanBounds { from: &lo, to: to.map(|_| &hi[..]), limit };
         let (heap, dead) = (&mut self.heap, &self.dead);
@@ -110,8 +115,9 @@ impl NbtreeTable {
                 heap.touches.push((Rel::HEAP, block, Access::Read, Strategy::Normal));
             }
             last_block = block;
-            live += u64::from(!dead.contains(&tid));
+            live += u64::from(dead.is_empty() || !dead.contains(&tid));
         });
+        (self.key, self.key_high) = (lo, hi);
         self.feed_buffers();
         Ok(live)
     }
@@ -122,8 +128,8 @@ impl NbtreeTable {
     }
 }
 
-/// A scan bound: the key columns given, the rest at their lowest (`high` false) or highest
-/// (`high` true) sort key, with heap TID 0.
+/// A scan bound: the key columns given (with heap TID 1), or a prefix of them with the rest
+/// at their lowest (`high` false) or highest (`high` true) sort key.
 fn encode_bound(
     layout: &crate::geometry::KeyLayout,
     values: &[Value],
@@ -132,7 +138,10 @@ fn encode_bound(
 ) -> Result<(), ModelError> {
     let n = layout.types().len();
     if values.len() == n {
-        return layout.encode_values(values, 0, out).map_err(ModelError::Unsupported);
+        // Heap TID 1 sorts after a pivot whose TID was truncated away (0) and before every
+        // real entry: a search without a heap TID goes right of an equal truncated pivot
+        // (`_bt_compare`), so it lands on the leaf that holds the value.
+        return layout.encode_values(values, 1, out).map_err(ModelError::Unsupported);
     }
     if values.is_empty() || values.len() > n {
         return Err(ModelError::Unsupported(format!(

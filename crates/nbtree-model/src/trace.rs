@@ -9,6 +9,7 @@
 
 use crate::buffers::Access;
 use crate::page::NONE;
+use crate::tree::Tree;
 
 /// `BTREE_FASTPATH_MIN_LEVEL`: the fast path needs a root at this level or above.
 pub const FASTPATH_MIN_ROOT_LEVEL: u32 = 2;
@@ -72,5 +73,36 @@ impl Trace {
     /// Takes the requests recorded so far.
     pub fn drain(&mut self) -> std::vec::Drain<'_, (u32, Access)> {
         self.touches.drain(..)
+    }
+}
+
+impl Tree {
+    /// The pages an insert's search requests: the cached rightmost leaf when the fast path
+    /// takes it (`_bt_search_insert`: the key above the leaf's first item and more free
+    /// space than the item needs), else that leaf (tried and let go) and a descent.
+    pub(crate) fn trace_insert_descent(
+        &mut self,
+        leaf: u32,
+        key: &[u8],
+        size: u16,
+        path: &[(u32, usize)],
+    ) {
+        let fast = self.trace.fast_leaf;
+        if fast != NONE {
+            let p = &self.pages[fast as usize];
+            let s = self.stride();
+            let usable = fast == leaf
+                && p.level == 0
+                && p.next == NONE
+                && p.free_space() > u32::from(size)
+                && !p.is_empty()
+                && key > p.key(s, 0);
+            self.trace.touch(fast, if usable { Access::Write } else { Access::Read });
+            if usable {
+                return;
+            }
+            self.trace.fast_leaf = NONE;
+        }
+        self.trace.descend(self.root, path.iter().map(|&(b, _)| b), leaf, Access::Write);
     }
 }

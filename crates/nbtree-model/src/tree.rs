@@ -43,7 +43,7 @@ pub struct Tree {
     pub last_leaf: u32,
     /// The (internal block, slot) path of the insert under way, kept between inserts so
     /// that an insert allocates nothing.
-    path: Vec<(u32, usize)>,
+    pub(crate) path: Vec<(u32, usize)>,
     /// The pages requested from shared buffers (when the table models them).
     pub trace: Trace,
 }
@@ -217,29 +217,6 @@ impl Tree {
         } else {
             Ok(())
         }
-    }
-
-    /// The pages an insert's search requests: the cached rightmost leaf when the fast path
-    /// takes it (`_bt_search_insert`: the key above the leaf's first item and more free
-    /// space than the item needs), else that leaf (tried and let go) and a descent.
-    fn trace_insert_descent(&mut self, leaf: u32, key: &[u8], size: u16, path: &[(u32, usize)]) {
-        let fast = self.trace.fast_leaf;
-        if fast != NONE {
-            let p = &self.pages[fast as usize];
-            let s = self.stride();
-            let usable = fast == leaf
-                && p.level == 0
-                && p.next == NONE
-                && p.free_space() > u32::from(size)
-                && !p.is_empty()
-                && key > p.key(s, 0);
-            self.trace.touch(fast, if usable { Access::Write } else { Access::Read });
-            if usable {
-                return;
-            }
-            self.trace.fast_leaf = NONE;
-        }
-        self.trace.descend(self.root, path.iter().map(|&(b, _)| b), leaf, Access::Write);
     }
 
     /// The insert into a non-unique index's leaf: `_bt_findinsertloc` deduplicates a leaf

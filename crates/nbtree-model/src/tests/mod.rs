@@ -3,6 +3,7 @@
 
 mod buffers;
 mod fingerprint;
+mod reads;
 
 use super::*;
 use keylab_schema::{Charset, Column, Index, RowFormat};
