@@ -106,7 +106,7 @@ impl SimTable {
         let layouts: Vec<Layout> = self.trees.iter().map(|t| t.layout.clone()).collect();
         let limits: Vec<u32> = self.trees.iter().map(|t| t.merge_limit).collect();
         let (mut space, mut trees) =
-            Self::fresh_space(&self.settings, self.space.geo, layouts, self.space.counters);
+            Self::fresh_space(&self.settings, self.space.geo, layouts, self.counters());
         if let (Some(old), Some(new)) = (old_pool, space.pool.as_mut()) {
             new.counters = old.counters;
         }
@@ -156,7 +156,10 @@ impl SimTable {
 
     /// The cumulative counters, without walking the trees (cheap enough for every round).
     pub fn counters(&self) -> Counters {
-        self.space.counters
+        match &self.space.pool {
+            Some(pool) => plus(self.space.counters, pool.ibuf.tree_counters()),
+            None => self.space.counters,
+        }
     }
 
     /// The buffer pool's cumulative figures, when a pool is modelled.
@@ -244,5 +247,19 @@ impl SimTable {
         }
         out.sort_unstable();
         out
+    }
+}
+
+/// The table's counters with the change buffer tree's (the server's index counters are
+/// server-wide).
+pub(super) fn plus(a: Counters, b: Counters) -> Counters {
+    Counters {
+        page_splits: a.page_splits + b.page_splits,
+        page_reorgs: a.page_reorgs + b.page_reorgs,
+        right_sibling_inserts: a.right_sibling_inserts + b.right_sibling_inserts,
+        root_raises: a.root_raises + b.root_raises,
+        merge_attempts: a.merge_attempts + b.merge_attempts,
+        merges: a.merges + b.merges,
+        page_discards: a.page_discards + b.page_discards,
     }
 }
