@@ -175,6 +175,13 @@ impl ChangeBuffer {
         n
     }
 
+    /// The pages with buffered changes, in page order (`ibuf_merge_space` walks the tree).
+    pub(crate) fn pending_page_numbers(&self) -> Vec<u32> {
+        let mut pages: Vec<u32> = self.pending.keys().copied().collect();
+        pages.sort_unstable();
+        pages
+    }
+
     /// Pages with buffered changes.
     pub fn pending_pages(&self) -> usize {
         self.pending.len()

@@ -154,6 +154,19 @@ impl SimTable {
         Ok(())
     }
 
+    /// `FLUSH TABLES ... FOR EXPORT` merges every buffered change of the table's tablespace
+    /// (`row_quiesce_table_start` calls `ibuf_merge_space` until none is left), reading each
+    /// page that has some, in page order. keylab's measurement on a private server runs it
+    /// (the server's `ibuf_size` is 1 page after every measurement), so the simulator's
+    /// measurement does too.
+    pub fn merge_change_buffer(&mut self) {
+        if let Some(pool) = &mut self.space.pool {
+            for p in pool.ibuf.pending_page_numbers() {
+                pool.access(p, true);
+            }
+        }
+    }
+
     /// The cumulative counters, without walking the trees (cheap enough for every round).
     pub fn counters(&self) -> Counters {
         match &self.space.pool {
