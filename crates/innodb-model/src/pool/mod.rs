@@ -26,10 +26,11 @@
 //! `settings.rs`.
 
 mod change_buffer;
+mod ibuf_tree;
 mod lru;
 mod settings;
+pub(crate) use change_buffer::ChangeBuffer;
 pub use change_buffer::IbufSize;
-pub(crate) use change_buffer::{ChangeBuffer, Pending};
 pub use settings::{
     min_buffer_pool_bytes, PageCleanerRules, PoolCounters, PoolSettings, MIN_BUFFER_POOL_BYTES,
 };
@@ -100,10 +101,11 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// A pool of `capacity_pages` pages.
+    /// A pool of `capacity_pages` pages (`_page_bytes`: the page size, which the change
+    /// buffer tree takes from the tablespace instead).
     pub fn new(
         capacity_pages: usize,
-        page_bytes: u32,
+        _page_bytes: u32,
         settings: PoolSettings,
         ibuf_on: bool,
     ) -> Pool {
@@ -120,7 +122,7 @@ impl Pool {
             dirty_list: Vec::new(),
             batch_writes: Vec::new(),
             counters: PoolCounters::default(),
-            ibuf: ChangeBuffer::new(ibuf_on, page_bytes),
+            ibuf: ChangeBuffer::new(ibuf_on),
         }
     }
 
