@@ -124,3 +124,46 @@ fn secondary_keys_give_the_clustered_key_of_their_row() {
     assert_eq!(pk.len(), sim.trees[0].kw());
     assert_eq!(&page.key(0, kw)[kw - pk.len()..], &pk[..]);
 }
+
+/// MariaDB 10.11.19 per key (auto-inc, 4 KiB pages, 3,000 rows of 200 bytes, every page
+/// cached): 2 requests for a key inside a leaf, 3 for the first key of a leaf (the PAGE_CUR_L
+/// descent ends on the leaf before) and for the last key of a leaf (the next leaf is got).
+#[test]
+fn point_reads_at_a_leafs_ends_get_the_next_leaf() {
+    use keylab_schema::{Charset, Column, RowFormat, Table};
+    let t = Table {
+        name: "p".into(),
+        columns: vec![
+            Column::new("id", ColumnType::BigInt { unsigned: false }, false),
+            Column::new(
+                "data",
+                ColumnType::VarChar { chars: 255, charset: Charset::Utf8mb4 },
+                true,
+            ),
+        ],
+        primary_key: vec![0],
+        auto_increment: true,
+        indexes: vec![],
+        row_format: RowFormat::Dynamic,
+        partitioning: None,
+    };
+    let s = SimSettings { page_size: crate::PageSize::K4, ..SimSettings::default() };
+    let mut sim = SimTable::new(&t, s).unwrap();
+    for _ in 0..3000 {
+        sim.insert(&[Value::Null, Value::Bytes(vec![b'x'; 200])]).unwrap();
+    }
+    let firsts: Vec<i64> = sim
+        .leaf_page_keys(0)
+        .iter()
+        .map(|p| (u64::from_be_bytes(p[0][..8].try_into().unwrap()) ^ (1 << 63)) as i64)
+        .collect();
+    assert_eq!(&firsts[..3], &[1, 9, 25], "the server's leaf boundaries");
+    let requests = |sim: &mut SimTable, k: i64| {
+        let mut st = ReadStats::new();
+        assert!(sim.read_point(&[Value::Int(k)], &mut st).unwrap());
+        st.page_requests
+    };
+    for (k, want) in [(1, 2), (7, 2), (8, 3), (9, 3), (10, 2), (24, 3), (25, 3), (26, 2)] {
+        assert_eq!(requests(&mut sim, k), want, "key {k}");
+    }
+}
