@@ -11,7 +11,7 @@
 
 use keylab_core::{
     Engine, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Placement, ReadDistribution,
-    ReadKind, ReadSource, ReadSpec, Workload,
+    ReadKind, ReadSource, ReadSpec, WorkOp, Workload,
 };
 use keylab_keys::GenConfig;
 use keylab_mariadb::{MariaDbEngine, ServerSettings};
@@ -108,9 +108,15 @@ fn model_misses_per_read_within_ten_percent_of_the_server() {
     let mut failures = Vec::new();
     for (variant, placement, specs) in cases {
         let w = workload(variant, placement);
-        let mut model = SimEngine::new(sim_settings(&settings).expect("settings"));
-        let m = misses(&mut model, &w, specs);
-        let s = misses(&mut server, &w, specs);
+        // The model runs beside the server (another core), on the same rows and reads.
+        let (m, s) = std::thread::scope(|scope| {
+            let model = scope.spawn(|| {
+                let mut model = SimEngine::new(sim_settings(&settings).expect("settings"));
+                misses(&mut model, &w, specs)
+            });
+            let s = misses(&mut server, &w, specs);
+            (model.join().expect("model thread"), s)
+        });
         for (spec, ((mm, mp), (sm, sp))) in specs.iter().zip(m.into_iter().zip(s)) {
             let err = if sm > 0.0 { (mm - sm) / sm } else { mm };
             table.push(format!(
@@ -128,4 +134,59 @@ fn model_misses_per_read_within_ten_percent_of_the_server() {
     }
     println!("{}", table.join("\n"));
     assert!(failures.is_empty(), "outside 10 %:\n{}\n{}", failures.join("\n"), table.join("\n"));
+}
+
+/// Page requests of one read, every page cached (the read run once before), on `engine`.
+fn requests_of(engine: &mut dyn Engine, table: &keylab_schema::Table, op: &WorkOp) -> u64 {
+    let mut once = || engine.work(table, &mut std::iter::once(op.clone()), &mut |_| {});
+    once().expect("first read");
+    once().expect("read").page_requests.expect("requests")
+}
+
+/// The rules of a read's page gets, key by key: point reads inside a leaf, at its first key
+/// (the descent ends on the leaf before) and at its last key (the next leaf is got), and
+/// secondary lookups (the range estimate, the lookup, the clustered visit); every page cached.
+#[test]
+fn requests_per_read_match_the_server_key_by_key() {
+    if !keylab_mariadb::installed_or_skip(module_path!()) {
+        return;
+    }
+    let pool = 64 << 20;
+    let server_settings =
+        ServerSettings { page_size_bytes: PAGE, buffer_pool_bytes: pool, ..Default::default() };
+    let mut server = MariaDbEngine::private(&server_settings).expect("private server");
+    let settings = EngineSettings {
+        page_size_bytes: PAGE,
+        buffer_pool_bytes: Some(pool),
+        ..EngineSettings::default()
+    };
+    let mut model = SimEngine::new(sim_settings(&settings).expect("settings"));
+    for (variant, placement, rows, kind) in [
+        ("auto-inc", Placement::Pk, 3_000, ReadKind::Point),
+        ("uuid4:bin", Placement::Secondary, 20_000, ReadKind::Secondary),
+    ] {
+        let mut w = workload(variant, placement);
+        w.rows = rows;
+        let (table, source) = load(&mut server, &w);
+        load(&mut model, &w);
+        let ops: Vec<WorkOp> = match kind {
+            // The first 60 keys: leaves of 16 rows, so first and last keys of several leaves.
+            ReadKind::Point => (0..60).map(|p| WorkOp::Read(source.op(kind, p))).collect(),
+            _ => {
+                let spec = ReadSpec { kind, count: 20, distribution: ReadDistribution::Uniform };
+                source.reads(&spec, 3).collect()
+            }
+        };
+        let mut differ = Vec::new();
+        for (i, op) in ops.iter().enumerate() {
+            let (s, m) =
+                (requests_of(&mut server, &table, op), requests_of(&mut model, &table, op));
+            if s != m {
+                differ.push(format!("read {i}: server {s}, model {m}"));
+            }
+        }
+        assert!(differ.is_empty(), "{variant} {placement}: {}", differ.join("; "));
+        server.drop_table(&table).expect("drop");
+        model.drop_table(&table).expect("drop");
+    }
 }

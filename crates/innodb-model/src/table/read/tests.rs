@@ -69,10 +69,13 @@ fn secondary_reads_visit_the_clustered_index_for_each_match() {
     assert_eq!(stats.rows, 500);
     let ws = stats.working_set_pages();
     assert!(ws[0] > 0 && ws[1] > 0, "{ws:?}");
-    // Three secondary descents (two for the estimate), one clustered descent, a restore.
+    // The estimate's one path (both ends on the same pages), the lookup's, one clustered
+    // descent; the restore before the next record is no request (MariaDB 10.11.19: 9
+    // requests per lookup at heights 3 and 3).
     let (hs, hc) = (sim.trees[1].height(&sim.space), sim.trees[0].height(&sim.space));
-    let per = u64::from(3 * hs + hc) + 1;
+    let per = u64::from(2 * hs + hc);
     assert!(stats.page_requests >= 500 * per, "{} vs {}", stats.page_requests, 500 * per);
+    assert!(stats.page_requests < 500 * per + 50, "{} vs {}", stats.page_requests, 500 * per);
     let absent = sim.read_secondary("k_id", &[Value::Bytes(vec![0; 16])], &mut stats).unwrap();
     assert_eq!(absent, 0);
     assert!(sim.read_secondary("nope", &[Value::Null], &mut stats).is_err());
