@@ -222,6 +222,16 @@ impl Pool {
         miss
     }
 
+    /// A cursor restored on a page it still has (`buf_page_optimistic_get`): the page may be
+    /// made young, but it is no page request (that function does not count
+    /// `buf_pool.stat.n_page_gets`). Nothing happens to a page no longer cached.
+    pub fn restore_access(&mut self, p: u32) {
+        if self.contains(p) {
+            let now = self.counters.ops;
+            self.make_young_if_needed(p, now);
+        }
+    }
+
     /// A server restart: a clean shutdown writes every dirty page, and the pool starts empty
     /// (no buffer pool dump is loaded). Counters and the change buffer, which is on disk,
     /// carry on.
