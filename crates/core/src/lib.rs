@@ -39,8 +39,9 @@ pub use reads::{
     ReadDistribution, ReadKind, ReadOp, ReadPicker, ReadSource, ReadSpec, WorkOp, WorkOutcome,
 };
 pub use result::{
-    hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase, BufferPoolResult,
+    fold_repeats, hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase, BufferPoolResult,
     ChangeBufferResult, ChildChange, ChurnPhase, CounterFigures, Counters, DdlPhase, DdlStep,
+    DifferingFigure, Repeats, TimingSpread,
     EngineInfo, Figure, IndexResult, LatencyMs, LoadPhase, LoadResult, LoadVerification, PhaseKind,
     PhaseResult, PhaseStatus, PoolFigures, PostgresFigures, QueriesPhase, QueryResult,
     RebuildPhase, RefusedTable, Report, RestartPhase, RunResult, SchemaSummary, SchemaTable,

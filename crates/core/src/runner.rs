@@ -84,5 +84,6 @@ pub fn run_variant(
         buffer_pool: measured.buffer_pool,
         postgres: measured.postgres,
         shards: measured.shards,
+        repeats: None,
     })
 }
