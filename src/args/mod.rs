@@ -17,7 +17,7 @@ mod repeat;
 mod values;
 
 pub use install::{CompletionShell, CompletionsArgs};
-pub use repeat::repeats;
+pub use repeat::{repeats, repeats_from_scenario};
 pub(crate) use values::choices;
 pub use values::{parse_byte_size, UrlArg};
 use values::{parse_database, parse_jobs, parse_scale, parse_server_engine};

@@ -31,6 +31,17 @@ pub fn repeats(given: Option<u32>, engine: EngineKind) -> Result<u32, UsageError
     }
 }
 
+/// A scenario's `[engine] repeat = n` on a server: at most [`MAX_REPEATS`], as `--repeat`.
+pub fn repeats_from_scenario(n: u32) -> Result<u32, UsageError> {
+    if n > MAX_REPEATS {
+        return Err(UsageError(format!(
+            "the scenario's [engine] repeat = {n}: at most {MAX_REPEATS} (each repeat is a whole \
+             run)"
+        )));
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,7 +47,14 @@ pub fn run(mut args: RunArgs, given: &Given) -> Result<()> {
         shards: args.engine.shards.or(plans.iter().find_map(|p| p.settings.shards)).is_some(),
     };
     applies::check("run", given, &facts)?;
-    let repeats = crate::args::repeats(args.repeat, args.engine.engine)?;
+    // --repeat (or KEYLAB_REPEAT), else the scenario's [engine] repeat on a server (the
+    // simulator runs once whatever the scenario says: its figures never vary).
+    let repeats = match (args.repeat, scenario.repeat(), args.engine.engine) {
+        (None, Some(n), engine) if engine != EngineKind::Sim => {
+            crate::args::repeats_from_scenario(n)?
+        }
+        (given, _, engine) => crate::args::repeats(given, engine)?,
+    };
     let backends = scenario.backends();
     if let (Some(n), false) = (args.engine.shards, backends.is_empty()) {
         if n as usize != backends.len() {
@@ -153,14 +160,15 @@ pub fn run(mut args: RunArgs, given: &Given) -> Result<()> {
             for r in 1..=repeats {
                 let eng = engines.engine_for(&plan.settings).map_err(Failure::Job)?;
                 report.get_or_insert_with(|| new_report(eng.info()));
-                let run =
-                    keylab_scenario::execute(eng, plan, args.seed, &mut progress).map_err(|err| {
+                let run = keylab_scenario::execute(eng, plan, args.seed, &mut progress).map_err(
+                    |err| {
                         let what = match repeats {
                             1 => format!("run `{}` failed", plan.label),
                             _ => format!("run `{}` failed (repeat {r} of {repeats})", plan.label),
                         };
                         Failure::Job(anyhow!(err).context(what))
-                    })?;
+                    },
+                )?;
                 runs.push(run);
             }
             let run = keylab_core::fold_repeats(runs);

@@ -39,13 +39,13 @@ pub use reads::{
     ReadDistribution, ReadKind, ReadOp, ReadPicker, ReadSource, ReadSpec, WorkOp, WorkOutcome,
 };
 pub use result::{
-    fold_repeats, hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase, BufferPoolResult,
-    ChangeBufferResult, ChildChange, ChurnPhase, CounterFigures, Counters, DdlPhase, DdlStep,
-    DifferingFigure, Repeats, TimingSpread,
-    EngineInfo, Figure, IndexResult, LatencyMs, LoadPhase, LoadResult, LoadVerification, PhaseKind,
-    PhaseResult, PhaseStatus, PoolFigures, PostgresFigures, QueriesPhase, QueryResult,
-    RebuildPhase, RefusedTable, Report, RestartPhase, RunResult, SchemaSummary, SchemaTable,
-    SeriesPoint, SettingsPhase, ShapeFigures, TableSizes, REPORT_SCHEMA_VERSION,
+    fold_repeats, hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase,
+    BufferPoolResult, ChangeBufferResult, ChildChange, ChurnPhase, CounterFigures, Counters,
+    DdlPhase, DdlStep, DifferingFigure, EngineInfo, Figure, IndexResult, LatencyMs, LoadPhase,
+    LoadResult, LoadVerification, PhaseKind, PhaseResult, PhaseStatus, PoolFigures,
+    PostgresFigures, QueriesPhase, QueryResult, RebuildPhase, RefusedTable, Repeats, Report,
+    RestartPhase, RunResult, SchemaSummary, SchemaTable, SeriesPoint, SettingsPhase, ShapeFigures,
+    TableSizes, TimingSpread, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, NoProgress, Progress};
 pub use shard::{

@@ -24,6 +24,7 @@ mod pages;
 mod phases;
 mod pool;
 mod settings;
+mod spread;
 mod timings;
 mod verdict;
 

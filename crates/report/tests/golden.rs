@@ -24,6 +24,10 @@
 //! regenerated from the code of 2026-11-27 (MariaDB 10.11.19 for `sharded`). The load
 //! checks (`verification`) and `server_load`'s nested settings were added by hand when those
 //! fields appeared.
+//! `server_repeats` is `keylab compare --engine mariadb --rows 3000 --keys auto-inc,uuid4:text
+//! --repeat 3` (MariaDB 10.11.19, 2026-11-28): each variant run three times, its timings folded
+//! into medians with their spread (the Repeats section, the reading's "beyond the spread"), and
+//! the structural figures that differed across repeats named.
 //! `sharded`'s wall-clock figures are replaced by fixed ones before rendering (see
 //! [`FIXED_TIMINGS`]), so regenerating it changes the snapshots only where other figures do.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
@@ -32,7 +36,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 15] = [
+const FIXTURES: [&str; 16] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -48,6 +52,7 @@ const FIXTURES: [&str; 15] = [
     "sharded",
     "sim_two_models",
     "advise_schema",
+    "server_repeats",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -136,6 +141,7 @@ golden! {
     sharded => "sharded",
     sim_two_models => "sim_two_models",
     advise_schema => "advise_schema",
+    server_repeats => "server_repeats",
 }
 
 #[test]

@@ -138,4 +138,6 @@ pub use rows::TableRows;
 pub use table::{BuiltTable, ColumnGen, Steps};
 
 #[cfg(test)]
+mod repeat_tests;
+#[cfg(test)]
 mod tests;

@@ -7,6 +7,7 @@
 
 mod builtins;
 mod loads;
+mod repeats;
 mod tmpdir;
 mod url;
 

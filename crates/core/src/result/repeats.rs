@@ -109,10 +109,8 @@ pub fn fold_repeats(mut repeats: Vec<RunResult>) -> RunResult {
     if repeats.len() <= 1 {
         return repeats.pop().expect("at least one repeat");
     }
-    let values: Vec<Value> = repeats
-        .iter()
-        .map(|r| serde_json::to_value(r).expect("a run serialises"))
-        .collect();
+    let values: Vec<Value> =
+        repeats.iter().map(|r| serde_json::to_value(r).expect("a run serialises")).collect();
     let mut folded = values[0].clone();
     let mut found = Found::default();
     walk(&values, &values[0], "", &mut Vec::new(), false, &mut found);
@@ -157,7 +155,14 @@ fn is_timed_key(key: &str) -> bool {
 
 /// Visits every leaf of the first repeat (`at`, at JSON pointer `pointer`, readable label
 /// `label`), comparing it with the other repeats' value at the same place.
-fn walk(all: &[Value], at: &Value, pointer: &str, label: &mut Vec<String>, timed: bool, found: &mut Found) {
+fn walk(
+    all: &[Value],
+    at: &Value,
+    pointer: &str,
+    label: &mut Vec<String>,
+    timed: bool,
+    found: &mut Found,
+) {
     match at {
         Value::Object(map) => {
             for (key, child) in map {
