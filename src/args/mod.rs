@@ -13,10 +13,12 @@ use std::path::PathBuf;
 
 pub mod advise;
 mod install;
+mod repeat;
 mod values;
 mod work;
 
 pub use install::{CompletionShell, CompletionsArgs};
+pub use repeat::{repeats, repeats_from_scenario};
 pub(crate) use values::choices;
 pub use values::{parse_byte_size, UrlArg};
 use values::{parse_database, parse_jobs, parse_scale, parse_server_engine};
@@ -331,6 +333,12 @@ pub struct CompareArgs {
     /// at a time whatever this says (one server).
     #[arg(long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
+    /// Run each variant this many times on a server, each time on a fresh table with the
+    /// same rows, and report every timing's median, mean ± σ and min … max with the first
+    /// (cold) run apart [default: 3 on a server, the fewest that give a median and a spread;
+    /// 1 on the simulator, whose figures are the same on every run].
+    #[arg(long, value_name = "N", env = "KEYLAB_REPEAT", value_parser = clap::value_parser!(u32).range(1..=repeat::MAX_REPEATS as i64))]
+    pub repeat: Option<u32>,
     /// Simulator: check every invariant of the tree every N inserts (slow; for debugging).
     #[arg(long, value_name = "N")]
     pub check_every: Option<u64>,
@@ -378,6 +386,12 @@ pub struct RunArgs {
     /// at a time whatever this says (one server).
     #[arg(long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
+    /// Run each run of the scenario this many times on a server, each time on a fresh table with the
+    /// same rows, and report every timing's median, mean ± σ and min … max with the first
+    /// (cold) run apart [default: 3 on a server, the fewest that give a median and a spread;
+    /// 1 on the simulator, whose figures are the same on every run].
+    #[arg(long, value_name = "N", env = "KEYLAB_REPEAT", value_parser = clap::value_parser!(u32).range(1..=repeat::MAX_REPEATS as i64))]
+    pub repeat: Option<u32>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

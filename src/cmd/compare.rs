@@ -65,6 +65,7 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
         shards: args.engine.shards.is_some(),
     };
     applies::check("compare", given, &facts)?;
+    let repeats = crate::args::repeats(args.repeat, args.engine.engine)?;
     let settings = EngineSettings {
         page_size_bytes: args.page_size.bytes(),
         performance_schema: args.perf_schema.then_some(true),
@@ -214,16 +215,24 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
             &mut done,
         )
     } else {
-        // One server: one variant at a time.
+        // One server: one variant at a time, each `repeats` times on a fresh table with the
+        // same rows; the repeats fold into one run with every timing's spread.
         let mut progress = bars.bar();
         (0..count).try_for_each(|i| {
             let variant = &args.keys[i];
-            let (keys, rows) = key_source();
-            let w = workload(variant, rows);
-            let run = run_variant_with(engine.as_mut(), &w, keys, &plan, &work, &mut progress)
-                .with_context(|| format!("variant {variant} failed"))
+            let runs = (1..=repeats)
+                .map(|n| {
+                    let (keys, rows) = key_source();
+                    let workload = workload(variant, rows);
+                    run_variant_with(engine.as_mut(), &workload, keys, &plan, &work, &mut progress)
+                        .with_context(|| match repeats {
+                            1 => format!("variant {variant} failed"),
+                            _ => format!("variant {variant} failed (repeat {n} of {repeats})"),
+                        })
+                })
+                .collect::<Result<Vec<RunResult>>>()
                 .map_err(Failure::Job)?;
-            done(i, run).map_err(Failure::Sink)
+            done(i, keylab_core::fold_repeats(runs)).map_err(Failure::Sink)
         })
     };
     match outcome {

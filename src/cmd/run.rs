@@ -47,6 +47,14 @@ pub fn run(mut args: RunArgs, given: &Given) -> Result<()> {
         shards: args.engine.shards.or(plans.iter().find_map(|p| p.settings.shards)).is_some(),
     };
     applies::check("run", given, &facts)?;
+    // --repeat (or KEYLAB_REPEAT), else the scenario's [engine] repeat on a server (the
+    // simulator runs once whatever the scenario says: its figures never vary).
+    let repeats = match (args.repeat, scenario.repeat(), args.engine.engine) {
+        (None, Some(n), engine) if engine != EngineKind::Sim => {
+            crate::args::repeats_from_scenario(n)?
+        }
+        (given, _, engine) => crate::args::repeats(given, engine)?,
+    };
     let backends = scenario.backends();
     if let (Some(n), false) = (args.engine.shards, backends.is_empty()) {
         if n as usize != backends.len() {
@@ -142,16 +150,29 @@ pub fn run(mut args: RunArgs, given: &Given) -> Result<()> {
             },
         )
     } else {
-        // One server (one per distinct server settings, in turn): one run at a time.
+        // One server (one per distinct server settings, in turn): one run at a time, each
+        // `repeats` times on a fresh table with the same rows, folded into one run with every
+        // timing's spread.
         let mut engines = EngineSeries::new(&args.engine);
         let mut progress = bars.bar();
         plans.iter().enumerate().try_for_each(|(n, plan)| {
-            let eng = engines.engine_for(&plan.settings).map_err(Failure::Job)?;
-            let report = report.get_or_insert_with(|| new_report(eng.info()));
-            let run =
-                keylab_scenario::execute(eng, plan, args.seed, &mut progress).map_err(|err| {
-                    Failure::Job(anyhow!(err).context(format!("run `{}` failed", plan.label)))
-                })?;
+            let mut runs = Vec::new();
+            for r in 1..=repeats {
+                let eng = engines.engine_for(&plan.settings).map_err(Failure::Job)?;
+                report.get_or_insert_with(|| new_report(eng.info()));
+                let run = keylab_scenario::execute(eng, plan, args.seed, &mut progress).map_err(
+                    |err| {
+                        let what = match repeats {
+                            1 => format!("run `{}` failed", plan.label),
+                            _ => format!("run `{}` failed (repeat {r} of {repeats})", plan.label),
+                        };
+                        Failure::Job(anyhow!(err).context(what))
+                    },
+                )?;
+                runs.push(run);
+            }
+            let run = keylab_core::fold_repeats(runs);
+            let report = report.as_mut().expect("set above");
             // Engines add notes while they run (purge waits, file writes): read them now.
             report.engine = engines.info().expect("an engine ran");
             report.runs.push(run);

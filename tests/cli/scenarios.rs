@@ -172,7 +172,7 @@ fn e5_runs_every_fill_factor_with_churn_and_rebuilds() {
     let ddl = &runs[0]["phases"][6];
     assert_eq!(ddl["concurrent_writers"], 2);
     let steps = ddl["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 9);
+    assert_eq!(steps.len(), 13);
     for s in steps {
         assert!(s["wall_ms"].is_null() && s["writers_longest_stall_ms"].is_null(), "{s}");
         assert!(s["rows_inserted_during_ddl"].is_null(), "{s}");
@@ -192,6 +192,15 @@ fn e5_runs_every_fill_factor_with_churn_and_rebuilds() {
     assert_eq!(steps[7]["lock_used"], "shared", "COPY's default lock");
     assert_eq!((&steps[8]["supported"], &steps[8]["error_code"]), (&json!(false), &json!(1846)));
     assert!(ddl["add_column_copy_shared_writers_stall_ms"].is_null());
+    // The DATETIME column goes instantly; the first FULLTEXT index rebuilds under a shared
+    // lock (writers wait), after which no column change is instant.
+    assert_eq!(steps[9]["algorithm_used"], "instant");
+    assert_eq!(
+        (&steps[11]["supported"], &steps[11]["lock_used"], &steps[11]["blocks_writers"]),
+        (&json!(true), &json!("shared"), &json!(true))
+    );
+    assert!(steps[11]["message"].as_str().unwrap().contains("rebuilds the table"));
+    assert_eq!((&steps[12]["supported"], &steps[12]["error_code"]), (&json!(false), &json!(1845)));
 }
 
 #[test]

@@ -63,6 +63,9 @@ impl Dir {
             .current_dir(self.root())
             .env_remove("NO_COLOR")
             .env_remove("COLUMNS")
+            // One run per variant on a server unless a test asks for repeats (`--repeat`, or
+            // KEYLAB_REPEAT in `env`): the default of 3 would triple every live test's time.
+            .env("KEYLAB_REPEAT", "1")
             .envs(env.iter().copied())
             .output()
             .expect("run keylab");

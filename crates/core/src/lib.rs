@@ -41,13 +41,14 @@ pub use reads::{
     WorkOp, WorkOutcome, WorkPlan,
 };
 pub use result::{
-    hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase, BufferPoolResult,
-    ChangeBufferResult, ChildChange, ChurnPhase, CounterFigures, Counters, DdlPhase, DdlStep,
-    EngineInfo, Figure, IndexResult, LatencyMs, LoadPhase, LoadResult, LoadVerification,
-    MixedPhase, PhaseKind, PhaseResult, PhaseStatus, PoolFigures, PostgresFigures, QueriesPhase,
-    QueryResult, ReadCurvePoint, ReadFigures, ReadsPhase, RebuildPhase, RefusedTable, Report,
-    RestartPhase, RunResult, SchemaSummary, SchemaTable, SeriesPoint, SettingsPhase, ShapeFigures,
-    TableSizes, REPORT_SCHEMA_VERSION,
+    fold_repeats, hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase,
+    BufferPoolResult, ChangeBufferResult, ChildChange, ChurnPhase, CounterFigures, Counters,
+    DdlPhase, DdlStep, DifferingFigure, EngineInfo, Figure, IndexResult, LatencyMs, LoadPhase,
+    LoadResult, LoadVerification, MixedPhase, PhaseKind, PhaseResult, PhaseStatus, PoolFigures,
+    PostgresFigures, QueriesPhase, QueryResult, ReadCurvePoint, ReadFigures, ReadsPhase,
+    RebuildPhase, RefusedTable, Repeats, Report, RestartPhase, RunResult, SchemaSummary,
+    SchemaTable, SeriesPoint, SettingsPhase, ShapeFigures, TableSizes, TimingSpread,
+    REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, run_variant_with, NoProgress, Progress};
 pub use shard::{

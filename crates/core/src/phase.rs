@@ -90,9 +90,9 @@ pub struct QueryPlan {
 /// An online schema change (E5's second half).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DdlSpec {
-    /// `add_column` or `drop_column`.
+    /// `add_column`, `drop_column`, `add_fulltext_index` or `change_primary_key`.
     pub action: DdlAction,
-    /// Column name.
+    /// Column name (the column added, dropped, indexed or appended to the primary key).
     pub column: String,
     /// `INSTANT`, `INPLACE` or `COPY`.
     pub algorithm: DdlAlgorithm,
@@ -104,6 +104,9 @@ pub struct DdlSpec {
     /// the algorithm supports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock: Option<DdlLock>,
+    /// `add_column` only: the new column's type (always nullable); `None` adds `INT NULL`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column_type: Option<keylab_schema::ColumnType>,
 }
 
 /// `LOCK=` of an `ALTER TABLE`: what concurrent statements may do while it runs.
@@ -133,10 +136,16 @@ impl DdlLock {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DdlAction {
-    /// `ADD COLUMN c INT NULL`.
+    /// `ADD COLUMN c INT NULL` (or the step's `column_type`, nullable).
     AddColumn,
     /// `DROP COLUMN c`.
     DropColumn,
+    /// `ADD FULLTEXT INDEX ft_c (c)` on character column `c` (E5's rebuild case: the first
+    /// FULLTEXT index adds a hidden column, and no later column change is instant).
+    AddFulltextIndex,
+    /// `DROP PRIMARY KEY, ADD PRIMARY KEY (pk..., c)`: the primary key with column `c`
+    /// appended (a NOT NULL column), so a new clustered index: a rebuild.
+    ChangePrimaryKey,
 }
 
 /// `ALGORITHM=` of an `ALTER TABLE`.

@@ -8,6 +8,7 @@
 mod derived;
 mod phase_figures;
 mod phases;
+mod repeats;
 mod schema;
 mod work_phases;
 
@@ -17,6 +18,7 @@ pub use self::phases::{
     PhaseKind, PhaseResult, PhaseStatus, PoolFigures, QueriesPhase, ReadCurvePoint, ReadFigures,
     ReadsPhase, RebuildPhase, RestartPhase, SeriesPoint, SettingsPhase, ShapeFigures,
 };
+pub use self::repeats::{fold_repeats, DifferingFigure, Repeats, TimingSpread};
 pub use self::schema::{ChildChange, RefusedTable, SchemaSummary, SchemaTable};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -111,6 +113,12 @@ pub struct RunResult {
     /// the contract, absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<crate::shard::ShardsResult>,
+    /// The run's repeats (`--repeat N` on a server): every timed figure's spread; the timed
+    /// figures above are then medians over the repeats and the structural ones the first
+    /// repeat's (an extension of the contract; absent after a single run). See
+    /// `result/repeats.rs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<Repeats>,
 }
 
 /// PostgreSQL-only figures of a run's load (or of a phase, in its `figures`), measured by the

@@ -117,5 +117,6 @@ pub fn run_variant_with(
         buffer_pool: measured.buffer_pool,
         postgres: measured.postgres,
         shards: measured.shards,
+        repeats: None,
     })
 }

@@ -5,7 +5,13 @@
 //!
 //! These are the servers' rules, read in their source; the model predicts no time (how long a
 //! statement takes or how long writers wait is a server measurement). It does not change any
-//! page: a caller that models the table leaves it as it was.
+//! page: a caller that models the table leaves it as it was. Index and clustered-key changes
+//! (ADD FULLTEXT INDEX, a primary-key change) and what a FULLTEXT index does to later
+//! statements are in `online_ddl/table_changes.rs`.
+
+mod table_changes;
+
+pub use self::table_changes::{decide_on_table, Change, TableTraits};
 
 /// The server whose rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,7 +15,14 @@ use keylab_mariadb::{MariaDbEngine, ServerSettings};
 use mysql::prelude::Queryable;
 
 fn step(column: &str, algorithm: DdlAlgorithm, lock: Option<DdlLock>) -> DdlSpec {
-    DdlSpec { action: DdlAction::AddColumn, column: column.into(), algorithm, after: None, lock }
+    DdlSpec {
+        action: DdlAction::AddColumn,
+        column: column.into(),
+        algorithm,
+        after: None,
+        lock,
+        column_type: None,
+    }
 }
 
 fn figures(o: &DdlOutcome) -> (f64, f64, u64, u64) {

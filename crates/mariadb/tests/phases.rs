@@ -346,6 +346,7 @@ fn ddl_instant_inplace_copy_and_a_refused_algorithm() {
         algorithm,
         after: None,
         lock: None,
+        column_type: None,
     };
     use DdlAction::{AddColumn, DropColumn};
     use DdlAlgorithm::{Copy, Inplace, Instant};

@@ -25,6 +25,7 @@ mod phases;
 mod pool;
 mod reads;
 mod settings;
+mod spread;
 mod timings;
 mod verdict;
 

@@ -14,6 +14,7 @@
 
 mod build;
 mod ratios;
+mod repeats;
 
 pub(crate) use self::build::Builder;
 use crate::text::{decimal, group_thousands, human_bytes};

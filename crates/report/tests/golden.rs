@@ -29,6 +29,10 @@
 //! --pool-sizes 6M,16M,32M` (code
 //! of 2026-11-28): a reads phase per spec with its curve and the pool for a 99% hit ratio, a
 //! mixed phase, and the reading's read locality.
+//! `server_repeats` is `keylab compare --engine mariadb --rows 3000 --keys auto-inc,uuid4:text
+//! --repeat 3` (MariaDB 10.11.19, 2026-11-28): each variant run three times, its timings folded
+//! into medians with their spread (the Repeats section, the reading's "beyond the spread"), and
+//! the structural figures that differed across repeats named.
 //! `sharded`'s wall-clock figures are replaced by fixed ones before rendering (see
 //! [`FIXED_TIMINGS`]), so regenerating it changes the snapshots only where other figures do.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
@@ -37,7 +41,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 16] = [
+const FIXTURES: [&str; 17] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -54,6 +58,7 @@ const FIXTURES: [&str; 16] = [
     "sim_two_models",
     "advise_schema",
     "sim_reads",
+    "server_repeats",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -143,6 +148,7 @@ golden! {
     sim_two_models => "sim_two_models",
     advise_schema => "advise_schema",
     sim_reads => "sim_reads",
+    server_repeats => "server_repeats",
 }
 
 #[test]

@@ -191,6 +191,7 @@ fn run_phases(
         buffer_pool: st.last.buffer_pool,
         postgres: st.last.postgres,
         shards: st.last.shards,
+        repeats: None,
     })
 }
 

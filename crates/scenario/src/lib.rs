@@ -77,7 +77,8 @@
 //! # that share of the rows
 //! [[phases]]
 //! ddl = { steps = [{ action = "add_column", column = "c", algorithm = "instant" }] }
-//!                                        # add_column takes after = "col" (ADD ... AFTER col);
+//!                                        # add_column takes after = "col" (ADD ... AFTER col)
+//!                                        # and type = "datetime" (default int; nullable);
 //!   # a step takes lock = "none" | "shared" | "exclusive" (LOCK=); concurrent_writers = N
 //!   # runs N connections inserting one row per statement while each statement runs, and
 //!   # reports their longest stall and rows inserted during it (servers; the simulator
@@ -137,5 +138,9 @@ pub use plan::{scale_count, GeneratorSettings, PhasePlan, RunPlan, Scenario};
 pub use rows::TableRows;
 pub use table::{BuiltTable, ColumnGen, Steps};
 
+#[cfg(test)]
+mod ddl_type_tests;
+#[cfg(test)]
+mod repeat_tests;
 #[cfg(test)]
 mod tests;

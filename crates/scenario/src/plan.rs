@@ -270,6 +270,11 @@ impl Scenario {
             .unwrap_or_default()
     }
 
+    /// `[engine] repeat`: how many times a server runs each run, where the scenario says.
+    pub fn repeat(&self) -> Option<u32> {
+        self.spec.engine.repeat.map(|n| n.get())
+    }
+
     /// Its one-line description.
     pub fn description(&self) -> &str {
         &self.spec.description

@@ -294,6 +294,11 @@ pub struct EngineSpec {
     /// front. Sets `shards` to their count.
     #[serde(default)]
     pub backends: Option<Spanned<Vec<Spanned<String>>>>,
+    /// On a server, run each of the scenario's runs this many times (fresh table, same rows)
+    /// for every timing's spread; `--repeat` overrides it, and the simulator (whose figures
+    /// never vary) runs once whatever it says.
+    #[serde(default)]
+    pub repeat: Option<std::num::NonZeroU32>,
 }
 
 /// `[engine] model`: one model token. A list is refused with what to do instead: a scenario

@@ -130,7 +130,7 @@ impl Ctx<'_> {
     }
 }
 
-fn column_type(ty: TypeSpec, charset: Charset) -> ColumnType {
+pub(crate) fn column_type(ty: TypeSpec, charset: Charset) -> ColumnType {
     match ty {
         TypeSpec::Int => ColumnType::Int,
         TypeSpec::BigInt { unsigned } => ColumnType::BigInt { unsigned },

@@ -338,6 +338,7 @@ mod tests {
             buffer_pool: None,
             postgres: None,
             shards: None,
+            repeats: None,
         }
     }
 

@@ -5,7 +5,9 @@
 //! model predicts no time. The model's pages are left as they were (a rebuild is not run).
 
 use keylab_core::{DdlAction, DdlAlgorithm, DdlLock, DdlOutcome, DdlSpec, DdlWriters};
-use keylab_innodb_model::online_ddl::{self, Algorithm, ColumnChange, Decision, Lock, ServerLine};
+use keylab_innodb_model::online_ddl::{
+    self, Algorithm, Change, ColumnChange, Decision, Lock, ServerLine, TableTraits,
+};
 use keylab_innodb_model::Flavour;
 use keylab_schema::Table;
 
@@ -18,31 +20,43 @@ fn line_of(flavour: Flavour) -> (ServerLine, (u32, u32, u32)) {
     }
 }
 
+/// What the modelled table has been through since it was created: what the rules look at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DdlState {
+    /// Instant column changes since the table was created or rebuilt (MySQL 8.0's row
+    /// versions).
+    pub row_versions: u32,
+    /// FULLTEXT indexes added by earlier steps.
+    pub fulltext_indexes: u32,
+}
+
 /// The statement's change as the rules see it; a column the table does not have (one a
 /// previous step added) is in no index.
-fn change_of(table: &Table, spec: &DdlSpec) -> ColumnChange {
+fn change_of(table: &Table, spec: &DdlSpec) -> Change {
     match spec.action {
-        DdlAction::AddColumn => ColumnChange::Add { last: spec.after.is_none() },
+        DdlAction::AddColumn => Change::Column(ColumnChange::Add { last: spec.after.is_none() }),
         DdlAction::DropColumn => {
             let col = table.columns.iter().position(|c| c.name == spec.column);
             let indexed = col.is_some_and(|c| {
                 table.primary_key.contains(&c)
                     || table.indexes.iter().any(|i| i.columns.contains(&c))
             });
-            ColumnChange::Drop { indexed }
+            Change::Column(ColumnChange::Drop { indexed })
         }
+        DdlAction::AddFulltextIndex => Change::AddFulltext,
+        DdlAction::ChangePrimaryKey => Change::ChangePrimaryKey,
     }
 }
 
 /// What `flavour`'s rules do with `spec` on `table`, with `writers` concurrent writers (0:
-/// none), and the table's row versions after it (`row_versions`: instant column changes since
-/// the table was created or rebuilt, which MySQL 8.0 caps).
+/// none), and the table's state after it (`state`: instant column changes since the table was
+/// created or rebuilt, which MySQL 8.0 caps, and its FULLTEXT indexes).
 pub fn outcome(
     flavour: Flavour,
     table: &Table,
     spec: &DdlSpec,
     writers: u32,
-    row_versions: &mut u32,
+    state: &mut DdlState,
 ) -> DdlOutcome {
     let (line, version) = line_of(flavour);
     let change = change_of(table, spec);
@@ -56,18 +70,29 @@ pub fn outcome(
         DdlLock::Shared => Lock::Shared,
         DdlLock::Exclusive => Lock::Exclusive,
     });
-    let decision =
-        online_ddl::decide_with_row_versions(line, version, change, algorithm, lock, *row_versions);
+    let traits = TableTraits { fulltext_indexes: state.fulltext_indexes };
+    let decision = online_ddl::decide_on_table(
+        line,
+        version,
+        change,
+        algorithm,
+        lock,
+        traits,
+        state.row_versions,
+    );
     match online_ddl::new_row_version(&decision) {
-        Some(true) => *row_versions += 1,
-        Some(false) => *row_versions = 0,
+        Some(true) => state.row_versions += 1,
+        Some(false) => state.row_versions = 0,
         None => {}
+    }
+    if change == Change::AddFulltext && matches!(decision, Decision::Accepted { .. }) {
+        state.fulltext_indexes += 1;
     }
     let mut notes = vec!["the modelled server's rules (no time is predicted; the model's pages \
                           are left as they were)"
         .to_string()];
     if line == ServerLine::Mysql {
-        let old = online_ddl::decide(line, (8, 0, 28), change, algorithm, lock);
+        let old = online_ddl::decide_on_table(line, (8, 0, 28), change, algorithm, lock, traits, 0);
         if old != decision {
             notes.push(format!("MySQL 8.0.12 to 8.0.28 decide otherwise: {}", say(&old)));
         }
@@ -134,21 +159,28 @@ mod tests {
     }
 
     fn spec(action: DdlAction, column: &str, algorithm: DdlAlgorithm) -> DdlSpec {
-        DdlSpec { action, column: column.into(), algorithm, after: None, lock: None }
+        DdlSpec {
+            action,
+            column: column.into(),
+            algorithm,
+            after: None,
+            lock: None,
+            column_type: None,
+        }
     }
 
     #[test]
     fn copy_blocks_writers_and_refuses_lock_none_with_null_times() {
         let t = table();
         let copy = spec(DdlAction::AddColumn, "x", DdlAlgorithm::Copy);
-        let o = outcome(Flavour::MariaDb1011, &t, &copy, 2, &mut 0);
+        let o = outcome(Flavour::MariaDb1011, &t, &copy, 2, &mut DdlState::default());
         assert!(o.supported && o.wall_ms.is_none(), "{o:?}");
         assert_eq!(o.lock_used.as_deref(), Some("shared"));
         let w = o.writers.unwrap();
         assert_eq!(w.blocks_writers, Some(true));
         assert_eq!((w.longest_stall_ms, w.rows_inserted), (None, None));
         let none = DdlSpec { lock: Some(DdlLock::None), ..copy };
-        let o = outcome(Flavour::Mysql80, &t, &none, 2, &mut 0);
+        let o = outcome(Flavour::Mysql80, &t, &none, 2, &mut DdlState::default());
         assert_eq!((o.supported, o.error_code), (false, Some(1846)), "{o:?}");
     }
 
@@ -159,21 +191,21 @@ mod tests {
             after: Some("id".into()),
             ..spec(DdlAction::AddColumn, "x", DdlAlgorithm::Instant)
         };
-        let o = outcome(Flavour::Mysql80, &t, &after, 0, &mut 0);
+        let o = outcome(Flavour::Mysql80, &t, &after, 0, &mut DdlState::default());
         assert!(o.supported && o.writers.is_none(), "{o:?}");
         assert!(o.message.unwrap().contains("8.0.28 decide otherwise: refused, error 1845"));
         let drop_k = spec(DdlAction::DropColumn, "k", DdlAlgorithm::Instant);
-        let o = outcome(Flavour::MariaDb1011, &t, &drop_k, 0, &mut 0);
+        let o = outcome(Flavour::MariaDb1011, &t, &drop_k, 0, &mut DdlState::default());
         assert_eq!(o.error_code, Some(1846), "{o:?}");
         let drop_c = spec(DdlAction::DropColumn, "c", DdlAlgorithm::Instant);
-        assert!(outcome(Flavour::MariaDb1011, &t, &drop_c, 0, &mut 0).supported);
+        assert!(outcome(Flavour::MariaDb1011, &t, &drop_c, 0, &mut DdlState::default()).supported);
     }
 
     #[test]
     fn mysql_80_counts_row_versions_and_a_rebuild_starts_them_again() {
         let t = table();
         let add = |n: usize| spec(DdlAction::AddColumn, &format!("x{n}"), DdlAlgorithm::Instant);
-        let mut versions = 0;
+        let mut versions = DdlState::default();
         for n in 0..64 {
             let o = outcome(Flavour::Mysql80, &t, &add(n), 0, &mut versions);
             assert!(o.supported, "change {n}: {o:?}");
@@ -182,10 +214,10 @@ mod tests {
         assert_eq!((o.supported, o.error_code), (false, Some(4092)), "{o:?}");
         let copy = spec(DdlAction::AddColumn, "y", DdlAlgorithm::Copy);
         assert!(outcome(Flavour::Mysql80, &t, &copy, 0, &mut versions).supported);
-        assert_eq!(versions, 0);
+        assert_eq!(versions.row_versions, 0);
         assert!(outcome(Flavour::Mysql80, &t, &add(65), 0, &mut versions).supported);
         // MariaDB keeps no row versions: the 65th instant change runs.
-        let mut maria = 64;
+        let mut maria = DdlState { row_versions: 64, ..DdlState::default() };
         assert!(outcome(Flavour::MariaDb1011, &t, &add(66), 0, &mut maria).supported);
     }
 }

@@ -41,9 +41,8 @@ pub struct SimEngine {
     notes: Vec<String>,
     /// The buffer pool's curve during the last load (with a pool only).
     curve: Option<Vec<PoolCurvePoint>>,
-    /// Instant column changes since the table was created or rebuilt (MySQL 8.0's row
-    /// versions).
-    row_versions: u32,
+    /// What DDL steps did to the table since it was created (row versions, FULLTEXT).
+    ddl_state: crate::ddl::DdlState,
 }
 
 impl SimEngine {
@@ -60,7 +59,7 @@ impl SimEngine {
             table: None,
             notes: Vec::new(),
             curve: None,
-            row_versions: 0,
+            ddl_state: Default::default(),
         }
     }
 
@@ -168,7 +167,7 @@ impl Engine for SimEngine {
         let sim = SimTable::new(table, self.settings)
             .map_err(|e| EngineError::Rejected(e.to_string()))?;
         self.table = Some(sim);
-        self.row_versions = 0;
+        self.ddl_state = Default::default();
         let page = self.settings.page_size.bytes();
         for p in keylab_schema::limits::check(table, page).unwrap_or_default() {
             let note = p.note(table);
@@ -356,7 +355,7 @@ impl Engine for SimEngine {
     }
 
     fn rebuild(&mut self, _table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
-        self.row_versions = 0;
+        self.ddl_state.row_versions = 0;
         self.table_mut()?.rebuild(fill_factor_pct).map_err(|e| EngineError::Rejected(e.to_string()))
     }
 
@@ -367,7 +366,7 @@ impl Engine for SimEngine {
 
     fn ddl(&mut self, table: &Table, ddl: &DdlSpec) -> Result<DdlOutcome, EngineError> {
         self.table()?;
-        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, 0, &mut self.row_versions))
+        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, 0, &mut self.ddl_state))
     }
 
     fn ddl_under_writes(
@@ -380,7 +379,7 @@ impl Engine for SimEngine {
         // The model inserts nothing during the statement: how many rows the writers get in
         // is the server's timing.
         self.table()?;
-        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, writers, &mut self.row_versions))
+        Ok(crate::ddl::outcome(self.settings.flavour, table, ddl, writers, &mut self.ddl_state))
     }
 
     fn work(

@@ -319,6 +319,7 @@ pub(super) fn run_result(
         buffer_pool: m.buffer_pool,
         postgres: m.postgres,
         shards: m.shards,
+        repeats: None,
     }
 }
 

@@ -6,7 +6,9 @@
 //! loads (`loads`), a TMPDIR with `#`, quotes and spaces (`tmpdir`) and where `--engine mariadb` works (`url`) on a private MariaDB.
 
 mod builtins;
+mod ddl_rebuilds;
 mod loads;
+mod repeats;
 mod tmpdir;
 mod url;
 

@@ -11,7 +11,7 @@ use crate::metrics;
 use crate::private::{Flavour, ServerVersion};
 use crate::sql::quote_ident;
 use keylab_core::{DdlAction, DdlAlgorithm, DdlOutcome, DdlSpec};
-use keylab_schema::Table;
+use keylab_schema::{Dialect, Table};
 use keylab_server_common::url::{valid_identifier, IDENTIFIER_RULE};
 use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
@@ -61,15 +61,26 @@ fn algorithm_sql(a: DdlAlgorithm) -> &'static str {
     }
 }
 
-/// The `ALTER TABLE` statement of `spec` on `table`.
-pub fn ddl_sql(table: &str, spec: &DdlSpec) -> String {
+/// The `ALTER TABLE` statement of `spec` on `table`, whose primary key is `primary_key`.
+pub fn ddl_sql(table: &str, spec: &DdlSpec, dialect: Dialect, primary_key: &[&str]) -> String {
     let column = quote_ident(&spec.column);
+    // The step's type, nullable (TIMESTAMP's SQL already says NULL); INT where none given.
+    let ty = spec.column_type.map_or("INT".to_string(), |t| t.sql(dialect));
+    let null = if ty.ends_with(" NULL") { "" } else { " NULL" };
     let change = match spec.action {
         DdlAction::AddColumn => match &spec.after {
-            Some(after) => format!("ADD COLUMN {column} INT NULL AFTER {}", quote_ident(after)),
-            None => format!("ADD COLUMN {column} INT NULL"),
+            Some(after) => format!("ADD COLUMN {column} {ty}{null} AFTER {}", quote_ident(after)),
+            None => format!("ADD COLUMN {column} {ty}{null}"),
         },
         DdlAction::DropColumn => format!("DROP COLUMN {column}"),
+        DdlAction::AddFulltextIndex => {
+            format!("ADD FULLTEXT INDEX {} ({column})", quote_ident(&format!("ft_{}", spec.column)))
+        }
+        DdlAction::ChangePrimaryKey => {
+            let mut key: Vec<String> = primary_key.iter().map(|c| quote_ident(c)).collect();
+            key.push(column.clone());
+            format!("DROP PRIMARY KEY, ADD PRIMARY KEY ({})", key.join(", "))
+        }
     };
     let lock = spec.lock.map(|l| format!(", LOCK={}", l.sql())).unwrap_or_default();
     format!(
@@ -192,7 +203,9 @@ impl MariaDbEngine {
                 spec.column
             )));
         }
-        let stmt = ddl_sql(&name, spec);
+        let primary_key: Vec<&str> =
+            table.primary_key.iter().map(|&i| table.columns[i].name.as_str()).collect();
+        let stmt = ddl_sql(&name, spec, self.dialect(), &primary_key);
         // A dropped column may be the one the load checksum is taken over.
         self.contents.remove(&name);
         let space_before = metrics::space_id(&mut self.conn, self.flavour, &self.database, &name);
@@ -299,6 +312,10 @@ fn algorithm_token(a: DdlAlgorithm) -> &'static str {
 mod tests {
     use super::*;
 
+    fn ddl_sql_m(table: &str, spec: &DdlSpec) -> String {
+        ddl_sql(table, spec, Dialect::Mariadb, &["id"])
+    }
+
     #[test]
     fn ddl_statements() {
         let spec = DdlSpec {
@@ -307,21 +324,41 @@ mod tests {
             algorithm: DdlAlgorithm::Instant,
             after: None,
             lock: None,
+            column_type: None,
         };
+        // The step's type, nullable: E5's DATETIME, and TIMESTAMP without a second NULL.
+        let typed = |t| DdlSpec { column_type: Some(t), ..spec.clone() };
         assert_eq!(
-            ddl_sql("t", &spec),
+            ddl_sql_m("t", &typed(keylab_schema::ColumnType::DateTime)),
+            "ALTER TABLE `t` ADD COLUMN `c` DATETIME NULL, ALGORITHM=INSTANT"
+        );
+        assert_eq!(
+            ddl_sql_m("t", &typed(keylab_schema::ColumnType::Timestamp)),
+            "ALTER TABLE `t` ADD COLUMN `c` TIMESTAMP NULL, ALGORITHM=INSTANT"
+        );
+        let rebuild = |action| DdlSpec { action, algorithm: DdlAlgorithm::Inplace, ..spec.clone() };
+        assert_eq!(
+            ddl_sql_m("t", &rebuild(DdlAction::AddFulltextIndex)),
+            "ALTER TABLE `t` ADD FULLTEXT INDEX `ft_c` (`c`), ALGORITHM=INPLACE"
+        );
+        assert_eq!(
+            ddl_sql_m("t", &rebuild(DdlAction::ChangePrimaryKey)),
+            "ALTER TABLE `t` DROP PRIMARY KEY, ADD PRIMARY KEY (`id`, `c`), ALGORITHM=INPLACE"
+        );
+        assert_eq!(
+            ddl_sql_m("t", &spec),
             "ALTER TABLE `t` ADD COLUMN `c` INT NULL, ALGORITHM=INSTANT"
         );
         let after = DdlSpec { after: Some("id".into()), ..spec.clone() };
         assert_eq!(
-            ddl_sql("t", &after),
+            ddl_sql_m("t", &after),
             "ALTER TABLE `t` ADD COLUMN `c` INT NULL AFTER `id`, ALGORITHM=INSTANT"
         );
         let spec = DdlSpec { action: DdlAction::DropColumn, algorithm: DdlAlgorithm::Copy, ..spec };
-        assert_eq!(ddl_sql("t", &spec), "ALTER TABLE `t` DROP COLUMN `c`, ALGORITHM=COPY");
+        assert_eq!(ddl_sql_m("t", &spec), "ALTER TABLE `t` DROP COLUMN `c`, ALGORITHM=COPY");
         let shared = DdlSpec { lock: Some(keylab_core::DdlLock::Shared), ..spec };
         assert_eq!(
-            ddl_sql("t", &shared),
+            ddl_sql_m("t", &shared),
             "ALTER TABLE `t` DROP COLUMN `c`, ALGORITHM=COPY, LOCK=SHARED"
         );
     }

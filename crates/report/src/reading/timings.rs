@@ -17,15 +17,25 @@ pub(super) fn throughput(runs: &[Labeled]) -> Vec<String> {
     } else if rated.len() >= 2 {
         let fast = rated.iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("non-empty");
         let slow = rated.iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("non-empty");
+        // Repeated runs whose rates overlap differ by less than their spread.
+        let pair = ((fast.0.run, fast.0.label), (slow.0.run, slow.0.label));
+        let overlap = super::spread::within_spread("load.rows_per_s", "rows/s", 0, pair.0, pair.1);
         if slow.1 > 0.0 && fast.1 / slow.1 >= 1.05 {
-            out.push(format!(
+            let mut line = format!(
                 "{} loaded fastest, {} rows/s, {} the rate of {} ({} rows/s).",
                 fast.0.label,
                 decimal(fast.1, 0),
                 times(fast.1 / slow.1),
                 slow.0.label,
                 decimal(slow.1, 0)
-            ));
+            );
+            let beyond =
+                super::spread::beyond_spread("load.rows_per_s", "rates", 0, fast.0.run, slow.0.run);
+            for more in overlap.iter().chain(&beyond) {
+                line.push(' ');
+                line.push_str(more);
+            }
+            out.push(line);
         } else {
             out.push(format!(
                 "All variants loaded at about the same rate ({} rows/s).",

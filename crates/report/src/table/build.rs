@@ -238,6 +238,7 @@ impl MetricTable {
 
         let labels = column_labels(runs);
         crate::phases::add_phase_sections(&mut b, runs, &labels);
+        super::repeats::add_repeat_rows(&mut b, runs, &labels);
 
         MetricTable {
             columns: labels,

@@ -12,6 +12,7 @@ use crate::table::Ctx;
 use keylab_core::{
     ChurnInsert, ChurnStyle, DdlSpec, EngineSettings, LoadMethod, LoadPlan, QuerySpec,
 };
+use keylab_schema::Charset;
 
 pub(super) fn phases(
     cx: &Ctx,
@@ -134,6 +135,14 @@ pub(super) fn phases(
                         "`after` places a new column; only add_column steps take it",
                     ));
                 }
+                if let Some(t) = d.steps.get_ref().iter().find_map(|s| {
+                    s.ty.as_ref().filter(|_| s.action != keylab_core::DdlAction::AddColumn)
+                }) {
+                    return Err(cx.err(
+                        t.span(),
+                        "`type` is the type of a new column; only add_column steps take it",
+                    ));
+                }
                 let writers = d.concurrent_writers.as_ref().map_or(0, |w| *w.get_ref());
                 if let Some(w) = d.concurrent_writers.as_ref().filter(|_| writers > MAX_DDL_WRITERS)
                 {
@@ -141,6 +150,31 @@ pub(super) fn phases(
                         w.span(),
                         format!("concurrent_writers is at most {MAX_DDL_WRITERS}, got {writers}"),
                     ));
+                }
+                // An index or a primary key goes on a column the table has (or an earlier step
+                // added).
+                let mut known: Vec<&str> = spec_columns.clone();
+                for s in d.steps.get_ref() {
+                    let on_column = matches!(
+                        s.action,
+                        keylab_core::DdlAction::AddFulltextIndex
+                            | keylab_core::DdlAction::ChangePrimaryKey
+                    );
+                    if on_column && !known.contains(&s.column.as_str()) {
+                        return Err(cx.err(
+                            d.steps.span(),
+                            format!(
+                                "{}: `{}` is not a column of the table or of an earlier step; \
+                                 valid: {}",
+                                token_of(s.action),
+                                s.column,
+                                known.join(", ")
+                            ),
+                        ));
+                    }
+                    if s.action == keylab_core::DdlAction::AddColumn {
+                        known.push(&s.column);
+                    }
                 }
                 let dropped_table_column = d.steps.get_ref().iter().find(|s| {
                     s.action == keylab_core::DdlAction::DropColumn
@@ -169,6 +203,10 @@ pub(super) fn phases(
                             algorithm: s.algorithm,
                             after: s.after.clone(),
                             lock: s.lock,
+                            // A string type takes utf8mb4, a table column's default.
+                            column_type: s.ty.as_ref().map(|t| {
+                                crate::table::column_type(*t.get_ref(), Charset::Utf8mb4)
+                            }),
                         })
                         .collect(),
                 }
@@ -176,4 +214,12 @@ pub(super) fn phases(
         });
     }
     Ok(out)
+}
+
+/// A ddl action as a scenario spells it (`add_fulltext_index`).
+fn token_of(action: keylab_core::DdlAction) -> String {
+    serde_json::to_value(action)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }

@@ -6,7 +6,7 @@
 //! `--scale` (applied when planning).
 
 use super::one_nz;
-use super::values::{FillFactor, IntOrString};
+use super::values::{FillFactor, IntOrString, TypeSpec};
 use keylab_core::{ChurnDelete, ChurnInsert, DdlAction, DdlAlgorithm, DdlLock, LoadMethod};
 use serde::{de, Deserialize, Deserializer};
 use std::fmt;
@@ -203,4 +203,8 @@ pub struct DdlStepSpec {
     /// `none`, `shared` or `exclusive` (`LOCK=`); absent: no `LOCK=` clause.
     #[serde(default)]
     pub lock: Option<DdlLock>,
+    /// `add_column` only: the new column's type, as a table column's (`datetime`,
+    /// `varchar(64)`); the column is nullable. Absent: `int`.
+    #[serde(default, rename = "type")]
+    pub ty: Option<Spanned<TypeSpec>>,
 }

@@ -263,6 +263,7 @@ mod tests {
             buffer_pool: None,
             postgres: None,
             shards: None,
+            repeats: None,
         }
     }
 
