@@ -16,6 +16,9 @@ use std::collections::BTreeMap;
 /// Operations between progress reports.
 const PROGRESS_EVERY: u64 = 16_384;
 
+/// Consecutive point reads handed to the model at once.
+const POINT_BATCH: usize = 256;
+
 /// Runs `ops` on `sim` in order and reports what they cost.
 pub(crate) fn work(
     sim: &mut SimTable,
@@ -30,14 +33,32 @@ pub(crate) fn work(
     let mut insert_descents = 0u64;
     let mut since_report = 0u64;
     let failed = |e: keylab_innodb_model::SimError| EngineError::Rejected(e.to_string());
+    // Runs of point reads go to the model together (`read_points` prefetches ahead).
+    let mut points: Vec<Vec<keylab_schema::Value>> = Vec::with_capacity(POINT_BATCH);
     for op in ops {
+        if let WorkOp::Read(ReadOp::Point { key }) = op {
+            out.reads += 1;
+            points.push(key);
+            if points.len() == POINT_BATCH {
+                sim.read_points(&points, &mut stats).map_err(failed)?;
+                points.clear();
+            }
+            since_report += 1;
+            if since_report == PROGRESS_EVERY {
+                on_ops(since_report);
+                since_report = 0;
+            }
+            continue;
+        }
+        if !points.is_empty() {
+            sim.read_points(&points, &mut stats).map_err(failed)?;
+            points.clear();
+        }
         match op {
             WorkOp::Read(read) => {
                 out.reads += 1;
                 match &read {
-                    ReadOp::Point { key } => {
-                        sim.read_point(key, &mut stats).map_err(failed)?;
-                    }
+                    ReadOp::Point { .. } => unreachable!("batched above"),
                     ReadOp::Secondary { index, key } => {
                         sim.read_secondary(index, key, &mut stats).map_err(failed)?;
                     }
@@ -63,6 +84,9 @@ pub(crate) fn work(
             on_ops(since_report);
             since_report = 0;
         }
+    }
+    if !points.is_empty() {
+        sim.read_points(&points, &mut stats).map_err(failed)?;
     }
     if since_report > 0 {
         on_ops(since_report);

@@ -228,13 +228,83 @@ impl SimTable {
     /// last record of its leaf (the key equals a node pointer) moves to the next leaf. Returns
     /// whether the row exists.
     pub fn read_point(&mut self, pk: &[Value], stats: &mut ReadStats) -> Result<bool, SimError> {
-        let row = self.search_row(&self.table.primary_key.clone(), pk)?;
-        let mut key = Vec::with_capacity(self.trees[0].kw());
-        self.trees[0].layout.encode_key(&row, &mut key);
+        let key = self.pk_search_key(pk)?;
         let found = self.clustered_lookup(&key, true, stats);
+        self.keys = key;
         stats.rows += u64::from(found);
         self.read_done();
         Ok(found)
+    }
+
+    /// [`SimTable::read_point`] of every key of `pks` in order (the same pages, figures and
+    /// rows), while prefetching the memory of the reads a few keys ahead as
+    /// [`SimTable::insert_batch`] does for inserts (`prefetch.rs`): each key's leaf is found
+    /// by a read-only descent [`crate::prefetch::AHEAD`] reads early and its page struct and
+    /// LRU node are loaded, then its record lines. Returns the rows found.
+    pub fn read_points(
+        &mut self,
+        pks: &[Vec<Value>],
+        stats: &mut ReadStats,
+    ) -> Result<u64, SimError> {
+        use crate::prefetch::AHEAD;
+        let kw = self.trees[0].kw();
+        let mut keys = Vec::with_capacity(pks.len() * kw);
+        for pk in pks {
+            let k = self.pk_search_key(pk)?;
+            keys.extend_from_slice(&k);
+            self.keys = k;
+        }
+        let key_of = |i: usize| &keys[i * kw..(i + 1) * kw];
+        let mut leaves = [None; AHEAD];
+        let mut found = 0u64;
+        for i in 0..pks.len() {
+            if i + AHEAD < pks.len() {
+                let leaf = self.trees[0].prefetch_leaf(&self.space, key_of(i + AHEAD));
+                if let (Some((p, _)), Some(pool)) = (leaf, &self.space.pool) {
+                    pool.prefetch_node(p.0);
+                }
+                leaves[(i + AHEAD) % AHEAD] = leaf.map(|(p, _)| p);
+            }
+            if i + AHEAD / 2 < pks.len() {
+                if let Some(p) = leaves[(i + AHEAD / 2) % AHEAD] {
+                    self.trees[0].prefetch_leaf_lines(&self.space, p, key_of(i + AHEAD / 2));
+                }
+            }
+            let hit = self.clustered_lookup(key_of(i), true, stats);
+            found += u64::from(hit);
+            self.read_done();
+        }
+        stats.rows += found;
+        Ok(found)
+    }
+
+    /// PRIMARY's encoded key for `pk`, in the table's reused key buffer (give it back to
+    /// `self.keys`); the row it is encoded from is the reused delete row, so a read
+    /// allocates nothing once the buffers have grown.
+    fn pk_search_key(&mut self, pk: &[Value]) -> Result<Vec<u8>, SimError> {
+        let key_cols = &self.table.primary_key;
+        if pk.len() != key_cols.len() {
+            return Err(SimError::BadRow {
+                table: self.table.name.clone(),
+                reason: format!("{} values for {} key columns", pk.len(), key_cols.len()),
+            });
+        }
+        let mut row = std::mem::take(&mut self.del_row);
+        row.resize(self.table.columns.len(), Value::Null);
+        for (&c, v) in key_cols.iter().zip(pk) {
+            match (&mut row[c], v) {
+                (Value::Bytes(dst), Value::Bytes(src)) => {
+                    dst.clear();
+                    dst.extend_from_slice(src);
+                }
+                (dst, src) => *dst = src.clone(),
+            }
+        }
+        let mut key = std::mem::take(&mut self.keys);
+        key.clear();
+        self.trees[0].layout.encode_key(&row, &mut key);
+        self.del_row = row;
+        Ok(key)
     }
 
     /// One clustered-index lookup by an encoded primary key: PAGE_CUR_GE for a query's own
@@ -368,9 +438,7 @@ impl SimTable {
         rows: u32,
         stats: &mut ReadStats,
     ) -> Result<u64, SimError> {
-        let row = self.search_row(&self.table.primary_key.clone(), from)?;
-        let mut key = Vec::new();
-        self.trees[0].layout.encode_key(&row, &mut key);
+        let key = self.pk_search_key(from)?;
         let tree = &self.trees[0];
         let sp = &mut self.space;
         let top = vec![0xff; tree.kw()];
@@ -384,6 +452,7 @@ impl SimTable {
             }
             c.pos += 1;
         }
+        self.keys = key;
         stats.rows += got;
         self.read_done();
         Ok(got)

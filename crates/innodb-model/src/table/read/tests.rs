@@ -170,3 +170,23 @@ fn point_reads_at_a_leafs_ends_get_the_next_leaf() {
         assert_eq!(requests(&mut sim, k), want, "key {k}");
     }
 }
+
+#[test]
+fn batched_point_reads_give_the_figures_of_single_ones() {
+    let (mut a, ids) = table(100_000, false, Some(6 << 20));
+    let mut b = a.clone();
+    let mut rng = Rng(5);
+    let keys: Vec<Vec<Value>> = (0..5_000)
+        .map(|_| vec![Value::Bytes(ids[(rng.next_u64() % ids.len() as u64) as usize].clone())])
+        .collect();
+    let (mut sa, mut sb) = (ReadStats::new(), ReadStats::new());
+    for k in &keys {
+        a.read_point(k, &mut sa).unwrap();
+    }
+    for chunk in keys.chunks(300) {
+        b.read_points(chunk, &mut sb).unwrap();
+    }
+    assert_eq!((sa.rows, sa.page_requests), (sb.rows, sb.page_requests));
+    assert_eq!(sa.working_set_pages(), sb.working_set_pages());
+    assert_eq!(a.pool_counters(), b.pool_counters());
+}
