@@ -111,6 +111,94 @@ impl SimEngine {
         self.curve = curve;
         LoadOutcome { rows: loaded, verification: Some(verification), ..LoadOutcome::default() }
     }
+
+    /// The table's figures now (a measurement or a load sample).
+    fn figures(&mut self, table: &Table) -> Result<Measurement, EngineError> {
+        let stats = self.table()?.stats();
+        let ibuf_size = self.table()?.ibuf_size();
+        let c = &stats.counters;
+        let pool = stats.pool.as_ref().map(|p| p.counters);
+        Ok(Measurement {
+            counters: Counters {
+                page_splits: Some(c.page_splits),
+                merge_attempts: Some(c.merge_attempts),
+                merges: Some(c.merges),
+                page_reorgs: Some(c.page_reorgs),
+                page_discards: Some(c.page_discards),
+                pages_read: pool.map(|p| p.pages_read),
+                pages_written: pool.map(|p| p.pages_written),
+                page_requests: pool.map(|p| p.page_accesses),
+                // Per-file reads and writes are a server's performance_schema figures.
+                io_write_requests: None,
+                io_write_bytes: None,
+                io_read_requests: None,
+                io_read_bytes: None,
+            },
+            table: TableSizes {
+                data_length: Some(stats.data_length_bytes),
+                index_length: Some(stats.index_length_bytes),
+                data_free: Some(stats.data_free_bytes),
+            },
+            indexes: stats
+                .indexes
+                .iter()
+                .enumerate()
+                .map(|(i, ix)| IndexResult {
+                    name: ix.name.clone(),
+                    size_pages: Some(ix.size_pages),
+                    leaf_pages: Some(ix.leaf_pages),
+                    n_leaf_pages_stat: Some(n_leaf_pages_stat(
+                        ix.leaf_pages,
+                        ix.height,
+                        n_uniq(table, i),
+                    )),
+                    nonleaf_pages: Some(ix.nonleaf_pages),
+                    height: Some(ix.height),
+                    fill_pct: Some(ix.fill_pct),
+                    records_per_leaf: Some(ix.records_per_leaf),
+                    fill_histogram: Some(ix.fill_histogram.to_vec()),
+                    pages_per_level: Some(ix.pages_per_level.clone()),
+                    ..IndexResult::default()
+                })
+                .collect(),
+            buffer_pool: stats.pool.as_ref().map(|p| {
+                let c = &p.counters;
+                BufferPoolResult {
+                    pool_bytes: self.settings.buffer_pool_bytes,
+                    page_requests: Some(c.page_accesses),
+                    pages_read: Some(c.pages_read),
+                    pages_written: Some(c.pages_written),
+                    row_ops: Some(c.ops),
+                    hit_ratio: Some(p.hit_ratio),
+                    misses_per_op: Some(p.misses_per_op),
+                    evictions: Some(c.evictions),
+                    reads_per_1k_rows: per_1k_rows(Some(c.pages_read), Some(c.ops)),
+                    writes_per_1k_rows: per_1k_rows(Some(c.pages_written), Some(c.ops)),
+                    curve: self.curve.clone(),
+                    // The model keeps the bookkeeping with buffering off too (all zero then).
+                    // The model's change-buffer pages stay in the pool: their I/O is writes.
+                    change_buffer: Some(ChangeBufferResult {
+                        buffered: Some(c.ibuf_buffered),
+                        merged: Some(c.ibuf_merged),
+                        refused: Some(c.ibuf_refused_cap + c.ibuf_refused_free_space),
+                        page_io: Some(c.ibuf_pages_written),
+                        io_share_pct: io_share_pct(
+                            Some(c.ibuf_pages_written),
+                            Some(c.pages_read),
+                            Some(c.pages_written),
+                        ),
+                        size_pages: ibuf_size.map(|s| s.pages),
+                        max_size_pages: ibuf_size.map(|s| s.max_pages),
+                        cap_pages: ibuf_size.map(|s| s.cap_pages),
+                    }),
+                    est_io_s_hdd: Some(p.est_io_s_hdd),
+                    est_io_s_ssd: Some(p.est_io_s_ssd),
+                }
+            }),
+            postgres: None,
+            shards: None,
+        })
+    }
 }
 
 impl Engine for SimEngine {
@@ -241,90 +329,12 @@ impl Engine for SimEngine {
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
         // As the server's measurement (FLUSH TABLES ... FOR EXPORT) merges buffered changes.
         self.table_mut()?.merge_change_buffer();
-        let stats = self.table()?.stats();
-        let ibuf_size = self.table()?.ibuf_size();
-        let c = &stats.counters;
-        let pool = stats.pool.as_ref().map(|p| p.counters);
-        Ok(Measurement {
-            counters: Counters {
-                page_splits: Some(c.page_splits),
-                merge_attempts: Some(c.merge_attempts),
-                merges: Some(c.merges),
-                page_reorgs: Some(c.page_reorgs),
-                page_discards: Some(c.page_discards),
-                pages_read: pool.map(|p| p.pages_read),
-                pages_written: pool.map(|p| p.pages_written),
-                page_requests: pool.map(|p| p.page_accesses),
-                // Per-file reads and writes are a server's performance_schema figures.
-                io_write_requests: None,
-                io_write_bytes: None,
-                io_read_requests: None,
-                io_read_bytes: None,
-            },
-            table: TableSizes {
-                data_length: Some(stats.data_length_bytes),
-                index_length: Some(stats.index_length_bytes),
-                data_free: Some(stats.data_free_bytes),
-            },
-            indexes: stats
-                .indexes
-                .iter()
-                .enumerate()
-                .map(|(i, ix)| IndexResult {
-                    name: ix.name.clone(),
-                    size_pages: Some(ix.size_pages),
-                    leaf_pages: Some(ix.leaf_pages),
-                    n_leaf_pages_stat: Some(n_leaf_pages_stat(
-                        ix.leaf_pages,
-                        ix.height,
-                        n_uniq(table, i),
-                    )),
-                    nonleaf_pages: Some(ix.nonleaf_pages),
-                    height: Some(ix.height),
-                    fill_pct: Some(ix.fill_pct),
-                    records_per_leaf: Some(ix.records_per_leaf),
-                    fill_histogram: Some(ix.fill_histogram.to_vec()),
-                    pages_per_level: Some(ix.pages_per_level.clone()),
-                    ..IndexResult::default()
-                })
-                .collect(),
-            buffer_pool: stats.pool.as_ref().map(|p| {
-                let c = &p.counters;
-                BufferPoolResult {
-                    pool_bytes: self.settings.buffer_pool_bytes,
-                    page_requests: Some(c.page_accesses),
-                    pages_read: Some(c.pages_read),
-                    pages_written: Some(c.pages_written),
-                    row_ops: Some(c.ops),
-                    hit_ratio: Some(p.hit_ratio),
-                    misses_per_op: Some(p.misses_per_op),
-                    evictions: Some(c.evictions),
-                    reads_per_1k_rows: per_1k_rows(Some(c.pages_read), Some(c.ops)),
-                    writes_per_1k_rows: per_1k_rows(Some(c.pages_written), Some(c.ops)),
-                    curve: self.curve.clone(),
-                    // The model keeps the bookkeeping with buffering off too (all zero then).
-                    // The model's change-buffer pages stay in the pool: their I/O is writes.
-                    change_buffer: Some(ChangeBufferResult {
-                        buffered: Some(c.ibuf_buffered),
-                        merged: Some(c.ibuf_merged),
-                        refused: Some(c.ibuf_refused_cap + c.ibuf_refused_free_space),
-                        page_io: Some(c.ibuf_pages_written),
-                        io_share_pct: io_share_pct(
-                            Some(c.ibuf_pages_written),
-                            Some(c.pages_read),
-                            Some(c.pages_written),
-                        ),
-                        size_pages: ibuf_size.map(|s| s.pages),
-                        max_size_pages: ibuf_size.map(|s| s.max_pages),
-                        cap_pages: ibuf_size.map(|s| s.cap_pages),
-                    }),
-                    est_io_s_hdd: Some(p.est_io_s_hdd),
-                    est_io_s_ssd: Some(p.est_io_s_ssd),
-                }
-            }),
-            postgres: None,
-            shards: None,
-        })
+        self.figures(table)
+    }
+
+    /// A load sample, which on a server no longer flushes the table: no merge.
+    fn sample(&mut self, table: &Table) -> Result<Measurement, EngineError> {
+        self.figures(table)
     }
 
     fn apply(
