@@ -17,6 +17,10 @@
 //! - [`SimTable::delete`] removes a row as purge does (optimistic delete, else pessimistic with
 //!   page discards, merge attempts left then right under MERGE_THRESHOLD — per index, see
 //!   [`SimTable::set_merge_threshold`] — lift-up and tree height shrinking);
+//! - [`SimTable::read_point`], [`SimTable::read_secondary`], [`SimTable::read_key_range`] and
+//!   [`SimTable::read_time_range`] answer reads as MariaDB 10.11's `SELECT`s get pages (descents,
+//!   range estimates, clustered visits, leaf walks), through the buffer pool model when there is
+//!   one, counting requests and working sets in a [`ReadStats`] (docs/model-rules.md §15);
 //! - [`SimTable::rebuild`] is `OPTIMIZE TABLE`: a new tablespace and a sorted build of every
 //!   index at a fill factor;
 //! - with [`SimSettings::buffer_pool_bytes`], a buffer pool with InnoDB's midpoint LRU counts

@@ -41,6 +41,13 @@ impl Space {
             pool.access(p.0, false);
         }
     }
+    /// A persistent cursor restored on page `p` ([`crate::pool::Pool::restore_access`]).
+    #[inline]
+    pub fn touch_restore(&mut self, p: PageNo) {
+        if let Some(pool) = &mut self.pool {
+            pool.restore_access(p.0);
+        }
+    }
     /// Page `p` was allocated or freed in this tablespace: the buffer pool sees the file-space
     /// pages that change with it ([`crate::pool::Pool::file_space_change`]).
     #[inline]

@@ -21,7 +21,8 @@
 //! operations after a load, `churn` (`apply`, waiting for purge), `rebuild`
 //! (`OPTIMIZE TABLE` under a fill factor, and online DDL), `ddl_writes` (online DDL
 //! while writers insert), `query` (timed queries) and
-//! `stmt_time` (their server-side times and plans).
+//! `stmt_time` (their server-side times and plans), `work` (reads and autocommitted inserts
+//! with the buffer pool's counters around them).
 
 mod churn;
 mod ddl_writes;
@@ -36,6 +37,7 @@ mod rebuild;
 mod restart;
 mod stmt_time;
 mod tables;
+mod work;
 
 use crate::client::sql_err;
 use crate::metrics::{self, CounterSnapshot};
@@ -289,6 +291,15 @@ impl Engine for MariaDbEngine {
 
     fn restart(&mut self) -> Result<(), EngineError> {
         self.restart_server()
+    }
+
+    fn work(
+        &mut self,
+        table: &Table,
+        ops: &mut dyn Iterator<Item = keylab_core::WorkOp>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<keylab_core::WorkOutcome, EngineError> {
+        Ok(self.run_work(table, ops, on_ops)?)
     }
 
     fn query(

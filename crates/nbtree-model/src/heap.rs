@@ -3,12 +3,38 @@
 //! fillfactor reserve (`RelationGetBufferForTuple`), else to a page the free space map
 //! knows (here: the lowest such block), else to a new page at the end. VACUUM frees dead
 //! tuples' space (their line pointers stay, unused). It does not model TOAST or HOT updates.
+//!
+//! With shared buffers modelled, an insert also records the pages it requests (see
+//! [`Heap::insert`]): the target page, the free space map pages `RelationGetBufferForTuple`
+//! consults when the target is full, and the new block it extends the heap by.
 
+use crate::buffers::{Access, Rel, Strategy};
 use crate::geometry::{
     maxalign, tid, HEAP_USABLE_BYTES, LINE_POINTER_BYTES, MAX_HEAP_TUPLES_PER_PAGE, PAGE_BYTES,
 };
 use crate::wal::Wal;
 use std::collections::{BTreeSet, HashSet};
+
+/// `SlotsPerFSMPage`: heap blocks per free space map leaf page (8 KiB pages).
+pub const FSM_SLOTS_PER_PAGE: u32 = 4069;
+/// `FSM_TREE_DEPTH` for 8 KiB pages.
+const FSM_TREE_DEPTH: u32 = 3;
+
+/// The free space map block (physical) of the leaf page covering heap block `heap_block`
+/// (`fsm_get_location` then `fsm_logical_to_physical`): the root and one page per upper
+/// level come before the first leaf.
+pub fn fsm_leaf_block(heap_block: u32) -> u32 {
+    let mut leaf = heap_block / FSM_SLOTS_PER_PAGE;
+    let mut pages = 0u32;
+    for _ in 0..FSM_TREE_DEPTH {
+        pages += leaf + 1;
+        leaf /= FSM_SLOTS_PER_PAGE;
+    }
+    pages - 1
+}
+
+/// A page request of the heap: relation (heap or its map), block, access, ring.
+pub type HeapTouch = (Rel, u32, Access, Strategy);
 
 #[derive(Debug, Clone, Default)]
 struct HeapPage {
@@ -40,6 +66,15 @@ pub struct Heap {
     /// Bytes every page keeps free for updates (`fillfactor` < 100).
     reserve_bytes: u32,
     fsm: BTreeSet<u32>,
+    /// Record page requests in `touches`.
+    pub tracing: bool,
+    /// Inserts go through a bulk insert state (COPY's `BulkInsertState`: the target page
+    /// stays pinned between tuples, new pages come through the `BAS_BULKWRITE` ring).
+    pub bulk: bool,
+    /// The free space map fork exists (the first full page creates it).
+    fsm_fork: bool,
+    /// Page requests since the caller last took them.
+    pub touches: Vec<HeapTouch>,
 }
 
 impl Heap {
@@ -50,6 +85,10 @@ impl Heap {
             target: None,
             reserve_bytes: PAGE_BYTES * (100 - u32::from(fillfactor)) / 100,
             fsm: BTreeSet::new(),
+            tracing: false,
+            bulk: false,
+            fsm_fork: false,
+            touches: Vec::new(),
         }
     }
 
@@ -88,6 +127,9 @@ impl Heap {
     pub fn insert(&mut self, bytes: u32, wal: &mut Wal) -> u64 {
         let len = maxalign(bytes);
         let block = self.block_for(len);
+        if self.tracing {
+            self.trace_insert(block);
+        }
         if block as usize == self.pages.len() {
             // A new page is logged as initialised: no image.
             self.pages.push(HeapPage { epoch: wal.epoch, ..HeapPage::default() });
@@ -111,6 +153,43 @@ impl Heap {
         let hole = HEAP_USABLE_BYTES - page.used;
         wal.touch(&mut page.epoch, hole);
         tid(block, offset as u16)
+    }
+
+    /// The pages `RelationGetBufferForTuple` requests to put a tuple on `block`: the target
+    /// page when it takes the tuple (not again under a bulk insert state, which keeps it
+    /// pinned); else the full target, the map's leaf for it (its free space recorded,
+    /// `RecordAndGetPageWithFreeSpace`, which creates the map), the map's root when that
+    /// leaf knows no page (`fsm_search`), and the page found or the new block.
+    fn trace_insert(&mut self, block: u32) {
+        let ring = if self.bulk { Strategy::BulkWrite } else { Strategy::Normal };
+        let new = block as usize == self.pages.len();
+        let page_access = if new { Access::Extend } else { Access::Write };
+        match self.target {
+            Some(t) if t == block => {
+                if !self.bulk {
+                    self.touches.push((Rel::HEAP, t, Access::Write, ring));
+                }
+            }
+            Some(t) => {
+                if !self.bulk {
+                    self.touches.push((Rel::HEAP, t, Access::Read, ring));
+                }
+                self.fsm_fork = true;
+                let leaf = fsm_leaf_block(t);
+                self.touches.push((Rel::HEAP_FSM, leaf, Access::Write, Strategy::Normal));
+                if new || fsm_leaf_block(block) != leaf {
+                    self.touches.push((Rel::HEAP_FSM, 0, Access::Read, Strategy::Normal));
+                }
+                self.touches.push((Rel::HEAP, block, page_access, ring));
+            }
+            None => {
+                // No target yet: the map is searched only if it exists (`GetPageWithFreeSpace`).
+                if self.fsm_fork {
+                    self.touches.push((Rel::HEAP_FSM, 0, Access::Read, Strategy::Normal));
+                }
+                self.touches.push((Rel::HEAP, block, page_access, ring));
+            }
+        }
     }
 
     /// A DELETE marks the tuple (xmax): its page is changed, its space kept until VACUUM.

@@ -13,16 +13,24 @@
 //!
 //! It does no I/O, reads no clock and no entropy. It does not model unique indexes'
 //! deduplication of version duplicates or bottom-up deletion, collations other than "C",
-//! TOAST, HOT updates, LP_DEAD hints, WAL bytes or ordinary WAL records, or a buffer pool.
+//! TOAST, HOT updates, LP_DEAD hints, WAL bytes or ordinary WAL records.
+//!
+//! With `shared_buffers_bytes` set, every page an insert requests goes through a model of
+//! PostgreSQL's shared buffers (`buffers`, fed by `cache.rs`): hits, misses (relation
+//! extension included, as `pg_statio` counts it) and pages written.
 
+pub mod buffers;
 mod build;
+mod cache;
 mod check;
 pub mod dedup;
 pub mod geometry;
 mod heap;
 mod page;
+mod scan;
 pub mod split;
 mod stats;
+pub mod trace;
 pub mod tree;
 mod vacuum;
 pub mod wal;
@@ -56,6 +64,9 @@ pub struct NbtreeSettings {
     /// value is refused. Every sort key is as wide as this, so it is kept to what the
     /// values need; it changes no figure.
     pub key_value_bytes: u32,
+    /// `shared_buffers`, bytes: page requests go through the buffer model (`None`: every
+    /// page cached, no requests counted).
+    pub shared_buffers_bytes: Option<u64>,
 }
 
 impl Default for NbtreeSettings {
@@ -66,6 +77,7 @@ impl Default for NbtreeSettings {
             checkpoint_every_rows: None,
             check_every: None,
             key_value_bytes: geometry::DEFAULT_KEY_VALUE_BYTES,
+            shared_buffers_bytes: None,
         }
     }
 }
@@ -120,8 +132,12 @@ pub struct NbtreeTable {
     settings: NbtreeSettings,
     collation: Option<&'static str>,
     key: Vec<u8>,
+    /// A second scratch key (a scan's upper bound).
+    key_high: Vec<u8>,
     /// The first index is the primary key's (else the table is a heap with secondaries only).
     has_primary_key: bool,
+    /// Shared buffers, when modelled.
+    buffers: Option<buffers::SharedBuffers>,
 }
 
 /// Figures of the whole table.
@@ -187,9 +203,17 @@ impl NbtreeTable {
                 predicate,
             });
         }
+        let mut heap = Heap::new(settings.heap_fillfactor_pct);
+        let buffers = settings.shared_buffers_bytes.map(buffers::SharedBuffers::new);
+        if buffers.is_some() {
+            heap.tracing = true;
+            for ix in &mut indexes {
+                ix.tree.trace.on = true;
+            }
+        }
         Ok(NbtreeTable {
             columns: table.columns.iter().map(|c| c.ty).collect(),
-            heap: Heap::new(settings.heap_fillfactor_pct),
+            heap,
             indexes,
             dead: HashSet::new(),
             wal: Wal::default(),
@@ -200,7 +224,9 @@ impl NbtreeTable {
             settings,
             collation,
             key: Vec::new(),
+            key_high: Vec::new(),
             has_primary_key,
+            buffers,
         })
     }
 
@@ -252,9 +278,10 @@ impl NbtreeTable {
         }
         self.live_rows += 1;
         self.rows_inserted += 1;
+        self.feed_buffers();
         if let Some(n) = self.settings.checkpoint_every_rows.filter(|&n| n > 0) {
             if self.rows_inserted % n == 0 {
-                self.wal.checkpoint();
+                self.checkpoint();
             }
         }
         self.after_op()
@@ -288,6 +315,9 @@ impl NbtreeTable {
     /// A checkpoint now.
     pub fn checkpoint(&mut self) {
         self.wal.checkpoint();
+        if let Some(b) = &mut self.buffers {
+            b.checkpoint();
+        }
     }
 
     /// `VACUUM`: dead entries leave every index (empty pages are deleted, old deleted pages

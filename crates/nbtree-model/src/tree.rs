@@ -6,11 +6,13 @@
 //! are kept as described in `dedup.rs`; VACUUM is in `vacuum.rs`, sorted builds in
 //! `build.rs`, how a page stores its items in `page.rs`.
 
+use crate::buffers::Access;
 use crate::dedup;
 use crate::geometry::{KeyLayout, INDEX_TUPLE_HEADER_BYTES, INLINE_STRIDE, LINE_POINTER_BYTES};
 use crate::page::head;
 pub use crate::page::{Page, NONE};
 use crate::split::{find_split, SplitInput};
+use crate::trace::{Trace, FASTPATH_MIN_ROOT_LEVEL, METAPAGE};
 use crate::wal::Wal;
 use std::collections::BTreeSet;
 
@@ -41,7 +43,9 @@ pub struct Tree {
     pub last_leaf: u32,
     /// The (internal block, slot) path of the insert under way, kept between inserts so
     /// that an insert allocates nothing.
-    path: Vec<(u32, usize)>,
+    pub(crate) path: Vec<(u32, usize)>,
+    /// The pages requested from shared buffers (when the table models them).
+    pub trace: Trace,
 }
 
 impl Tree {
@@ -56,10 +60,11 @@ impl Tree {
             fsm: BTreeSet::new(),
             last_leaf: NONE,
             path: Vec::new(),
+            trace: Trace::default(),
         }
     }
 
-    fn stride(&self) -> usize {
+    pub(crate) fn stride(&self) -> usize {
         self.layout.stride()
     }
 
@@ -78,12 +83,12 @@ impl Tree {
     }
 
     /// Position of `key` on a leaf: the first item not below it.
-    fn leaf_pos(&self, page: &Page, key: &[u8]) -> usize {
+    pub(crate) fn leaf_pos(&self, page: &Page, key: &[u8]) -> usize {
         page.lower_bound(self.stride(), key, 0)
     }
 
     /// The leaf `key` belongs on, with the path of (internal block, slot) above it.
-    fn descend(&self, key: &[u8], path: &mut Vec<(u32, usize)>) -> u32 {
+    pub(crate) fn descend(&self, key: &[u8], path: &mut Vec<(u32, usize)>) -> u32 {
         path.clear();
         let mut b = self.root;
         loop {
@@ -175,6 +180,7 @@ impl Tree {
     ) -> Result<(), TreeError> {
         if self.root == NONE {
             // `_bt_getroot` makes the first root, a leaf, and logs it as a new root.
+            self.trace.touch(METAPAGE, Access::Write);
             let b = self.alloc(0, wal);
             self.root = b;
             // The metapage is rewritten whole by the record (`REGBUF_WILL_INIT`): no image.
@@ -185,8 +191,12 @@ impl Tree {
         self.last_leaf = leaf;
         let pos = self.leaf_pos(&self.pages[leaf as usize], key);
         let refused = self.unique && self.live_duplicate_near(leaf, pos, key, live);
+        let size = self.layout.leaf_bytes(key) as u16;
+        if self.trace.on {
+            self.trace_insert_descent(leaf, key, size, &path);
+        }
+        let splits = wal.split_left + wal.split_right;
         if !refused {
-            let size = self.layout.leaf_bytes(key) as u16;
             if self.unique {
                 self.insert_at(leaf, pos, key, size, NONE, &mut path, wal);
             } else {
@@ -194,6 +204,14 @@ impl Tree {
             }
         }
         self.path = path;
+        if self.trace.on {
+            // `_bt_insertonpg` caches the leaf for the fast path after an insert without a
+            // split on the rightmost leaf of a tall enough tree.
+            let split = wal.split_left + wal.split_right != splits;
+            let tall = self.height() > FASTPATH_MIN_ROOT_LEVEL;
+            let rightmost = self.pages[leaf as usize].next == NONE;
+            self.trace.fast_leaf = if !split && tall && rightmost { leaf } else { NONE };
+        }
         if refused {
             Err(TreeError::Duplicate)
         } else {
@@ -285,6 +303,8 @@ impl Tree {
         let (sep, sep_size, right) = self.split(block, pos, key, size, child, wal);
         match path.pop() {
             Some((parent, slot)) => {
+                // `_bt_insert_parent` finds the parent again (`_bt_getstackbuf`).
+                self.trace.touch(parent, Access::Write);
                 self.insert_at(parent, slot + 1, &sep, sep_size, right, path, wal)
             }
             None => self.new_root(block, &sep, sep_size, right, wal),
@@ -406,6 +426,8 @@ impl Tree {
         left.high = Some((hk.clone(), hk_size));
         left.set_items(s, &keys, &sizes, &children, u32::from(hk_size) + LINE_POINTER_BYTES);
         if old.next != NONE {
+            // `_bt_split` reads the old right sibling to point its left link at the new page.
+            self.trace.touch(old.next, Access::Write);
             let sib = &mut self.pages[old.next as usize];
             sib.prev = right_block;
             let hole = sib.hole();
@@ -428,6 +450,8 @@ impl Tree {
         page.push_item(s, &vec![0; s], INDEX_TUPLE_HEADER_BYTES as u16, left);
         page.push_item(s, sep, sep_size, right);
         self.root = b;
+        // `_bt_newroot` rewrites the metapage.
+        self.trace.touch(METAPAGE, Access::Write);
         // `_bt_newroot` logs the metapage's new contents whole: no image.
         wal.new_roots += 1;
     }
@@ -438,10 +462,14 @@ impl Tree {
         let page = Page::new(level, NONE, NONE, wal.epoch);
         if let Some(b) = self.fsm.pop_first() {
             self.pages[b as usize] = page;
+            self.trace.touch(b, Access::Write);
             b
         } else {
             self.pages.push(page);
-            (self.pages.len() - 1) as u32
+            let b = (self.pages.len() - 1) as u32;
+            // `_bt_allocbuf` extends the relation (`P_NEW`).
+            self.trace.touch(b, Access::Extend);
+            b
         }
     }
 

@@ -13,6 +13,8 @@
 mod key_check;
 mod open;
 mod partitions;
+mod reads;
+mod statio;
 mod wal;
 
 use crate::instance::{PgInstance, SUPERUSER};
@@ -83,6 +85,8 @@ struct Tally {
     wal: Option<WalCounts>,
     /// `pg_stat_wal` at `create_table` (records, FPI), for `--url` servers.
     stat_wal_start: Option<(i64, i64)>,
+    /// Buffer reads and hits of keylab's own load checks, kept out of the figures.
+    check_io: statio::Statio,
 }
 
 /// PostgreSQL as a keylab engine.
@@ -265,7 +269,13 @@ impl Engine for PgEngine {
         self.flush_stats();
         let lsn = self.flushed_lsn()?;
         let stat_wal_start = self.stat_wal();
-        self.tally = Tally { start_lsn: lsn.clone(), counted_lsn: lsn, wal: None, stat_wal_start };
+        self.tally = Tally {
+            start_lsn: lsn.clone(),
+            counted_lsn: lsn,
+            wal: None,
+            stat_wal_start,
+            check_io: statio::Statio::default(),
+        };
         Ok(())
     }
 
@@ -281,11 +291,20 @@ impl Engine for PgEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
-        let (rows_before, sum_before) = self.table_counts(table)?;
-        let key_check = self.key_check_before(table)?;
+        // The checks scan the table: their buffer reads are kept out of the load's figures.
+        let check_io_before = self.tally.check_io;
+        let (rows_before, sum_before, key_check) = self.keep_apart(table, |e| {
+            let (rows, sum) = e.table_counts(table)?;
+            Ok::<_, ServerError>((rows, sum, e.key_check_before(table)?))
+        })?;
         let stats = self.load_with_checkpoints(table, plan, rows, on_rows)?;
-        self.flush_stats();
-        let (rows_found, sum_after) = self.table_counts(table)?;
+        let (rows_found, sum_after) = self.keep_apart(table, |e| {
+            let counts = e.table_counts(table)?;
+            if let Some(check) = &key_check {
+                e.key_check_after(table, check, stats.rows)?;
+            }
+            Ok::<_, ServerError>(counts)
+        })?;
         let expected = rows_before + stats.rows;
         let checksum_equal = sum_after == sum_before + u128::from(stats.client_checksum);
         if rows_found != expected || !checksum_equal {
@@ -295,9 +314,7 @@ impl Engine for PgEngine {
                 if checksum_equal { "equal" } else { "differs" }
             )));
         }
-        if let Some(check) = &key_check {
-            self.key_check_after(table, check, stats.rows)?;
-        }
+        let check_io = self.tally.check_io.since(check_io_before);
         Ok(LoadOutcome {
             rows: stats.rows,
             wall_s: Some(stats.wall_s),
@@ -310,8 +327,11 @@ impl Engine for PgEngine {
                 checksum_equal: Some(checksum_equal),
                 checked: format!(
                     "count(*) and the sum of the first 32 bits of md5 of every sent column's \
-                     text{}",
-                    key_check::key_check_text(table, key_check.as_ref())
+                     text{}; the checks' own {} buffer reads and {} hits are not counted in \
+                     the table's figures",
+                    key_check::key_check_text(table, key_check.as_ref()),
+                    check_io.reads,
+                    check_io.hits
                 ),
             }),
             server_statement_ms: None,
@@ -345,21 +365,15 @@ impl Engine for PgEngine {
             TextCollation::C => "C".to_string(),
             TextCollation::Default => format!("default ({})", r.get::<_, String>(3)),
         });
-        let io = format!(
-            "SELECT COALESCE(heap_blks_read, 0) + COALESCE(idx_blks_read, 0), \
-             COALESCE(heap_blks_hit, 0) + COALESCE(idx_blks_hit, 0), \
-             (SELECT n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables s \
-              WHERE s.relid = '{t}'::regclass) FROM pg_statio_user_tables WHERE relid = '{t}'::regclass"
+        let ops = format!(
+            "SELECT n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables \
+             WHERE relid = '{t}'::regclass"
         );
-        let io = self.client.query_opt(&io, &[]).ok().flatten();
-        let (reads, hits, ops) = match io {
-            Some(r) => (
-                Some(r.get::<_, i64>(0) as u64),
-                Some(r.get::<_, i64>(1) as u64),
-                Some(r.get::<_, i64>(2) as u64),
-            ),
-            None => (None, None, None),
-        };
+        let ops =
+            self.client.query_opt(&ops, &[]).ok().flatten().map(|r| r.get::<_, i64>(0) as u64);
+        // Without keylab's own checks' reads (`statio`).
+        let io = self.statio(table).map(|s| s.since(self.tally.check_io));
+        let (reads, hits) = (io.map(|s| s.reads), io.map(|s| s.hits));
         let requests = reads.zip(hits).map(|(r, h)| r + h);
         let pool_bytes = match &self.target {
             Target::Private(i) => Some(i.settings().shared_buffers_bytes),
@@ -445,6 +459,15 @@ impl Engine for PgEngine {
         runs: u32,
     ) -> Result<keylab_core::QueryOutcome, EngineError> {
         crate::query::run(self, table, query, runs)
+    }
+
+    fn work(
+        &mut self,
+        table: &Table,
+        ops: &mut dyn Iterator<Item = keylab_core::WorkOp>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<keylab_core::WorkOutcome, EngineError> {
+        self.run_work(table, ops, on_ops)
     }
 
     fn restart(&mut self) -> Result<(), EngineError> {

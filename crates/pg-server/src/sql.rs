@@ -355,6 +355,13 @@ pub fn prepared_insert_sql(table: &Table, schema: &str, n_rows: usize) -> String
     out
 }
 
+/// Parameter `$n` of column `col`, sent as text and cast to the column's type (as the
+/// prepared INSERT sends its values), so any value keylab generates binds as a string.
+pub fn text_param(table: &Table, col: usize, schema: &str, n: usize) -> String {
+    let ty = declared_type(table, col, schema, TextCollation::Default);
+    format!("${n}::text::{}", ty.split(' ').next().unwrap_or("text"))
+}
+
 /// `COPY s.t (a, b) FROM STDIN` (text format).
 pub fn copy_sql(table: &Table, schema: &str) -> String {
     format!("COPY {} {} FROM STDIN", qualified(schema, &table_name(table)), column_list(table))

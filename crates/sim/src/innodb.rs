@@ -240,6 +240,8 @@ impl Engine for SimEngine {
     }
 
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
+        // As the server's measurement (FLUSH TABLES ... FOR EXPORT) merges buffered changes.
+        self.table_mut()?.merge_change_buffer();
         let stats = self.table()?.stats();
         let ibuf_size = self.table()?.ibuf_size();
         let c = &stats.counters;

@@ -4,7 +4,8 @@
 //!
 //! - [`SimEngine`] (`innodb`): one InnoDB model table (MariaDB 10.11 or MySQL 8.0 rules);
 //!   [`sim_settings`] builds its settings from a run's [`EngineSettings`].
-//! - [`NbtreeEngine`] (`nbtree`): the PostgreSQL 15 nbtree model; [`nbtree_settings`].
+//! - [`NbtreeEngine`] (`nbtree`): the PostgreSQL 15 nbtree model; [`nbtree_settings`];
+//!   its reads and mixed work in `nbtree_reads`.
 //! - [`ShardedSim`] (`shards`): N InnoDB model tables behind the Spider head's routing rule.
 //! - `writers`: the order in which a server sees parallel writers' rows ([`Interleave`]).
 //! - `ddl`: the modelled server's answer to an online DDL statement.
@@ -20,6 +21,7 @@ mod ddl;
 mod innodb;
 mod innodb_work;
 mod nbtree;
+mod nbtree_reads;
 mod shards;
 mod writers;
 

@@ -4,14 +4,19 @@
 //! transaction) commits one transaction; several writers are modelled as one (their
 //! interleaving on a server is the server's). Churn commits every thousand operations and
 //! ends with a `VACUUM`; rebuilds are `REINDEX` with the index `fillfactor`. A table's own
-//! `fillfactor`s ([`FillFactors`], `keylab advise`) set its heap's and each index's. There is
-//! no buffer pool, so restarts are not applicable.
+//! `fillfactor`s ([`FillFactors`], `keylab advise`) set its heap's and each index's.
+//! With `--buffer-pool`, the model's shared buffers (`keylab_nbtree_model::buffers`) give page
+//! requests, reads (relation extension included, as `pg_statio` counts it) and writes, and
+//! the misses-vs-rows curve of each load; a COPY (`load-data`) puts heap pages through the
+//! bulk-write ring. Without it every page is cached: those figures are `null` and restarts
+//! are not applicable.
 
 use keylab_core::{
-    Counters, Engine, EngineError, EngineInfo, EngineSettings, FillFactors, IndexResult,
-    LoadMethod, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op, PostgresFigures, Row,
-    SimModel, TableSizes,
+    per_1k_rows, BufferPoolResult, Counters, Engine, EngineError, EngineInfo, EngineSettings,
+    FillFactors, IndexResult, LoadMethod, LoadOutcome, LoadPlan, LoadVerification, Measurement, Op,
+    PoolCurvePoint, PoolCurveSampler, PostgresFigures, Row, SimModel, TableSizes,
 };
+use keylab_nbtree_model::buffers::BUFFER_BYTES;
 use keylab_nbtree_model::{geometry::PAGE_BYTES, ModelError, NbtreeSettings, NbtreeTable};
 use keylab_schema::Table;
 use std::collections::BTreeMap;
@@ -27,6 +32,8 @@ pub struct NbtreeEngine {
     table: Option<NbtreeTable>,
     notes: Vec<String>,
     fill_factors: FillFactors,
+    /// The shared buffers' curve during the last load (with `--buffer-pool` only).
+    curve: Option<Vec<PoolCurvePoint>>,
 }
 
 impl NbtreeEngine {
@@ -37,6 +44,7 @@ impl NbtreeEngine {
             table: None,
             notes: Vec::new(),
             fill_factors: FillFactors::default(),
+            curve: None,
         }
     }
 
@@ -53,11 +61,12 @@ impl NbtreeEngine {
 
 /// The nbtree model's settings for a run's `settings`: PostgreSQL's own defaults (index
 /// fillfactor 90, table fillfactor 100, 8 KiB blocks; InnoDB's page size and fill factor do
-/// not apply), and the checkpoint cadence asked for. `check_every` turns on the model's
-/// invariant checker.
+/// not apply), the checkpoint cadence asked for, and `--buffer-pool` as `shared_buffers`.
+/// `check_every` turns on the model's invariant checker.
 pub fn nbtree_settings(settings: &EngineSettings, check_every: Option<u64>) -> NbtreeSettings {
     NbtreeSettings {
         checkpoint_every_rows: settings.checkpoint_every_rows,
+        shared_buffers_bytes: settings.buffer_pool_bytes,
         check_every,
         ..NbtreeSettings::default()
     }
@@ -98,6 +107,21 @@ impl Engine for NbtreeEngine {
             "on (non-unique indexes; unique ones not deduplicated)".into(),
         );
         settings.insert("collation".into(), "C".into());
+        settings.insert(
+            "shared_buffers".into(),
+            match s.shared_buffers_bytes {
+                Some(b) => b.into(),
+                None => "unbounded (every page cached, no I/O modelled)".into(),
+            },
+        );
+        if s.shared_buffers_bytes.is_some() {
+            settings.insert(
+                "buffer_writes".into(),
+                "backends write dirty pages they evict, checkpoints the rest; the background \
+                 writer is not modelled (time-driven)"
+                    .into(),
+            );
+        }
         settings.insert("figures".into(), "simulated".into());
         if !self.notes.is_empty() {
             settings.insert("notes".into(), self.notes.clone().into());
@@ -158,19 +182,46 @@ impl Engine for NbtreeEngine {
             LoadMethod::LoadData => u64::MAX,
             _ => u64::from(plan.batch.max(1)),
         };
+        // COPY inserts through a bulk insert state (`CopyFrom`'s `GetBulkInsertState`).
+        t.set_bulk_insert(plan.method == LoadMethod::LoadData);
+        // The curve counts from this load's start (a table may hold rows already).
+        let io = |t: &NbtreeTable| t.buffers().map(|b| b.counters());
+        let base = io(t);
+        let mut sampler = base.map(|_| PoolCurveSampler::new());
+        let mut due = sampler.as_ref().map_or(u64::MAX, PoolCurveSampler::next_due);
+        let since = |t: &NbtreeTable| {
+            let (now, then) = (io(t).unwrap_or_default(), base.unwrap_or_default());
+            (now.reads - then.reads, now.pages_written() - then.pages_written())
+        };
         let mut loaded = 0u64;
         for row in rows {
-            t.insert(&row).map_err(rejected)?;
+            let inserted = t.insert(&row).map_err(rejected);
+            if inserted.is_err() {
+                t.set_bulk_insert(false);
+            }
+            inserted?;
             loaded += 1;
             if loaded % per_tx == 0 {
                 t.commit();
+            }
+            if loaded == due {
+                if let Some(s) = sampler.as_mut() {
+                    let (read, written) = since(t);
+                    s.offer(loaded, read, Some(written));
+                    due = s.next_due();
+                }
             }
             if loaded % PROGRESS_EVERY == 0 {
                 on_rows(PROGRESS_EVERY);
             }
         }
         t.commit();
+        t.set_bulk_insert(false);
         on_rows(loaded % PROGRESS_EVERY);
+        let curve = sampler.map(|s| {
+            let (read, written) = since(t);
+            s.finish(loaded, read, Some(written))
+        });
         let verification = LoadVerification {
             rows_expected: held + loaded,
             rows_found: Some(t.live_rows()),
@@ -179,13 +230,39 @@ impl Engine for NbtreeEngine {
                       and tuple sizes, not values)"
                 .into(),
         };
+        self.curve = curve;
         Ok(LoadOutcome { rows: loaded, verification: Some(verification), ..LoadOutcome::default() })
     }
 
     fn measure(&mut self, table: &Table) -> Result<Measurement, EngineError> {
         // Reported as the real engine reports it (`PRIMARY`), so validate pairs the indexes.
         let pkey = format!("{}_pkey", table.name);
-        let s = self.table_mut()?.stats();
+        let curve = self.curve.clone();
+        let t = self.table_mut()?;
+        let s = t.stats();
+        let buffer_pool = t.buffers().filter(|b| b.bounded()).map(|b| {
+            let c = b.counters();
+            let ops = t.row_ops();
+            BufferPoolResult {
+                pool_bytes: Some(u64::from(b.buffers()) * BUFFER_BYTES),
+                page_requests: Some(c.requests),
+                pages_read: Some(c.reads),
+                pages_written: Some(c.pages_written()),
+                row_ops: Some(ops),
+                hit_ratio: keylab_core::hit_ratio(Some(c.requests), Some(c.reads)),
+                misses_per_op: keylab_core::misses_per_op(Some(c.reads), Some(ops)),
+                evictions: Some(c.evictions),
+                reads_per_1k_rows: per_1k_rows(Some(c.reads), Some(ops)),
+                writes_per_1k_rows: per_1k_rows(Some(c.pages_written()), Some(ops)),
+                curve,
+                change_buffer: None,
+                // keylab's device model is InnoDB's; no estimate is made for PostgreSQL.
+                est_io_s_hdd: None,
+                est_io_s_ssd: None,
+            }
+        });
+        let counters_io =
+            buffer_pool.as_ref().map(|b| (b.pages_read, b.pages_written, b.page_requests));
         let w = &s.wal;
         let page = u64::from(PAGE_BYTES);
         let indexes: Vec<IndexResult> = s
@@ -213,6 +290,9 @@ impl Engine for NbtreeEngine {
             counters: Counters {
                 // Every split is a SPLIT_L or SPLIT_R WAL record on the server.
                 page_splits: Some(w.split_left + w.split_right),
+                pages_read: counters_io.and_then(|c| c.0),
+                pages_written: counters_io.and_then(|c| c.1),
+                page_requests: counters_io.and_then(|c| c.2),
                 ..Counters::default()
             },
             table: TableSizes {
@@ -221,7 +301,7 @@ impl Engine for NbtreeEngine {
                 data_free: None,
             },
             indexes,
-            buffer_pool: None,
+            buffer_pool,
             postgres: Some(PostgresFigures {
                 wal_bytes: None,
                 wal_records: None,
@@ -284,9 +364,16 @@ impl Engine for NbtreeEngine {
     }
 
     fn restart(&mut self) -> Result<(), EngineError> {
-        Err(EngineError::Unsupported(
-            "the nbtree model has no buffer pool, so a restart changes nothing it predicts".into(),
-        ))
+        self.table_mut()?.restart_buffers().map_err(rejected)
+    }
+
+    fn work(
+        &mut self,
+        table: &Table,
+        ops: &mut dyn Iterator<Item = keylab_core::WorkOp>,
+        on_ops: &mut dyn FnMut(u64),
+    ) -> Result<keylab_core::WorkOutcome, EngineError> {
+        crate::nbtree_reads::work(self.table_mut()?, table, ops, on_ops)
     }
 }
 

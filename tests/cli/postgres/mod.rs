@@ -4,8 +4,10 @@
 //! PostgreSQL: without it they print SKIPPED, except under `CI=true`, where that fails. The folder's other files check the nbtree model against a private
 //! PostgreSQL 15: its trees (`model`) and its composite keys and posting lists (`dedup`).
 
+mod buffers;
 mod dedup;
 mod model;
+mod reads;
 mod shm;
 
 use crate::util::Dir;

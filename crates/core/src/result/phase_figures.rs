@@ -166,6 +166,9 @@ figures! {
         pub primary_size_pages: u64,
         /// PRIMARY's leaf pages.
         pub primary_leaf_pages: u64,
+        /// PRIMARY's non-leaf pages (with the leaf pages, the pages holding its records, which
+        /// a count of its pages in the buffer pool after a full scan gives).
+        pub primary_nonleaf_pages: u64,
         /// PRIMARY's levels.
         pub primary_height: u64,
         /// PRIMARY's mean leaf fill, percent.

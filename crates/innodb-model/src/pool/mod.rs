@@ -26,10 +26,11 @@
 //! `settings.rs`.
 
 mod change_buffer;
+mod ibuf_tree;
 mod lru;
 mod settings;
+pub(crate) use change_buffer::ChangeBuffer;
 pub use change_buffer::IbufSize;
-pub(crate) use change_buffer::{ChangeBuffer, Pending};
 pub use settings::{
     min_buffer_pool_bytes, PageCleanerRules, PoolCounters, PoolSettings, MIN_BUFFER_POOL_BYTES,
 };
@@ -100,10 +101,11 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// A pool of `capacity_pages` pages.
+    /// A pool of `capacity_pages` pages (`_page_bytes`: the page size, which the change
+    /// buffer tree takes from the tablespace instead).
     pub fn new(
         capacity_pages: usize,
-        page_bytes: u32,
+        _page_bytes: u32,
         settings: PoolSettings,
         ibuf_on: bool,
     ) -> Pool {
@@ -120,7 +122,7 @@ impl Pool {
             dirty_list: Vec::new(),
             batch_writes: Vec::new(),
             counters: PoolCounters::default(),
-            ibuf: ChangeBuffer::new(ibuf_on, page_bytes),
+            ibuf: ChangeBuffer::new(ibuf_on),
         }
     }
 
@@ -218,6 +220,16 @@ impl Pool {
             self.mark_dirty(p);
         }
         miss
+    }
+
+    /// A cursor restored on a page it still has (`buf_page_optimistic_get`): the page may be
+    /// made young, but it is no page request (that function does not count
+    /// `buf_pool.stat.n_page_gets`). Nothing happens to a page no longer cached.
+    pub fn restore_access(&mut self, p: u32) {
+        if self.contains(p) {
+            let now = self.counters.ops;
+            self.make_young_if_needed(p, now);
+        }
     }
 
     /// A server restart: a clean shutdown writes every dirty page, and the pool starts empty

@@ -76,7 +76,12 @@ fn table_stats(sp: &Space, trees: &[Tree], _settings: &SimSettings) -> TableStat
         }
     });
     TableStats {
-        counters: sp.counters,
+        // The change buffer tree's splits and merges count with the table's, as the
+        // server's index counters count every index.
+        counters: match &sp.pool {
+            Some(pool) => super::ops::plus(sp.counters, pool.ibuf.tree_counters()),
+            None => sp.counters,
+        },
         data_length_bytes: indexes[0].size_pages * p,
         index_length_bytes: indexes[1..].iter().map(|i| i.size_pages).sum::<u64>() * p,
         data_free_bytes: sp.fsp.available_free_extent_bytes(),

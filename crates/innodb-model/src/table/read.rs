@@ -105,6 +105,40 @@ impl Tree {
         }
     }
 
+    /// The optimizer's range estimate (`btr_estimate_n_rows_in_range`): both ends descend
+    /// together, one request per level while they are on the same page, each its own page
+    /// once they part (the pages between them on the level where they part, which the
+    /// server reads for the estimate, up to 10, are not modelled). `lo` with PAGE_CUR_GE,
+    /// `hi` with PAGE_CUR_LE.
+    fn estimate_range(
+        &self,
+        sp: &mut Space,
+        stats: &mut ReadStats,
+        ix: usize,
+        lo: &[u8],
+        hi: &[u8],
+    ) {
+        let kw = self.kw();
+        let (mut a, mut b) = (Some(self.root), Some(self.root));
+        while let Some(pa) = a {
+            stats.request(sp, ix, pa);
+            if let Some(pb) = b.filter(|&pb| pb != pa) {
+                stats.request(sp, ix, pb);
+            }
+            let child = |sp: &Space, p: PageNo, key: &[u8], ge: bool| {
+                let page = sp.page(p);
+                if page.level == 0 {
+                    return None;
+                }
+                let (le, eq) = page.search(key, kw);
+                let below = if ge { le - usize::from(eq) } else { le };
+                Some(PageNo(page.children[below.saturating_sub(1)]))
+            };
+            a = child(sp, pa, lo, true);
+            b = b.and_then(|pb| child(sp, pb, hi, false));
+        }
+    }
+
     /// A cursor past its page's last record moves to the first record of the next leaf
     /// (`btr_pcur_move_to_next_page`, a request); false at the last leaf.
     fn step_over_supremum(
@@ -134,10 +168,10 @@ impl Tree {
     }
 }
 
-/// Fetches per `row_search_mvcc` call once a scan is past its first rows: a scan's rows come
-/// one per call for the first `MYSQL_FETCH_CACHE_THRESHOLD` (4), then
-/// `MYSQL_FETCH_CACHE_SIZE` (8) per call, each call restoring the stored cursor
-/// (`btr_pcur_restore_position`: an optimistic page get, one request).
+/// `row_search_mvcc` calls a scan of `rows` rows takes: one row per call for the first
+/// `MYSQL_FETCH_CACHE_THRESHOLD` (4), then `MYSQL_FETCH_CACHE_SIZE` (8) per call, each call
+/// after the first restoring the stored cursor (`btr_pcur_restore_position`, an optimistic
+/// get: `buf_page_optimistic_get`, which may make the page young but counts no request).
 fn scan_calls(rows: u64) -> u64 {
     const THRESHOLD: u64 = 4;
     const CACHE: u64 = 8;
@@ -212,8 +246,20 @@ impl SimTable {
         if !ge {
             return c.pos > 0 && tree.key_at(&self.space, Cursor { pos: c.pos - 1, ..c }) == key;
         }
-        tree.step_over_supremum(&mut self.space, stats, 0, &mut c)
-            && tree.key_at(&self.space, c) == key
+        if !tree.step_over_supremum(&mut self.space, stats, 0, &mut c) {
+            return false;
+        }
+        let found = tree.key_at(&self.space, c) == key;
+        // Observed on MariaDB 10.11.19, key by key (a point read's page requests, every page
+        // cached): a unique search whose row is the last record of its leaf also gets the
+        // next leaf (3 requests instead of 2 at height 2). The server function that makes
+        // this get is not identified yet (docs/model-rules.md §15).
+        if found && c.pos + 1 == self.space.page(c.page).len() {
+            if let Some(next) = self.space.page(c.page).next {
+                stats.request(&mut self.space, 0, next);
+            }
+        }
+        found
     }
 
     /// The rows whose `index` columns equal `key` (`SELECT * ... WHERE k = ?` through that
@@ -279,8 +325,7 @@ impl SimTable {
         if estimate {
             let mut high_key = hi.to_vec();
             high_key.resize(kw, 0xff);
-            self.trees[ix].read_descend(&mut self.space, stats, ix, &low_key, true);
-            self.trees[ix].read_descend(&mut self.space, stats, ix, &high_key, false);
+            self.trees[ix].estimate_range(&mut self.space, stats, ix, &low_key, &high_key);
         }
         let mut c = self.trees[ix].read_descend(&mut self.space, stats, ix, &low_key, true);
         let mut rows = 0u64;
@@ -301,10 +346,11 @@ impl SimTable {
             if unique {
                 break;
             }
-            // The next row_search_mvcc call restores the cursor on its page (one request
-            // per call: one row per call at first, then eight; `scan_calls`).
+            // The next row_search_mvcc call restores the cursor on its page (one row per
+            // call at first, then eight; `scan_calls`): no request, but it may make the page
+            // young.
             if scan_calls(rows + 1) > scan_calls(rows) {
-                stats.request(&mut self.space, ix, c.page);
+                self.space.touch_restore(c.page);
             }
             c.pos += 1;
         }
@@ -327,15 +373,14 @@ impl SimTable {
         self.trees[0].layout.encode_key(&row, &mut key);
         let tree = &self.trees[0];
         let sp = &mut self.space;
-        tree.read_descend(sp, stats, 0, &key, true);
         let top = vec![0xff; tree.kw()];
-        tree.read_descend(sp, stats, 0, &top, false);
+        tree.estimate_range(sp, stats, 0, &key, &top);
         let mut c = tree.read_descend(sp, stats, 0, &key, true);
         let mut got = 0u64;
         while got < u64::from(rows) && tree.step_over_supremum(sp, stats, 0, &mut c) {
             got += 1;
             if got < u64::from(rows) && scan_calls(got + 1) > scan_calls(got) {
-                stats.request(sp, 0, c.page);
+                sp.touch_restore(c.page);
             }
             c.pos += 1;
         }

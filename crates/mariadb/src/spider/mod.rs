@@ -500,6 +500,21 @@ impl Engine for SpiderEngine {
         .into_measurement())
     }
 
+    fn work(
+        &mut self,
+        _table: &Table,
+        _ops: &mut dyn Iterator<Item = keylab_core::WorkOp>,
+        _on_ops: &mut dyn FnMut(u64),
+    ) -> Result<keylab_core::WorkOutcome, EngineError> {
+        // The head's counters say nothing of the backends' pages, and summing N backends'
+        // server-wide counters per read is not done yet.
+        Err(EngineError::Unsupported(
+            "reads on a sharded (Spider) server: the backends' buffer pool counters are not \
+             gathered per read phase yet; run reads on one server (no --shards)"
+                .into(),
+        ))
+    }
+
     fn drop_table(&mut self, table: &Table) -> Result<(), EngineError> {
         let head = if self.partitioning.remove(&table.name).is_some() {
             self.head.drop_table(table)

@@ -1,7 +1,9 @@
 //! Model tests: shapes the server's rules imply, the invariants after every operation, and
 //! the model against a `BTreeMap`. The fingerprints of fixed workloads are in `fingerprint`.
 
+mod buffers;
 mod fingerprint;
+mod reads;
 
 use super::*;
 use keylab_schema::{Charset, Column, Index, RowFormat};
