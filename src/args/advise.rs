@@ -70,6 +70,13 @@ pub struct AdviseArgs {
     /// Seed of every random part: same seed, same rows.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Reads to weigh per candidate on the simulator, after its load: `KIND:COUNT[:DIST]`,
+    /// comma-separated, as `compare --reads` takes them; each candidate's report then has a
+    /// reads phase (page requests per read, each index's working set).
+    ///
+    /// Example: --workload point:100000:latest=5%,secondary:10000
+    #[arg(long, value_name = "SPEC,...", value_delimiter = ',', value_parser = parse_read)]
+    pub workload: Vec<keylab_core::ReadSpec>,
     /// Engine: the simulator (predictions), or a private MariaDB/MySQL/PostgreSQL (measured).
     #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&["sim", "mariadb", "mysql", "postgres"]))]
     pub engine: EngineKind,
@@ -122,4 +129,8 @@ fn parse_width(s: &str) -> Result<(String, u32), String> {
         return Err(format!("`{s}`: valid: COLUMN=0..=65535"));
     }
     Ok((col.trim().to_string(), bytes))
+}
+
+fn parse_read(s: &str) -> Result<keylab_core::ReadSpec, String> {
+    s.parse()
 }

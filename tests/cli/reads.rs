@@ -147,3 +147,23 @@ fn the_curve_gives_the_pool_a_hit_target_needs_and_says_how() {
         .stderr;
     assert!(e.contains("simulator only"), "{e}");
 }
+
+#[test]
+fn advise_workload_reads_each_candidate() {
+    let d = Dir::new();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/advise/orders.sql");
+    let args = ["advise", file, "--rows", "3000", "--workload", "point:1000:latest=5%"];
+    let v = json(&d.keylab(&[&args[..], &["--format", "json"]].concat()).expect_code(0).stdout);
+    let runs = v["runs"].as_array().unwrap();
+    assert!(runs.len() >= 2);
+    for r in runs {
+        let reads = r["phases"].as_array().unwrap().iter().find(|p| p["kind"] == "reads");
+        let spec = &reads.unwrap_or_else(|| panic!("no reads phase in {r}"))["specs"][0];
+        assert_eq!(spec["reads"], 1000, "{spec}");
+        assert!(spec["page_requests_per_read"].as_f64().unwrap() >= 1.0, "{spec}");
+        // No bounded pool in advise: misses are null, never zero.
+        assert!(spec["misses_per_1000_reads"].is_null(), "{spec}");
+    }
+    let e = d.keylab(&["advise", file, "--workload", "scan:5"]).expect_code(2).stderr;
+    assert!(e.contains("--workload") && e.contains("valid: point"), "{e}");
+}

@@ -22,6 +22,7 @@ mod share;
 mod sim;
 mod storage;
 mod summary;
+mod workload;
 
 use self::figures::{advice_phase, recommendation, WorkingSet};
 use self::live::{read_live, LiveTable};

@@ -166,13 +166,17 @@ pub fn run_sim(
     }
     let mut engine = make();
     engine.create_table(&table).map_err(anyhow::Error::from)?;
+    let mut source = super::workload::source(&table, args);
     let sim = engine.sim_table_mut()?;
     let ws = load_counting(c, (&table, &plan), args, progress, |rows, after| {
+        super::workload::record(source.as_mut(), rows);
         sim.insert_batch_each(rows, after)
             .map_err(|(i, e)| (i, EngineError::Rejected(e.to_string()).into()))
     })?;
     let m = engine.measure(&table)?;
-    Ok((run_result(c, rows_of(args), m, load_result(&row_plan())), ws))
+    let mut run = run_result(c, rows_of(args), m, load_result(&row_plan()));
+    super::workload::read(&mut engine, &table, source.as_ref(), args, c, &mut run, progress)?;
+    Ok((run, ws))
 }
 
 /// One candidate on its own nbtree model of PostgreSQL 15 (each row its own transaction).
@@ -191,9 +195,11 @@ pub fn run_nbtree(
     let mut engine = NbtreeEngine::new(settings);
     engine.set_fill_factors(&c.fill_factors)?;
     engine.create_table(&c.table).map_err(anyhow::Error::from)?;
+    let mut source = super::workload::source(&c.table, args);
     let t = engine.nbtree_table_mut()?;
     let mut leaves = Vec::new();
     let ws = load_counting(c, (&c.table, &c.plan), args, progress, |rows, after| {
+        super::workload::record(source.as_mut(), rows);
         for (i, row) in rows.iter().enumerate() {
             t.insert(row).map_err(|e| (i, EngineError::Rejected(e.to_string()).into()))?;
             t.commit();
@@ -204,5 +210,7 @@ pub fn run_nbtree(
         Ok(())
     })?;
     let m = engine.measure(&c.table)?;
-    Ok((run_result(c, rows_of(args), m, load_result(&row_plan())), ws))
+    let mut run = run_result(c, rows_of(args), m, load_result(&row_plan()));
+    super::workload::read(&mut engine, &c.table, source.as_ref(), args, c, &mut run, progress)?;
+    Ok((run, ws))
 }

@@ -9,7 +9,7 @@
 //! against size or load speed (the verdict shows each line).
 
 use super::key_index;
-use crate::text::{decimal, group_thousands, times};
+use crate::text::{decimal, group_thousands, human_bytes, times};
 use keylab_core::{MixedPhase, PhaseResult, ReadFigures, ReadSpec, RunResult};
 use std::collections::BTreeMap;
 
@@ -229,6 +229,9 @@ pub(crate) fn read_sentences(
             if let Some(s) = compare(&describe(&spec), "reads", recent, &points) {
                 out.push(capital(&format!("{prefix}{s}")));
             }
+            if let Some(s) = hit_target_sentence(&group, &spec) {
+                out.push(capital(&format!("{prefix}{s}")));
+            }
         }
         let mixed: Vec<Point> = group
             .iter()
@@ -251,6 +254,46 @@ pub(crate) fn read_sentences(
         }
     }
     out
+}
+
+/// The pool each run needs for the phase's hit target on `spec`, and how it was found.
+fn hit_target_sentence(group: &[&(&RunResult, &str)], spec: &str) -> Option<String> {
+    let mut target = None;
+    let mut each = Vec::new();
+    let mut hows: Vec<String> = Vec::new();
+    for (r, label) in group {
+        let Some(PhaseResult::Reads(p)) =
+            r.phases.iter().find(|p| matches!(p, PhaseResult::Reads(_)))
+        else {
+            continue;
+        };
+        let Some(t) = p.hit_target.value() else { continue };
+        target = Some(t);
+        let Some(f) = p.specs.get()?.iter().find(|f| f.spec.get().is_some_and(|s| s == spec))
+        else {
+            continue;
+        };
+        let how = f.cache_for_hit_target.get().cloned().unwrap_or_default();
+        let size = f
+            .cache_for_hit_target_bytes
+            .value()
+            .map_or_else(|| "more than the largest pool tried".to_string(), human_bytes);
+        each.push(format!("{label} {size}"));
+        if f.cache_for_hit_target_bytes.value().is_some() && !hows.contains(&how) {
+            hows.push(how);
+        }
+    }
+    let t = target?;
+    if each.is_empty() {
+        return None;
+    }
+    let how = if hows.is_empty() { String::new() } else { format!(" ({})", hows.join("; ")) };
+    Some(format!(
+        "{}: the buffer pool for a {}% hit ratio{how}: {}.",
+        describe(spec),
+        decimal(t * 100.0, 1).trim_end_matches(".0"),
+        super::and_list(&each.iter().map(String::as_str).collect::<Vec<_>>())
+    ))
 }
 
 /// The verdict's reads line for runs of one model: the first read spec whose misses rank

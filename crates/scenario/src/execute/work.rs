@@ -3,6 +3,8 @@
 //! its operations to [`Engine::work`] through keylab-core's phase runners. A read kind the
 //! run's table cannot serve (no secondary index, no index on a time column) is that spec's
 //! `not_applicable`, with the reason; an engine that cannot read gives `not_applicable` too.
+//! Rows churn and DDL writers insert are not kept (churn deletes rows the source would still
+//! name), so later reads pick among the loads' and mixed phases' rows only.
 //!
 //! Not for: the order of phases (`execute.rs`) or the figures' meaning
 //! (`keylab_core::ReadsPhase`).
