@@ -43,9 +43,11 @@ impl NbtreeTable {
         }
     }
 
-    /// Inserts go through a bulk insert state from now on (COPY), or no longer.
+    /// Inserts go through a new bulk insert state from now on (a COPY statement starts,
+    /// holding no page yet), or through none.
     pub fn set_bulk_insert(&mut self, bulk: bool) {
         self.heap.bulk = bulk;
+        self.heap.bulk_pinned = None;
     }
 }
 

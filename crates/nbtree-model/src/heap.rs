@@ -73,6 +73,9 @@ pub struct Heap {
     pub bulk: bool,
     /// The free space map fork exists (the first full page creates it).
     fsm_fork: bool,
+    /// The page the bulk insert state holds pinned (`BulkInsertState::current_buf`); a new
+    /// statement starts with none.
+    pub bulk_pinned: Option<u32>,
     /// Page requests since the caller last took them.
     pub touches: Vec<HeapTouch>,
 }
@@ -88,6 +91,7 @@ impl Heap {
             tracing: false,
             bulk: false,
             fsm_fork: false,
+            bulk_pinned: None,
             touches: Vec::new(),
         }
     }
@@ -164,14 +168,15 @@ impl Heap {
         let ring = if self.bulk { Strategy::BulkWrite } else { Strategy::Normal };
         let new = block as usize == self.pages.len();
         let page_access = if new { Access::Extend } else { Access::Write };
+        let pinned = |b: u32| self.bulk && self.bulk_pinned == Some(b);
         match self.target {
             Some(t) if t == block => {
-                if !self.bulk {
+                if !pinned(t) {
                     self.touches.push((Rel::HEAP, t, Access::Write, ring));
                 }
             }
             Some(t) => {
-                if !self.bulk {
+                if !pinned(t) {
                     self.touches.push((Rel::HEAP, t, Access::Read, ring));
                 }
                 self.fsm_fork = true;
@@ -189,6 +194,9 @@ impl Heap {
                 }
                 self.touches.push((Rel::HEAP, block, page_access, ring));
             }
+        }
+        if self.bulk {
+            self.bulk_pinned = Some(block);
         }
     }
 

@@ -7,8 +7,11 @@
 //! every `measure` (so splits and full-page images are exact), on a `--url` server the WAL
 //! files are out of reach and those figures are `null`, with a note.
 //!
-//! Child modules: `open` (starting or connecting, claiming the schema), `key_check` (the
-//! load check of an identity key) and `wal` (the WAL figures of a measurement).
+//! Buffer hits and reads come from `pg_statio_*`, without those of keylab's own load check
+//! (`statio`). Child modules: `open` (starting or connecting, claiming the schema),
+//! `key_check` (the load check of an identity key), `wal` (the WAL figures of a
+//! measurement), `statio` (the table's buffer counters, the check's kept apart) and `reads`
+//! (`Engine::work`: reads and mixed work).
 
 mod key_check;
 mod open;

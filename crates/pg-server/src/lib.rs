@@ -4,9 +4,11 @@
 //! - [`PgEngine`]: the `keylab_core::Engine` on a private instance or a user's server
 //!   (`--url postgres://...`), working only inside a schema of its own: load (row, multi,
 //!   prepared, prepared-uncached, load-data = `COPY FROM STDIN` over N writer connections),
-//!   measure (nbtree shape from `pageinspect`/`pgstattuple`, sizes, buffer figures, the WAL
-//!   of a phase counted by `pg_waldump`), churn + VACUUM, REINDEX under an index fillfactor,
-//!   timed queries with their `EXPLAIN` plan.
+//!   measure (nbtree shape from `pageinspect`/`pgstattuple`, sizes, buffer figures from
+//!   `pg_statio_*` without keylab's own load check, the WAL of a phase counted by
+//!   `pg_waldump`), churn + VACUUM, REINDEX under an index fillfactor, timed queries with
+//!   their `EXPLAIN` plan, reads and mixed work (`Engine::work`: prepared SELECTs, buffer
+//!   reads and hits per relation).
 //! - [`PgInstance`]: a throwaway private cluster (`initdb` + `postgres`, found as
 //!   [`PgBinaries`], configured by [`PgSettings`]), stopped and removed on drop, on signals
 //!   and after a kill through `keylab-server-common`'s registry and sweep.

@@ -204,6 +204,10 @@ impl Engine for NbtreeEngine {
             if loaded % per_tx == 0 {
                 t.commit();
             }
+            if plan.method == LoadMethod::LoadData && loaded % u64::from(plan.batch.max(1)) == 0 {
+                // The next COPY statement gets a bulk insert state of its own.
+                t.set_bulk_insert(true);
+            }
             if loaded == due {
                 if let Some(s) = sampler.as_mut() {
                     let (read, written) = since(t);
