@@ -1,6 +1,6 @@
 //! `advise --workload`: reads per candidate on the simulator (issue 28). The rows a
 //! candidate's load inserts are kept (only the columns reads need), and after its
-//! measurement the reads run through [`Engine::work`](keylab_core::Engine::work); the
+//! measurement the reads run through [`Engine::work`]; the
 //! candidate's run then carries a `reads` phase, which the report shows side by side (page
 //! requests per read, each index's working set; misses need a bounded pool, which advise
 //! does not set, so they are `null`). A read kind a candidate's table cannot serve is that

@@ -239,7 +239,7 @@ impl SimTable {
     /// [`SimTable::read_point`] of every key of `pks` in order (the same pages, figures and
     /// rows), while prefetching the memory of the reads a few keys ahead as
     /// [`SimTable::insert_batch`] does for inserts (`prefetch.rs`): each key's leaf is found
-    /// by a read-only descent [`crate::prefetch::AHEAD`] reads early and its page struct and
+    /// by a read-only descent `prefetch::AHEAD` reads early and its page struct and
     /// LRU node are loaded, then its record lines. Returns the rows found.
     pub fn read_points(
         &mut self,
