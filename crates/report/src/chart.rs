@@ -13,6 +13,7 @@
 
 pub(crate) mod data;
 pub(crate) mod pool;
+pub(crate) mod reads;
 
 use crate::text::escape_html as esc;
 use std::fmt::Write;

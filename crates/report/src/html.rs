@@ -306,6 +306,10 @@ fn charts(report: &Report, model: &MetricTable) -> String {
         heading: "Buffer pool during the load".into(),
         charts: crate::chart::pool::pool_curves(report, labels),
     });
+    sections.push(Section {
+        heading: "Reads against buffer pool size".into(),
+        charts: crate::chart::reads::read_curves(report, labels),
+    });
 
     let mut load = Vec::new();
     if let Some(values) = series("load.rows_per_s") {
