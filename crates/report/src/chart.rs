@@ -9,7 +9,8 @@
 //! `None` draws `n/a`, never a zero-length bar.
 //!
 //! This file only draws: which charts a report gets, from which figures, is picked in
-//! `chart/data.rs` (phase lists, load dimensions) and `chart/pool.rs` (buffer pool curves).
+//! `chart/data.rs` (phase lists, load dimensions) `chart/pool.rs` (buffer pool curves) and `chart/reads.rs`
+//! (misses per read against pool size).
 
 pub(crate) mod data;
 pub(crate) mod pool;

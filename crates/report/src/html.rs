@@ -2,7 +2,7 @@
 //! the template in `template.html`. It opens with the answer: the verdict and a summary card
 //! (the deciding figures per run, `html/summary.rs`), then the inline SVG charts (pages and
 //! bytes per variant, page splits, leaf fill histograms and, when the report has them, growth
-//! of pages with rows, throughput and batch latency, churn, query times and phase figures),
+//! of pages with rows, throughput and batch latency, churn, query times, misses per read against pool size and phase figures),
 //! then the reading in collapsible groups (`<details>`), the settings, and the long
 //! side-by-side [`MetricTable`] last. The page fits a phone's width (wide tables scroll in their
 //! own box) and follows the reader's light or dark scheme (`prefers-color-scheme`).
