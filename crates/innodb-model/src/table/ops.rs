@@ -22,6 +22,22 @@ impl SimTable {
                     .into(),
             ));
         }
+        // Reused buffers: the row holds only the key (and then the secondary) columns.
+        let mut row = self.take_key_row(pk)?;
+        let found = self.delete_row(&mut row, pk);
+        self.del_row = row;
+        if !found {
+            return Ok(false);
+        }
+        self.rows -= 1;
+        self.after_op();
+        Ok(true)
+    }
+
+    /// The table's reused row buffer (`del_row`, give it back) with `pk` in its key columns,
+    /// the others left as they were: deletes and reads encode keys from it without
+    /// allocating once the buffers have grown.
+    pub(super) fn take_key_row(&mut self, pk: &[Value]) -> Result<Vec<Value>, SimError> {
         let key_cols = &self.table.primary_key;
         if pk.len() != key_cols.len() {
             return Err(SimError::BadRow {
@@ -33,7 +49,6 @@ impl SimTable {
                 ),
             });
         }
-        // Reused buffers: the row holds only the key (and then the secondary) columns.
         let mut row = std::mem::take(&mut self.del_row);
         row.resize(self.table.columns.len(), Value::Null);
         for (&c, v) in key_cols.iter().zip(pk) {
@@ -45,14 +60,7 @@ impl SimTable {
                 (dst, src) => *dst = src.clone(),
             }
         }
-        let found = self.delete_row(&mut row, pk);
-        self.del_row = row;
-        if !found {
-            return Ok(false);
-        }
-        self.rows -= 1;
-        self.after_op();
-        Ok(true)
+        Ok(row)
     }
 
     /// The delete of [`SimTable::delete`] with the key columns of `row` set.

@@ -282,24 +282,7 @@ impl SimTable {
     /// `self.keys`); the row it is encoded from is the reused delete row, so a read
     /// allocates nothing once the buffers have grown.
     fn pk_search_key(&mut self, pk: &[Value]) -> Result<Vec<u8>, SimError> {
-        let key_cols = &self.table.primary_key;
-        if pk.len() != key_cols.len() {
-            return Err(SimError::BadRow {
-                table: self.table.name.clone(),
-                reason: format!("{} values for {} key columns", pk.len(), key_cols.len()),
-            });
-        }
-        let mut row = std::mem::take(&mut self.del_row);
-        row.resize(self.table.columns.len(), Value::Null);
-        for (&c, v) in key_cols.iter().zip(pk) {
-            match (&mut row[c], v) {
-                (Value::Bytes(dst), Value::Bytes(src)) => {
-                    dst.clear();
-                    dst.extend_from_slice(src);
-                }
-                (dst, src) => *dst = src.clone(),
-            }
-        }
+        let row = self.take_key_row(pk)?;
         let mut key = std::mem::take(&mut self.keys);
         key.clear();
         self.trees[0].layout.encode_key(&row, &mut key);
