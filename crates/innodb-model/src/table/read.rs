@@ -480,7 +480,12 @@ impl SimTable {
         let tree = &self.trees[0];
         let sp = &mut self.space;
         let top = vec![0xff; tree.kw()];
-        tree.estimate_range(sp, stats, 0, &key, &top);
+        // The optimizer estimates the range twice under a LIMIT (10.11.19: EXPLAIN of
+        // `pk >= k ORDER BY pk LIMIT 100` made exactly twice the requests of the same EXPLAIN
+        // without LIMIT, at four keys); the second call's origin is not traced in the source.
+        for _ in 0..2 {
+            tree.estimate_range(sp, stats, 0, &key, &top);
+        }
         let mut c = tree.read_descend(sp, stats, 0, &key, true);
         let mut got = 0u64;
         while got < u64::from(rows) && tree.step_over_supremum(sp, stats, 0, &mut c) {
