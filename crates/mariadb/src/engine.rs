@@ -24,6 +24,7 @@
 //! `stmt_time` (their server-side times and plans), `work` (reads and autocommitted inserts
 //! with the buffer pool's counters around them).
 
+mod check_io;
 mod churn;
 mod ddl_writes;
 mod id_blocks;
@@ -132,6 +133,9 @@ struct Baseline {
     file_io: Option<metrics::FileIo>,
     /// Reads and writes of the table's file before the last restart (since creation).
     io_carried: metrics::FileIo,
+    /// Buffer pool reads of keylab's own checks on the table since creation (`check_io`),
+    /// left out of its figures.
+    checks: CounterSnapshot,
 }
 
 impl MariaDbEngine {

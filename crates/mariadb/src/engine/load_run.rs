@@ -1,7 +1,8 @@
 //! A load on a `MariaDbEngine`: the writers' connections, the buffer pool curve sampled while
 //! they send rows, and the check afterwards that the server holds exactly what it held before
 //! plus what the client sent (row count and checksum), with the server-side statement time
-//! (read once the writers' sessions have ended).
+//! (read once the writers' sessions have ended). The checks' own buffer pool reads are kept
+//! out of the table's figures (`check_io`) and said in the check's text.
 //!
 //! This module does not send rows itself (see `crate::load`) or measure the table after the
 //! load (see `measure`).
@@ -47,11 +48,17 @@ impl MariaDbEngine {
         let writer_ids: Vec<u32> = conns.iter().map(Conn::connection_id).collect();
         self.track(&name, &writer_ids);
         // A table loaded in several calls (load samples), or after churn, already holds rows.
-        let held = match self.contents.get(&name) {
-            Some(&c) => c,
-            None => self.table_checksum(table)?,
-        };
-        let key_check = self.key_check_before(table, plan)?;
+        // The checks before and after the load scan the table: their buffer pool reads are
+        // kept out of the load's figures (`check_io`) and said in the check's text.
+        let known = self.contents.get(&name).copied();
+        let (checked_before, reads_before) = self.keep_apart(&name, |e| {
+            let held = match known {
+                Some(c) => c,
+                None => e.table_checksum(table)?,
+            };
+            Ok::<_, ServerError>((held, e.key_check_before(table, plan)?))
+        });
+        let (held, key_check) = checked_before?;
         // Unknown until checked, also when the load fails half-way.
         self.contents.remove(&name);
         let fetch = self.id_fetch(&name);
@@ -95,10 +102,20 @@ impl MariaDbEngine {
             _ => None,
         };
         let expected = (held.0 + stats.rows, held.1.wrapping_add(stats.client_checksum));
-        let server_checksum = self.verify(table, held, expected)?;
-        if let Some(check) = &key_check {
-            self.key_check_after(table, check, stats.rows)?;
-        }
+        let (checked_after, reads_after) = self.keep_apart(&name, |e| {
+            let server_checksum = e.verify(table, held, expected)?;
+            if let Some(check) = &key_check {
+                e.key_check_after(table, check, stats.rows)?;
+            }
+            Ok::<_, ServerError>(server_checksum)
+        });
+        let server_checksum = checked_after?;
+        let (check_reads, check_requests) =
+            super::check_io::reads_and_requests(&reads_before.plus(&reads_after));
+        let not_counted = format!(
+            "; the checks' own {check_reads} buffer pool reads and {check_requests} page \
+             requests are not counted in the table's figures"
+        );
         self.contents.insert(name, server_checksum);
         self.last_load = Some(LoadDetails {
             first_batch_ms: stats.times.first_batch_ms.clone(),
@@ -107,27 +124,28 @@ impl MariaDbEngine {
         let columns: Vec<&str> =
             sql::checksum_columns(table).iter().map(|&c| table.columns[c].name.as_str()).collect();
         // `verify` fails the load on any difference, so what is reported here is equal.
+        let checked_text: String = if columns.is_empty() && key_check.is_some() {
+            format!(
+                "COUNT(*) of the whole table on the server (no other column is sent){}",
+                super::key_check::key_check_text(table, key_check.as_ref())
+            )
+        } else if columns.is_empty() {
+            "COUNT(*) of the whole table on the server; no checksum (no column is sent)".into()
+        } else {
+            let assigned = super::key_check::key_check_text(table, key_check.as_ref());
+            format!(
+                "COUNT(*) and SUM(CRC32(CONCAT_WS('|', {}))) of the whole table after the \
+                 load, against before the load plus the rows sent (every column keylab \
+                 generated){assigned}",
+                columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            )
+        };
         let verification = LoadVerification {
             rows_expected: expected.0,
             rows_found: Some(server_checksum.0),
             checksum_equal: (!columns.is_empty() || key_check.is_some())
                 .then_some(server_checksum.1 == expected.1),
-            checked: if columns.is_empty() && key_check.is_some() {
-                format!(
-                    "COUNT(*) of the whole table on the server (no other column is sent){}",
-                    super::key_check::key_check_text(table, key_check.as_ref())
-                )
-            } else if columns.is_empty() {
-                "COUNT(*) of the whole table on the server; no checksum (no column is sent)".into()
-            } else {
-                let assigned = super::key_check::key_check_text(table, key_check.as_ref());
-                format!(
-                    "COUNT(*) and SUM(CRC32(CONCAT_WS('|', {}))) of the whole table after the \
-                     load, against before the load plus the rows sent (every column keylab \
-                     generated){assigned}",
-                    columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
-                )
-            },
+            checked: checked_text + &not_counted,
         };
         Ok(LoadOutcome {
             rows: stats.rows,

@@ -62,6 +62,7 @@ impl MariaDbEngine {
             counters: self.counters_now(),
             file_io: metrics::table_file_io(&mut self.conn, &self.database, &name),
             io_carried: metrics::FileIo::default(),
+            checks: Default::default(),
         };
         self.baselines.insert(name.clone(), baseline);
         self.file_writes.remove(&name);
