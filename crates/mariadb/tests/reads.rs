@@ -123,9 +123,12 @@ fn model_misses_per_read_within_ten_percent_of_the_server() {
                 "| {variant} | {placement} | {spec} | {mm:.1} | {sm:.1} | {:+.1} % | {mp:.2} | {sp:.2} |",
                 err * 100.0
             ));
-            // Near-zero miss rates (an ordered key's recent rows) compare in absolute terms:
-            // within 10 misses per 1,000 reads.
-            let ok = if sm < 100.0 { (mm - sm).abs() <= 10.0 } else { err.abs() <= TOLERANCE };
+            // Near-zero miss rates (an ordered key's recent rows) compare in absolute terms,
+            // within the server's own spread: its `innodb_old_blocks_time` is 1 s of wall
+            // clock (the model counts operations), so how many hot pages the warm-up makes
+            // young depends on the machine's speed. auto-inc latest-5% gave 0.1 on a quiet
+            // machine and 16.4 under CI load, the model 0.1 both times.
+            let ok = if sm < 100.0 { (mm - sm).abs() <= 25.0 } else { err.abs() <= TOLERANCE };
             if !ok {
                 failures
                     .push(format!("{variant} {placement} {spec}: model {mm:.1}, server {sm:.1}"));
