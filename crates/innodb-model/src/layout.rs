@@ -359,9 +359,9 @@ impl Layout {
     /// Appends the key bytes of the first `n` slots of `row` (as [`Layout::encode_key`]
     /// writes them): the search prefix of a lookup by an index's own columns.
     pub fn encode_key_prefix(&self, row: &[Value], n: usize, out: &mut Vec<u8>) {
-        let mut whole = Vec::with_capacity(self.key_width);
-        self.encode_key(row, &mut whole);
-        out.extend_from_slice(&whole[..self.width_of(&self.slots[..n.min(self.slots.len())])]);
+        let start = out.len();
+        self.encode_key(row, out);
+        out.truncate(start + self.width_of(&self.slots[..n.min(self.slots.len())]));
     }
 
     /// Appends to `out` the key `clustered` (PRIMARY's layout) gives the row whose key in
@@ -383,20 +383,17 @@ impl Layout {
             if c.nullable {
                 out.push(if s.nullable { flip(key[start]) } else { 1 });
             }
-            let value: Vec<u8> = key[i..i + s.width as usize].iter().map(|&b| flip(b)).collect();
+            let at = out.len();
+            out.extend(key[i..i + s.width as usize].iter().map(|&b| flip(b)));
             i += s.width as usize;
             let len = if s.var {
                 u16::from_be_bytes([flip(key[i]), flip(key[i + 1])]) as usize
             } else {
-                value.len()
+                s.width as usize
             };
+            // The value in PRIMARY's slot width: padded with zeros, or cut.
             let w = c.width as usize;
-            let mut v = value;
-            v.resize(w, 0);
-            if !c.var {
-                v.truncate(w);
-            }
-            out.extend_from_slice(&v[..w]);
+            out.resize(at + w, 0);
             if c.var {
                 out.extend_from_slice(&(len.min(w) as u16).to_be_bytes());
             }
