@@ -7,6 +7,7 @@
 
 mod derived;
 mod phase_figures;
+mod phase_kinds;
 mod phases;
 mod repeats;
 mod schema;
