@@ -15,6 +15,7 @@ mod limits;
 mod live;
 mod partitioned;
 mod partitions;
+mod pool_curve;
 mod prepare;
 mod reading;
 mod rows;
@@ -22,6 +23,7 @@ mod share;
 mod sim;
 mod storage;
 mod summary;
+mod weigh;
 mod workload;
 
 use self::figures::{advice_phase, recommendation, WorkingSet};
@@ -39,8 +41,8 @@ use crate::progress::{Bars, LoadProgress};
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{
-    Engine, EngineError, EngineKind, EngineSettings, FillFactors, LoadPlan, LoadResult, Report,
-    RunResult, SimModel,
+    Engine, EngineError, EngineKind, EngineSettings, FillFactors, LoadPlan, LoadResult,
+    PhaseResult, Report, RunResult, SimModel,
 };
 use keylab_innodb_model::SimSettings;
 use keylab_keys::Variant;
@@ -135,8 +137,11 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     notes.extend(reading::reading_notes(&file, ddl, args.url.is_none(), flag.is_some()));
     let Prepared { candidates, model, fill, page_bytes, .. } =
         prepare(&args, &args.width, ddl, file.dialect, &origin, &mut notes)?;
+    workload::check(&args, &candidates)?;
+    let pool = workload::pool(&args, model, page_bytes, &mut notes)?;
     if args.engine == EngineKind::Sim {
-        let rows = rows_of(&args);
+        // A mixed workload's inserts grow each table past the load.
+        let rows = workload::held_rows(&args);
         let tables = candidates
             .iter()
             .map(|c| crate::memory::table_bytes(&c.table, c.variant.as_ref(), rows))
@@ -146,36 +151,48 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         let lower = "--rows (or --jobs: each job holds a candidate's table)";
         crate::memory::check_model(&what, crate::memory::held_at_once(tables, jobs), lower)?;
     }
-    let settings = EngineSettings::default();
+    let settings =
+        EngineSettings { buffer_pool_bytes: pool.as_ref().map(|p| p.0), ..Default::default() };
+    // One candidate on the simulator under `s` (the curve runs each again at its own pool).
+    let run_one = |c: &Candidate, s: &EngineSettings, progress: &mut LoadProgress| {
+        if model == SimModel::Postgres15 {
+            run_nbtree(c, &args, nbtree_settings(s, None), progress)
+        } else {
+            // Advise only inserts: the model keeps no per-row copy for deletes.
+            let sim = SimSettings {
+                flavour: flavour(model).unwrap_or_default(),
+                insert_only: true,
+                ..sim_settings(s)?
+            };
+            run_sim(c, &args, &|| SimEngine::new(sim), progress)
+        }
+    };
+    let mut build_of = vec![None; candidates.len()];
     let (results, engine_info) = match args.engine {
         EngineKind::Sim if model == SimModel::Postgres15 => {
             let nb = nbtree_settings(&settings, None);
             let mut info_engine = NbtreeEngine::new(nb);
             info_engine.set_fill_factors(&fill)?;
             let info = info_engine.info();
-            let each_own = vec![None; candidates.len()];
-            let results = run_candidates(jobs_of(&args), &candidates, &each_own, |c, progress| {
-                run_nbtree(c, &args, nb, progress)
+            let results = run_candidates(jobs_of(&args), &candidates, &build_of, |c, progress| {
+                run_one(c, &settings, progress)
             })?;
             (results, info)
         }
         EngineKind::Sim => {
-            // Advise only inserts: the model keeps no per-row copy for deletes.
             let sim = SimSettings {
                 flavour: flavour(model).unwrap_or_default(),
                 insert_only: true,
                 ..sim_settings(&settings)?
             };
             let info = SimEngine::new(sim).info();
-            let build_of = if args.no_shared_builds {
-                vec![None; candidates.len()]
-            } else {
+            if !args.no_shared_builds {
                 let shared = shared_builds(&candidates, rows_of(&args), args.seed);
                 notes.extend(shared.notes);
-                shared.build_of
-            };
+                build_of = shared.build_of;
+            }
             let results = run_candidates(jobs_of(&args), &candidates, &build_of, |c, progress| {
-                run_sim(c, &args, &|| SimEngine::new(sim), progress)
+                run_one(c, &settings, progress)
             })?;
             (results, info)
         }
@@ -222,7 +239,32 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let phases: Vec<_> = (0..runs.len())
         .map(|i| advice_phase(done[i], &runs[i], &sets[i], current, page_bytes))
         .collect();
-    for (run, p) in runs.iter_mut().zip(phases) {
+    let weighed = match pool {
+        Some((pool_bytes, pool_from)) if !args.workload.is_empty() => {
+            let floor = workload::pool_floor(model, page_bytes);
+            let run_at = |c: usize, p: u64, progress: &mut LoadProgress| {
+                let at = EngineSettings { buffer_pool_bytes: Some(p), ..settings };
+                Ok(run_one(&candidates[c], &at, progress)?.0)
+            };
+            let curves = workload_curves(&args, &candidates, &build_of, &runs, floor, &run_at)?;
+            let figures = runs
+                .iter()
+                .zip(curves)
+                .map(|(r, curve)| weigh::WorkloadFigures {
+                    at_pool: workload::cost(r),
+                    curve,
+                    table_bytes: figures::total_bytes(r),
+                })
+                .collect();
+            let (workload, target) = (args.workload_text(), args.hit_ratio_target());
+            Some(weigh::Weighed { workload, pool_bytes, pool_from, target, figures })
+        }
+        _ => None,
+    };
+    for (i, (run, mut p)) in runs.iter_mut().zip(phases).enumerate() {
+        if let (Some(w), PhaseResult::Advice(a)) = (&weighed, &mut p) {
+            w.fill(i, a);
+        }
         run.phases.push(p);
     }
     let current = runs.first().cloned();
@@ -237,7 +279,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     };
     if let Some(cur) = &current {
         if cur.variant == "current" {
-            notes.push(recommendation(&done, &report.runs, &sets, page_bytes));
+            notes.push(recommendation(&done, &report.runs, &sets, page_bytes, weighed.as_ref()));
         }
     }
     let label = if args.engine == EngineKind::Sim {
@@ -420,4 +462,34 @@ fn run_server(
     lr.verification = load.verification;
     let window = (rows_of(args) / 10).max(1);
     Ok((run_result(c, load.rows, m, lr), WorkingSet { pages: None, window }))
+}
+
+/// Each run's curve of pool sizes (empty for a run whose candidate was not built: it takes
+/// its builder's): `run_at(candidate, pool_bytes)` on the `--jobs` threads.
+fn workload_curves(
+    args: &AdviseArgs,
+    candidates: &[Candidate],
+    build_of: &[Option<usize>],
+    runs: &[RunResult],
+    floor: u64,
+    run_at: &(dyn Fn(usize, u64, &mut LoadProgress) -> Result<RunResult> + Sync),
+) -> Result<Vec<Vec<(u64, workload::WorkloadCost)>>> {
+    // Runs are in candidate order, a failed candidate left out.
+    let run_of = |i: usize| runs.iter().position(|r| r.variant == candidates[i].label);
+    let table_bytes: Vec<Option<u64>> = (0..candidates.len())
+        .map(|i| match build_of[i] {
+            None => run_of(i).and_then(|r| figures::total_bytes(&runs[r])),
+            Some(_) => None,
+        })
+        .collect();
+    let sizes = args.curve_sizes();
+    let by_candidate = pool_curve::run_curve(jobs_of(args), &sizes, floor, &table_bytes, run_at)?;
+    let curve_of = |i: usize| by_candidate[build_of[i].unwrap_or(i)].clone();
+    Ok(runs
+        .iter()
+        .map(|r| {
+            let i = candidates.iter().position(|c| c.label == r.variant);
+            i.map(curve_of).unwrap_or_default()
+        })
+        .collect())
 }
