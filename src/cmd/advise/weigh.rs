@@ -167,8 +167,13 @@ impl Weighed {
     }
 }
 
+/// Bytes in MiB, or KiB below one MiB (a small table's pools).
 fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
+    if bytes < 1 << 20 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
+    }
 }
 
 fn round1(x: f64) -> f64 {

@@ -116,9 +116,12 @@ pub(super) fn pool(
         ))
         .into());
     }
-    let mib = bytes as f64 / 1_048_576.0;
+    let size = match bytes {
+        b if b < 1 << 20 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{:.1} MiB", b as f64 / 1_048_576.0),
+    };
     notes.push(format!(
-        "buffer pool ({server}): {mib:.1} MiB ({from}); every candidate loads{} under it",
+        "buffer pool ({server}): {size} ({from}); every candidate loads{} under it",
         if args.workload.is_empty() { "" } else { " and runs the workload" }
     ));
     Ok(Some((bytes, from)))
