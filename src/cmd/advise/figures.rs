@@ -1,7 +1,8 @@
 //! The advice figures of one candidate (an `advice` phase of its run, so every report format
 //! renders them): bytes per index and in total, bytes per row, splits per 1,000 inserts, the
 //! insert working set and the buffer pool it needs, the change against the current key; and
-//! the plain-language recommendation over all candidates.
+//! the plain-language recommendation over all candidates (which, with a workload, weighs its
+//! reads too: `weigh.rs`).
 //!
 //! Nothing here runs an engine; every figure is arithmetic on what the engine reported.
 

@@ -8,6 +8,11 @@
 //! the other on one private instance, and the working set is `null` (the server does not say
 //! which page an insert went to). On the InnoDB model, candidates that would build the same
 //! trees are built once (`share.rs`).
+//!
+//! With `--workload` (simulator only) each candidate runs the workload after its load under
+//! the pool (`workload.rs`), then again under each pool size of the curve
+//! (`pool_curve.rs`); `weigh.rs` puts the figures into the advice phases and weighs them in
+//! the recommendation.
 
 mod children;
 mod figures;
@@ -19,6 +24,7 @@ mod pool_curve;
 mod prepare;
 mod reading;
 mod rows;
+mod server;
 mod share;
 mod sim;
 mod storage;
@@ -29,7 +35,8 @@ mod workload;
 use self::figures::{advice_phase, recommendation, WorkingSet};
 use self::live::{read_live, LiveTable};
 use self::prepare::{prepare, Prepared};
-use self::rows::{AdviseRows, ColumnValues};
+use self::rows::ColumnValues;
+use self::server::run_server;
 use self::share::shared_builds;
 use self::sim::{run_nbtree, run_sim};
 use crate::args::advise::AdviseArgs;
@@ -41,8 +48,8 @@ use crate::progress::{Bars, LoadProgress};
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{
-    Engine, EngineError, EngineKind, EngineSettings, FillFactors, LoadPlan, LoadResult,
-    PhaseResult, Report, RunResult, SimModel,
+    Engine, EngineKind, EngineSettings, FillFactors, LoadPlan, LoadResult, PhaseResult, Report,
+    RunResult, SimModel,
 };
 use keylab_innodb_model::SimSettings;
 use keylab_keys::Variant;
@@ -246,17 +253,10 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
                 let at = EngineSettings { buffer_pool_bytes: Some(p), ..settings };
                 Ok(run_one(&candidates[c], &at, progress)?.0)
             };
-            let curves = workload_curves(&args, &candidates, &build_of, &runs, floor, &run_at)?;
-            let figures = runs
-                .iter()
-                .zip(curves)
-                .map(|(r, curve)| weigh::WorkloadFigures {
-                    at_pool: workload::cost(r),
-                    curve,
-                    table_bytes: figures::total_bytes(r),
-                })
-                .collect();
             let (workload, target) = (args.workload_text(), args.hit_ratio_target());
+            let sizes = args.curve_sizes();
+            let curve = pool_curve::Curve { sizes: &sizes, floor, jobs: jobs_of(&args) };
+            let figures = pool_curve::weigh_runs(&curve, &candidates, &build_of, &runs, &run_at)?;
             Some(weigh::Weighed { workload, pool_bytes, pool_from, target, figures })
         }
         _ => None,
@@ -418,78 +418,4 @@ fn run_candidates(
         });
     }
     Ok(results.into_iter().map(|r| r.expect("every candidate built or shared")).collect())
-}
-
-/// One candidate on a server: create, load, measure, drop (dropped on failure too).
-fn run_server(
-    c: &Candidate,
-    args: &AdviseArgs,
-    engine: &mut dyn Engine,
-) -> Result<(RunResult, WorkingSet)> {
-    let plan = LoadPlan::default();
-    engine.set_fill_factors(&c.fill_factors)?;
-    engine.create_table(&c.table)?;
-    let outcome = (|| {
-        let gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
-        // A partitioned table: the rows that fit no partition are left out, as on the model.
-        let mut routed = partitions::Routed::new(gen, &c.table, rows_of(args));
-        let mut refused = None;
-        let mut rows = std::iter::from_fn(|| {
-            let mut row = Vec::new();
-            match routed.fill(&mut row) {
-                Ok(_) => Some(row),
-                Err(e) => {
-                    refused = Some(e);
-                    None
-                }
-            }
-        })
-        .take(rows_of(args) as usize);
-        let load = engine.load(&c.table, &plan, &mut rows, &mut |_| {})?;
-        drop(rows);
-        if let Some(e) = refused {
-            return Err(EngineError::Rejected(e));
-        }
-        let m = engine.measure(&c.table)?;
-        Ok::<_, EngineError>((load, m))
-    })();
-    let dropped = engine.drop_table(&c.table);
-    let (load, m) = outcome?;
-    dropped?;
-    let mut lr = load_result(&plan);
-    lr.wall_s = load.wall_s;
-    lr.rows_per_s = load.wall_s.filter(|&s| s > 0.0).map(|s| load.rows as f64 / s);
-    lr.verification = load.verification;
-    let window = (rows_of(args) / 10).max(1);
-    Ok((run_result(c, load.rows, m, lr), WorkingSet { pages: None, window }))
-}
-
-/// Each run's curve of pool sizes (empty for a run whose candidate was not built: it takes
-/// its builder's): `run_at(candidate, pool_bytes)` on the `--jobs` threads.
-fn workload_curves(
-    args: &AdviseArgs,
-    candidates: &[Candidate],
-    build_of: &[Option<usize>],
-    runs: &[RunResult],
-    floor: u64,
-    run_at: &(dyn Fn(usize, u64, &mut LoadProgress) -> Result<RunResult> + Sync),
-) -> Result<Vec<Vec<(u64, workload::WorkloadCost)>>> {
-    // Runs are in candidate order, a failed candidate left out.
-    let run_of = |i: usize| runs.iter().position(|r| r.variant == candidates[i].label);
-    let table_bytes: Vec<Option<u64>> = (0..candidates.len())
-        .map(|i| match build_of[i] {
-            None => run_of(i).and_then(|r| figures::total_bytes(&runs[r])),
-            Some(_) => None,
-        })
-        .collect();
-    let sizes = args.curve_sizes();
-    let by_candidate = pool_curve::run_curve(jobs_of(args), &sizes, floor, &table_bytes, run_at)?;
-    let curve_of = |i: usize| by_candidate[build_of[i].unwrap_or(i)].clone();
-    Ok(runs
-        .iter()
-        .map(|r| {
-            let i = candidates.iter().position(|c| c.label == r.variant);
-            i.map(curve_of).unwrap_or_default()
-        })
-        .collect())
 }

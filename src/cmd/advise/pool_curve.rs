@@ -6,16 +6,58 @@
 //! Not for: reading the pool a target needs off the curve (`weigh.rs`), or servers (one
 //! restart per size; advise refuses --workload there).
 
+use super::weigh::WorkloadFigures;
 use super::workload::{cost, WorkloadCost};
+use super::Candidate;
 use crate::parallel::{self, Failure};
 use crate::progress::{Bars, LoadProgress};
 use anyhow::Result;
 use keylab_core::{PoolSize, RunResult};
 
+/// The pool sizes tried and how.
+pub(super) struct Curve<'a> {
+    /// Shares of each candidate's table, or bytes.
+    pub sizes: &'a [PoolSize],
+    /// The smallest pool the server starts with.
+    pub floor: u64,
+    /// Simulator runs at once.
+    pub jobs: usize,
+}
+
+/// Each run's workload figures: its cost at its own pool and its curve (a candidate that
+/// took another's build takes that one's curve); `run_at(candidate, pool_bytes)` runs one
+/// point.
+pub(super) fn weigh_runs(
+    curve: &Curve,
+    candidates: &[Candidate],
+    build_of: &[Option<usize>],
+    runs: &[RunResult],
+    run_at: &(dyn Fn(usize, u64, &mut LoadProgress) -> Result<RunResult> + Sync),
+) -> Result<Vec<WorkloadFigures>> {
+    // Runs are in candidate order, a failed candidate left out.
+    let run_of = |i: usize| runs.iter().position(|r| r.variant == candidates[i].label);
+    let table_bytes: Vec<Option<u64>> = (0..candidates.len())
+        .map(|i| match build_of[i] {
+            None => run_of(i).and_then(|r| super::figures::total_bytes(&runs[r])),
+            Some(_) => None,
+        })
+        .collect();
+    let points = run_curve(curve.jobs, curve.sizes, curve.floor, &table_bytes, run_at)?;
+    let figures = runs.iter().map(|r| {
+        let i = candidates.iter().position(|c| c.label == r.variant);
+        WorkloadFigures {
+            at_pool: cost(r),
+            curve: i.map(|i| points[build_of[i].unwrap_or(i)].clone()).unwrap_or_default(),
+            table_bytes: super::figures::total_bytes(r),
+        }
+    });
+    Ok(figures.collect())
+}
+
 /// Per candidate, its points (pool bytes, workload cost), smallest pool first: one run of
 /// `run_at(candidate, pool_bytes)` per candidate with a table size in `table_bytes` and per
 /// size of `sizes`; candidates without one (not built, failed) get none.
-pub(super) fn run_curve(
+fn run_curve(
     jobs: usize,
     sizes: &[PoolSize],
     floor: u64,
