@@ -30,12 +30,13 @@ pub struct AdviseArgs {
     pub file: Option<PathBuf>,
     /// Read the table from your server instead of a file, read-only.
     /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://): keylab runs only SHOW
-    /// CREATE TABLE, SELECTs on information_schema, COUNT(*) (under 1M estimated rows) and a
-    /// sample of 10,000 rows for column widths, in START TRANSACTION READ ONLY.
+    /// CREATE TABLE, SELECTs on information_schema, COUNT(*) (under 1M estimated rows), a
+    /// sample of 10,000 rows for column widths and SELECT @@innodb_buffer_pool_size, in START
+    /// TRANSACTION READ ONLY.
     /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or postgresql://): only SELECTs on
-    /// pg_catalog, a count(*) bounded to 1M rows (when pg_class.reltuples is under 1M) and a
-    /// sample of 10,000 rows, in BEGIN READ ONLY; no LOCK statement (a plain SELECT takes only
-    /// the ACCESS SHARE lock every read takes). Either way it creates, changes and locks
+    /// pg_catalog, a count(*) bounded to 1M rows (when pg_class.reltuples is under 1M), a
+    /// sample of 10,000 rows and current_setting('shared_buffers'), in BEGIN READ ONLY; no
+    /// LOCK statement (a plain SELECT takes only the ACCESS SHARE lock every read takes). Either way it creates, changes and locks
     /// nothing there, and the candidates never run on it. Without a PASSWORD in the URL,
     /// $KEYLAB_PASSWORD is used if set (for postgres://, else $PGPASSWORD); the password is
     /// never printed.
@@ -83,9 +84,9 @@ pub struct AdviseArgs {
     pub workload: Vec<WorkloadItem>,
     /// The buffer pool the simulator's candidates load and run the --workload under
     /// (`innodb_buffer_pool_size`; `shared_buffers` on the postgres-15 model): bytes or
-    /// `64M`, `1G`, `16MiB` [default with --workload: 128M, the servers' own default
-    /// (innodb_buffer_pool_size and shared_buffers), and the report says so; without it:
-    /// every page cached, as before].
+    /// `64M`, `1G`, `16MiB` [default with --workload: the --url server's own, else 128M, the
+    /// servers' own default (innodb_buffer_pool_size and shared_buffers); the report says
+    /// which; without --workload: every page cached].
     #[arg(long, value_name = "SIZE", value_parser = super::values::parse_byte_size)]
     pub buffer_pool: Option<u64>,
     /// With --workload: the pool sizes each candidate is loaded and run again under, to find

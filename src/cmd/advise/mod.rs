@@ -106,6 +106,8 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let ddl_file = args.file.as_deref().map(|f| ("the DDL file", f));
     crate::checks::check_exports(&args.output, ddl_file.as_slice())?;
     let mut notes: Vec<String> = Vec::new();
+    // The --url server's own pool (the default of a workload's), and where it was read.
+    let mut server_pool: Option<(u64, String)> = None;
     let (origin, source, table_name, dialect) = match (&args.url, &args.file) {
         (Some(url), _) => {
             let live = read_live(url, args.table.as_deref().unwrap_or(""))?;
@@ -119,6 +121,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             if args.rows.is_none() {
                 args.rows = Some(user.rows.max(1));
             }
+            server_pool = user.pool_bytes.map(|b| (b, origin.clone()));
             for (col, w) in &user.avg_widths {
                 let given = args.width.iter().any(|(c, _)| c.eq_ignore_ascii_case(col));
                 if let (false, Some(w)) = (given, w) {
@@ -145,7 +148,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let Prepared { candidates, model, fill, page_bytes, .. } =
         prepare(&args, &args.width, ddl, file.dialect, &origin, &mut notes)?;
     workload::check(&args, &candidates)?;
-    let pool = workload::pool(&args, model, page_bytes, &mut notes)?;
+    let pool = workload::pool(&args, model, page_bytes, server_pool, &mut notes)?;
     if args.engine == EngineKind::Sim {
         // A mixed workload's inserts grow each table past the load.
         let rows = workload::held_rows(&args);

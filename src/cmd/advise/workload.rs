@@ -83,25 +83,35 @@ pub(super) fn check(args: &AdviseArgs, candidates: &[Candidate]) -> Result<(), U
     }
 }
 
-/// The pool the candidates run under and where its size came from: --buffer-pool, else
-/// with a workload [`DEFAULT_POOL_BYTES`] (said in a note), else none (every page cached).
+/// The pool the candidates run under and where its size came from: --buffer-pool, else with
+/// a workload the --url server's own (`server`: bytes and where read), else
+/// [`DEFAULT_POOL_BYTES`] (said in a note), else none (every page cached).
 pub(super) fn pool(
     args: &AdviseArgs,
     model: SimModel,
     page_bytes: u64,
+    server: Option<(u64, String)>,
     notes: &mut Vec<String>,
 ) -> Result<Option<(u64, String)>> {
-    let server = match model {
+    let setting = match model {
         SimModel::Postgres15 => "shared_buffers",
         _ => "innodb_buffer_pool_size",
     };
-    let (bytes, from) = match (args.buffer_pool, args.workload.is_empty()) {
-        (Some(b), _) => (b, "--buffer-pool".to_string()),
-        (None, false) => {
-            let from = format!("the default {server}: give --buffer-pool for your server's");
+    let (bytes, from) = match (args.buffer_pool, args.workload.is_empty(), server) {
+        (Some(b), _, _) => (b, "--buffer-pool".to_string()),
+        (None, false, Some((b, origin))) => (b, format!("read from {origin}")),
+        (None, false, None) => {
+            let whose = if args.url.is_some() { "the server's could not be read; " } else { "" };
+            let from = format!("the default {setting}: {whose}give --buffer-pool for yours");
             (DEFAULT_POOL_BYTES, from)
         }
-        (None, true) => return Ok(None),
+        (None, true, _) => return Ok(None),
+    };
+    // A --url server's pool below the model's floor (a PostgreSQL server's 128 KiB on the
+    // InnoDB model) is raised to it, as the curve raises its sizes.
+    let bytes = match args.buffer_pool {
+        None => bytes.max(pool_floor(model, page_bytes)),
+        Some(b) => b,
     };
     if args.engine != EngineKind::Sim {
         let pg = args.engine == EngineKind::Postgres;
@@ -121,7 +131,7 @@ pub(super) fn pool(
         b => format!("{:.1} MiB", b as f64 / 1_048_576.0),
     };
     notes.push(format!(
-        "buffer pool ({server}): {size} ({from}); every candidate loads{} under it",
+        "buffer pool ({setting}): {size} ({from}); every candidate loads{} under it",
         if args.workload.is_empty() { "" } else { " and runs the workload" }
     ));
     Ok(Some((bytes, from)))

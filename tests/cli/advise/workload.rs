@@ -169,3 +169,50 @@ fn bad_workloads_and_targets_exit_2_naming_the_flag() {
     let e = d.keylab(&["advise", TWITTER, "--workload", "point:5"]).expect_code(2).stderr;
     assert!(e.contains("--workload") && e.contains("--table"), "{e}");
 }
+
+/// With `--url` and no `--buffer-pool`, the workload runs under the user's server's own
+/// `innodb_buffer_pool_size`, read read-only, and the note says where it came from.
+#[test]
+fn url_workload_runs_under_the_servers_own_pool() {
+    use mysql::prelude::Queryable;
+    if !crate::util::server_installed("url_workload_runs_under_the_servers_own_pool") {
+        return;
+    }
+    let d = Dir::new();
+    let Some(()) = twitter(&d, "url_workload_runs_under_the_servers_own_pool") else { return };
+    let (users_server, mut admin) = crate::util::users_server();
+    let schema = std::fs::read_to_string(d.path(TWITTER)).unwrap();
+    admin.query_drop("CREATE DATABASE app").unwrap();
+    admin.query_drop("USE app").unwrap();
+    admin.query_drop(&schema).unwrap();
+    admin
+        .query_drop(
+            "INSERT INTO user_profiles (uid) VALUES (1); \
+             INSERT INTO tweets VALUES (1, 1, 'hello', NOW()), (2, 1, 'again', NOW()); \
+             CREATE USER 'reader'@'127.0.0.1' IDENTIFIED BY 'pw-Wl42'; \
+             GRANT SELECT ON app.* TO 'reader'@'127.0.0.1'",
+        )
+        .unwrap();
+    let pool: u64 = admin.query_first("SELECT @@innodb_buffer_pool_size").unwrap().unwrap();
+    let url = format!("mysql://reader:pw-Wl42@127.0.0.1:{}", users_server.port());
+    let args = [
+        "advise",
+        "--url",
+        &url,
+        "--table",
+        "app.tweets",
+        "--rows",
+        "2000",
+        "--workload",
+        "10%:point:500",
+        "--keys",
+        "uuid7:bin",
+        "--format",
+        "json",
+    ];
+    let run = d.keylab(&args);
+    let r = json(&run.expect_code(0).stdout);
+    assert_eq!(advice(&r, 1)["buffer_pool_bytes"], pool);
+    let n = notes(&r);
+    assert!(n.iter().any(|n| n.contains("(read from 127.0.0.1:")), "{n:?}");
+}
