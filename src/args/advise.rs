@@ -3,7 +3,7 @@
 
 use crate::args::{choices, OutputArgs, UrlArg};
 use clap::Args;
-use keylab_core::{EngineKind, SimModel};
+use keylab_core::{EngineKind, MixSpec, ReadSpec, SimModel};
 use keylab_keys::Variant;
 use std::path::PathBuf;
 
@@ -30,12 +30,13 @@ pub struct AdviseArgs {
     pub file: Option<PathBuf>,
     /// Read the table from your server instead of a file, read-only.
     /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE] (or mariadb://): keylab runs only SHOW
-    /// CREATE TABLE, SELECTs on information_schema, COUNT(*) (under 1M estimated rows) and a
-    /// sample of 10,000 rows for column widths, in START TRANSACTION READ ONLY.
+    /// CREATE TABLE, SELECTs on information_schema, COUNT(*) (under 1M estimated rows), a
+    /// sample of 10,000 rows for column widths and SELECT @@innodb_buffer_pool_size, in START
+    /// TRANSACTION READ ONLY.
     /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or postgresql://): only SELECTs on
-    /// pg_catalog, a count(*) bounded to 1M rows (when pg_class.reltuples is under 1M) and a
-    /// sample of 10,000 rows, in BEGIN READ ONLY; no LOCK statement (a plain SELECT takes only
-    /// the ACCESS SHARE lock every read takes). Either way it creates, changes and locks
+    /// pg_catalog, a count(*) bounded to 1M rows (when pg_class.reltuples is under 1M), a
+    /// sample of 10,000 rows and current_setting('shared_buffers'), in BEGIN READ ONLY; no
+    /// LOCK statement (a plain SELECT takes only the ACCESS SHARE lock every read takes). Either way it creates, changes and locks
     /// nothing there, and the candidates never run on it. Without a PASSWORD in the URL,
     /// $KEYLAB_PASSWORD is used if set (for postgres://, else $PGPASSWORD); the password is
     /// never printed.
@@ -70,13 +71,34 @@ pub struct AdviseArgs {
     /// Seed of every random part: same seed, same rows.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Reads to weigh per candidate on the simulator, after its load: `KIND:COUNT[:DIST]`,
-    /// comma-separated, as `compare --reads` takes them; each candidate's report then has a
-    /// reads phase (page requests per read, each index's working set).
+    /// The workload to weigh per candidate on the simulator, comma-separated: reads
+    /// `KIND:COUNT[:DIST]` (as `compare --reads` takes them) and at most one mixed workload
+    /// `SHARE:KIND:OPS[:DIST]` (as `compare --mix`: SHARE of the OPS operations insert new
+    /// rows, the others read). They run after each candidate's load, under --buffer-pool;
+    /// each candidate then has its misses per 1,000 operations, the pool its --hit-target
+    /// needs, and the recommendation weighs both.
     ///
-    /// Example: --workload point:100000:latest=5%,secondary:10000
-    #[arg(long, value_name = "SPEC,...", value_delimiter = ',', value_parser = parse_read)]
-    pub workload: Vec<keylab_core::ReadSpec>,
+    /// Example: --workload 10%:point:100000:latest=5% (90% point reads of the newest 5% of
+    /// the rows, 10% inserts)
+    #[arg(long, value_name = "SPEC,...", value_delimiter = ',', value_parser = parse_workload)]
+    pub workload: Vec<WorkloadItem>,
+    /// The buffer pool the simulator's candidates load and run the --workload under
+    /// (`innodb_buffer_pool_size`; `shared_buffers` on the postgres-15 model): bytes or
+    /// `64M`, `1G`, `16MiB` [default with --workload: the --url server's own, else 128M, the
+    /// servers' own default (innodb_buffer_pool_size and shared_buffers); the report says
+    /// which; without --workload: every page cached].
+    #[arg(long, value_name = "SIZE", value_parser = super::values::parse_byte_size)]
+    pub buffer_pool: Option<u64>,
+    /// With --workload: the pool sizes each candidate is loaded and run again under, to find
+    /// the pool its --hit-target needs, comma-separated shares of its table (`1/32`, `25%`)
+    /// or sizes (`64M`); the pool needed is interpolated between them, never extrapolated
+    /// [default: 1/16,1/4,1/2,1,2].
+    #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = super::work::parse_size)]
+    pub pool_sizes: Vec<keylab_core::PoolSize>,
+    /// With --workload: the hit ratio, percent, whose pool is reported per candidate
+    /// [default: 99].
+    #[arg(long, value_name = "PCT", value_parser = super::work::parse_target)]
+    pub hit_target: Option<f64>,
     /// Engine: the simulator (predictions), or a private MariaDB/MySQL/PostgreSQL (measured).
     #[arg(long, default_value = "sim", value_parser = choices::<EngineKind>(&["sim", "mariadb", "mysql", "postgres"]))]
     pub engine: EngineKind,
@@ -131,6 +153,76 @@ fn parse_width(s: &str) -> Result<(String, u32), String> {
     Ok((col.trim().to_string(), bytes))
 }
 
-fn parse_read(s: &str) -> Result<keylab_core::ReadSpec, String> {
-    s.parse()
+/// One `--workload` item: reads after the load, or the mixed workload.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WorkloadItem {
+    /// Reads, `KIND:COUNT[:DIST]`.
+    Reads(ReadSpec),
+    /// Inserts and reads interleaved, `SHARE:KIND:OPS[:DIST]`.
+    Mix(MixSpec),
+}
+
+impl std::fmt::Display for WorkloadItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkloadItem::Reads(r) => r.fmt(f),
+            WorkloadItem::Mix(m) => m.fmt(f),
+        }
+    }
+}
+
+/// The default pool sizes of the hit-target curve: shares of each candidate's table, from a
+/// sixteenth (where time-ordered keys' recent rows fit) to twice the table (where a random
+/// key's reads all hit); five loads more per candidate.
+pub const DEFAULT_POOL_SIZES: [f64; 5] = [1.0 / 16.0, 0.25, 0.5, 1.0, 2.0];
+
+impl AdviseArgs {
+    /// The `--workload` reads, in order.
+    pub fn reads(&self) -> Vec<ReadSpec> {
+        let reads = self.workload.iter().filter_map(|w| match w {
+            WorkloadItem::Reads(r) => Some(*r),
+            WorkloadItem::Mix(_) => None,
+        });
+        reads.collect()
+    }
+
+    /// The `--workload` mixed workload (the first; a second is refused by `check_workload`).
+    pub fn mix(&self) -> Option<MixSpec> {
+        self.workload.iter().find_map(|w| match w {
+            WorkloadItem::Mix(m) => Some(*m),
+            WorkloadItem::Reads(_) => None,
+        })
+    }
+
+    /// The workload as given, comma-separated (empty without one).
+    pub fn workload_text(&self) -> String {
+        self.workload.iter().map(|w| w.to_string()).collect::<Vec<_>>().join(",")
+    }
+
+    /// The target hit ratio, 0..1.
+    pub fn hit_ratio_target(&self) -> f64 {
+        self.hit_target.unwrap_or(99.0) / 100.0
+    }
+
+    /// The pool sizes of the hit-target curve.
+    pub fn curve_sizes(&self) -> Vec<keylab_core::PoolSize> {
+        if self.pool_sizes.is_empty() {
+            DEFAULT_POOL_SIZES.iter().map(|&s| keylab_core::PoolSize::Share(s)).collect()
+        } else {
+            self.pool_sizes.clone()
+        }
+    }
+}
+
+/// A mixed workload starts with its insert share (`10%:` or `0.1:`), reads with their kind.
+fn parse_workload(s: &str) -> Result<WorkloadItem, String> {
+    let head = s.trim().split(':').next().unwrap_or("");
+    let numeric = head.strip_suffix('%').unwrap_or(head).trim().parse::<f64>().is_ok();
+    if numeric {
+        s.parse().map(WorkloadItem::Mix)
+    } else {
+        s.parse().map(WorkloadItem::Reads).map_err(|e: String| {
+            format!("{e}; a mixed workload is SHARE:KIND:OPS[:DIST], e.g. 10%:point:100000")
+        })
+    }
 }

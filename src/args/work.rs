@@ -60,11 +60,11 @@ impl WorkArgs {
     }
 }
 
-fn parse_size(s: &str) -> Result<PoolSize, String> {
+pub(crate) fn parse_size(s: &str) -> Result<PoolSize, String> {
     keylab_core::parse_pool_size(s, super::parse_byte_size)
 }
 
-fn parse_target(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_target(s: &str) -> Result<f64, String> {
     match s.trim().trim_end_matches('%').parse::<f64>() {
         Ok(p) if p > 0.0 && p < 100.0 => Ok(p),
         _ => Err(format!("hit target `{s}` is not valid; valid: a percentage, 0 < PCT < 100 (99)")),

@@ -36,9 +36,9 @@ pub use phase::{
 };
 pub use pool_curve::{PoolCurvePoint, PoolCurveSampler, MAX_POINTS as POOL_CURVE_MAX_POINTS};
 pub use reads::{
-    curve_point, fill_curve, mixed_ops, mixed_phase, parse_mix_reads, parse_pool_size, reads_phase,
-    MixSpec, PoolSize, ReadDistribution, ReadKind, ReadOp, ReadPicker, ReadSource, ReadSpec,
-    WorkOp, WorkOutcome, WorkPlan,
+    cache_for_target, curve_point, fill_curve, mixed_ops, mixed_phase, parse_mix_reads,
+    parse_pool_size, reads_phase, MixSpec, PoolSize, ReadDistribution, ReadKind, ReadOp,
+    ReadPicker, ReadSource, ReadSpec, WorkOp, WorkOutcome, WorkPlan,
 };
 pub use result::{
     fold_repeats, hit_ratio, io_share_pct, misses_per_op, per_1k_rows, AdvicePhase,
@@ -48,7 +48,7 @@ pub use result::{
     PostgresFigures, QueriesPhase, QueryResult, ReadCurvePoint, ReadFigures, ReadsPhase,
     RebuildPhase, RefusedTable, Repeats, Report, RestartPhase, RunResult, SchemaSummary,
     SchemaTable, SeriesPoint, SettingsPhase, ShapeFigures, TableSizes, TimingSpread,
-    REPORT_SCHEMA_VERSION,
+    WorkloadCurvePoint, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, run_variant_with, NoProgress, Progress};
 pub use shard::{

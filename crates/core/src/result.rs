@@ -18,6 +18,7 @@ pub use self::phases::{
     AdvicePhase, ChurnPhase, CounterFigures, DdlPhase, DdlStep, Figure, LoadPhase, MixedPhase,
     PhaseKind, PhaseResult, PhaseStatus, PoolFigures, QueriesPhase, ReadCurvePoint, ReadFigures,
     ReadsPhase, RebuildPhase, RestartPhase, SeriesPoint, SettingsPhase, ShapeFigures,
+    WorkloadCurvePoint,
 };
 pub use self::repeats::{fold_repeats, DifferingFigure, Repeats, TimingSpread};
 pub use self::schema::{ChildChange, RefusedTable, SchemaSummary, SchemaTable};

@@ -2,7 +2,7 @@
 //! keylab-server-common's [`UserTable`]: its definition (`SHOW CREATE TABLE`), its row count
 //! (`information_schema.TABLES.TABLE_ROWS`, then `COUNT(*)` when that estimate is under
 //! [`EXACT_COUNT_BELOW`]) and the average stored width of each variable-length column over a
-//! bounded sample (`LIMIT` [`SAMPLE_ROWS`]). A view, a table of a system schema (`mysql`,
+//! bounded sample (`LIMIT` [`SAMPLE_ROWS`]), and `@@innodb_buffer_pool_size`. A view, a table of a system schema (`mysql`,
 //! `information_schema`, ...) or a table of another engine than InnoDB is refused before
 //! anything else is read, naming the table and why. What the server sends is read cell by cell
 //! into errors, never panics.
@@ -164,6 +164,10 @@ pub fn read_user_table(
             }
         }
     }
+    // The pool a workload would run under there; a server that hides it leaves it unknown.
+    let pool: Option<mysql::Row> =
+        conn.query_first("SELECT @@innodb_buffer_pool_size").ok().flatten();
+    let pool_bytes = pool.and_then(|mut r| cell::<Option<u64>>(&mut r, 0, "pool").ok().flatten());
     conn.query_drop("COMMIT").map_err(|e| sql_err("COMMIT", e))?;
-    Ok(UserTable { create_sql, rows, rows_counted, avg_widths, sampled_rows })
+    Ok(UserTable { create_sql, rows, rows_counted, avg_widths, sampled_rows, pool_bytes })
 }

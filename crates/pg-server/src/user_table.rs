@@ -3,7 +3,8 @@
 //! identity, collations, `pg_get_constraintdef` of the primary and unique keys,
 //! `pg_get_indexdef` of every other index, the table's `fillfactor`), its row count
 //! (`pg_class.reltuples`, counted when under [`EXACT_COUNT_BELOW`]) and the average stored
-//! bytes of each variable-length column over a bounded sample (`LIMIT` [`SAMPLE_ROWS`]).
+//! bytes of each variable-length column over a bounded sample (`LIMIT` [`SAMPLE_ROWS`]),
+//! and `shared_buffers` (`current_setting`).
 //! A view, a materialized view, a partitioned table, any other relation than an ordinary
 //! table, or one in a system schema is refused first, naming it and why; what the server
 //! sends is read cell by cell into errors, never panics.
@@ -334,12 +335,16 @@ fn read_in_transaction(
             avg_widths.push((c.to_string(), cell::<Option<f64>>(&row, i + 1, "width sample")?));
         }
     }
+    // Readable by every role; last, as a failed statement ends the transaction's reads.
+    let pool = client.query_one("SELECT pg_size_bytes(current_setting('shared_buffers'))", &[]);
+    let pool_bytes = pool.ok().and_then(|r| r.try_get::<_, i64>(0).ok()).map(|b| b.max(0) as u64);
     let user = UserTable {
         create_sql: catalog.create_sql(),
         rows,
         rows_counted,
         avg_widths,
         sampled_rows,
+        pool_bytes,
     };
     Ok((user, catalog))
 }

@@ -33,6 +33,12 @@
 //! --repeat 3` (MariaDB 10.11.19, 2026-11-28): each variant run three times, its timings folded
 //! into medians with their spread (the Repeats section, the reading's "beyond the spread"), and
 //! the structural figures that differed across repeats named.
+//! `advise_workload` is `keylab advise benchbase-twitter-postgres.sql --table tweets --rows
+//! 3000 --workload 10%:point:3000:latest=5%,secondary:300 --buffer-pool 256K --keys
+//! uuid4:bin,uuid7:bin` on the corpus file (code of 2026-11-28; the CLI test
+//! `advise::workload::the_workload_report_is_the_golden_fixture` keeps it equal to the
+//! command's output): a reads and a mixed phase per candidate, the advice phase's workload
+//! figures and curve, the verdict's workload line and the recommendation's rule.
 //! `sharded`'s wall-clock figures are replaced by fixed ones before rendering (see
 //! [`FIXED_TIMINGS`]), so regenerating it changes the snapshots only where other figures do.
 //! Update them with `INSTA_UPDATE=always cargo test -p keylab-report` (or `cargo insta`) and
@@ -41,7 +47,7 @@
 use keylab_report::{load_report, render_to_string, Format, RenderContext, Report};
 use std::path::PathBuf;
 
-const FIXTURES: [&str; 17] = [
+const FIXTURES: [&str; 18] = [
     "sim_compare_4",
     "server_load",
     "null_heavy",
@@ -59,6 +65,7 @@ const FIXTURES: [&str; 17] = [
     "advise_schema",
     "sim_reads",
     "server_repeats",
+    "advise_workload",
 ];
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -149,6 +156,7 @@ golden! {
     advise_schema => "advise_schema",
     sim_reads => "sim_reads",
     server_repeats => "server_repeats",
+    advise_workload => "advise_workload",
 }
 
 #[test]

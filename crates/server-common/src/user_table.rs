@@ -1,7 +1,7 @@
 //! What `keylab advise --url ... --table SCHEMA.TABLE` reads of a user's table, whatever the
 //! server: its definition, its row count (counted exactly below [`EXACT_COUNT_BELOW`]) and the
 //! average stored width of each variable-length column over a bounded sample
-//! ([`SAMPLE_ROWS`]).
+//! ([`SAMPLE_ROWS`]), and the server's buffer pool size (for `advise --workload`).
 //!
 //! This module only describes what was read; each engine reads it, read-only, from its own
 //! catalog (`keylab-mariadb`: `SHOW CREATE TABLE` and information_schema;
@@ -27,4 +27,7 @@ pub struct UserTable {
     pub avg_widths: Vec<(String, Option<f64>)>,
     /// Rows in the sample.
     pub sampled_rows: u64,
+    /// The server's buffer pool, bytes (`innodb_buffer_pool_size`; PostgreSQL's
+    /// `shared_buffers`); `None` when it could not be read.
+    pub pool_bytes: Option<u64>,
 }

@@ -1,11 +1,13 @@
 //! The advice figures of one candidate (an `advice` phase of its run, so every report format
 //! renders them): bytes per index and in total, bytes per row, splits per 1,000 inserts, the
 //! insert working set and the buffer pool it needs, the change against the current key; and
-//! the plain-language recommendation over all candidates.
+//! the plain-language recommendation over all candidates (which, with a workload, weighs its
+//! reads too: `weigh.rs`).
 //!
 //! Nothing here runs an engine; every figure is arithmetic on what the engine reported.
 
 use super::rows::AdviseRows;
+use super::weigh::{read_local, ReadNeed, Weighed};
 use super::Candidate;
 use keylab_core::{AdvicePhase, Figure, PhaseResult, RunResult};
 use keylab_schema::{Clustered, Value, ROW_ID_BYTES, ROW_ID_COLUMN};
@@ -161,16 +163,31 @@ fn mib(bytes: u64) -> String {
 }
 
 /// The candidate to choose (an index into `runs`, never 0, the current key): of the
-/// candidates whose inserts stay local (working set within twice the smallest), the
-/// smallest in total bytes. `None` when no candidate ran besides the current key.
-pub fn best_candidate(runs: &[RunResult], sets: &[WorkingSet], page_bytes: u64) -> Option<usize> {
+/// candidates whose inserts stay local (working set within twice the smallest) and, with a
+/// workload (`needs` per run; empty without), whose reads stay local too
+/// ([`read_local`]), the smallest in total bytes; when no candidate is both, the smallest of
+/// those whose reads stay local (the workload's misses count its inserts too). `None` when
+/// no candidate ran besides the current key.
+pub fn best_candidate(
+    runs: &[RunResult],
+    sets: &[WorkingSet],
+    page_bytes: u64,
+    needs: &[ReadNeed],
+) -> Option<usize> {
     let ws_of = |i: usize| pool_bytes(&runs[i], &sets[i], page_bytes);
     let min_ws = (1..runs.len()).filter_map(ws_of).min();
     let local = |i: usize| match (ws_of(i), min_ws) {
         (Some(w), Some(m)) => w <= m.saturating_mul(2).max(m + 16 * page_bytes),
         _ => true,
     };
-    (1..runs.len()).filter(|&i| local(i)).min_by_key(|&i| total_bytes(&runs[i]).unwrap_or(u64::MAX))
+    let reads = read_local(needs);
+    let reads_local = |i: usize| reads.get(i).copied().unwrap_or(true);
+    let smallest = |ok: &dyn Fn(usize) -> bool| {
+        (1..runs.len())
+            .filter(|&i| ok(i))
+            .min_by_key(|&i| total_bytes(&runs[i]).unwrap_or(u64::MAX))
+    };
+    smallest(&|i| local(i) && reads_local(i)).or_else(|| smallest(&reads_local))
 }
 
 /// The plain-language recommendation: the candidate to choose and what it trades.
@@ -179,11 +196,13 @@ pub fn recommendation(
     runs: &[RunResult],
     sets: &[WorkingSet],
     page_bytes: u64,
+    weighed: Option<&Weighed>,
 ) -> String {
     let Some(cur) = runs.first() else { return String::new() };
+    let needs = weighed.map(Weighed::needs).unwrap_or_default();
     let cur_total = total_bytes(cur).unwrap_or(0);
     let ws_of = |i: usize| pool_bytes(&runs[i], &sets[i], page_bytes);
-    let Some(b) = best_candidate(runs, sets, page_bytes) else {
+    let Some(b) = best_candidate(runs, sets, page_bytes, &needs) else {
         return "no candidate ran besides the current key".into();
     };
     let bt = total_bytes(&runs[b]).unwrap_or(0);
@@ -209,6 +228,9 @@ pub fn recommendation(
             mib(w),
             mib(cw)
         ));
+    }
+    if let Some(w) = weighed {
+        s.push_str(&w.sentence(runs, b));
     }
     s.push_str(". Trade-offs: ");
     let mut t = Vec::new();

@@ -8,6 +8,11 @@
 //! the other on one private instance, and the working set is `null` (the server does not say
 //! which page an insert went to). On the InnoDB model, candidates that would build the same
 //! trees are built once (`share.rs`).
+//!
+//! With `--workload` (simulator only) each candidate runs the workload after its load under
+//! the pool (`workload.rs`), then again under each pool size of the curve
+//! (`pool_curve.rs`); `weigh.rs` puts the figures into the advice phases and weighs them in
+//! the recommendation.
 
 mod children;
 mod figures;
@@ -15,19 +20,23 @@ mod limits;
 mod live;
 mod partitioned;
 mod partitions;
+mod pool_curve;
 mod prepare;
 mod reading;
 mod rows;
+mod server;
 mod share;
 mod sim;
 mod storage;
 mod summary;
+mod weigh;
 mod workload;
 
 use self::figures::{advice_phase, recommendation, WorkingSet};
 use self::live::{read_live, LiveTable};
 use self::prepare::{prepare, Prepared};
-use self::rows::{AdviseRows, ColumnValues};
+use self::rows::ColumnValues;
+use self::server::run_server;
 use self::share::shared_builds;
 use self::sim::{run_nbtree, run_sim};
 use crate::args::advise::AdviseArgs;
@@ -39,7 +48,7 @@ use crate::progress::{Bars, LoadProgress};
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{
-    Engine, EngineError, EngineKind, EngineSettings, FillFactors, LoadPlan, LoadResult, Report,
+    Engine, EngineKind, EngineSettings, FillFactors, LoadPlan, LoadResult, PhaseResult, Report,
     RunResult, SimModel,
 };
 use keylab_innodb_model::SimSettings;
@@ -97,6 +106,8 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let ddl_file = args.file.as_deref().map(|f| ("the DDL file", f));
     crate::checks::check_exports(&args.output, ddl_file.as_slice())?;
     let mut notes: Vec<String> = Vec::new();
+    // The --url server's own pool (the default of a workload's), and where it was read.
+    let mut server_pool: Option<(u64, String)> = None;
     let (origin, source, table_name, dialect) = match (&args.url, &args.file) {
         (Some(url), _) => {
             let live = read_live(url, args.table.as_deref().unwrap_or(""))?;
@@ -110,6 +121,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             if args.rows.is_none() {
                 args.rows = Some(user.rows.max(1));
             }
+            server_pool = user.pool_bytes.map(|b| (b, origin.clone()));
             for (col, w) in &user.avg_widths {
                 let given = args.width.iter().any(|(c, _)| c.eq_ignore_ascii_case(col));
                 if let (false, Some(w)) = (given, w) {
@@ -135,8 +147,11 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     notes.extend(reading::reading_notes(&file, ddl, args.url.is_none(), flag.is_some()));
     let Prepared { candidates, model, fill, page_bytes, .. } =
         prepare(&args, &args.width, ddl, file.dialect, &origin, &mut notes)?;
+    workload::check(&args, &candidates)?;
+    let pool = workload::pool(&args, model, page_bytes, server_pool, &mut notes)?;
     if args.engine == EngineKind::Sim {
-        let rows = rows_of(&args);
+        // A mixed workload's inserts grow each table past the load.
+        let rows = workload::held_rows(&args);
         let tables = candidates
             .iter()
             .map(|c| crate::memory::table_bytes(&c.table, c.variant.as_ref(), rows))
@@ -146,36 +161,48 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         let lower = "--rows (or --jobs: each job holds a candidate's table)";
         crate::memory::check_model(&what, crate::memory::held_at_once(tables, jobs), lower)?;
     }
-    let settings = EngineSettings::default();
+    let settings =
+        EngineSettings { buffer_pool_bytes: pool.as_ref().map(|p| p.0), ..Default::default() };
+    // One candidate on the simulator under `s` (the curve runs each again at its own pool).
+    let run_one = |c: &Candidate, s: &EngineSettings, progress: &mut LoadProgress| {
+        if model == SimModel::Postgres15 {
+            run_nbtree(c, &args, nbtree_settings(s, None), progress)
+        } else {
+            // Advise only inserts: the model keeps no per-row copy for deletes.
+            let sim = SimSettings {
+                flavour: flavour(model).unwrap_or_default(),
+                insert_only: true,
+                ..sim_settings(s)?
+            };
+            run_sim(c, &args, &|| SimEngine::new(sim), progress)
+        }
+    };
+    let mut build_of = vec![None; candidates.len()];
     let (results, engine_info) = match args.engine {
         EngineKind::Sim if model == SimModel::Postgres15 => {
             let nb = nbtree_settings(&settings, None);
             let mut info_engine = NbtreeEngine::new(nb);
             info_engine.set_fill_factors(&fill)?;
             let info = info_engine.info();
-            let each_own = vec![None; candidates.len()];
-            let results = run_candidates(jobs_of(&args), &candidates, &each_own, |c, progress| {
-                run_nbtree(c, &args, nb, progress)
+            let results = run_candidates(jobs_of(&args), &candidates, &build_of, |c, progress| {
+                run_one(c, &settings, progress)
             })?;
             (results, info)
         }
         EngineKind::Sim => {
-            // Advise only inserts: the model keeps no per-row copy for deletes.
             let sim = SimSettings {
                 flavour: flavour(model).unwrap_or_default(),
                 insert_only: true,
                 ..sim_settings(&settings)?
             };
             let info = SimEngine::new(sim).info();
-            let build_of = if args.no_shared_builds {
-                vec![None; candidates.len()]
-            } else {
+            if !args.no_shared_builds {
                 let shared = shared_builds(&candidates, rows_of(&args), args.seed);
                 notes.extend(shared.notes);
-                shared.build_of
-            };
+                build_of = shared.build_of;
+            }
             let results = run_candidates(jobs_of(&args), &candidates, &build_of, |c, progress| {
-                run_sim(c, &args, &|| SimEngine::new(sim), progress)
+                run_one(c, &settings, progress)
             })?;
             (results, info)
         }
@@ -222,7 +249,25 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     let phases: Vec<_> = (0..runs.len())
         .map(|i| advice_phase(done[i], &runs[i], &sets[i], current, page_bytes))
         .collect();
-    for (run, p) in runs.iter_mut().zip(phases) {
+    let weighed = match pool {
+        Some((pool_bytes, pool_from)) if !args.workload.is_empty() => {
+            let floor = workload::pool_floor(model, page_bytes);
+            let run_at = |c: usize, p: u64, progress: &mut LoadProgress| {
+                let at = EngineSettings { buffer_pool_bytes: Some(p), ..settings };
+                Ok(run_one(&candidates[c], &at, progress)?.0)
+            };
+            let (workload, target) = (args.workload_text(), args.hit_ratio_target());
+            let sizes = args.curve_sizes();
+            let curve = pool_curve::Curve { sizes: &sizes, floor, jobs: jobs_of(&args) };
+            let figures = pool_curve::weigh_runs(&curve, &candidates, &build_of, &runs, &run_at)?;
+            Some(weigh::Weighed { workload, pool_bytes, pool_from, target, figures })
+        }
+        _ => None,
+    };
+    for (i, (run, mut p)) in runs.iter_mut().zip(phases).enumerate() {
+        if let (Some(w), PhaseResult::Advice(a)) = (&weighed, &mut p) {
+            w.fill(i, a);
+        }
         run.phases.push(p);
     }
     let current = runs.first().cloned();
@@ -237,7 +282,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     };
     if let Some(cur) = &current {
         if cur.variant == "current" {
-            notes.push(recommendation(&done, &report.runs, &sets, page_bytes));
+            notes.push(recommendation(&done, &report.runs, &sets, page_bytes, weighed.as_ref()));
         }
     }
     let label = if args.engine == EngineKind::Sim {
@@ -376,48 +421,4 @@ fn run_candidates(
         });
     }
     Ok(results.into_iter().map(|r| r.expect("every candidate built or shared")).collect())
-}
-
-/// One candidate on a server: create, load, measure, drop (dropped on failure too).
-fn run_server(
-    c: &Candidate,
-    args: &AdviseArgs,
-    engine: &mut dyn Engine,
-) -> Result<(RunResult, WorkingSet)> {
-    let plan = LoadPlan::default();
-    engine.set_fill_factors(&c.fill_factors)?;
-    engine.create_table(&c.table)?;
-    let outcome = (|| {
-        let gen = AdviseRows::new(&c.table, &c.plan, c.variant, args.seed);
-        // A partitioned table: the rows that fit no partition are left out, as on the model.
-        let mut routed = partitions::Routed::new(gen, &c.table, rows_of(args));
-        let mut refused = None;
-        let mut rows = std::iter::from_fn(|| {
-            let mut row = Vec::new();
-            match routed.fill(&mut row) {
-                Ok(_) => Some(row),
-                Err(e) => {
-                    refused = Some(e);
-                    None
-                }
-            }
-        })
-        .take(rows_of(args) as usize);
-        let load = engine.load(&c.table, &plan, &mut rows, &mut |_| {})?;
-        drop(rows);
-        if let Some(e) = refused {
-            return Err(EngineError::Rejected(e));
-        }
-        let m = engine.measure(&c.table)?;
-        Ok::<_, EngineError>((load, m))
-    })();
-    let dropped = engine.drop_table(&c.table);
-    let (load, m) = outcome?;
-    dropped?;
-    let mut lr = load_result(&plan);
-    lr.wall_s = load.wall_s;
-    lr.rows_per_s = load.wall_s.filter(|&s| s > 0.0).map(|s| load.rows as f64 / s);
-    lr.verification = load.verification;
-    let window = (rows_of(args) / 10).max(1);
-    Ok((run_result(c, load.rows, m, lr), WorkingSet { pages: None, window }))
 }

@@ -116,6 +116,7 @@ pub fn run_sim_partitions(
             }
             Ok(())
         })?
+        .0
     };
     let mut measured = Vec::new();
     for (e, part) in engines.iter_mut().zip(&parts) {
@@ -163,6 +164,7 @@ pub fn run_nbtree_partitions(
             }
             Ok(())
         })?
+        .0
     };
     let mut measured = Vec::new();
     for (e, part) in engines.iter_mut().zip(&parts) {

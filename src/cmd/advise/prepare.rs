@@ -278,7 +278,7 @@ fn candidates(
     }
     notes.extend(partitions::routing_note(t));
     let mut key_note = None;
-    check_unique_capacity(t, &current_plan, rows_of(args), origin, ddl)?;
+    check_unique_capacity(t, &current_plan, super::workload::held_rows(args), origin, ddl)?;
     let mut out = vec![Candidate {
         label: "current".into(),
         variant: current_v,

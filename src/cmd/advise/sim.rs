@@ -5,6 +5,7 @@
 
 use super::figures::WorkingSet;
 use super::partitioned::{run_nbtree_partitions, run_sim_partitions};
+use super::partitions::Routed;
 use super::rows::{AdviseRows, ColumnValues};
 use super::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
 use crate::args::advise::AdviseArgs;
@@ -83,14 +84,15 @@ pub(super) const BATCH_ROWS: usize = 512;
 /// Distinct leaves per index that inserts touched in the last window of a tenth of the rows
 /// and in the window before it too. `insert(rows, after)` inserts rows in order, calling
 /// `after` with the leaf of each index (primary key first) after each row, and on a failure
-/// returns the index of the failing row in `rows`.
-pub(super) fn load_counting(
+/// returns the index of the failing row in `rows`. The candidate's generator is returned
+/// too, at the row after the load (a workload's inserts go on from there).
+pub(super) fn load_counting<'t>(
     c: &Candidate,
-    (table, plan): (&Table, &[ColumnValues]),
+    (table, plan): (&'t Table, &[ColumnValues]),
     args: &AdviseArgs,
     progress: &mut LoadProgress,
     mut insert: impl FnMut(&[Row], &mut dyn FnMut(&[u32])) -> Result<(), (usize, anyhow::Error)>,
-) -> Result<WorkingSet> {
+) -> Result<(WorkingSet, Routed<'t>)> {
     let n_idx = 1 + table.indexes.len();
     let rows = rows_of(args);
     let window = (rows / 10).max(1);
@@ -99,7 +101,7 @@ pub(super) fn load_counting(
     let mut before: Vec<BitSet> = vec![BitSet::new(); n_idx];
     let mut last: Vec<BitSet> = vec![BitSet::new(); n_idx];
     let gen = AdviseRows::new(table, plan, c.variant, args.seed);
-    let mut gen = super::partitions::Routed::new(gen, table, rows);
+    let mut gen = Routed::new(gen, table, rows);
     // Filled in place batch after batch (their buffers reused).
     let mut batch: Vec<Row> = Vec::new();
     progress.start(&c.progress_label(), rows);
@@ -132,7 +134,16 @@ pub(super) fn load_counting(
     // boundary at a page boundary shares no page with the window before.
     let pages: Vec<u64> =
         before.iter().zip(&last).map(|(b, l)| (l.intersection(b).count() as u64).max(1)).collect();
-    Ok(WorkingSet { pages: Some(pages), window })
+    Ok((WorkingSet { pages: Some(pages), window }, gen))
+}
+
+/// The rows after the load, for a workload's inserts (a table without partitions: every
+/// row fits).
+fn more_rows<'a, 't: 'a>(gen: &'a mut Routed<'t>) -> Box<dyn Iterator<Item = Row> + 'a> {
+    Box::new(std::iter::from_fn(move || {
+        let mut row = Vec::new();
+        gen.fill(&mut row).ok().map(|_| row)
+    }))
 }
 
 /// Row by row, one transaction each (as the reported load plan says).
@@ -168,14 +179,16 @@ pub fn run_sim(
     engine.create_table(&table).map_err(anyhow::Error::from)?;
     let mut source = super::workload::source(&table, args);
     let sim = engine.sim_table_mut()?;
-    let ws = load_counting(c, (&table, &plan), args, progress, |rows, after| {
+    let (ws, mut gen) = load_counting(c, (&table, &plan), args, progress, |rows, after| {
         super::workload::record(source.as_mut(), rows);
         sim.insert_batch_each(rows, after)
             .map_err(|(i, e)| (i, EngineError::Rejected(e.to_string()).into()))
     })?;
     let m = engine.measure(&table)?;
     let mut run = run_result(c, rows_of(args), m, load_result(&row_plan()));
-    super::workload::read(&mut engine, &table, source.as_ref(), args, c, &mut run, progress)?;
+    let rows = &mut more_rows(&mut gen);
+    let src = source.as_mut();
+    super::workload::run_workload(&mut engine, &table, src, rows, args, c, &mut run, progress)?;
     Ok((run, ws))
 }
 
@@ -198,7 +211,7 @@ pub fn run_nbtree(
     let mut source = super::workload::source(&c.table, args);
     let t = engine.nbtree_table_mut()?;
     let mut leaves = Vec::new();
-    let ws = load_counting(c, (&c.table, &c.plan), args, progress, |rows, after| {
+    let (ws, mut gen) = load_counting(c, (&c.table, &c.plan), args, progress, |rows, after| {
         super::workload::record(source.as_mut(), rows);
         for (i, row) in rows.iter().enumerate() {
             t.insert(row).map_err(|e| (i, EngineError::Rejected(e.to_string()).into()))?;
@@ -211,6 +224,8 @@ pub fn run_nbtree(
     })?;
     let m = engine.measure(&c.table)?;
     let mut run = run_result(c, rows_of(args), m, load_result(&row_plan()));
-    super::workload::read(&mut engine, &c.table, source.as_ref(), args, c, &mut run, progress)?;
+    let rows = &mut more_rows(&mut gen);
+    let src = source.as_mut();
+    super::workload::run_workload(&mut engine, &c.table, src, rows, args, c, &mut run, progress)?;
     Ok((run, ws))
 }

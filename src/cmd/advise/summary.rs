@@ -83,6 +83,18 @@ pub fn run_schema(mut args: AdviseArgs, file: &DdlFile, origin: &str) -> Result<
         ))
         .into());
     }
+    let one_table = [
+        (!args.workload.is_empty(), "--workload"),
+        (args.buffer_pool.is_some(), "--buffer-pool"),
+        (!args.pool_sizes.is_empty(), "--pool-sizes"),
+        (args.hit_target.is_some(), "--hit-target"),
+    ];
+    if let Some((_, flag)) = one_table.iter().find(|f| f.0) {
+        return Err(UsageError(format!(
+            "{flag} weighs one table's workload; name the table with --table"
+        ))
+        .into());
+    }
     for (name, _) in &args.width {
         let known = file.tables.iter().flat_map(|t| &t.table.columns);
         if !known.clone().any(|c| c.name.eq_ignore_ascii_case(name)) {
@@ -357,7 +369,7 @@ fn summarise(
                 .collect::<Vec<_>>()
                 .join(", "),
         };
-        let best = best_candidate(&runs, &sets, a.prepared.page_bytes);
+        let best = best_candidate(&runs, &sets, a.prepared.page_bytes, &[]);
         let bytes_now = total_bytes(&runs[0]);
         let bytes_best = best.and_then(|b| total_bytes(&runs[b]));
         let bytes_saved = match (bytes_now, bytes_best) {

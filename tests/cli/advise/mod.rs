@@ -526,3 +526,6 @@ fn each_table_of_a_file_is_judged_on_its_own() {
     assert!(run.stdout.contains("read as MySQL: --dialect"), "{}", run.stdout);
     refused(sql, &["--dialect", "oracle"], &["--dialect", "mysql, postgres"]);
 }
+
+// A workload of reads and inserts weighed per candidate (issue 28).
+mod workload;

@@ -114,7 +114,15 @@ pub fn fill_curve(phase: &mut ReadsPhase, mut points: Vec<ReadCurvePoint>, targe
     phase.pool_curve = Figure::Value(points);
 }
 
-/// The pool the target needs on `curve` (pool bytes, hit ratio; ascending), and how found.
+/// The pool `target` (a hit ratio, 0..1) needs on `curve` (pool bytes, hit ratio; ascending
+/// by pool), and how it was found: interpolated linearly between the two sizes around the
+/// target, the smallest size when it already meets it, `None` (never extrapolated) when no
+/// size does.
+pub fn cache_for_target(curve: &[(u64, f64)], target: f64) -> (Option<u64>, &'static str) {
+    cache_for(curve, target)
+}
+
+/// See [`cache_for_target`].
 fn cache_for(curve: &[(u64, f64)], target: f64) -> (Option<u64>, &'static str) {
     match curve.iter().position(|&(_, h)| h >= target) {
         None if curve.is_empty() => (None, "no curve: the engine gave no misses"),

@@ -282,5 +282,41 @@ figures! {
         pub index_bytes: BTreeMap<String, Option<u64>>,
         /// Insert working set, pages per index, by index name.
         pub insert_working_set_pages: BTreeMap<String, Option<u64>>,
+        /// `--workload`: what ran after the load, its specs comma-separated.
+        pub workload: String,
+        /// The buffer pool the load and the workload ran under, bytes.
+        pub buffer_pool_bytes: u64,
+        /// The workload's pages read from storage per 1,000 operations (reads and inserts)
+        /// at `buffer_pool_bytes`.
+        pub workload_misses_per_1000_ops: f64,
+        /// The workload's page requests per operation.
+        pub workload_page_requests_per_op: f64,
+        /// The workload's hit ratio at `buffer_pool_bytes` (1 − misses / requests), 0..1.
+        pub workload_hit_ratio: f64,
+        /// The hit ratio `cache_for_hit_target_bytes` is for, 0..1.
+        pub hit_target: f64,
+        /// The buffer pool the workload needs for `hit_target`, interpolated between the
+        /// pool sizes tried (`workload_curve`); `null` when even the largest misses it.
+        pub cache_for_hit_target_bytes: u64,
+        /// How it was found (`interpolated from the curve`, `more than the largest pool
+        /// tried (N MiB)`, ...).
+        pub cache_for_hit_target: String,
+        /// The workload's misses at each pool size tried, smallest first.
+        pub workload_curve: Vec<WorkloadCurvePoint>,
+    }
+}
+
+figures! {
+    /// One pool size of an `advice` phase's `workload_curve`: the candidate loaded and its
+    /// workload run again under that pool.
+    pub struct WorkloadCurvePoint {
+        /// Buffer pool size, bytes.
+        pub pool_bytes: u64,
+        /// The pool against the candidate's table (data and every index), percent.
+        pub pool_pct_of_table: f64,
+        /// Pages read from storage per 1,000 operations of the workload.
+        pub misses_per_1000_ops: f64,
+        /// The workload's hit ratio (1 − misses / requests), 0..1.
+        pub hit_ratio: f64,
     }
 }

@@ -21,7 +21,7 @@
 pub use super::phase_figures::{CounterFigures, Figure, PoolFigures, SeriesPoint, ShapeFigures};
 pub use super::phase_kinds::{
     AdvicePhase, ChurnPhase, DdlPhase, DdlStep, LoadPhase, QueriesPhase, RebuildPhase,
-    RestartPhase, SettingsPhase,
+    RestartPhase, SettingsPhase, WorkloadCurvePoint,
 };
 pub use super::work_phases::{MixedPhase, ReadCurvePoint, ReadFigures, ReadsPhase};
 use serde::de::Error as _;

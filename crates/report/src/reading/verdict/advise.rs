@@ -57,6 +57,7 @@ pub(super) fn advise_verdict(report: &Report) -> Vec<String> {
     }
     first.push('.');
     out.push(first);
+    out.extend(workload_line(label, best, current));
     let engine_assigned =
         |r: &RunResult| variant_of(r).is_some_and(|v| v.strategy.is_engine_assigned());
     if engine_assigned(run) {
@@ -75,6 +76,37 @@ pub(super) fn advise_verdict(report: &Report) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+/// With `--workload`: the recommended candidate's misses and the pool its hit target needs,
+/// against the current key's.
+fn workload_line(label: &str, best: &AdvicePhase, current: &AdvicePhase) -> Option<String> {
+    let workload = best.workload.get()?;
+    let pool = value(&best.buffer_pool_bytes)?;
+    let misses = |a: &AdvicePhase| {
+        value(&a.workload_misses_per_1000_ops).map_or("n/a".into(), |m| format!("{m:.1}"))
+    };
+    let cache = |a: &AdvicePhase| match (
+        value(&a.cache_for_hit_target_bytes),
+        a.cache_for_hit_target.get(),
+    ) {
+        (Some(b), Some(how)) if how.starts_with("the smallest") => {
+            format!("at most {}", human_bytes(b))
+        }
+        (Some(b), _) => human_bytes(b),
+        (None, Some(how)) if how.starts_with("more than") => how.replacen("more than", "above", 1),
+        _ => "n/a".into(),
+    };
+    let target = value(&best.hit_target).map_or("the target".into(), |t| format!("{}%", t * 100.0));
+    Some(format!(
+        "Workload {workload} under a {} pool: {label} misses {} pages per 1,000 operations \
+         (current key: {}); {target} hits need {} (current key: {}).",
+        human_bytes(pool),
+        misses(best),
+        misses(current),
+        cache(best),
+        cache(current)
+    ))
 }
 
 /// The candidate the command recommended, from its `Recommendation: X (...)` note.
