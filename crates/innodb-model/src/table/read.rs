@@ -418,10 +418,11 @@ impl SimTable {
         rows
     }
 
-    /// `SELECT * FROM t WHERE pk >= ? ORDER BY pk LIMIT rows`: the range estimate's descents
-    /// (to `from`, and to the last leaf for the open end), one PAGE_CUR_GE descent, then
-    /// `rows` records along the leaves, a request for every leaf entered and for every
-    /// fetch call's cursor restore. Returns the rows read.
+    /// `SELECT * FROM t WHERE pk >= ? ORDER BY pk LIMIT rows`: the range estimate (to
+    /// `from`, and to the end of the index), again when `rows` is below the rows it
+    /// estimates, one PAGE_CUR_GE descent, then the records of whole fetch calls along the
+    /// leaves (`rows` and the rest of the last call's batch), a request for every leaf
+    /// entered and an optimistic restore (no request) per call. Returns the rows returned.
     pub fn read_key_range(
         &mut self,
         from: &[Value],
