@@ -28,6 +28,8 @@
 mod change_buffer;
 mod ibuf_tree;
 mod lru;
+mod nodes;
+pub use nodes::SYS_PAGE_BASE;
 mod settings;
 pub(crate) use change_buffer::ChangeBuffer;
 pub use change_buffer::IbufSize;
@@ -84,7 +86,7 @@ const EMPTY: Node = Node {
 pub struct Pool {
     pub(crate) settings: PoolSettings,
     capacity: usize,
-    nodes: Vec<Node>,
+    nodes: nodes::Nodes,
     head: u32,
     tail: u32,
     len: usize,
@@ -112,7 +114,7 @@ impl Pool {
         Pool {
             settings,
             capacity: capacity_pages.max(8),
-            nodes: Vec::new(),
+            nodes: nodes::Nodes::default(),
             head: NIL,
             tail: NIL,
             len: 0,
@@ -138,11 +140,7 @@ impl Pool {
     }
 
     fn node(&mut self, p: u32) -> &mut Node {
-        let i = p as usize;
-        if self.nodes.len() <= i {
-            self.nodes.resize(i + 1, EMPTY);
-        }
-        &mut self.nodes[i]
+        self.nodes.get_or_add(p as usize, EMPTY)
     }
 
     /// Hints the CPU to load page `p`'s LRU node, which an access to `p` reads (the
