@@ -1,10 +1,12 @@
 //! The undo logs of autocommitted single-row inserts, in the system tablespace's pages of the
 //! buffer pool (docs/model-rules.md §15): each transaction takes the next of 128 rollback
 //! segments, writes its insert undo record on that segment's cached undo page (or on a new
-//! undo segment's page), and its commit puts the log in the history. Purge later removes the
-//! logs from the history in commit order and frees an undo page once every log on it is
-//! purged. This file holds that bookkeeping and the system pages it touches; purge's visit to
-//! each row is the table's (`table/purge.rs`).
+//! undo segment's page), and its commit puts the log in the history. Purge later reads the
+//! logs in commit order, removes them from the history and frees an undo page once every log
+//! on it is purged. Purge does not visit the inserted rows: measured on MariaDB 10.11.19
+//! (16 KiB pages, 8 MiB pool, 300,000 uuid4 rows), purging 464 logs of random-key inserts
+//! read 91 system and 135 undo pages and not one index leaf, though their rows' leaves were
+//! mostly out of the pool. `table/purge.rs` runs this against a table's pool.
 //!
 //! Not modelled: undo logs of multi-row load transactions (a load's figures are checked
 //! without them), the TRX_SYS page, the doublewrite buffer, undo tablespaces
@@ -12,7 +14,6 @@
 //! Page numbers are the model's own: what matters is which pages are the same page.
 
 use crate::pool::{Pool, SYS_PAGE_BASE};
-use keylab_schema::Value;
 use std::collections::{HashMap, VecDeque};
 
 /// `TRX_SYS_N_RSEGS`: `trx_assign_rseg_low` hands rollback segments out round-robin.
@@ -37,12 +38,10 @@ const LOG_HEADER_BYTES: u32 = 46;
 const INSERT_RECORD_BYTES: u32 = 10;
 
 /// One committed transaction's undo log, waiting for purge.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct LoggedInsert {
     rseg: u32,
     page: u32,
-    /// The row's primary key, for purge's visit.
-    pub(crate) pk: Vec<Value>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -90,9 +89,9 @@ impl UndoLogs {
         pool.access(SYS_FSP_HEADER, true);
     }
 
-    /// The undo log of one autocommitted insert of a row with primary key `pk`, whose key
-    /// takes `key_bytes` in the record: its pages as the server gets them.
-    pub(crate) fn log_insert(&mut self, pool: &mut Pool, pk: Vec<Value>, key_bytes: u32) {
+    /// The undo log of one autocommitted insert of a row whose primary key takes
+    /// `key_bytes` in the record: its pages as the server gets them.
+    pub(crate) fn log_insert(&mut self, pool: &mut Pool, key_bytes: u32) {
         let rseg = self.next_rseg;
         self.next_rseg = (rseg + 1) % ROLLBACK_SEGMENTS;
         let header = Self::header(rseg);
@@ -127,7 +126,7 @@ impl UndoLogs {
         if state.used_bytes <= self.page_bytes / 4 * 3 {
             self.cached[rseg as usize] = Some(page);
         }
-        self.history.push_back(LoggedInsert { rseg, page, pk });
+        self.history.push_back(LoggedInsert { rseg, page });
     }
 
     /// Whether purge runs now: the model's stand-in for the purge coordinator, which the
@@ -150,16 +149,20 @@ impl UndoLogs {
         Some(log)
     }
 
-    /// After a purge batch, `trx_purge_truncate_history`: each rollback segment of the
-    /// batch's logs has them removed from its history (its header and their undo pages
-    /// change), and an undo page none of whose logs waits any more is freed, a cached one
-    /// included (`trx_purge_truncate_rseg_history`, `trx_purge_free_segment`).
+    /// After a purge batch, `trx_purge_truncate_history`: every rollback segment's header is
+    /// got (`trx_purge_truncate_rseg_history`, `trx_rsegf_get`; model-rules §9), the batch's
+    /// logs are removed from their segments' history (their undo pages change), and an undo
+    /// page none of whose logs waits any more is freed, a cached one included
+    /// (`trx_purge_free_segment`).
     pub(crate) fn truncate(&mut self, pool: &mut Pool, purged: &[LoggedInsert]) {
-        let mut seen = vec![false; ROLLBACK_SEGMENTS as usize];
+        let mut changed = vec![false; ROLLBACK_SEGMENTS as usize];
         for log in purged {
-            if !std::mem::replace(&mut seen[log.rseg as usize], true) {
-                pool.access(Self::header(log.rseg), true);
-            }
+            changed[log.rseg as usize] = true;
+        }
+        for (rseg, &write) in changed.iter().enumerate() {
+            pool.access(Self::header(rseg as u32), write);
+        }
+        for log in purged {
             pool.access(log.page, true);
             let state = self.pages.get_mut(&log.page).expect("a known undo page");
             state.unpurged -= 1;
@@ -190,8 +193,8 @@ mod tests {
     #[test]
     fn rollback_segments_take_turns_and_reuse_their_cached_page() {
         let (mut p, mut u) = (pool(1000), UndoLogs::new(16384));
-        for i in 0..256 {
-            u.log_insert(&mut p, vec![Value::Int(i)], 8);
+        for _ in 0..256 {
+            u.log_insert(&mut p, 8);
         }
         // One new page per rollback segment, reused by its second transaction.
         assert_eq!(u.pages.len(), 128);
@@ -208,8 +211,8 @@ mod tests {
     fn a_full_page_is_no_longer_cached_and_purge_frees_pages_once_their_logs_are_gone() {
         let (mut p, mut u) = (pool(1000), UndoLogs::new(4096));
         // 4k pages: (3072 - 86) / (46 + 10 + 16) = 41 logs fit under the reuse limit.
-        for i in 0..128 * 45 {
-            u.log_insert(&mut p, vec![Value::Int(i)], 16);
+        for _ in 0..128 * 45 {
+            u.log_insert(&mut p, 16);
         }
         assert_eq!(u.pages.len(), 256, "a second page per segment");
         let mut purged = Vec::new();

@@ -4,8 +4,10 @@
 //! page writes when a dirty page is evicted from a full pool or at a checkpoint;
 //! plus the change buffer's bookkeeping (`change_buffer.rs`; `ibuf.rs` holds its rules). It holds index pages and
 //! the tablespace's FSP header, extent descriptor and inode pages, which every page
-//! allocation and free changes. Not modelled: the system tablespace's pages (rollback-segment
-//! headers, which purge reads at a rate set by time, undo log pages, its own file-space pages)
+//! allocation and free changes, and, from [`SYS_PAGE_BASE`] up, the system tablespace's pages
+//! that autocommitted inserts and their purge touch (rollback-segment headers, undo log pages,
+//! its file-space pages: `undo.rs`, docs/model-rules.md §15). Not modelled: the system
+//! tablespace's pages during a load (a load's multi-row transactions' undo, purge after it)
 //! and the ibuf bitmap, 6.4 % of a server's reads at 16 MiB (docs/model-rules.md §9).
 //!
 //! Time: the simulator has no clock. `innodb_old_blocks_time` is modelled in operations:

@@ -1,11 +1,9 @@
-//! Autocommitted inserts with their undo logs, and purge's visit to each inserted row
-//! (docs/model-rules.md §15): what a mixed workload's inserts cost a server besides the
-//! index changes. The undo bookkeeping is `crate::undo`; this file runs it against the
-//! table's buffer pool and clustered index. Without a buffer pool nothing here counts
-//! (every page cached, no reads).
+//! Autocommitted inserts with their undo logs and purge (docs/model-rules.md §15): what a
+//! mixed workload's inserts cost a server besides the index changes. The undo bookkeeping
+//! is `crate::undo`; this file runs it against the table's buffer pool. Without a buffer
+//! pool nothing here counts (every page cached, no reads).
 
 use super::SimTable;
-use crate::page::PageNo;
 use crate::undo::{LoggedInsert, PURGE_BATCH_LOGS};
 use crate::SimError;
 use keylab_schema::Value;
@@ -16,28 +14,21 @@ impl SimTable {
     /// `trx_commit`); purge runs a batch when one is due.
     pub fn insert_autocommit(&mut self, row: &[Value]) -> Result<(), SimError> {
         self.insert(row)?;
-        if self.space.pool.is_none() {
-            return Ok(());
-        }
-        let pk: Vec<Value> = self
-            .table
-            .primary_key
-            .iter()
-            .map(|&c| match &row[c] {
-                // The value AUTO_INCREMENT gave the row.
-                Value::Null => Value::Int(self.next_auto_inc - 1),
-                v => v.clone(),
-            })
-            .collect();
+        let Some(pool) = self.space.pool.as_mut() else { return Ok(()) };
         let key_bytes: u32 = self
             .table
             .primary_key
             .iter()
-            .zip(&pk)
-            .map(|(&c, v)| v.stored_len(&self.table.columns[c].ty))
+            .map(|&c| {
+                let ty = &self.table.columns[c].ty;
+                match &row[c] {
+                    // The value AUTO_INCREMENT gave the row.
+                    Value::Null => Value::Int(self.next_auto_inc - 1).stored_len(ty),
+                    v => v.stored_len(ty),
+                }
+            })
             .sum();
-        let pool = self.space.pool.as_mut().expect("checked above");
-        self.undo.log_insert(pool, pk, key_bytes);
+        self.undo.log_insert(pool, key_bytes);
         if self.undo.purge_due() {
             self.purge_logs(PURGE_BATCH_LOGS);
         }
@@ -58,39 +49,15 @@ impl SimTable {
     }
 
     /// One purge batch of up to `n` logs, oldest first: each log's record is read from its
-    /// undo page and its row visited, then the history is truncated.
+    /// undo page (`trx_purge_fetch_next_rec`), then the history is truncated.
     fn purge_logs(&mut self, n: usize) {
+        let Some(pool) = self.space.pool.as_mut() else { return };
         let mut purged: Vec<LoggedInsert> = Vec::with_capacity(n);
         while purged.len() < n {
-            let Some(pool) = self.space.pool.as_mut() else { return };
             let Some(log) = self.undo.next_to_purge(pool) else { break };
-            self.purge_visit(&log.pk);
             purged.push(log);
         }
-        if let Some(pool) = self.space.pool.as_mut() {
-            self.undo.truncate(pool, &purged);
-        }
-    }
-
-    /// `row_purge_reset_trx_id`: the row's clustered record gets DB_TRX_ID 0, through a
-    /// search to its leaf (`row_purge_reposition_pcur`, BTR_MODIFY_LEAF), which it changes.
-    fn purge_visit(&mut self, pk: &[Value]) {
-        let Ok(key) = self.pk_search_key(pk) else { return };
-        let tree = &self.trees[0];
-        let kw = tree.kw();
-        let mut p = tree.root;
-        loop {
-            let page = self.space.page(p);
-            if page.level == 0 {
-                self.space.touch_dirty(p);
-                break;
-            }
-            let (le, _) = page.search(&key, kw);
-            let child = PageNo(page.children[le.saturating_sub(1)]);
-            self.space.touch_read(p);
-            p = child;
-        }
-        self.keys = key;
+        self.undo.truncate(pool, &purged);
     }
 }
 
@@ -107,7 +74,7 @@ mod tests {
     }
 
     #[test]
-    fn autocommitted_inserts_write_undo_pages_and_purge_visits_their_rows() {
+    fn autocommitted_inserts_write_undo_pages_and_purge_frees_them() {
         let settings = SimSettings { buffer_pool_bytes: Some(64 << 20), ..SimSettings::default() };
         let mut sim = SimTable::new(&table(), settings).unwrap();
         for _ in 0..126 {
@@ -116,7 +83,8 @@ mod tests {
         assert_eq!(sim.purge_history_len(), 126);
         let before = sim.pool_counters().unwrap().page_accesses;
         sim.insert_autocommit(&[Value::Null, Value::Null]).unwrap();
-        // The 127th log makes a batch: every log purged, its undo page freed.
+        // The 127th log makes a batch: every log purged (its undo page read and changed,
+        // its rollback segment's header changed), its undo page freed.
         assert_eq!(sim.purge_history_len(), 0);
         let accesses = sim.pool_counters().unwrap().page_accesses - before;
         assert!(accesses > 127 * 3, "{accesses}");

@@ -319,7 +319,7 @@ impl SimTable {
     /// PRIMARY's encoded key for `pk`, in the table's reused key buffer (give it back to
     /// `self.keys`); the row it is encoded from is the reused delete row, so a read
     /// allocates nothing once the buffers have grown.
-    pub(super) fn pk_search_key(&mut self, pk: &[Value]) -> Result<Vec<u8>, SimError> {
+    fn pk_search_key(&mut self, pk: &[Value]) -> Result<Vec<u8>, SimError> {
         let row = self.take_key_row(pk)?;
         let mut key = std::mem::take(&mut self.keys);
         key.clear();
