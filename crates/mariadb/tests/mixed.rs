@@ -3,8 +3,8 @@
 //! rows) on both, with a buffer pool of about a quarter of the table; misses per 1,000
 //! operations of the model against the server's `Innodb_buffer_pool_reads`, for 10 % inserts
 //! with latest-5 % point reads and 50 % inserts with uniform point reads, on `uuid4:bin`,
-//! `uuid7:bin` and `auto-inc`. Most of an ordered key's misses are the undo pages of the
-//! autocommitted inserts and purge's reads (docs/model-rules.md §15).
+//! `uuid7:bin` and `auto-inc`. Both sides count the autocommitted inserts' undo pages and
+//! purge's reads of them (docs/model-rules.md §15); the test takes about 100–115 s.
 //!
 //! Sizes as in `reads.rs`: 4 KiB pages, an 8 MiB pool, rows of about 240 bytes. Without a
 //! server binary it prints `SKIPPED` and passes, except under `CI=true`.

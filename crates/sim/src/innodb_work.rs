@@ -121,13 +121,13 @@ pub(crate) fn work(
     out.working_set_pages = Some(sets);
     out.notes.push("simulated: page figures are the InnoDB model's predictions".into());
     if out.inserts > 0 {
-        // The undo pages and purge's visits are modelled (`SimTable::insert_autocommit`),
-        // but when the server's purge runs is set by its clock: see model-rules §15.
+        // The undo pages and purge are modelled (`SimTable::insert_autocommit`), but when
+        // the server's purge runs is set by its clock: see model-rules §15.
         out.notes.push(
             "each insert is autocommitted: its undo log pages (128 rollback segments in the \
-             system tablespace) and purge's later visit to the row are counted, purge running \
-             once 127 undo logs wait; a server's purge runs on its own clock, so its figures \
-             vary from run to run"
+             system tablespace) and purge's reads of them are counted, purge running once 127 \
+             undo logs wait; a server's purge runs on its own clock, so its figures vary from \
+             run to run"
                 .into(),
         );
     }
