@@ -1,5 +1,6 @@
 //! `compare --reads` and `--mix` end to end (issue 28): on the InnoDB model under a bounded
-//! pool, point reads of the latest 5% miss far less with a time-ordered key than with uuid4;
+//! pool, point reads of the latest 5% miss far less with a time-ordered key than with uuid4
+//! (in a mix with inserts, less: the inserts' undo pages miss for every key);
 //! bad specs exit 2 naming the flag and the valid choices; an engine that cannot read shows
 //! `n/a` with its reason and `null` figures, never a made-up one.
 
@@ -41,7 +42,10 @@ fn latest_reads_miss_far_less_with_uuid7_than_with_uuid4() {
     assert!(spec["server_ms"].is_null() && spec["wall_s"].is_null(), "{spec}");
     let (m4, m7) =
         (figure(0, "mixed", "misses_per_1000_ops"), figure(1, "mixed", "misses_per_1000_ops"));
-    assert!(m7 * 20.0 < m4, "mixed: uuid4 {m4}, uuid7 {m7}");
+    // Each insert's undo pages (128 rollback segments' headers and undo pages in a 512-page
+    // pool) are most of an ordered key's misses here, as on the server (model-rules §15:
+    // MariaDB 10.11.19 read 1,015 and 240 per 1,000 operations, the model 970 and 191).
+    assert!(m7 * 3.0 < m4 && m7 > 50.0, "mixed: uuid4 {m4}, uuid7 {m7}");
     assert_eq!(figure(0, "mixed", "inserts"), 2000.0);
     // The reading and the verdict say it in figures.
     let text = Dir::new()

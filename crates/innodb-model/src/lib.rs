@@ -58,6 +58,7 @@ mod split;
 mod stats;
 mod table;
 mod tree;
+mod undo;
 
 // Test helpers (seeded generator, E1's and E5's tables, workloads): in the crate's unit tests,
 // and for its benches, integration tests and tools through the `testkit` feature only.

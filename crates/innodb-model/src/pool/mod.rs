@@ -4,8 +4,10 @@
 //! page writes when a dirty page is evicted from a full pool or at a checkpoint;
 //! plus the change buffer's bookkeeping (`change_buffer.rs`; `ibuf.rs` holds its rules). It holds index pages and
 //! the tablespace's FSP header, extent descriptor and inode pages, which every page
-//! allocation and free changes. Not modelled: the system tablespace's pages (rollback-segment
-//! headers, which purge reads at a rate set by time, undo log pages, its own file-space pages)
+//! allocation and free changes, and, from [`SYS_PAGE_BASE`] up, the system tablespace's pages
+//! that autocommitted inserts and their purge touch (rollback-segment headers, undo log pages,
+//! its file-space pages: `undo.rs`, docs/model-rules.md §15). Not modelled: the system
+//! tablespace's pages during a load (a load's multi-row transactions' undo, purge after it)
 //! and the ibuf bitmap, 6.4 % of a server's reads at 16 MiB (docs/model-rules.md §9).
 //!
 //! Time: the simulator has no clock. `innodb_old_blocks_time` is modelled in operations:
@@ -28,6 +30,8 @@
 mod change_buffer;
 mod ibuf_tree;
 mod lru;
+mod nodes;
+pub use nodes::SYS_PAGE_BASE;
 mod settings;
 pub(crate) use change_buffer::ChangeBuffer;
 pub use change_buffer::IbufSize;
@@ -84,7 +88,7 @@ const EMPTY: Node = Node {
 pub struct Pool {
     pub(crate) settings: PoolSettings,
     capacity: usize,
-    nodes: Vec<Node>,
+    nodes: nodes::Nodes,
     head: u32,
     tail: u32,
     len: usize,
@@ -112,7 +116,7 @@ impl Pool {
         Pool {
             settings,
             capacity: capacity_pages.max(8),
-            nodes: Vec::new(),
+            nodes: nodes::Nodes::default(),
             head: NIL,
             tail: NIL,
             len: 0,
@@ -138,11 +142,7 @@ impl Pool {
     }
 
     fn node(&mut self, p: u32) -> &mut Node {
-        let i = p as usize;
-        if self.nodes.len() <= i {
-            self.nodes.resize(i + 1, EMPTY);
-        }
-        &mut self.nodes[i]
+        self.nodes.get_or_add(p as usize, EMPTY)
     }
 
     /// Hints the CPU to load page `p`'s LRU node, which an access to `p` reads (the

@@ -12,6 +12,7 @@
 mod analyze;
 mod insert;
 mod ops;
+mod purge;
 mod read;
 mod two_pass;
 mod validate;
@@ -69,6 +70,8 @@ pub struct SimTable {
     /// Inserts go into one index after the other even without a buffer pool (tests compare
     /// that path with `insert_found`'s).
     pub(crate) one_index_at_a_time: bool,
+    /// The undo logs of autocommitted inserts and their purge (`insert_autocommit`).
+    pub(crate) undo: crate::undo::UndoLogs,
 }
 
 /// A primary key as a hash-map key, independent of the simulator's key-slot widths (which
@@ -206,6 +209,7 @@ impl SimTable {
             col_checks: Self::col_checks(table),
             last_leaves: vec![0; 1 + table.indexes.len()],
             one_index_at_a_time: false,
+            undo: crate::undo::UndoLogs::new(geo.page_bytes),
         })
     }
 
