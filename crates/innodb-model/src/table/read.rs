@@ -4,6 +4,8 @@
 //! for every match; a key range descends once and walks the leaves; a time range walks the
 //! time column's index and looks every row up in the clustered index. Every page a read gets
 //! is a page request (`Innodb_buffer_pool_read_requests`), a miss where the pool lacks it.
+//! The optimizer's range estimate is in `read/estimate.rs`, the scans and `row_search_mvcc`'s
+//! fetch calls in `read/scan.rs`.
 //!
 //! Not modelled: the adaptive hash index (off by default in 10.11:
 //! `innodb_adaptive_hash_index=OFF`), linear read-ahead (it needs 56 of an extent's 64 pages
