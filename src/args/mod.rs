@@ -50,6 +50,13 @@ pub enum Command {
     /// Print generated ids, one per line.
     Keys(KeysArgs),
     /// Measure how far the simulator agrees with a real server.
+    ///
+    /// Loads only: the page structure of its matrix, and the buffer pool's page reads and
+    /// writes under a 16 MiB pool. Reads are not part of it (there is no --reads here): a
+    /// read's misses depend on a pool sized to each table and on a warm-up, which the fixed
+    /// matrix has no place for. The live tests compare reads instead (MariaDB:
+    /// crates/mariadb/tests/reads.rs and ranges.rs; PostgreSQL: tests/cli/postgres/reads.rs
+    /// and ranges.rs), and `compare --reads` gives each engine's figures for your own table.
     Validate(ValidateArgs),
     /// Report the structure of a real InnoDB tablespace file (.ibd).
     Inspect(InspectArgs),

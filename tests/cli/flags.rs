@@ -100,3 +100,17 @@ fn engine_specific_flags_are_refused_where_they_do_nothing() {
     let run = d.keylab(&["run", "p.toml", "--page-cleaner", "10.11.0", "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+/// `validate` compares loads only: `--reads` exits 2, and its help says where reads are
+/// compared instead.
+#[test]
+fn validate_takes_no_reads_and_its_help_says_why() {
+    let d = Dir::new();
+    let run = d.keylab(&["validate", "--reads", "point:10"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("--reads"), "{}", run.stderr);
+    let help = d.keylab(&["validate", "--help"]);
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("Reads are not part of it"), "{}", help.stdout);
+    assert!(help.stdout.contains("compare --reads"), "{}", help.stdout);
+}

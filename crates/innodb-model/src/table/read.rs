@@ -4,6 +4,8 @@
 //! for every match; a key range descends once and walks the leaves; a time range walks the
 //! time column's index and looks every row up in the clustered index. Every page a read gets
 //! is a page request (`Innodb_buffer_pool_read_requests`), a miss where the pool lacks it.
+//! The optimizer's range estimate is in `read/estimate.rs`, the scans and `row_search_mvcc`'s
+//! fetch calls in `read/scan.rs`.
 //!
 //! Not modelled: the adaptive hash index (off by default in 10.11:
 //! `innodb_adaptive_hash_index=OFF`), linear read-ahead (it needs 56 of an extent's 64 pages
@@ -15,10 +17,10 @@ use crate::page::PageNo;
 use crate::space::Space;
 use crate::tree::Tree;
 use crate::{SimError, SimTable};
-use estimate::RangeEnd;
 use keylab_schema::Value;
 
 mod estimate;
+mod scan;
 
 /// Pages the range estimate reads on one level before it extrapolates
 /// (`N_PAGES_READ_LIMIT` in `btr_estimate_n_rows_in_range_on_level`).
@@ -138,37 +140,6 @@ impl Tree {
     #[cfg(test)]
     fn height(&self, sp: &Space) -> u16 {
         sp.page(self.root).level + 1
-    }
-}
-
-/// Rows `row_search_mvcc` returns one per call before it fills its fetch cache
-/// (`MYSQL_FETCH_CACHE_THRESHOLD`), unless the search is an exact match (ROW_SEL_EXACT),
-/// which caches from the first row.
-const FETCH_THRESHOLD: u64 = 4;
-/// Rows one caching call reads: the row it returns, then `MYSQL_FETCH_CACHE_SIZE` (8) queued
-/// (the first row goes straight to the caller's buffer, not the queue).
-const FETCH_BATCH: u64 = 1 + 8;
-
-/// Whether the scan's `r`-th row (1-based) is the first of a `row_search_mvcc` call: every
-/// row without the fetch cache (`cache` false: the row has a BLOB-family column,
-/// `templ_contains_blob`), else one row per call for the first [`FETCH_THRESHOLD`] rows
-/// (none for an `exact` match), then [`FETCH_BATCH`] rows per call. Each call after the
-/// first restores the stored cursor (`btr_pcur_restore_position`, an optimistic get:
-/// `buf_page_optimistic_get`, which may make the page young but counts no request).
-fn starts_call(r: u64, cache: bool, exact: bool) -> bool {
-    let single = if exact { 0 } else { FETCH_THRESHOLD };
-    !cache || r <= single + 1 || (r - single - 1) % FETCH_BATCH == 0
-}
-
-/// Rows a scan for `rows` rows reads, whole calls: a `LIMIT` ends where the SQL layer
-/// stops asking, but the call that returned the last row had already read its batch
-/// (measured on 10.11.19: a 100-row key range enters the next leaf when one starts within
-/// the three rows after the 100th; the calls start at rows 1, 2, 3, 4, 5, 14, ..., 95).
-fn rows_read_by_calls(rows: u64, cache: bool) -> u64 {
-    if !cache || rows <= FETCH_THRESHOLD {
-        rows
-    } else {
-        FETCH_THRESHOLD + (rows - FETCH_THRESHOLD).div_ceil(FETCH_BATCH) * FETCH_BATCH
     }
 }
 
@@ -361,102 +332,6 @@ impl SimTable {
         let rows = self.scan_secondary(ix, &lo, &hi, true, false, stats);
         self.read_done();
         Ok(rows)
-    }
-
-    /// Scans index `ix` from the first record whose key prefix is ≥ `lo` while its prefix is
-    /// ≤ `hi`, looking each row up in PRIMARY. `estimate`: the optimizer's two range
-    /// descents first; `unique`: stop at the first match.
-    fn scan_secondary(
-        &mut self,
-        ix: usize,
-        lo: &[u8],
-        hi: &[u8],
-        estimate: bool,
-        unique: bool,
-        stats: &mut ReadStats,
-    ) -> u64 {
-        let cache = self.fetch_cache();
-        let kw = self.trees[ix].kw();
-        let n = lo.len();
-        let mut low_key = lo.to_vec();
-        low_key.resize(kw, 0);
-        if estimate {
-            let mut high_key = hi.to_vec();
-            high_key.resize(kw, 0xff);
-            let end = RangeEnd::AtMost(&high_key);
-            let rows = self.rows;
-            self.trees[ix].estimate_range(&mut self.space, stats, ix, &low_key, end, rows);
-        }
-        let mut c = self.trees[ix].read_descend(&mut self.space, stats, ix, &low_key, true);
-        let mut rows = 0u64;
-        let mut pk = Vec::with_capacity(self.trees[0].kw());
-        loop {
-            if !self.trees[ix].step_over_supremum(&mut self.space, stats, ix, &mut c) {
-                break;
-            }
-            let k = self.trees[ix].key_at(&self.space, c);
-            if k[..n] > *hi {
-                break;
-            }
-            pk.clear();
-            self.trees[ix].layout.clustered_key_of(k, &self.trees[0].layout, &mut pk);
-            if self.clustered_lookup(&pk, None, stats) {
-                rows += 1;
-            }
-            if unique {
-                break;
-            }
-            // The next row_search_mvcc call restores the cursor on its page (`starts_call`:
-            // equal ends are an exact match, HA_READ_KEY_EXACT): no request, but it may make
-            // the page young.
-            if starts_call(rows + 1, cache, lo == hi) {
-                self.space.touch_restore(c.page);
-            }
-            c.pos += 1;
-        }
-        stats.rows += rows;
-        rows
-    }
-
-    /// `SELECT * FROM t WHERE pk >= ? ORDER BY pk LIMIT rows`: the range estimate (to
-    /// `from`, and to the end of the index), again when `rows` is below the rows it
-    /// estimates, one PAGE_CUR_GE descent, then the records of whole fetch calls along the
-    /// leaves (`rows` and the rest of the last call's batch), a request for every leaf
-    /// entered and an optimistic restore (no request) per call. Returns the rows returned.
-    pub fn read_key_range(
-        &mut self,
-        from: &[Value],
-        rows: u32,
-        stats: &mut ReadStats,
-    ) -> Result<u64, SimError> {
-        let key = self.pk_search_key(from)?;
-        let (cache, table_rows) = (self.fetch_cache(), self.rows);
-        let tree = &self.trees[0];
-        let sp = &mut self.space;
-        let est = tree.estimate_range(sp, stats, 0, &key, RangeEnd::Open, table_rows);
-        // The optimizer estimates the range again under a LIMIT below the rows it expects
-        // (`make_join_select`'s recheck, "attaching_conditions_to_tables" in the optimizer
-        // trace: measured on 10.11.19, two range analyses at LIMIT 7000 of an estimated 7571
-        // rows, one at LIMIT 8000; at LIMIT 100, one when 50 rows are left to the end).
-        if est > u64::from(rows) {
-            tree.estimate_range(sp, stats, 0, &key, RangeEnd::Open, table_rows);
-        }
-        let mut c = tree.read_descend(sp, stats, 0, &key, true);
-        // The cursor passes the rows of whole fetch calls; the first `rows` are returned.
-        let passed = rows_read_by_calls(u64::from(rows), cache);
-        let mut got = 0u64;
-        while got < passed && tree.step_over_supremum(sp, stats, 0, &mut c) {
-            got += 1;
-            if got < passed && starts_call(got + 1, cache, false) {
-                sp.touch_restore(c.page);
-            }
-            c.pos += 1;
-        }
-        let got = got.min(u64::from(rows));
-        self.keys = key;
-        stats.rows += got;
-        self.read_done();
-        Ok(got)
     }
 }
 
