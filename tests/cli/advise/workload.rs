@@ -103,20 +103,17 @@ fn a_mixed_workload_weighs_the_misses_and_the_pool_each_candidate_needs() {
         let curve = a["workload_curve"].as_array().unwrap();
         assert!((2..=5).contains(&curve.len()), "{a}");
     }
-    // The newest 5% of a time-ordered key sit on a few leaves: its 99% fits the smallest
-    // pool; uuid4:bin's are on every leaf, and its inserts too.
+    // The newest 5% of a time-ordered key sit on a few leaves; uuid4:bin's are on every
+    // leaf, and its inserts too. Every key's autocommitted inserts also cycle the 128 rollback
+    // segments' header and undo pages through the pool, which MariaDB's page cleaner keeps
+    // mostly free at 8 MiB (model-rules §9, §15): ordered keys miss those too.
     let (uuid4, uuid7) = (advice(&r, 1), advice(&r, 2));
     let m4 = uuid4["workload_misses_per_1000_ops"].as_f64().unwrap();
     let m7 = uuid7["workload_misses_per_1000_ops"].as_f64().unwrap();
-    assert!(m4 > 100.0 && m7 < 1.0, "uuid4:bin {m4}, uuid7:bin {m7} misses per 1,000 ops");
-    assert_eq!(uuid7["cache_for_hit_target"], "the smallest pool tried already meets it");
-    let c7 = uuid7["cache_for_hit_target_bytes"].as_u64().unwrap();
-    match uuid4["cache_for_hit_target_bytes"].as_u64() {
-        Some(c4) => assert!(c4 > 2 * c7, "{c4} vs {c7}"),
-        None => {
-            let how = uuid4["cache_for_hit_target"].as_str().unwrap();
-            assert!(how.starts_with("more than the largest pool tried ("), "{how}");
-        }
+    assert!(m4 > 2.0 * m7 && m7 > 50.0, "uuid4:bin {m4}, uuid7:bin {m7} misses per 1,000 ops");
+    for a in [uuid4, uuid7] {
+        let how = a["cache_for_hit_target"].as_str().unwrap();
+        assert!(how.starts_with("more than the largest pool tried ("), "{how}");
     }
     let n = notes(&r);
     let rec = n.iter().find(|n| n.starts_with("Recommendation: ")).unwrap();
