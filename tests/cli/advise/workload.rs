@@ -216,3 +216,31 @@ fn url_workload_runs_under_the_servers_own_pool() {
     let n = notes(&r);
     assert!(n.iter().any(|n| n.contains("(read from 127.0.0.1:")), "{n:?}");
 }
+
+/// `--buffer-pool` on a server engine: the private server starts with it (no workload).
+#[test]
+fn a_private_server_starts_with_buffer_pool() {
+    if !crate::util::server_installed("a_private_server_starts_with_buffer_pool") {
+        return;
+    }
+    let d = Dir::new();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/advise/orders.sql");
+    let args = [
+        "advise",
+        file,
+        "--engine",
+        "mariadb",
+        "--buffer-pool",
+        "32M",
+        "--rows",
+        "300",
+        "--keys",
+        "uuid7:bin",
+        "--format",
+        "json",
+    ];
+    let r = json(&d.keylab(&args).expect_code(0).stdout);
+    assert_eq!(r["engine"]["settings"]["innodb_buffer_pool_size"], 32 << 20);
+    let n = notes(&r);
+    assert!(n.iter().any(|n| n.contains("32.0 MiB (--buffer-pool)")), "{n:?}");
+}
