@@ -65,7 +65,8 @@ fn sim_innodb(f: &Facts) -> bool {
     f.engine == EngineKind::Sim && f.innodb_model
 }
 
-fn innodb(f: &Facts) -> bool {
+/// Some run is InnoDB: a MariaDB/MySQL server or an InnoDB model.
+pub fn innodb(f: &Facts) -> bool {
     matches!(f.engine, EngineKind::Mariadb | EngineKind::Mysql) || sim_innodb(f)
 }
 

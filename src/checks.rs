@@ -121,18 +121,35 @@ pub fn check_limits(
     .into())
 }
 
-/// `--buffer-pool` below the smallest pool MariaDB starts with at `page_size_bytes` is refused
-/// (exit 2), on every engine, so a command that runs on the simulator runs on a server
-/// unchanged; `at` names the page size for the message.
-pub fn check_pool_floor(bytes: u64, page_size_bytes: u32, at: &str) -> Result<()> {
-    let min = keylab_innodb_model::min_buffer_pool_bytes(page_size_bytes);
-    if bytes < min {
-        return Err(UsageError(format!(
-            "--buffer-pool {bytes} bytes is below the smallest pool MariaDB starts with at {at}: \
-             {} MiB (write it as 64M, 1G, 16MiB, ...)",
-            min.div_ceil(1 << 20)
-        ))
-        .into());
+/// PostgreSQL's smallest `shared_buffers`: 16 buffers of 8 kB (the GUC's minimum in
+/// `guc_tables.c`), the floor when no run is InnoDB.
+pub const PG_MIN_SHARED_BUFFERS_BYTES: u64 = 16 * 8192;
+
+/// The smallest `--buffer-pool` the runs' engines start with: MariaDB's at `page_size_bytes`
+/// when some run is InnoDB (a server or a model), so a command that runs on the simulator
+/// runs on a server unchanged; else PostgreSQL's.
+pub fn pool_floor_bytes(page_size_bytes: u32, innodb: bool) -> u64 {
+    if innodb {
+        keylab_innodb_model::min_buffer_pool_bytes(page_size_bytes)
+    } else {
+        PG_MIN_SHARED_BUFFERS_BYTES
     }
-    Ok(())
+}
+
+/// `--buffer-pool` below [`pool_floor_bytes`] is refused (exit 2); `at` names the page size
+/// for the message.
+pub fn check_pool_floor(bytes: u64, page_size_bytes: u32, at: &str, innodb: bool) -> Result<()> {
+    let min = pool_floor_bytes(page_size_bytes, innodb);
+    if bytes >= min {
+        return Ok(());
+    }
+    let what = if innodb {
+        format!("the smallest pool MariaDB starts with at {at}: {} MiB", min.div_ceil(1 << 20))
+    } else {
+        format!("PostgreSQL's smallest shared_buffers: {} kB (16 buffers of 8 kB)", min / 1024)
+    };
+    Err(UsageError(format!(
+        "--buffer-pool {bytes} bytes is below {what} (write it as 64M, 1G, 16MiB, 512K, ...)"
+    ))
+    .into())
 }

@@ -349,8 +349,10 @@ pub struct CompareArgs {
     pub perf_schema: bool,
     /// Bound the buffer pool (`innodb_buffer_pool_size`): bytes or `64M`, `1G`, `16MiB`,
     /// `512K`. The simulator then models page reads and writes; a private server starts with
-    /// it and reports the size it really uses (rounded to its chunk size) [default: the
-    /// simulator caches every page; a private server gets 256M].
+    /// it and reports the size it really uses (rounded to its chunk size). At least MariaDB's
+    /// smallest pool (6 MiB at 16k pages) when a run is InnoDB, else PostgreSQL's smallest
+    /// shared_buffers (128K) [default: the simulator caches every page; a private server
+    /// gets 256M].
     #[arg(long, value_name = "SIZE", value_parser = parse_byte_size)]
     pub buffer_pool: Option<u64>,
     #[command(flatten)]

@@ -77,6 +77,7 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
             bytes,
             settings.page_size_bytes,
             &format!("--page-size {}", args.page_size),
+            crate::applies::innodb(&facts),
         )?;
     }
     let (batch, batch_max) = args.batch;
@@ -251,7 +252,10 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
         // One more table per (run, pool size): the load and the reads at that pool.
         let reads_only = keylab_core::WorkPlan { mix: None, ..work.clone() };
         let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
-        let floor = keylab_innodb_model::min_buffer_pool_bytes(settings.page_size_bytes);
+        let floor = crate::checks::pool_floor_bytes(
+            settings.page_size_bytes,
+            crate::applies::innodb(&facts),
+        );
         let run_at = |i: usize, pool: u64, progress: &mut crate::progress::LoadProgress| {
             let variant = &args.keys[i % variants];
             let at_pool = EngineSettings { buffer_pool_bytes: Some(pool), ..settings };

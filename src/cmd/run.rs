@@ -34,7 +34,14 @@ pub fn run(mut args: RunArgs, given: &Given) -> Result<()> {
                 "run `{}`'s page size ({} bytes)",
                 plan.label, plan.settings.page_size_bytes
             );
-            check_pool_floor(bytes, plan.settings.page_size_bytes, &at)?;
+            let innodb = match args.engine.engine {
+                EngineKind::Sim => {
+                    args.engine.model().or(plan.settings.model).unwrap_or_default()
+                        != SimModel::Postgres15
+                }
+                engine => engine != EngineKind::Postgres,
+            };
+            check_pool_floor(bytes, plan.settings.page_size_bytes, &at, innodb)?;
             plan.settings.buffer_pool_bytes = Some(bytes);
         }
     }

@@ -112,8 +112,17 @@ fn compare_without_buffer_pool_has_no_io_figures() {
 
 #[test]
 fn a_bad_buffer_pool_size_exits_2_naming_the_flag_and_the_forms() {
-    for (size, says) in [("lots", "64M, 1G, 16MiB"), ("1M", "smallest pool MariaDB starts with")] {
-        let run = Dir::new().keylab(&["compare", "--buffer-pool", size]).expect_code(2);
+    let cases = [
+        (&[][..], "lots", "64M, 1G, 16MiB"),
+        (&[][..], "1M", "smallest pool MariaDB starts with"),
+        // PostgreSQL alone: its own floor, 16 buffers.
+        (&["--model", "postgres-15"][..], "100K", "PostgreSQL's smallest shared_buffers: 128 kB"),
+        (&["--model", "postgres-15,mariadb-10.11"][..], "1M", "smallest pool MariaDB"),
+    ];
+    for (engine, size, says) in cases {
+        let mut args = vec!["compare", "--buffer-pool", size];
+        args.extend_from_slice(engine);
+        let run = Dir::new().keylab(&args).expect_code(2);
         assert!(
             run.stderr.contains("--buffer-pool") && run.stderr.contains(says),
             "{}",

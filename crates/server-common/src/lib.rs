@@ -18,6 +18,7 @@
 //!   rule for databases, tables and columns ([`valid_identifier`]).
 //! - [`deadline`]: a deadline on a blocking connect ([`deadline::within`]).
 //! - [`error`]: [`ServerError`], every engine's error.
+//! - [`key_check`]: the verdict of a load check on a server-assigned key.
 //! - [`load`]: what a load measured ([`LoadStats`]), statement latencies, the writer limit.
 //! - [`user_table`]: [`UserTable`], what `advise --url` reads of a user's table.
 //!
@@ -27,6 +28,7 @@
 
 pub mod deadline;
 pub mod error;
+pub mod key_check;
 pub mod load;
 pub mod process;
 pub mod registry;

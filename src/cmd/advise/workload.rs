@@ -24,16 +24,11 @@ use keylab_schema::Table;
 /// (PostgreSQL 15) alike.
 pub const DEFAULT_POOL_BYTES: u64 = 128 << 20;
 
-/// PostgreSQL's smallest `shared_buffers`: 16 buffers of 8 KiB (its GUC's minimum).
-pub const PG_MIN_POOL_BYTES: u64 = 16 * 8192;
-
 /// The smallest pool the server `model` starts with (a share of a small table is raised to
 /// it on the curve).
 pub(super) fn pool_floor(model: SimModel, page_bytes: u64) -> u64 {
-    match model {
-        SimModel::Postgres15 => PG_MIN_POOL_BYTES,
-        _ => keylab_innodb_model::min_buffer_pool_bytes(u32::try_from(page_bytes).unwrap_or(0)),
-    }
+    let page = u32::try_from(page_bytes).unwrap_or(0);
+    crate::checks::pool_floor_bytes(page, model != SimModel::Postgres15)
 }
 
 /// Refuses (exit 2) what --workload and its flags do not combine with, before anything runs.
@@ -116,15 +111,10 @@ pub(super) fn pool(
     if args.engine != EngineKind::Sim {
         let pg = args.engine == EngineKind::Postgres;
         crate::memory::check_server_pool("--buffer-pool", bytes, pg)?;
-    } else if model != SimModel::Postgres15 {
+    } else {
         let page = u32::try_from(page_bytes).unwrap_or(u32::MAX);
-        crate::checks::check_pool_floor(bytes, page, &format!("{} KiB pages", page_bytes >> 10))?;
-    } else if bytes < PG_MIN_POOL_BYTES {
-        return Err(UsageError(format!(
-            "--buffer-pool {bytes} bytes is below PostgreSQL's smallest shared_buffers, 128 KiB \
-             (16 buffers of 8 KiB)"
-        ))
-        .into());
+        let at = format!("{} KiB pages", page_bytes >> 10);
+        crate::checks::check_pool_floor(bytes, page, &at, model != SimModel::Postgres15)?;
     }
     let size = match bytes {
         b if b < 1 << 20 => format!("{:.1} KiB", b as f64 / 1024.0),

@@ -7,6 +7,7 @@
 mod buffers;
 mod dedup;
 mod model;
+mod ranges;
 mod reads;
 mod shm;
 

@@ -15,7 +15,10 @@ use crate::page::PageNo;
 use crate::space::Space;
 use crate::tree::Tree;
 use crate::{SimError, SimTable};
+use estimate::RangeEnd;
 use keylab_schema::Value;
+
+mod estimate;
 
 /// Pages the range estimate reads on one level before it extrapolates
 /// (`N_PAGES_READ_LIMIT` in `btr_estimate_n_rows_in_range_on_level`).
@@ -109,74 +112,6 @@ impl Tree {
         }
     }
 
-    /// The optimizer's range estimate (`btr_estimate_n_rows_in_range`): both ends descend
-    /// together, one request per level while they are on the same page, each its own page
-    /// once they part. Below the level where the ends are no longer on the same or
-    /// neighbouring records, the estimate counts records level by level: on every lower
-    /// level it gets the left end's page and the pages to its right, stopping before the
-    /// right end's page or after [`ESTIMATE_PAGES_PER_LEVEL`] pages
-    /// (`btr_estimate_n_rows_in_range_on_level`). `lo` with PAGE_CUR_GE, `hi` with
-    /// PAGE_CUR_LE.
-    fn estimate_range(
-        &self,
-        sp: &mut Space,
-        stats: &mut ReadStats,
-        ix: usize,
-        lo: &[u8],
-        hi: &[u8],
-    ) {
-        let kw = self.kw();
-        // Each end's page and, on a non-leaf page, the index of the node pointer it follows.
-        let (mut a, mut b) = (Some(self.root), Some(self.root));
-        let (mut diverged, mut far_apart) = (false, false);
-        let mut walks: Vec<(PageNo, PageNo)> = Vec::new();
-        while let Some(pa) = a {
-            stats.request(sp, ix, pa);
-            if let Some(pb) = b.filter(|&pb| pb != pa) {
-                stats.request(sp, ix, pb);
-            }
-            let pb = b.unwrap_or(pa);
-            if far_apart {
-                walks.push((pa, pb));
-            }
-            let pick = |sp: &Space, p: PageNo, key: &[u8], ge: bool| {
-                let page = sp.page(p);
-                if page.level == 0 {
-                    return None;
-                }
-                let (le, eq) = page.search(key, kw);
-                let below = if ge { le - usize::from(eq) } else { le };
-                let at = below.saturating_sub(1);
-                Some((PageNo(page.children[at]), at, page.children.len()))
-            };
-            let (na, nb) = (pick(sp, pa, lo, true), pick(sp, pb, hi, false));
-            if let (Some((_, ia, len_a)), Some((_, ib, _))) = (na, nb) {
-                if !diverged && pa == pb && ia != ib {
-                    // Records strictly between the two node pointers: the lower levels'
-                    // pages between the ends are not neighbours.
-                    diverged = true;
-                    far_apart = ib > ia + 1;
-                } else if diverged && !far_apart && pa != pb {
-                    // Neighbouring pages: apart once either end is not at the shared border.
-                    far_apart = ia + 1 < len_a || ib > 0;
-                }
-            }
-            a = na.map(|(p, _, _)| p);
-            b = nb.map(|(p, _, _)| p);
-        }
-        for (from, to) in walks {
-            let mut p = from;
-            // The left end's page first, got again in the estimate's own mini-transaction.
-            for read in 1..=ESTIMATE_PAGES_PER_LEVEL {
-                stats.request(sp, ix, p);
-                match sp.page(p).next {
-                    Some(next) if next != to && read < ESTIMATE_PAGES_PER_LEVEL => p = next,
-                    _ => break,
-                }
-            }
-        }
-    }
-
     /// A cursor past its page's last record moves to the first record of the next leaf
     /// (`btr_pcur_move_to_next_page`, a request); false at the last leaf.
     fn step_over_supremum(
@@ -206,17 +141,34 @@ impl Tree {
     }
 }
 
-/// `row_search_mvcc` calls a scan of `rows` rows takes: one row per call for the first
-/// `MYSQL_FETCH_CACHE_THRESHOLD` (4), then `MYSQL_FETCH_CACHE_SIZE` (8) per call, each call
-/// after the first restoring the stored cursor (`btr_pcur_restore_position`, an optimistic
-/// get: `buf_page_optimistic_get`, which may make the page young but counts no request).
-fn scan_calls(rows: u64) -> u64 {
-    const THRESHOLD: u64 = 4;
-    const CACHE: u64 = 8;
-    if rows <= THRESHOLD {
+/// Rows `row_search_mvcc` returns one per call before it fills its fetch cache
+/// (`MYSQL_FETCH_CACHE_THRESHOLD`), unless the search is an exact match (ROW_SEL_EXACT),
+/// which caches from the first row.
+const FETCH_THRESHOLD: u64 = 4;
+/// Rows one caching call reads: the row it returns, then `MYSQL_FETCH_CACHE_SIZE` (8) queued
+/// (the first row goes straight to the caller's buffer, not the queue).
+const FETCH_BATCH: u64 = 1 + 8;
+
+/// Whether the scan's `r`-th row (1-based) is the first of a `row_search_mvcc` call: every
+/// row without the fetch cache (`cache` false: the row has a BLOB-family column,
+/// `templ_contains_blob`), else one row per call for the first [`FETCH_THRESHOLD`] rows
+/// (none for an `exact` match), then [`FETCH_BATCH`] rows per call. Each call after the
+/// first restores the stored cursor (`btr_pcur_restore_position`, an optimistic get:
+/// `buf_page_optimistic_get`, which may make the page young but counts no request).
+fn starts_call(r: u64, cache: bool, exact: bool) -> bool {
+    let single = if exact { 0 } else { FETCH_THRESHOLD };
+    !cache || r <= single + 1 || (r - single - 1) % FETCH_BATCH == 0
+}
+
+/// Rows a scan for `rows` rows reads, whole calls: a `LIMIT` ends where the SQL layer
+/// stops asking, but the call that returned the last row had already read its batch
+/// (measured on 10.11.19: a 100-row key range enters the next leaf when one starts within
+/// the three rows after the 100th; the calls start at rows 1, 2, 3, 4, 5, 14, ..., 95).
+fn rows_read_by_calls(rows: u64, cache: bool) -> u64 {
+    if !cache || rows <= FETCH_THRESHOLD {
         rows
     } else {
-        THRESHOLD + (rows - THRESHOLD).div_ceil(CACHE)
+        FETCH_THRESHOLD + (rows - FETCH_THRESHOLD).div_ceil(FETCH_BATCH) * FETCH_BATCH
     }
 }
 
@@ -254,6 +206,13 @@ impl SimTable {
         Ok(row)
     }
 
+    /// Whether `row_search_mvcc` may queue rows in its fetch cache for `SELECT *`: not when
+    /// the row has a BLOB-family column (`templ_contains_blob`, set by `build_template_field`
+    /// for `DATA_BLOB` and `DATA_GEOMETRY` columns).
+    fn fetch_cache(&self) -> bool {
+        !self.table.columns.iter().any(|c| c.ty.is_blob())
+    }
+
     /// The pool's clock moves by one operation per read (as per insert).
     fn read_done(&mut self) {
         if let Some(pool) = &mut self.space.pool {
@@ -267,7 +226,8 @@ impl SimTable {
     /// whether the row exists.
     pub fn read_point(&mut self, pk: &[Value], stats: &mut ReadStats) -> Result<bool, SimError> {
         let key = self.pk_search_key(pk)?;
-        let found = self.clustered_lookup(&key, true, stats);
+        let ahead = self.fetch_cache();
+        let found = self.clustered_lookup(&key, Some(ahead), stats);
         self.keys = key;
         stats.rows += u64::from(found);
         self.read_done();
@@ -293,6 +253,7 @@ impl SimTable {
             self.keys = k;
         }
         let key_of = |i: usize| &keys[i * kw..(i + 1) * kw];
+        let ahead = self.fetch_cache();
         let mut leaves = [None; AHEAD];
         let mut found = 0u64;
         for i in 0..pks.len() {
@@ -308,7 +269,7 @@ impl SimTable {
                     self.trees[0].prefetch_leaf_lines(&self.space, p, key_of(i + AHEAD / 2));
                 }
             }
-            let hit = self.clustered_lookup(key_of(i), true, stats);
+            let hit = self.clustered_lookup(key_of(i), Some(ahead), stats);
             found += u64::from(hit);
             self.read_done();
         }
@@ -328,24 +289,29 @@ impl SimTable {
         Ok(key)
     }
 
-    /// One clustered-index lookup by an encoded primary key: PAGE_CUR_GE for a query's own
-    /// search, PAGE_CUR_LE for the row a secondary record points to
+    /// One clustered-index lookup by an encoded primary key. `query`: a query's own search
+    /// (PAGE_CUR_GE), with whether its row may go to the fetch cache
+    /// ([`SimTable::fetch_cache`]); `None`: the row a secondary record points to
     /// (`row_sel_get_clust_rec_for_mysql` opens PRIMARY with PAGE_CUR_LE).
-    fn clustered_lookup(&mut self, key: &[u8], ge: bool, stats: &mut ReadStats) -> bool {
+    fn clustered_lookup(&mut self, key: &[u8], query: Option<bool>, stats: &mut ReadStats) -> bool {
         let tree = &self.trees[0];
-        let mut c = tree.read_descend(&mut self.space, stats, 0, key, ge);
-        if !ge {
+        let Some(fetch_cache) = query else {
+            let c = tree.read_descend(&mut self.space, stats, 0, key, false);
             return c.pos > 0 && tree.key_at(&self.space, Cursor { pos: c.pos - 1, ..c }) == key;
-        }
+        };
+        let mut c = tree.read_descend(&mut self.space, stats, 0, key, true);
         if !tree.step_over_supremum(&mut self.space, stats, 0, &mut c) {
             return false;
         }
         let found = tree.key_at(&self.space, c) == key;
-        // Observed on MariaDB 10.11.19, key by key (a point read's page requests, every page
-        // cached): a unique search whose row is the last record of its leaf also gets the
-        // next leaf (3 requests instead of 2 at height 2). The server function that makes
-        // this get is not identified yet (docs/model-rules.md §15).
-        if found && c.pos + 1 == self.space.page(c.page).len() {
+        // `WHERE pk = ?` is an exact match (ROW_SEL_EXACT): `row_search_mvcc` queues the row
+        // in its fetch cache and moves on to the next record (`next_rec`,
+        // `btr_pcur_move_to_next_page` past the leaf's end), where the mismatch ends the
+        // search; so a row that is its leaf's last record also gets the next leaf. Not when
+        // the fetch cache is off (a BLOB-family column): measured on 10.11.19, auto-inc,
+        // 4 KiB pages, a leaf's last key took 3 requests with `data VARCHAR(255)` and 2 with
+        // `data TEXT`.
+        if found && fetch_cache && c.pos + 1 == self.space.page(c.page).len() {
             if let Some(next) = self.space.page(c.page).next {
                 stats.request(&mut self.space, 0, next);
             }
@@ -409,6 +375,7 @@ impl SimTable {
         unique: bool,
         stats: &mut ReadStats,
     ) -> u64 {
+        let cache = self.fetch_cache();
         let kw = self.trees[ix].kw();
         let n = lo.len();
         let mut low_key = lo.to_vec();
@@ -416,7 +383,9 @@ impl SimTable {
         if estimate {
             let mut high_key = hi.to_vec();
             high_key.resize(kw, 0xff);
-            self.trees[ix].estimate_range(&mut self.space, stats, ix, &low_key, &high_key);
+            let end = RangeEnd::AtMost(&high_key);
+            let rows = self.rows;
+            self.trees[ix].estimate_range(&mut self.space, stats, ix, &low_key, end, rows);
         }
         let mut c = self.trees[ix].read_descend(&mut self.space, stats, ix, &low_key, true);
         let mut rows = 0u64;
@@ -431,16 +400,16 @@ impl SimTable {
             }
             pk.clear();
             self.trees[ix].layout.clustered_key_of(k, &self.trees[0].layout, &mut pk);
-            if self.clustered_lookup(&pk, false, stats) {
+            if self.clustered_lookup(&pk, None, stats) {
                 rows += 1;
             }
             if unique {
                 break;
             }
-            // The next row_search_mvcc call restores the cursor on its page (one row per
-            // call at first, then eight; `scan_calls`): no request, but it may make the page
-            // young.
-            if scan_calls(rows + 1) > scan_calls(rows) {
+            // The next row_search_mvcc call restores the cursor on its page (`starts_call`:
+            // equal ends are an exact match, HA_READ_KEY_EXACT): no request, but it may make
+            // the page young.
+            if starts_call(rows + 1, cache, lo == hi) {
                 self.space.touch_restore(c.page);
             }
             c.pos += 1;
@@ -449,10 +418,11 @@ impl SimTable {
         rows
     }
 
-    /// `SELECT * FROM t WHERE pk >= ? ORDER BY pk LIMIT rows`: the range estimate's descents
-    /// (to `from`, and to the last leaf for the open end), one PAGE_CUR_GE descent, then
-    /// `rows` records along the leaves, a request for every leaf entered and for every
-    /// fetch call's cursor restore. Returns the rows read.
+    /// `SELECT * FROM t WHERE pk >= ? ORDER BY pk LIMIT rows`: the range estimate (to
+    /// `from`, and to the end of the index), again when `rows` is below the rows it
+    /// estimates, one PAGE_CUR_GE descent, then the records of whole fetch calls along the
+    /// leaves (`rows` and the rest of the last call's batch), a request for every leaf
+    /// entered and an optimistic restore (no request) per call. Returns the rows returned.
     pub fn read_key_range(
         &mut self,
         from: &[Value],
@@ -460,24 +430,29 @@ impl SimTable {
         stats: &mut ReadStats,
     ) -> Result<u64, SimError> {
         let key = self.pk_search_key(from)?;
+        let (cache, table_rows) = (self.fetch_cache(), self.rows);
         let tree = &self.trees[0];
         let sp = &mut self.space;
-        let top = vec![0xff; tree.kw()];
-        // The optimizer estimates the range twice under a LIMIT (10.11.19: EXPLAIN of
-        // `pk >= k ORDER BY pk LIMIT 100` made exactly twice the requests of the same EXPLAIN
-        // without LIMIT, at four keys); the second call's origin is not traced in the source.
-        for _ in 0..2 {
-            tree.estimate_range(sp, stats, 0, &key, &top);
+        let est = tree.estimate_range(sp, stats, 0, &key, RangeEnd::Open, table_rows);
+        // The optimizer estimates the range again under a LIMIT below the rows it expects
+        // (`make_join_select`'s recheck, "attaching_conditions_to_tables" in the optimizer
+        // trace: measured on 10.11.19, two range analyses at LIMIT 7000 of an estimated 7571
+        // rows, one at LIMIT 8000; at LIMIT 100, one when 50 rows are left to the end).
+        if est > u64::from(rows) {
+            tree.estimate_range(sp, stats, 0, &key, RangeEnd::Open, table_rows);
         }
         let mut c = tree.read_descend(sp, stats, 0, &key, true);
+        // The cursor passes the rows of whole fetch calls; the first `rows` are returned.
+        let passed = rows_read_by_calls(u64::from(rows), cache);
         let mut got = 0u64;
-        while got < u64::from(rows) && tree.step_over_supremum(sp, stats, 0, &mut c) {
+        while got < passed && tree.step_over_supremum(sp, stats, 0, &mut c) {
             got += 1;
-            if got < u64::from(rows) && scan_calls(got + 1) > scan_calls(got) {
+            if got < passed && starts_call(got + 1, cache, false) {
                 sp.touch_restore(c.page);
             }
             c.pos += 1;
         }
+        let got = got.min(u64::from(rows));
         self.keys = key;
         stats.rows += got;
         self.read_done();

@@ -13,6 +13,7 @@ use super::{sql_err, MariaDbEngine};
 use crate::sql::quote_ident;
 use keylab_core::{bulk_autoinc_reserved, LoadMethod, LoadPlan};
 use keylab_schema::Table;
+use keylab_server_common::key_check::{self, KeyCheckSubject, KeyTally};
 use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 
@@ -113,24 +114,17 @@ impl MariaDbEngine {
                 (check.first,),
             )
             .map_err(|e| sql_err("checking the loaded keys failed", e))?;
-        let found = found.unwrap_or_default();
-        let expected = (rows, check.expected_sum(rows));
-        if found != expected {
-            return Err(ServerError::Sql(format!(
-                "load check failed on `{}`: the server-assigned key `{}` from {} on holds {} \
-                 values (checksum {:#x}), keylab expected {} (checksum {:#x}) as the server's \
-                 AUTO_INCREMENT rule hands them out; values were lost, doubled or numbered \
-                 otherwise",
-                table.name,
-                table.columns[check.column].name,
-                check.first,
-                found.0,
-                found.1,
-                expected.0,
-                expected.1
-            )));
-        }
-        Ok(())
+        let (n, sum) = found.unwrap_or_default();
+        let found = KeyTally { rows: n, checksum: u128::from(sum) };
+        let expected = KeyTally { rows, checksum: u128::from(check.expected_sum(rows)) };
+        let key = format!("the server-assigned key `{}`", table.columns[check.column].name);
+        let subject = KeyCheckSubject {
+            table: &table.name,
+            key: &key,
+            first: i128::from(check.first),
+            rule: "as the server's AUTO_INCREMENT rule hands them out",
+        };
+        key_check::verdict(subject, found, expected)
     }
 }
 

@@ -10,6 +10,7 @@
 use super::{sql_err, PgEngine};
 use crate::sql::{qualified, quote_ident, table_name};
 use keylab_schema::Table;
+use keylab_server_common::key_check::{self, KeyCheckSubject, KeyTally};
 use keylab_server_common::ServerError;
 use md5::{Digest, Md5};
 
@@ -81,23 +82,16 @@ impl PgEngine {
             .query_one(&q, &[&check.first])
             .map_err(|e| sql_err("checking the loaded keys failed", e))?;
         let (n, sum): (i64, String) = (row.get(0), row.get(1));
-        let found = (n as u64, sum.parse::<u128>().unwrap_or(0));
-        let expected = (rows, check.expected_sum(rows));
-        if found != expected {
-            return Err(ServerError::Sql(format!(
-                "load check failed on {}: the identity key `{}` from {} on holds {} values \
-                 (checksum {}), keylab expected {} consecutive values (checksum {}); values \
-                 were lost, doubled or numbered otherwise",
-                table.name,
-                table.columns[check.column].name,
-                check.first,
-                found.0,
-                found.1,
-                expected.0,
-                expected.1
-            )));
-        }
-        Ok(())
+        let found = KeyTally { rows: n as u64, checksum: sum.parse::<u128>().unwrap_or(0) };
+        let expected = KeyTally { rows, checksum: check.expected_sum(rows) };
+        let key = format!("the identity key `{}`", table.columns[check.column].name);
+        let subject = KeyCheckSubject {
+            table: &table.name,
+            key: &key,
+            first: i128::from(check.first),
+            rule: "consecutive values, as its sequence hands them out",
+        };
+        key_check::verdict(subject, found, expected)
     }
 }
 

@@ -192,26 +192,32 @@ fn batched_point_reads_give_the_figures_of_single_ones() {
 }
 
 #[test]
-fn a_range_estimate_walks_at_most_ten_pages_per_level_below_where_its_ends_part() {
+fn a_range_estimate_walks_at_most_nine_pages_per_level_below_where_its_ends_part() {
     let (mut sim, mut ids) = table(5_000, false, None);
     ids.sort();
     let h = u64::from(sim.trees[0].height(&sim.space));
-    let mut requests = |id: &Vec<u8>| {
-        let mut stats = ReadStats::new();
-        sim.read_key_range(&[Value::Bytes(id.clone())], 1, &mut stats).unwrap();
-        stats.page_requests
-    };
-    // From the last key: both ends on the last leaf's path, nothing to walk; the estimate
-    // twice (under the LIMIT), then the descent.
-    let near = requests(&ids[4_999]);
-    assert_eq!(near, 3 * h, "two estimates' one path and the descent, height {h}");
-    // From the first key: the ends part at the root; the right end's own path below it, and
-    // on each lower level up to 10 pages from the left end's page (a level holding 10 or
-    // more pages before the right end's gets exactly 10).
-    let far = requests(&ids[0]);
     let leftmost = *sim.trees[0].leftmost_pages(&sim.space).last().unwrap();
     let leaves = Tree::level_pages(&sim.space, leftmost).count() as u64;
+    let mut requests = |id: &Vec<u8>, limit: u32| {
+        let mut stats = ReadStats::new();
+        sim.read_key_range(&[Value::Bytes(id.clone())], limit, &mut stats).unwrap();
+        stats.page_requests
+    };
+    // From the last key: both ends on the last leaf's path, nothing to walk; one row
+    // estimated, not above the LIMIT, so one estimate, then the descent.
+    let near = requests(&ids[4_999], 1);
+    assert_eq!(near, 2 * h, "one estimate's path and the descent, height {h}");
+    // Two rows left, LIMIT 1: the estimate (2 rows) is above the LIMIT and is made again.
+    assert_eq!(requests(&ids[4_998], 1), 3 * h, "two estimates' one path and the descent");
+    // From the first key: the ends part at the root; the right end's own path below it, and
+    // on each lower level the pages strictly between the ends, at most 9 (a leaf level of
+    // more pages gets exactly 9).
+    let far = requests(&ids[0], 1);
     assert!(h >= 2 && leaves > 11, "height {h}, {leaves} leaves");
-    let walks = (far - near) / 2 - (h - 1);
-    assert!(walks >= 10 + (h - 2) && walks <= 10 * (h - 1), "{walks} pages walked, height {h}");
+    let estimate = (far - h) / 2;
+    let walks = estimate - (2 * h - 1);
+    assert!((9..=9 * (h - 1)).contains(&walks), "{walks} pages walked, height {h}");
+    // A LIMIT above the estimate (at most half the table when inexact): one estimate, the
+    // descent, then every other leaf.
+    assert_eq!(requests(&ids[0], 10_000), estimate + h + leaves - 1);
 }
