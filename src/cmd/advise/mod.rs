@@ -147,7 +147,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     notes.extend(reading::reading_notes(&file, ddl, args.url.is_none(), flag.is_some()));
     let Prepared { candidates, model, fill, page_bytes, .. } =
         prepare(&args, &args.width, ddl, file.dialect, &origin, &mut notes)?;
-    workload::check(&args, &candidates)?;
+    workload::check(&args, &candidates, &ddl.table.name)?;
     let pool = workload::pool(&args, model, page_bytes, server_pool, &mut notes)?;
     if args.engine == EngineKind::Sim {
         // A mixed workload's inserts grow each table past the load.

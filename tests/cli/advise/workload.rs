@@ -165,6 +165,14 @@ fn bad_workloads_and_targets_exit_2_naming_the_flag() {
             assert!(e.contains(w), "{extra:?}: wants `{w}`: {e}");
         }
     }
+    // A partitioned table (pagila's payment, by range of payment_date): refused.
+    let corpus = crate::util::shared_dir("corpus", "bad_workloads_and_targets_exit_2").unwrap();
+    let pagila = format!("{corpus}/pagila-schema-pg.sql");
+    let e = d
+        .keylab(&["advise", &pagila, "--table", "payment", "--workload", "point:5"])
+        .expect_code(2)
+        .stderr;
+    assert!(e.contains("--workload: table `payment` is partitioned"), "{e}");
     // A whole schema: the workload is one table's.
     let e = d.keylab(&["advise", TWITTER, "--workload", "point:5"]).expect_code(2).stderr;
     assert!(e.contains("--workload") && e.contains("--table"), "{e}");
