@@ -260,6 +260,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             let sizes = args.curve_sizes();
             let curve = pool_curve::Curve { sizes: &sizes, floor, jobs: jobs_of(&args) };
             let figures = pool_curve::weigh_runs(&curve, &candidates, &build_of, &runs, &run_at)?;
+            pool_curve::fill_reads_curves(&mut runs, &figures, target);
             Some(weigh::Weighed { workload, pool_bytes, pool_from, target, figures })
         }
         _ => None,
