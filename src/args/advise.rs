@@ -71,7 +71,8 @@ pub struct AdviseArgs {
     /// Seed of every random part: same seed, same rows.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The workload to weigh per candidate on the simulator, comma-separated: reads
+    /// The workload to weigh per candidate on the simulator (--engine sim, one table without
+    /// partitions), comma-separated: reads
     /// `KIND:COUNT[:DIST]` (as `compare --reads` takes them) and at most one mixed workload
     /// `SHARE:KIND:OPS[:DIST]` (as `compare --mix`: SHARE of the OPS operations insert new
     /// rows, the others read). They run after each candidate's load, under --buffer-pool;
@@ -84,9 +85,10 @@ pub struct AdviseArgs {
     pub workload: Vec<WorkloadItem>,
     /// The buffer pool the simulator's candidates load and run the --workload under
     /// (`innodb_buffer_pool_size`; `shared_buffers` on the postgres-15 model): bytes or
-    /// `64M`, `1G`, `16MiB` [default with --workload: the --url server's own, else 128M, the
-    /// servers' own default (innodb_buffer_pool_size and shared_buffers); the report says
-    /// which; without --workload: every page cached].
+    /// `64M`, `1G`, `16MiB`; on --engine mariadb|mysql|postgres the private server starts
+    /// with it [default with --workload: the --url server's own, else 128M, the servers' own
+    /// default (innodb_buffer_pool_size and shared_buffers); the report says which; without
+    /// --workload: every page cached; a private server gets keylab's 256M].
     #[arg(long, value_name = "SIZE", value_parser = super::values::parse_byte_size)]
     pub buffer_pool: Option<u64>,
     /// With --workload: the pool sizes each candidate is loaded and run again under, to find
@@ -224,5 +226,25 @@ fn parse_workload(s: &str) -> Result<WorkloadItem, String> {
         s.parse().map(WorkloadItem::Reads).map_err(|e: String| {
             format!("{e}; a mixed workload is SHARE:KIND:OPS[:DIST], e.g. 10%:point:100000")
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workload_item_with_a_share_is_the_mix_and_the_others_are_reads() {
+        let mix = parse_workload("10%:point:1000:latest=5%").unwrap();
+        assert!(matches!(mix, WorkloadItem::Mix(m) if m.inserts() == 100), "{mix:?}");
+        assert_eq!(mix.to_string(), "10%:point:1000:latest=5%");
+        let mix = parse_workload("0.25:secondary:8").unwrap();
+        assert!(matches!(mix, WorkloadItem::Mix(m) if m.inserts() == 2), "{mix:?}");
+        let read = parse_workload("point:1000:zipf=0.99").unwrap();
+        assert!(matches!(read, WorkloadItem::Reads(r) if r.count == 1000), "{read:?}");
+        let e = parse_workload("150%:point:5").unwrap_err();
+        assert!(e.contains("0 <= share < 1"), "{e}");
+        let e = parse_workload("scan:5").unwrap_err();
+        assert!(e.contains("valid: point") && e.contains("SHARE:KIND:OPS"), "{e}");
     }
 }

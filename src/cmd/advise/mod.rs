@@ -147,7 +147,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
     notes.extend(reading::reading_notes(&file, ddl, args.url.is_none(), flag.is_some()));
     let Prepared { candidates, model, fill, page_bytes, .. } =
         prepare(&args, &args.width, ddl, file.dialect, &origin, &mut notes)?;
-    workload::check(&args, &candidates)?;
+    workload::check(&args, &candidates, &ddl.table.name)?;
     let pool = workload::pool(&args, model, page_bytes, server_pool, &mut notes)?;
     if args.engine == EngineKind::Sim {
         // A mixed workload's inserts grow each table past the load.
@@ -260,6 +260,7 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
             let sizes = args.curve_sizes();
             let curve = pool_curve::Curve { sizes: &sizes, floor, jobs: jobs_of(&args) };
             let figures = pool_curve::weigh_runs(&curve, &candidates, &build_of, &runs, &run_at)?;
+            pool_curve::fill_reads_curves(&mut runs, &figures, target);
             Some(weigh::Weighed { workload, pool_bytes, pool_from, target, figures })
         }
         _ => None,

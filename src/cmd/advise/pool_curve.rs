@@ -1,7 +1,8 @@
 //! `advise --workload`'s curve of pool sizes: every built candidate loaded and its workload
 //! run again under each pool size (`--pool-sizes`, shares of that candidate's table or
 //! bytes, raised to the smallest pool the server starts with), on the `--jobs` threads, the
-//! costliest first; each run's workload cost kept as one point of that candidate's curve.
+//! costliest first; each run's workload cost kept as one point of that candidate's curve,
+//! and its reads phase's misses per read as one point of the reads phase's own curve.
 //!
 //! Not for: reading the pool a target needs off the curve (`weigh.rs`), or servers (one
 //! restart per size; advise refuses --workload there).
@@ -12,7 +13,9 @@ use super::Candidate;
 use crate::parallel::{self, Failure};
 use crate::progress::{Bars, LoadProgress};
 use anyhow::Result;
-use keylab_core::{PoolSize, RunResult};
+use keylab_core::{
+    curve_point, fill_curve, PhaseKind, PhaseResult, PoolSize, ReadCurvePoint, RunResult,
+};
 
 /// The pool sizes tried and how.
 pub(super) struct Curve<'a> {
@@ -45,9 +48,11 @@ pub(super) fn weigh_runs(
     let points = run_curve(curve.jobs, curve.sizes, curve.floor, &table_bytes, run_at)?;
     let figures = runs.iter().map(|r| {
         let i = candidates.iter().position(|c| c.label == r.variant);
+        let p = i.map(|i| points[build_of[i].unwrap_or(i)].clone()).unwrap_or_default();
         WorkloadFigures {
             at_pool: cost(r),
-            curve: i.map(|i| points[build_of[i].unwrap_or(i)].clone()).unwrap_or_default(),
+            curve: p.costs,
+            reads_curve: p.reads,
             table_bytes: super::figures::total_bytes(r),
         }
     });
@@ -57,13 +62,21 @@ pub(super) fn weigh_runs(
 /// Per candidate, its points (pool bytes, workload cost), smallest pool first: one run of
 /// `run_at(candidate, pool_bytes)` per candidate with a table size in `table_bytes` and per
 /// size of `sizes`; candidates without one (not built, failed) get none.
+/// One candidate's points: its workload cost at each pool, and its reads phase's curve
+/// point (per read spec) where the workload has reads.
+#[derive(Debug, Clone, Default)]
+struct Points {
+    costs: Vec<(u64, WorkloadCost)>,
+    reads: Vec<ReadCurvePoint>,
+}
+
 fn run_curve(
     jobs: usize,
     sizes: &[PoolSize],
     floor: u64,
     table_bytes: &[Option<u64>],
     run_at: &(dyn Fn(usize, u64, &mut LoadProgress) -> Result<RunResult> + Sync),
-) -> Result<Vec<Vec<(u64, WorkloadCost)>>> {
+) -> Result<Vec<Points>> {
     let mut todo: Vec<(usize, u64)> = Vec::new();
     for (i, t) in table_bytes.iter().enumerate() {
         let Some(t) = *t else { continue };
@@ -72,7 +85,7 @@ fn run_curve(
         pools.dedup();
         todo.extend(pools.into_iter().map(|p| (i, p)));
     }
-    let mut points: Vec<Vec<(u64, WorkloadCost)>> = vec![Vec::new(); table_bytes.len()];
+    let mut points: Vec<Points> = vec![Points::default(); table_bytes.len()];
     let bars = Bars::new();
     parallel::run_ordered(
         jobs,
@@ -84,14 +97,34 @@ fn run_curve(
         |k, run: RunResult| {
             let (i, pool) = todo[k];
             if let Some(c) = cost(&run) {
-                points[i].push((pool, c));
+                points[i].costs.push((pool, c));
+            }
+            if let Some(p) = run.phases.iter().find(|p| p.kind() == PhaseKind::Reads) {
+                let table = table_bytes[i].unwrap_or(0);
+                points[i].reads.push(curve_point(p, pool, table));
             }
             Ok(())
         },
     )
     .map_err(|(Failure::Job(e) | Failure::Sink(e))| e)?;
     for p in &mut points {
-        p.sort_by_key(|x| x.0);
+        p.costs.sort_by_key(|x| x.0);
     }
     Ok(points)
+}
+
+/// Puts each run's reads curve into its `reads` phase, with the pool `target` needs per
+/// read spec (`keylab_core::fill_curve`: the same interpolation), so every format shows
+/// misses per read against cache size as `compare --pool-sizes` does.
+pub(super) fn fill_reads_curves(runs: &mut [RunResult], figures: &[WorkloadFigures], target: f64) {
+    for (run, f) in runs.iter_mut().zip(figures) {
+        if f.reads_curve.is_empty() {
+            continue;
+        }
+        for p in &mut run.phases {
+            if let PhaseResult::Reads(r) = p {
+                fill_curve(r, f.reads_curve.clone(), target);
+            }
+        }
+    }
 }

@@ -24,6 +24,8 @@ pub struct WorkloadFigures {
     pub at_pool: Option<WorkloadCost>,
     /// Pool bytes and the cost there, smallest pool first.
     pub curve: Vec<(u64, WorkloadCost)>,
+    /// The reads phase's misses per read spec at each pool (empty without reads).
+    pub reads_curve: Vec<keylab_core::ReadCurvePoint>,
     /// The candidate's table (data and every index), bytes.
     pub table_bytes: Option<u64>,
 }
@@ -233,6 +235,7 @@ mod tests {
                 (2 << 20, cost(1000.0, 20)),
                 (4 << 20, cost(1000.0, 0)),
             ],
+            reads_curve: Vec::new(),
             table_bytes: Some(4 << 20),
         };
         assert_eq!(f.cache(0.99), (Some(3 << 20), "interpolated from the curve".into()));

@@ -32,7 +32,12 @@ pub(super) fn pool_floor(model: SimModel, page_bytes: u64) -> u64 {
 }
 
 /// Refuses (exit 2) what --workload and its flags do not combine with, before anything runs.
-pub(super) fn check(args: &AdviseArgs, candidates: &[Candidate]) -> Result<(), UsageError> {
+/// `table` is the user's table's name.
+pub(super) fn check(
+    args: &AdviseArgs,
+    candidates: &[Candidate],
+    table: &str,
+) -> Result<(), UsageError> {
     let mixes: Vec<String> = args
         .workload
         .iter()
@@ -68,13 +73,12 @@ pub(super) fn check(args: &AdviseArgs, candidates: &[Candidate]) -> Result<(), U
     if args.workload.is_empty() {
         return Ok(());
     }
-    match candidates.iter().find(|c| c.table.partitioning.is_some()) {
-        Some(c) => Err(UsageError(format!(
-            "--workload: table `{}` is partitioned, and advise runs a workload on tables without \
-             partitions only; leave out --workload to advise on its size and inserts",
-            c.table.name
+    match candidates.iter().any(|c| c.table.partitioning.is_some()) {
+        true => Err(UsageError(format!(
+            "--workload: table `{table}` is partitioned, and advise runs a workload on tables \
+             without partitions only; leave out --workload to advise on its size and inserts"
         ))),
-        None => Ok(()),
+        false => Ok(()),
     }
 }
 

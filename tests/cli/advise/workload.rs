@@ -162,6 +162,14 @@ fn bad_workloads_and_targets_exit_2_naming_the_flag() {
             assert!(e.contains(w), "{extra:?}: wants `{w}`: {e}");
         }
     }
+    // A partitioned table (pagila's payment, by range of payment_date): refused.
+    let corpus = crate::util::shared_dir("corpus", "bad_workloads_and_targets_exit_2").unwrap();
+    let pagila = format!("{corpus}/pagila-schema-pg.sql");
+    let e = d
+        .keylab(&["advise", &pagila, "--table", "payment", "--workload", "point:5"])
+        .expect_code(2)
+        .stderr;
+    assert!(e.contains("--workload: table `payment` is partitioned"), "{e}");
     // A whole schema: the workload is one table's.
     let e = d.keylab(&["advise", TWITTER, "--workload", "point:5"]).expect_code(2).stderr;
     assert!(e.contains("--workload") && e.contains("--table"), "{e}");
@@ -212,4 +220,32 @@ fn url_workload_runs_under_the_servers_own_pool() {
     assert_eq!(advice(&r, 1)["buffer_pool_bytes"], pool);
     let n = notes(&r);
     assert!(n.iter().any(|n| n.contains("(read from 127.0.0.1:")), "{n:?}");
+}
+
+/// `--buffer-pool` on a server engine: the private server starts with it (no workload).
+#[test]
+fn a_private_server_starts_with_buffer_pool() {
+    if !crate::util::server_installed("a_private_server_starts_with_buffer_pool") {
+        return;
+    }
+    let d = Dir::new();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/advise/orders.sql");
+    let args = [
+        "advise",
+        file,
+        "--engine",
+        "mariadb",
+        "--buffer-pool",
+        "32M",
+        "--rows",
+        "300",
+        "--keys",
+        "uuid7:bin",
+        "--format",
+        "json",
+    ];
+    let r = json(&d.keylab(&args).expect_code(0).stdout);
+    assert_eq!(r["engine"]["settings"]["innodb_buffer_pool_size"], 32 << 20);
+    let n = notes(&r);
+    assert!(n.iter().any(|n| n.contains("32.0 MiB (--buffer-pool)")), "{n:?}");
 }
