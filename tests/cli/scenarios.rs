@@ -4,11 +4,12 @@
 use crate::util::{json, Dir};
 use serde_json::{json, Value};
 
-const BUILTINS: [&str; 6] = [
+const BUILTINS: [&str; 7] = [
     "e1-uuid-vs-ulid",
     "e2-bulk-load",
     "e3-id-storage",
     "e4-change-buffer",
+    "e4-throughput",
     "e5-fill-factor-churn",
     "pg-wal-fpi",
 ];

@@ -375,6 +375,28 @@ pub enum EngineError {
     Unsupported(String),
 }
 
+/// A time-boxed insert phase as the engine runs it ([`Engine::timed_inserts`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedPlan {
+    /// Client threads, one connection each.
+    pub threads: u32,
+    /// How long they insert.
+    pub duration: std::time::Duration,
+    /// The throughput series' interval.
+    pub interval: std::time::Duration,
+}
+
+/// What a time-boxed insert phase did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TimedOutcome {
+    /// Rows inserted in all.
+    pub rows: u64,
+    /// Wall time from the first statement to the last one's end, seconds.
+    pub wall_s: f64,
+    /// Rows inserted in each whole interval, in order (a last, partial one left out).
+    pub rows_per_interval: Vec<u64>,
+}
+
 /// An engine keylab runs experiments on: the simulator or a real server.
 ///
 /// Calls come in this order for each workload: `create_table`, `load`, `measure`, then
@@ -460,6 +482,22 @@ pub trait Engine {
     fn rebuild(&mut self, table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
         let _ = (table, fill_factor_pct);
         Err(EngineError::Unsupported("rebuilds are not modelled yet".into()))
+    }
+
+    /// Inserts `rows` into `table` for at most `duration`, one row per autocommitted statement
+    /// from `threads` client connections at once (each takes the next row when it is free),
+    /// counting the rows inserted in each whole `interval`. It stops at the deadline, or
+    /// earlier when `rows` run out. Only an engine with a clock can: the default refuses.
+    fn timed_inserts(
+        &mut self,
+        table: &Table,
+        plan: &TimedPlan,
+        rows: &mut (dyn Iterator<Item = Row> + Send),
+    ) -> Result<TimedOutcome, EngineError> {
+        let _ = (table, plan, rows);
+        Err(EngineError::Unsupported(
+            "time-boxed inserts are not implemented for this engine".into(),
+        ))
     }
 
     /// Restarts the server on the same data (a cold buffer pool); the simulator empties its

@@ -27,7 +27,8 @@ mod workload;
 pub use engine::{
     bulk_autoinc_reserved, parse_batch, ChurnDelete, ChurnInsert, ChurnStyle, Engine, EngineError,
     EngineKind, EngineSettings, FillFactors, IdBlockSource, IdBlocks, LoadMethod, LoadOutcome,
-    LoadPlan, Measurement, PREPARED_CACHE_STATEMENTS, WRITER_QUEUE_STATEMENTS,
+    LoadPlan, Measurement, TimedOutcome, TimedPlan, PREPARED_CACHE_STATEMENTS,
+    WRITER_QUEUE_STATEMENTS,
 };
 pub use model::SimModel;
 pub use phase::{
@@ -47,7 +48,7 @@ pub use result::{
     LoadResult, LoadVerification, MixedPhase, PhaseKind, PhaseResult, PhaseStatus, PoolFigures,
     PostgresFigures, QueriesPhase, QueryResult, ReadCurvePoint, ReadFigures, ReadsPhase,
     RebuildPhase, RefusedTable, Repeats, Report, RestartPhase, RunResult, SchemaSummary,
-    SchemaTable, SeriesPoint, SettingsPhase, ShapeFigures, TableSizes, TimingSpread,
+    SchemaTable, SeriesPoint, SettingsPhase, ShapeFigures, TableSizes, TimedPhase, TimingSpread,
     WorkloadCurvePoint, REPORT_SCHEMA_VERSION,
 };
 pub use runner::{run_variant, run_variant_with, NoProgress, Progress};

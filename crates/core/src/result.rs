@@ -11,13 +11,14 @@ mod phase_kinds;
 mod phases;
 mod repeats;
 mod schema;
+mod timed_phase;
 mod work_phases;
 
 pub use self::derived::{hit_ratio, io_share_pct, misses_per_op, per_1k_rows};
 pub use self::phases::{
     AdvicePhase, ChurnPhase, CounterFigures, DdlPhase, DdlStep, Figure, LoadPhase, MixedPhase,
     PhaseKind, PhaseResult, PhaseStatus, PoolFigures, QueriesPhase, ReadCurvePoint, ReadFigures,
-    ReadsPhase, RebuildPhase, RestartPhase, SeriesPoint, SettingsPhase, ShapeFigures,
+    ReadsPhase, RebuildPhase, RestartPhase, SeriesPoint, SettingsPhase, ShapeFigures, TimedPhase,
     WorkloadCurvePoint,
 };
 pub use self::repeats::{fold_repeats, DifferingFigure, Repeats, TimingSpread};
@@ -353,6 +354,14 @@ pub struct IndexResult {
     pub n_leaf_pages_stat: Option<u64>,
     /// Pages above the leaf level.
     pub nonleaf_pages: Option<u64>,
+    /// InnoDB (an extension): pages freed from the index that a buffer pool still holds under
+    /// its index id, which `INNODB_BUFFER_PAGE` counts among the index's pages besides the live
+    /// ones. On MariaDB: the index's buffered pages that the tablespace's extent descriptors
+    /// mark free, read before the measurement flushes the table (MariaDB drops a freed page
+    /// when it flushes it). On the InnoDB model: pages freed since the last restart and not
+    /// allocated again, which MySQL's pool keeps until it evicts them (eviction not counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freed_pages_in_pool: Option<u64>,
     /// Levels, leaf included.
     pub height: Option<u32>,
     /// Mean over leaf pages of used bytes / page size × 100 (`DATA_SIZE`).

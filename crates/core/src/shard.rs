@@ -339,6 +339,7 @@ pub fn total_of(shards: &[ShardResult]) -> (Counters, TableSizes, Vec<IndexResul
             total.leaf_pages = add(total.leaf_pages, ix.leaf_pages);
             total.n_leaf_pages_stat = add(total.n_leaf_pages_stat, ix.n_leaf_pages_stat);
             total.nonleaf_pages = add(total.nonleaf_pages, ix.nonleaf_pages);
+            total.freed_pages_in_pool = add(total.freed_pages_in_pool, ix.freed_pages_in_pool);
             total.height = total.height.max(ix.height);
             total.fill_histogram = match (total.fill_histogram.take(), &ix.fill_histogram) {
                 (Some(a), Some(b)) => Some(a.iter().zip(b).map(|(x, y)| x + y).collect()),

@@ -344,7 +344,8 @@ impl Layout {
         }
         // Move the longest eligible column off-page until the record fits; key fields stay.
         let local = match self.row_format {
-            RowFormat::Dynamic => EXTERN_REF_BYTES,
+            // COMPRESSED stores DYNAMIC's records (its pages are not modelled).
+            RowFormat::Dynamic | RowFormat::Compressed => EXTERN_REF_BYTES,
             RowFormat::Compact => COMPACT_LOCAL_PREFIX_BYTES + EXTERN_REF_BYTES,
         };
         let mut off = vec![false; self.fields.len()];
@@ -357,7 +358,7 @@ impl Layout {
                 if off[i] || l == u32::MAX || l <= local.max(40) {
                     continue;
                 }
-                if self.row_format == RowFormat::Dynamic && !(big || blob) {
+                if self.row_format != RowFormat::Compact && !(big || blob) {
                     continue;
                 }
                 if best.is_none_or(|b| lens[b] < l) {
@@ -376,7 +377,7 @@ impl Layout {
             rec.size_bytes = rec.size_bytes - l - len_bytes(self.fields[i].kind, l, false)
                 + local
                 + len_bytes(self.fields[i].kind, local, true);
-            let ext = if self.row_format == RowFormat::Dynamic {
+            let ext = if self.row_format != RowFormat::Compact {
                 l
             } else {
                 l - COMPACT_LOCAL_PREFIX_BYTES
@@ -398,7 +399,9 @@ impl Layout {
                     let can_go_off = self.clustered && i >= n_key && (big || blob);
                     let max = if can_go_off {
                         match self.row_format {
-                            RowFormat::Dynamic => max_bytes.min(EXTERN_REF_BYTES.max(40)),
+                            RowFormat::Dynamic | RowFormat::Compressed => {
+                                max_bytes.min(EXTERN_REF_BYTES.max(40))
+                            }
                             RowFormat::Compact => {
                                 max_bytes.min(COMPACT_LOCAL_PREFIX_BYTES + EXTERN_REF_BYTES)
                             }

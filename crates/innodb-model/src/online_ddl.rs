@@ -11,7 +11,7 @@
 
 mod table_changes;
 
-pub use self::table_changes::{decide_on_table, Change, TableTraits};
+pub use self::table_changes::{decide_on_table, Change, TableTraits, ER_INNODB_NO_FT_TEMP_TABLE};
 
 /// The server whose rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

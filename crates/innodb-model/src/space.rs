@@ -19,6 +19,12 @@ pub(crate) struct Space {
     pub counters: Counters,
     /// The buffer pool (and change buffer) model; `None` = every page cached, no I/O.
     pub pool: Option<crate::pool::Pool>,
+    /// B-tree pages freed since the last restart and not allocated again, with the segment
+    /// each was freed from. MySQL leaves a freed page in its buffer pool with its old index
+    /// id until it is evicted (`fseg_free_page` does not touch the block), so a count of an
+    /// index's pages in `INNODB_BUFFER_PAGE` includes these; MariaDB 10.6+ marks it freed
+    /// (`buf_page_free`) and drops it when the page cleaner reaches it (`buf_flush_page`).
+    pub freed_unreused: std::collections::HashMap<u32, crate::fsp::SegId>,
 }
 
 impl Space {
@@ -55,6 +61,17 @@ impl Space {
         if let Some(pool) = &mut self.pool {
             pool.file_space_change(self.fsp.xdes_page_of(p));
         }
+    }
+    /// Page `p` was allocated again: it is a live page, no longer a freed one.
+    #[inline]
+    pub fn note_allocated(&mut self, p: u32) {
+        if !self.freed_unreused.is_empty() {
+            self.freed_unreused.remove(&p);
+        }
+    }
+    /// Freed pages of segments `segs` still counted as freed (see `freed_unreused`).
+    pub fn freed_unreused_of(&self, segs: [crate::fsp::SegId; 2]) -> u64 {
+        self.freed_unreused.values().filter(|s| segs.contains(s)).count() as u64
     }
     /// A page changed through a path that does not go through `page_mut`.
     #[inline]

@@ -38,6 +38,7 @@ mod rebuild;
 mod restart;
 mod stmt_time;
 mod tables;
+mod timed;
 mod work;
 
 use crate::client::sql_err;
@@ -295,6 +296,15 @@ impl Engine for MariaDbEngine {
 
     fn restart(&mut self) -> Result<(), EngineError> {
         self.restart_server()
+    }
+
+    fn timed_inserts(
+        &mut self,
+        table: &Table,
+        plan: &keylab_core::TimedPlan,
+        rows: &mut (dyn Iterator<Item = keylab_core::Row> + Send),
+    ) -> Result<keylab_core::TimedOutcome, EngineError> {
+        Ok(self.insert_for_a_time(table, plan, rows)?)
     }
 
     fn work(

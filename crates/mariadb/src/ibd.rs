@@ -140,10 +140,21 @@ pub struct TablespaceReport {
     /// Of the tail pages, those all zero (holes of a sparse file included).
     #[serde(skip_serializing_if = "is_zero_count")]
     pub tail_zero_pages: u64,
+    /// Page numbers the extent descriptors mark free (ascending): pages never used, and pages
+    /// freed, whose stale headers still name their old index.
+    #[serde(skip)]
+    pub free_page_numbers: Vec<u64>,
     /// What makes the figures doubtful (failed checksums, a tail past the header's size),
     /// with counts; shown only when there is something.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+impl TablespaceReport {
+    /// Whether the extent descriptors mark page `page_no` free.
+    pub fn is_free(&self, page_no: u64) -> bool {
+        self.free_page_numbers.binary_search(&page_no).is_ok()
+    }
 }
 
 fn is_zero_count(n: &u64) -> bool {
@@ -382,6 +393,9 @@ fn scan(mut r: impl Read) -> Result<TablespaceReport, IbdError> {
             .checked_sub(desc.first_page)
             .and_then(|i| desc.used.get(i as usize).copied())
             .unwrap_or(false);
+        if !used {
+            report.free_page_numbers.push(page_no);
+        }
         if used {
             report.allocated_pages += 1;
             *report.page_types.entry(ty).or_default() += 1;

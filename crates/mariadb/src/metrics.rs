@@ -367,6 +367,24 @@ pub fn buffered_pages(
     Some(out)
 }
 
+/// Page numbers of `index`'s pages of `db.table` in the buffer pool (INDEX pages, freed
+/// ones included: a freed page keeps its index id until the pool drops it). `None` when
+/// `INNODB_BUFFER_PAGE` cannot be read.
+pub fn buffered_page_numbers(
+    conn: &mut Conn,
+    db: &str,
+    table: &str,
+    index: &str,
+) -> Option<Vec<u64>> {
+    let name = format!("{}.{}", quote_ident(db), quote_ident(table));
+    conn.exec(
+        "SELECT PAGE_NUMBER FROM information_schema.INNODB_BUFFER_PAGE \
+         WHERE TABLE_NAME = ? AND INDEX_NAME = ? AND PAGE_TYPE = 'INDEX'",
+        (name, index),
+    )
+    .ok()
+}
+
 /// Index id → index name for `db.table`, from the server's InnoDB dictionary views.
 pub fn index_ids(
     conn: &mut Conn,

@@ -102,6 +102,7 @@ pub fn index_shape(client: &mut Client, index: &str, name: &str, fsm: bool) -> O
         leaf_pages: Some(leaves),
         n_leaf_pages_stat: None,
         nonleaf_pages: Some(nonleaf),
+        freed_pages_in_pool: None,
         height: Some(root_level as u32 + 1),
         fill_pct: (leaves > 0).then(|| fill_sum / leaves as f64),
         records_per_leaf: (leaves > 0).then(|| records as f64 / leaves as f64),

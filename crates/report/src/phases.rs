@@ -43,7 +43,10 @@ const LOAD_REPEATS: [&str; 9] = [
 /// Whether a phase kind changes the table (a later one makes a load's "after" differ from
 /// the run's end state).
 fn changes_table(kind: PhaseKind) -> bool {
-    matches!(kind, PhaseKind::Load | PhaseKind::Churn | PhaseKind::Rebuild | PhaseKind::Ddl)
+    matches!(
+        kind,
+        PhaseKind::Load | PhaseKind::Churn | PhaseKind::Rebuild | PhaseKind::Ddl | PhaseKind::Timed
+    )
 }
 
 /// The text notes a phase carries: why it did not run (or why settings were not applied),
@@ -67,6 +70,7 @@ fn phase_notes(p: &PhaseResult) -> PhaseNotes {
         PhaseResult::Ddl(d) => (text(&d.reason), text(&d.not_applicable)),
         PhaseResult::Reads(r) => (text(&r.reason), None),
         PhaseResult::Mixed(m) => (text(&m.reason), None),
+        PhaseResult::Timed(t) => (text(&t.reason), None),
         PhaseResult::Advice(_) | PhaseResult::Other { .. } => (None, None),
     };
     let engine_not_applied = match p {

@@ -14,12 +14,13 @@ pub struct Builtin {
     pub toml: &'static str,
 }
 
-/// The five experiments, in order, then PostgreSQL's own (`pg-wal-fpi`) and the sharding scenario.
-pub const BUILTINS: [Builtin; 7] = [
+/// The five experiments, in order (E4's time-boxed run beside E4), then PostgreSQL's own (`pg-wal-fpi`) and the sharding scenario.
+pub const BUILTINS: [Builtin; 8] = [
     Builtin { name: "e1-uuid-vs-ulid", toml: include_str!("../builtin/e1-uuid-vs-ulid.toml") },
     Builtin { name: "e2-bulk-load", toml: include_str!("../builtin/e2-bulk-load.toml") },
     Builtin { name: "e3-id-storage", toml: include_str!("../builtin/e3-id-storage.toml") },
     Builtin { name: "e4-change-buffer", toml: include_str!("../builtin/e4-change-buffer.toml") },
+    Builtin { name: "e4-throughput", toml: include_str!("../builtin/e4-throughput.toml") },
     Builtin {
         name: "e5-fill-factor-churn",
         toml: include_str!("../builtin/e5-fill-factor-churn.toml"),

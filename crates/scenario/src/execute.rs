@@ -34,6 +34,7 @@
 mod autoinc_tests;
 mod figures;
 mod phase_runs;
+mod timed;
 mod work;
 #[cfg(test)]
 mod work_tests;
@@ -100,7 +101,9 @@ fn run_phases(
             PhasePlan::Load { rows, plan, sample_every } => {
                 let (load, result) =
                     load_phase(engine, run, &mut st, *rows, plan, *sample_every, progress)?;
-                loaded += *rows;
+                if result.status() != Some(PhaseStatus::NotApplicable) {
+                    loaded += *rows;
+                }
                 first_load.get_or_insert(load);
                 result
             }
@@ -167,6 +170,9 @@ fn run_phases(
             }
             PhasePlan::Mixed { mix } => {
                 self::work::mixed_phase(engine, run, &mut st, mix, seed, progress)?
+            }
+            PhasePlan::Timed { plan, max_rows } => {
+                self::timed::timed_phase(engine, run, &mut st, plan, *max_rows)?
             }
         };
         phases.push(result);

@@ -17,7 +17,7 @@
 //!
 //! [[tables]]                             # one or more; runs use the first unless a matrix
 //! name = "t"                             #   group names another (`table = [...]`)
-//! row_format = "dynamic"                 # or "compact"
+//! row_format = "dynamic"                 # or "compact", "compressed" (DDL rules only on the model)
 //! id = { name = "id" }                   # the id column: type from the variant, or
 //!                                        #   type = "varchar(128)", charset = "ascii",
 //!                                        #   unique = true (secondary placement: UNIQUE KEY)
@@ -85,6 +85,10 @@
 //!   # gives the rules' answer: accepted or refused, algorithm and lock used, whether
 //!   # writers wait, times null). Under writers only columns an earlier step added can be
 //!   # dropped.
+//! # [[phases]]                           # last phase only; servers (the simulator: n/a)
+//! # timed = { seconds = 10, threads = 64, interval_s = 1, max_rows = 1_000_000 }
+//! #   threads insert one row per autocommitted statement for `seconds` (not scaled);
+//! #   rows/s per interval with median, min and max; ends early when max_rows run out
 //! ```
 //!
 //! Column types: `int`, `bigint`, `bigint unsigned`, `char(n)`, `varchar(n)`, `binary(n)`,

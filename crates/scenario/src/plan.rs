@@ -156,6 +156,13 @@ pub enum PhasePlan {
         /// Operations (scaled), share of inserts, reads.
         mix: keylab_core::MixSpec,
     },
+    /// Inserts for a fixed time from client threads.
+    Timed {
+        /// Threads, time and interval.
+        plan: keylab_core::TimedPlan,
+        /// At most this many rows (scaled).
+        max_rows: u64,
+    },
 }
 
 impl PhasePlan {
@@ -170,6 +177,7 @@ impl PhasePlan {
             PhasePlan::Ddl { .. } => "ddl",
             PhasePlan::Reads { .. } => "reads",
             PhasePlan::Mixed { .. } => "mixed",
+            PhasePlan::Timed { .. } => "timed",
         }
     }
 }

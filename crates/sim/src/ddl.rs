@@ -9,7 +9,7 @@ use keylab_innodb_model::online_ddl::{
     self, Algorithm, Change, ColumnChange, Decision, Lock, ServerLine, TableTraits,
 };
 use keylab_innodb_model::Flavour;
-use keylab_schema::Table;
+use keylab_schema::{RowFormat, Table};
 
 /// The versions whose rules the models follow: MariaDB 10.11, and MySQL 8.0 from 8.0.29 on
 /// (the message says when 8.0.12 to 8.0.28 decide otherwise).
@@ -70,7 +70,13 @@ pub fn outcome(
         DdlLock::Shared => Lock::Shared,
         DdlLock::Exclusive => Lock::Exclusive,
     });
-    let traits = TableTraits { fulltext_indexes: state.fulltext_indexes };
+    let traits = TableTraits {
+        fulltext_indexes: state.fulltext_indexes,
+        compressed: table.row_format == RowFormat::Compressed,
+        // keylab's tables are never temporary (a temporary table lives in one session, and
+        // keylab's server engines work over several); the rules know them all the same.
+        temporary: false,
+    };
     let decision = online_ddl::decide_on_table(
         line,
         version,

@@ -19,7 +19,7 @@ use keylab_core::{
     LoadVerification, Measurement, Op, PoolCurvePoint, PoolCurveSampler, Row, SimModel, TableSizes,
 };
 use keylab_innodb_model::{Flavour, PageCleanerRules, PageSize, SimSettings, SimTable};
-use keylab_schema::Table;
+use keylab_schema::{RowFormat, Table};
 use std::collections::BTreeMap;
 
 /// Rows between progress reports.
@@ -116,6 +116,9 @@ impl SimEngine {
     fn figures(&mut self, table: &Table) -> Result<Measurement, EngineError> {
         let stats = self.table()?.stats();
         let ibuf_size = self.table()?.ibuf_size();
+        let sim = self.table()?;
+        let freed: Vec<u64> =
+            (0..stats.indexes.len()).map(|i| sim.freed_pages_unreused(i)).collect();
         let c = &stats.counters;
         let pool = stats.pool.as_ref().map(|p| p.counters);
         Ok(Measurement {
@@ -153,6 +156,7 @@ impl SimEngine {
                         n_uniq(table, i),
                     )),
                     nonleaf_pages: Some(ix.nonleaf_pages),
+                    freed_pages_in_pool: Some(freed[i]),
                     height: Some(ix.height),
                     fill_pct: Some(ix.fill_pct),
                     records_per_leaf: Some(ix.records_per_leaf),
@@ -273,6 +277,14 @@ impl Engine for SimEngine {
         rows: &mut dyn Iterator<Item = Row>,
         on_rows: &mut dyn FnMut(u64),
     ) -> Result<LoadOutcome, EngineError> {
+        if table.row_format == RowFormat::Compressed {
+            return Err(EngineError::Unsupported(
+                "ROW_FORMAT=COMPRESSED: the InnoDB model does not model compressed pages (their \
+                 zlib streams and modification logs), so it loads no rows into such a table; its \
+                 DDL rules still apply"
+                    .into(),
+            ));
+        }
         let (mode, mix) = (self.autoinc_lock_mode, self.interleave);
         let sim = self.table_mut()?;
         let held = sim.len();
@@ -367,6 +379,15 @@ impl Engine for SimEngine {
     fn rebuild(&mut self, _table: &Table, fill_factor_pct: u8) -> Result<(), EngineError> {
         self.ddl_state.row_versions = 0;
         self.table_mut()?.rebuild(fill_factor_pct).map_err(|e| EngineError::Rejected(e.to_string()))
+    }
+
+    fn timed_inserts(
+        &mut self,
+        _table: &Table,
+        _plan: &keylab_core::TimedPlan,
+        _rows: &mut (dyn Iterator<Item = keylab_core::Row> + Send),
+    ) -> Result<keylab_core::TimedOutcome, EngineError> {
+        Err(crate::no_clock())
     }
 
     fn restart(&mut self) -> Result<(), EngineError> {

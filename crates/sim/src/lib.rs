@@ -26,6 +26,15 @@ mod shards;
 mod writers;
 
 pub use innodb::{flavour, sim_settings, PageSizeError, SimEngine};
+
+/// Why the simulators refuse a time-boxed phase ([`keylab_core::Engine::timed_inserts`]).
+pub(crate) fn no_clock() -> keylab_core::EngineError {
+    keylab_core::EngineError::Unsupported(
+        "the simulator has no clock: rows per second over a fixed time are a server's \
+         measurement (run the phase with --engine mariadb); the simulator counts operations"
+            .into(),
+    )
+}
 pub use nbtree::{nbtree_settings, NbtreeEngine};
 pub use shards::{ShardedSim, SpiderShape};
 pub use writers::Interleave;

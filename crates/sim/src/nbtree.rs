@@ -367,6 +367,15 @@ impl Engine for NbtreeEngine {
         self.table_mut()?.rebuild(fill_factor_pct).map_err(rejected)
     }
 
+    fn timed_inserts(
+        &mut self,
+        _table: &Table,
+        _plan: &keylab_core::TimedPlan,
+        _rows: &mut (dyn Iterator<Item = keylab_core::Row> + Send),
+    ) -> Result<keylab_core::TimedOutcome, EngineError> {
+        Err(crate::no_clock())
+    }
+
     fn restart(&mut self) -> Result<(), EngineError> {
         self.table_mut()?.restart_buffers().map_err(rejected)
     }

@@ -177,6 +177,10 @@ fn e4_runs_on_a_private_mariadb() {
             let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
             assert!((a - b).abs() <= b * pct / 100.0, "{what}: simulator {a} vs server {b}");
         };
+        // 5 % holds the server's own spread at this scale: three runs on MariaDB 10.11.19
+        // (shared 2-core machine, load 8-10) gave 16k 1,468 / 1,405 / 1,449 splits (4.5 %
+        // from lowest to highest) and 4k 6,823 / 6,648 / 6,711 (2.6 %), the simulator 1,436
+        // and 6,700; with buffering off every run gave 1,367 and 5,800, as the simulator.
         within("page splits", &s["counters"]["page_splits"], &m["counters"]["page_splits"], 5.0);
         for (x, y) in s["indexes"].as_array().unwrap().iter().zip(m["indexes"].as_array().unwrap())
         {

@@ -6,9 +6,11 @@
 //! loads (`loads`), a TMPDIR with `#`, quotes and spaces (`tmpdir`) and where `--engine mariadb` works (`url`) on a private MariaDB.
 
 mod builtins;
+mod ddl_compressed;
 mod ddl_rebuilds;
 mod loads;
 mod repeats;
+mod timed;
 mod tmpdir;
 mod url;
 

@@ -169,6 +169,10 @@ figures! {
         /// PRIMARY's non-leaf pages (with the leaf pages, the pages holding its records, which
         /// a count of its pages in the buffer pool after a full scan gives).
         pub primary_nonleaf_pages: u64,
+        /// PRIMARY's freed pages still in the buffer pool under its index id
+        /// (`indexes[].freed_pages_in_pool`): with the leaf and non-leaf pages, what a count of
+        /// its pages in `INNODB_BUFFER_PAGE` after a full scan gives.
+        pub primary_freed_pages_in_pool: u64,
         /// PRIMARY's levels.
         pub primary_height: u64,
         /// PRIMARY's mean leaf fill, percent.

@@ -1,5 +1,5 @@
 //! A run's phases, typed: [`PhaseResult`] has one variant per phase kind (`settings`, `load`,
-//! `churn`, `rebuild`, `restart`, `queries`, `ddl`, `advice`, `reads`, `mixed`), each a struct
+//! `churn`, `rebuild`, `restart`, `queries`, `ddl`, `advice`, `reads`, `mixed`, `timed`), each a struct
 //! of named figures (in `result/phase_kinds.rs`; `reads` and `mixed` in `result/work_phases.rs`).
 //! The figures that several kinds share (counter deltas, buffer pool deltas, the table's shape)
 //! are in `result/phase_figures.rs`.
@@ -23,6 +23,7 @@ pub use super::phase_kinds::{
     AdvicePhase, ChurnPhase, DdlPhase, DdlStep, LoadPhase, QueriesPhase, RebuildPhase,
     RestartPhase, SettingsPhase, WorkloadCurvePoint,
 };
+pub use super::timed_phase::TimedPhase;
 pub use super::work_phases::{MixedPhase, ReadCurvePoint, ReadFigures, ReadsPhase};
 use serde::de::Error as _;
 use serde::ser::Error as _;
@@ -81,6 +82,8 @@ pub enum PhaseResult {
     Reads(ReadsPhase),
     /// Inserts and reads interleaved (`result/work_phases.rs`).
     Mixed(MixedPhase),
+    /// Inserts for a fixed time from client threads (`result/timed_phase.rs`).
+    Timed(TimedPhase),
     /// A kind this keylab does not know, kept as written.
     Other {
         /// Its `kind`.
@@ -113,6 +116,8 @@ pub enum PhaseKind {
     Reads,
     /// See [`PhaseResult::Mixed`].
     Mixed,
+    /// See [`PhaseResult::Timed`].
+    Timed,
     /// See [`PhaseResult::Other`].
     Other,
 }
@@ -132,6 +137,7 @@ impl PhaseKind {
             PhaseKind::Advice => "advice",
             PhaseKind::Reads => "reads",
             PhaseKind::Mixed => "mixed",
+            PhaseKind::Timed => "timed",
             PhaseKind::Other => "other",
         }
     }
@@ -151,6 +157,7 @@ impl PhaseResult {
             PhaseResult::Advice(_) => PhaseKind::Advice,
             PhaseResult::Reads(_) => PhaseKind::Reads,
             PhaseResult::Mixed(_) => PhaseKind::Mixed,
+            PhaseResult::Timed(_) => PhaseKind::Timed,
             PhaseResult::Other { .. } => PhaseKind::Other,
         }
     }
@@ -191,6 +198,9 @@ impl PhaseResult {
             PhaseKind::Mixed => {
                 PhaseResult::Mixed(MixedPhase { status, reason, ..Default::default() })
             }
+            PhaseKind::Timed => {
+                PhaseResult::Timed(TimedPhase { status, reason, ..Default::default() })
+            }
             PhaseKind::Advice | PhaseKind::Other => unreachable!("{kind:?} is never run"),
         }
     }
@@ -208,6 +218,7 @@ impl PhaseResult {
             PhaseResult::Advice(_) => None,
             PhaseResult::Reads(p) => p.status.value(),
             PhaseResult::Mixed(p) => p.status.value(),
+            PhaseResult::Timed(p) => p.status.value(),
             PhaseResult::Other { figures, .. } => match figures.get("status") {
                 Some(Json::String(s)) if s == "not_applicable" => Some(PhaseStatus::NotApplicable),
                 Some(Json::String(s)) if s == "ok" => Some(PhaseStatus::Ok),
@@ -234,6 +245,7 @@ impl PhaseResult {
             PhaseResult::Advice(p) => serde_json::to_value(p),
             PhaseResult::Reads(p) => serde_json::to_value(p),
             PhaseResult::Mixed(p) => serde_json::to_value(p),
+            PhaseResult::Timed(p) => serde_json::to_value(p),
             PhaseResult::Other { figures, .. } => return figures.clone(),
         };
         match value {
@@ -285,6 +297,7 @@ impl<'de> Deserialize<'de> for PhaseResult {
             "advice" => PhaseResult::Advice(typed(&kind, figures)?),
             "reads" => PhaseResult::Reads(typed(&kind, figures)?),
             "mixed" => PhaseResult::Mixed(typed(&kind, figures)?),
+            "timed" => PhaseResult::Timed(typed(&kind, figures)?),
             _ => PhaseResult::Other { kind, figures },
         })
     }

@@ -8,8 +8,10 @@
 //! needs a lock), not checked on a MySQL server. Like the column rules, these predict no time
 //! and change no page.
 //!
-//! Not for: compressed row formats or temporary tables (keylab's tables have neither), or
-//! spatial and virtual-column indexes.
+//! Also the tables whose own kind restricts ALTER: `ROW_FORMAT=COMPRESSED` (no instant column
+//! change) and temporary tables (every ALTER copies), measured on MariaDB 10.11.19.
+//!
+//! Not for: spatial and virtual-column indexes.
 
 use super::{
     decide, decide_with_row_versions, Algorithm, ColumnChange, Decision, Lock, ServerLine,
@@ -32,7 +34,14 @@ pub enum Change {
 pub struct TableTraits {
     /// FULLTEXT indexes on the table (the first one also adds the hidden `FTS_DOC_ID`).
     pub fulltext_indexes: u32,
+    /// `ROW_FORMAT=COMPRESSED`.
+    pub compressed: bool,
+    /// `CREATE TEMPORARY TABLE`.
+    pub temporary: bool,
 }
+
+/// `ER_INNODB_NO_FT_TEMP_TABLE`: "Cannot create FULLTEXT index on temporary InnoDB table".
+pub const ER_INNODB_NO_FT_TEMP_TABLE: u16 = 1796;
 
 fn refused(code: u16, reason: String) -> Decision {
     Decision::Refused { code, reason }
@@ -80,11 +89,18 @@ pub fn decide_on_table(
     row_versions: u32,
 ) -> Decision {
     let fulltext = traits.fulltext_indexes;
+    if traits.temporary {
+        return on_temporary_table(line, version, change, algorithm, lock);
+    }
     // COPY builds a new table row by row: the same whatever the statement.
     if algorithm == Algorithm::Copy {
         return decide(line, version, ColumnChange::Add { last: true }, algorithm, lock);
     }
     match change {
+        // dict_table_t::supports_instant() is false for ROW_FORMAT=COMPRESSED, so
+        // instant_alter_column_possible() refuses and the change is a native rebuild (10.11.19:
+        // ER 1845 "Try ALGORITHM=INPLACE" for INSTANT, an indexed column's DROP included).
+        Change::Column(_) if traits.compressed && fulltext == 0 => rebuild(algorithm, lock, 0),
         Change::Column(c) if fulltext == 0 => {
             decide_with_row_versions(line, version, c, algorithm, lock, row_versions)
         }
@@ -102,6 +118,48 @@ pub fn decide_on_table(
                 rebuilds: fulltext == 0,
                 blocks_writers: true,
             },
+        },
+    }
+}
+
+/// A temporary table: no in-place ALTER at all (is_inplace_alter_impossible in
+/// mysql_alter_table), so every statement copies. Measured on MariaDB 10.11.19: INPLACE is
+/// refused (ER 1845 "Try ALGORITHM=COPY"), INSTANT is accepted and copies every row, any
+/// LOCK= is accepted (LOCK=NONE with COPY too: no other session can see the table, so no
+/// writer waits), and FULLTEXT is refused (ER 1796). MySQL refuses INSTANT as well (its
+/// mysql_alter_table); there the COPY rules are the ordinary ones (not run on a server).
+fn on_temporary_table(
+    line: ServerLine,
+    version: (u32, u32, u32),
+    change: Change,
+    algorithm: Algorithm,
+    lock: Option<Lock>,
+) -> Decision {
+    let refuse = |asked: Algorithm| {
+        refused(
+            ER_ALTER_OPERATION_NOT_SUPPORTED,
+            format!(
+                "ALGORITHM={} is not supported for this operation. Try ALGORITHM=COPY",
+                asked.token().to_uppercase()
+            ),
+        )
+    };
+    match (line, algorithm) {
+        (_, Algorithm::Inplace) => refuse(algorithm),
+        (ServerLine::Mysql, Algorithm::Instant) => refuse(algorithm),
+        _ if change == Change::AddFulltext => refused(
+            ER_INNODB_NO_FT_TEMP_TABLE,
+            "Cannot create FULLTEXT index on temporary InnoDB table".into(),
+        ),
+        (ServerLine::Mysql, _) => {
+            decide(line, version, ColumnChange::Add { last: true }, Algorithm::Copy, lock)
+        }
+        (ServerLine::Mariadb, _) => Decision::Accepted {
+            algorithm: Algorithm::Copy,
+            lock: lock.unwrap_or(Lock::Shared),
+            rebuilds: true,
+            // Only the session that created it sees a temporary table.
+            blocks_writers: false,
         },
     }
 }
@@ -151,8 +209,76 @@ mod tests {
     }
 
     fn on(change: Change, a: Algorithm, lock: Option<Lock>, fulltext: u32) -> Decision {
-        let traits = TableTraits { fulltext_indexes: fulltext };
+        let traits = TableTraits { fulltext_indexes: fulltext, ..TableTraits::default() };
         decide_on_table(ServerLine::Mariadb, V, change, a, lock, traits, 0)
+    }
+
+    fn on_kind(change: Change, a: Algorithm, lock: Option<Lock>, traits: TableTraits) -> Decision {
+        decide_on_table(ServerLine::Mariadb, V, change, a, lock, traits, 0)
+    }
+
+    /// ROW_FORMAT=COMPRESSED on MariaDB 10.11.19 (1,000 rows): no instant column change, an
+    /// online rebuild for INPLACE (the tablespace changed), COPY as on any table.
+    #[test]
+    fn compressed_tables_change_columns_by_rebuilding() {
+        let zip = TableTraits { compressed: true, ..TableTraits::default() };
+        let add = Change::Column(ColumnChange::Add { last: true });
+        let after = Change::Column(ColumnChange::Add { last: false });
+        let drop = Change::Column(ColumnChange::Drop { indexed: false });
+        let drop_indexed = Change::Column(ColumnChange::Drop { indexed: true });
+        for change in [add, after, drop, drop_indexed] {
+            assert_eq!(code(&on_kind(change, Instant, None, zip)), Some(1845), "{change:?}");
+        }
+        for lock in [None, Some(Lock::None)] {
+            let d = on_kind(add, Inplace, lock, zip);
+            assert!(
+                matches!(
+                    d,
+                    Decision::Accepted {
+                        algorithm: Inplace,
+                        rebuilds: true,
+                        blocks_writers: false,
+                        ..
+                    }
+                ),
+                "{d:?}"
+            );
+        }
+        assert_eq!(code(&on_kind(add, Copy, Some(Lock::None), zip)), Some(1846));
+        assert!(matches!(on_kind(add, Copy, None, zip), Decision::Accepted { rebuilds: true, .. }));
+    }
+
+    /// A temporary table on MariaDB 10.11.19: every accepted statement copied every row.
+    #[test]
+    fn temporary_tables_copy_every_alter() {
+        let tmp = TableTraits { temporary: true, ..TableTraits::default() };
+        let add = Change::Column(ColumnChange::Add { last: true });
+        let drop_indexed = Change::Column(ColumnChange::Drop { indexed: true });
+        for change in [add, drop_indexed, Change::ChangePrimaryKey] {
+            assert_eq!(code(&on_kind(change, Inplace, None, tmp)), Some(1845));
+            for (a, lock) in
+                [(Instant, None), (Instant, Some(Lock::None)), (Copy, Some(Lock::None))]
+            {
+                let d = on_kind(change, a, lock, tmp);
+                assert!(
+                    matches!(
+                        d,
+                        Decision::Accepted {
+                            algorithm: Copy,
+                            rebuilds: true,
+                            blocks_writers: false,
+                            ..
+                        }
+                    ),
+                    "{change:?} {a:?} {lock:?}: {d:?}"
+                );
+            }
+        }
+        assert_eq!(code(&on_kind(Change::AddFulltext, Copy, None, tmp)), Some(1796));
+        assert_eq!(code(&on_kind(Change::AddFulltext, Inplace, None, tmp)), Some(1845));
+        // MySQL refuses INSTANT on a temporary table.
+        let my = decide_on_table(ServerLine::Mysql, (8, 0, 31), add, Instant, None, tmp, 0);
+        assert_eq!(code(&my), Some(1845));
     }
 
     /// The statements run on a private MariaDB 10.11.19 (1,000 rows), with what it answered.

@@ -51,6 +51,7 @@ impl IbufTree {
             flavour,
             counters: Counters::default(),
             pool: None,
+            freed_unreused: Default::default(),
         };
         let tree = Tree::create(&mut space, Layout::clustered(&table));
         IbufTree { space, tree, next_seq: 0, key: Vec::new(), pages: Default::default() }

@@ -15,6 +15,14 @@ impl SimTable {
     pub fn stats(&self) -> TableStats {
         table_stats(&self.space, &self.trees, &self.settings)
     }
+
+    /// B-tree pages freed from index `ix` (0 = PRIMARY) since the last restart and not
+    /// allocated again: what a buffer pool that keeps freed pages and evicts none (MySQL's)
+    /// still holds under the index's id besides its live pages (`Space::freed_unreused`).
+    pub fn freed_pages_unreused(&self, ix: usize) -> u64 {
+        let t = &self.trees[ix];
+        self.space.freed_unreused_of([t.seg_leaf, t.seg_top])
+    }
 }
 
 fn index_stats(sp: &Space, t: &Tree) -> IndexStats {

@@ -236,6 +236,7 @@ impl SimTable {
             flavour: settings.flavour,
             counters,
             pool,
+            freed_unreused: Default::default(),
         };
         if let Some(pool) = &mut space.pool {
             pool.create_file_space_pages();

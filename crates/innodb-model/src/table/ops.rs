@@ -202,12 +202,14 @@ impl SimTable {
         }
     }
 
-    /// A server restart: dirty pages written, then an empty buffer pool; a no-op without a
-    /// buffer pool (every page cached, nothing read or written is counted).
+    /// A server restart: dirty pages written, then an empty buffer pool; without a buffer
+    /// pool model (every page cached, nothing read or written is counted) only the freed pages
+    /// a pool would hold are forgotten.
     pub fn restart(&mut self) {
         if let Some(p) = &mut self.space.pool {
             p.restart();
         }
+        self.space.freed_unreused.clear();
     }
 
     /// Debugging aid for fidelity work: the header fields of the PRIMARY leaf that holds (or

@@ -182,6 +182,7 @@ impl Tree {
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
         self.note_reshape();
         let no = sp.fsp.alloc_page(seg, hint, dir);
+        sp.note_allocated(no);
         sp.touch_file_space(no);
         self.install_page_for(sp, no, level, moving);
         PageNo(no)
@@ -193,6 +194,7 @@ impl Tree {
         let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
         self.note_reshape();
         sp.fsp.free_page(seg, p.0);
+        sp.freed_unreused.insert(p.0, seg);
         sp.touch_file_space(p.0);
         sp.pages[p.0 as usize] = None;
         if self.last_leaf.get() == Some(p) {
@@ -210,6 +212,7 @@ impl Tree {
         let mut hint = near.0 + 1;
         for _ in 0..n {
             let p = sp.fsp.alloc_page(self.seg_leaf, hint, Dir::Neither);
+            sp.note_allocated(p);
             sp.touch_file_space(p);
             if let Some(pool) = &mut sp.pool {
                 pool.create(p);

@@ -13,7 +13,7 @@ use crate::ibd;
 use crate::metrics::{self, BufferedIndex};
 use crate::sql::quote_ident;
 use keylab_core::{BufferPoolResult, Counters, IndexResult, Measurement};
-use keylab_schema::{Clustered, Table, ROW_ID_INDEX};
+use keylab_schema::{Clustered, RowFormat, Table, ROW_ID_INDEX};
 use keylab_server_common::ServerError;
 use mysql::prelude::Queryable;
 use serde_json::Value as Json;
@@ -38,7 +38,15 @@ impl MariaDbEngine {
         }
         let sizes = metrics::table_sizes(&mut self.conn, &self.database, &name);
         let mut indexes = self.index_results(table, &name);
-        if self.server.is_some() && read_file {
+        // The tablespace reader reads uncompressed pages only.
+        let compressed = table.row_format == RowFormat::Compressed;
+        if compressed && read_file {
+            self.note(format!(
+                "`{name}` is ROW_FORMAT=COMPRESSED: its tablespace file is not read (compressed \
+                 pages), so its figures come from the buffer pool"
+            ));
+        }
+        if self.server.is_some() && read_file && !compressed {
             self.fill_from_tablespace(&name, &mut indexes)?;
         } else if self.server.is_some() {
             // The table was created in this instance, so a pool larger than the table holds
@@ -135,25 +143,33 @@ impl MariaDbEngine {
 
     /// Private instance: exact per-level figures from the `.ibd` file after
     /// `FLUSH TABLES ... FOR EXPORT` (which writes the table's dirty pages and quiesces it).
+    /// The clustered index's buffered pages are listed first: the flush drops its freed
+    /// pages from the pool (`buf_flush_page` releases a page `buf_page_free` marked), and
+    /// those the file marks free are its `freed_pages_in_pool`.
     fn fill_from_tablespace(
         &mut self,
         name: &str,
         indexes: &mut [IndexResult],
     ) -> Result<(), ServerError> {
+        let clustered = indexes.first().map(|r| r.name.clone()).unwrap_or_default();
+        let buffered =
+            metrics::buffered_page_numbers(&mut self.conn, &self.database, name, &clustered);
         self.conn
             .query_drop(format!("FLUSH TABLES {} FOR EXPORT", quote_ident(name)))
             .map_err(|e| sql_err("FLUSH TABLES FOR EXPORT failed", e))?;
-        let read = self.fill_from_file(name, indexes);
+        let read = self.fill_from_file(name, indexes, buffered.as_deref());
         self.conn.query_drop("UNLOCK TABLES").map_err(|e| sql_err("UNLOCK TABLES failed", e))?;
         read
     }
 
     /// Per-level figures of the tablespace `name` (a table, or a partition's `t#P#p`),
     /// already flushed and quiesced.
+    /// `buffered`: the clustered index's page numbers in the pool before the flush, if read.
     pub(super) fn fill_from_file(
         &mut self,
         name: &str,
         indexes: &mut [IndexResult],
+        buffered: Option<&[u64]>,
     ) -> Result<(), ServerError> {
         let ids = metrics::index_ids(&mut self.conn, self.flavour, &self.database, name)
             .map_err(|e| sql_err("reading index ids failed", e))?;
@@ -161,6 +177,10 @@ impl MariaDbEngine {
         let report = ibd::read_tablespace(&path).map_err(|e| ServerError::Io(e.to_string()))?;
         let blob_pages = off_page_pages(&report);
         let clustered = indexes.first().map(|r| r.name.clone()).unwrap_or_default();
+        if let (Some(r), Some(pages)) = (indexes.first_mut(), buffered) {
+            r.freed_pages_in_pool =
+                Some(pages.iter().filter(|&&p| report.is_free(p)).count() as u64);
+        }
         for ix in &report.indexes {
             let Some(index_name) = ids.get(&ix.index_id) else { continue };
             let Some(r) = indexes.iter_mut().find(|r| &r.name == index_name) else { continue };

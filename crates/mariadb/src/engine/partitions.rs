@@ -60,7 +60,7 @@ impl MariaDbEngine {
                 .map_err(|e| sql_err("FLUSH TABLES FOR EXPORT failed", e))?;
             let mut read = Ok(());
             for (s, p) in shards.iter_mut().zip(&parts.partitions) {
-                read = self.fill_from_file(&format!("{name}#P#{}", p.name), &mut s.indexes);
+                read = self.fill_from_file(&format!("{name}#P#{}", p.name), &mut s.indexes, None);
                 if read.is_err() {
                     break;
                 }

@@ -20,6 +20,7 @@ pub(super) fn shape(m: &Measurement) -> ShapeFigures {
         primary_size_pages: Figure::of(primary.and_then(|p| p.size_pages)),
         primary_leaf_pages: Figure::of(primary.and_then(|p| p.leaf_pages)),
         primary_nonleaf_pages: Figure::of(primary.and_then(|p| p.nonleaf_pages)),
+        primary_freed_pages_in_pool: Figure::present(primary.and_then(|p| p.freed_pages_in_pool)),
         primary_height: Figure::of(primary.and_then(|p| p.height).map(u64::from)),
         primary_fill_pct: Figure::of(primary.and_then(|p| p.fill_pct)),
         size_pages_all_indexes: Figure::of(all),

@@ -112,6 +112,46 @@ pub(super) fn phases(
             }
             PhaseSpec::Reads(list) => super::work_plans::reads(cx, list, scale)?,
             PhaseSpec::Mixed(m) => super::work_plans::mixed(cx, m, scale)?,
+            PhaseSpec::Timed(t) => {
+                let positive = |v: &toml::Spanned<f64>, what: &str| {
+                    let x = *v.get_ref();
+                    if x.is_finite() && x > 0.0 && x <= 86_400.0 {
+                        Ok(x)
+                    } else {
+                        Err(cx.err(v.span(), format!("{what} must be in (0, 86400] seconds, got {x}")))
+                    }
+                };
+                let seconds = positive(&t.seconds, "seconds")?;
+                let interval = match &t.interval_s {
+                    Some(i) => positive(i, "interval_s")?,
+                    None => 1.0,
+                };
+                if interval > seconds {
+                    let span = t.interval_s.as_ref().map_or(t.seconds.span(), |i| i.span());
+                    return Err(cx.err(
+                        span,
+                        format!("interval_s {interval} is longer than seconds {seconds}: no whole interval"),
+                    ));
+                }
+                // How many rows the threads insert is the server's timing: no later phase
+                // may rely on which rows the table holds.
+                let last = spec.phases.get_ref().last().is_some_and(|l| std::ptr::eq(l, p));
+                if !last {
+                    return Err(cx.err(
+                        p.span(),
+                        "a timed phase must be the last phase (how many rows it inserts is the \
+                         server's timing, so later phases could not know the table's rows)",
+                    ));
+                }
+                PhasePlan::Timed {
+                    plan: keylab_core::TimedPlan {
+                        threads: t.threads.get(),
+                        duration: std::time::Duration::from_secs_f64(seconds),
+                        interval: std::time::Duration::from_secs_f64(interval),
+                    },
+                    max_rows: scale_count(t.max_rows.get(), scale),
+                }
+            }
             PhaseSpec::Ddl(d) => {
                 // Every column any table of the scenario has (the writers insert into each).
                 let spec_columns: Vec<&str> = spec

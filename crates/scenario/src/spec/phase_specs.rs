@@ -1,5 +1,5 @@
 //! The `[[phases]]` of a scenario file as written: one serde type per phase kind (load,
-//! churn, rebuild, restart, queries, ddl, reads, mixed) with its defaults, and the load's batch (`1000` or
+//! churn, rebuild, restart, queries, ddl, reads, mixed, timed) with its defaults, and the load's batch (`1000` or
 //! `"500..1500"`).
 //!
 //! Not for: checks across a phase's fields or against the cell (`plan/phase_plans.rs`), or
@@ -34,6 +34,25 @@ pub enum PhaseSpec {
     Reads(Spanned<Vec<Spanned<String>>>),
     /// Inserts and reads interleaved: `mixed = { ops, insert_share, reads }`.
     Mixed(MixedSpec),
+    /// Inserts for a fixed time from client threads, throughput per interval:
+    /// `timed = { seconds, threads, interval_s, max_rows }` (a server only).
+    Timed(TimedSpec),
+}
+
+/// `timed = { seconds = 10, threads = 64, interval_s = 1, max_rows = 1_000_000 }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedSpec {
+    /// How long the threads insert, seconds (not scaled by `--scale`).
+    pub seconds: Spanned<f64>,
+    /// Client threads, one connection each (default 1).
+    #[serde(default = "one_nz")]
+    pub threads: NonZeroU32,
+    /// The throughput series' interval, seconds (default 1).
+    #[serde(default)]
+    pub interval_s: Option<Spanned<f64>>,
+    /// At most this many rows (scaled by `--scale`): the phase ends early if they run out.
+    pub max_rows: NonZeroU64,
 }
 
 /// `mixed = { ops = 1_000_000, insert_share = 0.1, reads = "point:latest=5%" }`.
