@@ -136,6 +136,19 @@ pub fn pool_floor_bytes(page_size_bytes: u32, innodb: bool) -> u64 {
     }
 }
 
+/// The pool bounds of the runs' engines, for turning shares of a table into pool sizes: the
+/// floor of [`pool_floor_bytes`], and on InnoDB the free pages MariaDB's page cleaner keeps.
+pub fn pool_bounds(page_size_bytes: u32, innodb: bool) -> keylab_core::PoolBounds {
+    keylab_core::PoolBounds {
+        floor_bytes: pool_floor_bytes(page_size_bytes, innodb),
+        reserved_bytes: if innodb {
+            keylab_innodb_model::page_cleaner_free_bytes(page_size_bytes)
+        } else {
+            0
+        },
+    }
+}
+
 /// `--buffer-pool` below [`pool_floor_bytes`] is refused (exit 2); `at` names the page size
 /// for the message.
 pub fn check_pool_floor(bytes: u64, page_size_bytes: u32, at: &str, innodb: bool) -> Result<()> {

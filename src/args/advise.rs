@@ -94,7 +94,8 @@ pub struct AdviseArgs {
     /// With --workload: the pool sizes each candidate is loaded and run again under, to find
     /// the pool its --hit-target needs, comma-separated shares of its table (`1/32`, `25%`)
     /// or sizes (`64M`); the pool needed is interpolated between them, never extrapolated
-    /// [default: 1/16,1/4,1/2,1,2].
+    /// [default: 1/16,1/4,1/2,1,2, then on InnoDB 2 on top of the 1,536 pages MariaDB's page
+    /// cleaner keeps free, which pools under about 2,300 pages cannot hold other pages in].
     #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = super::work::parse_size)]
     pub pool_sizes: Vec<keylab_core::PoolSize>,
     /// With --workload: the hit ratio, percent, whose pool is reported per candidate
@@ -209,7 +210,8 @@ impl AdviseArgs {
     /// The pool sizes of the hit-target curve.
     pub fn curve_sizes(&self) -> Vec<keylab_core::PoolSize> {
         if self.pool_sizes.is_empty() {
-            DEFAULT_POOL_SIZES.iter().map(|&s| keylab_core::PoolSize::Share(s)).collect()
+            let shares = DEFAULT_POOL_SIZES.iter().map(|&s| keylab_core::PoolSize::Share(s));
+            shares.chain([keylab_core::PoolSize::ShareBeyondReserve(2.0)]).collect()
         } else {
             self.pool_sizes.clone()
         }

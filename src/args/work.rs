@@ -29,7 +29,9 @@ pub struct WorkArgs {
     /// Simulator, with --reads: also run the load and the reads on one more table per pool
     /// size, comma-separated shares of the table (`1/32`, `25%`) or sizes (`64M`), and show
     /// misses per 1,000 reads against cache size, and per variant the pool --hit-target needs
-    /// [default with --hit-target: 1/32,1/16,1/8,1/4,1/2,1,2].
+    /// [default with --hit-target: 1/32,1/16,1/8,1/4,1/2,1,2, then on InnoDB 2 on top of the
+    /// free pages MariaDB's page cleaner keeps (innodb_lru_scan_depth, 1,536 pages: 24 MiB
+    /// at 16k), which pools under about 2,300 pages cannot hold other pages in].
     #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = parse_size)]
     pub pool_sizes: Vec<PoolSize>,
     /// With the curve (--pool-sizes): the hit ratio, percent, whose pool is reported per

@@ -252,10 +252,8 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
         // One more table per (run, pool size): the load and the reads at that pool.
         let reads_only = keylab_core::WorkPlan { mix: None, ..work.clone() };
         let jobs = args.jobs.unwrap_or_else(parallel::default_jobs);
-        let floor = crate::checks::pool_floor_bytes(
-            settings.page_size_bytes,
-            crate::applies::innodb(&facts),
-        );
+        let bounds =
+            crate::checks::pool_bounds(settings.page_size_bytes, crate::applies::innodb(&facts));
         let run_at = |i: usize, pool: u64, progress: &mut crate::progress::LoadProgress| {
             let variant = &args.keys[i % variants];
             let at_pool = EngineSettings { buffer_pool_bytes: Some(pool), ..settings };
@@ -266,7 +264,7 @@ pub fn run(args: CompareArgs, given: &Given) -> Result<()> {
                 .with_context(|| format!("variant {variant} at a {pool}-byte pool failed"))
         };
         let target = args.work.hit_ratio_target();
-        let curve = crate::cmd::work::Curve { sizes: &sizes, target, floor, jobs };
+        let curve = crate::cmd::work::Curve { sizes: &sizes, target, bounds, jobs };
         crate::cmd::work::reads_curve(&mut report, &curve, &bars, &run_at)?;
         output::write_exports(&report, &args.output, Stage::Final)?;
     }

@@ -70,8 +70,9 @@ pub struct Curve<'a> {
     pub sizes: &'a [PoolSize],
     /// Target hit ratio, 0..1.
     pub target: f64,
-    /// The smallest pool (a share of a small table is raised to it).
-    pub floor: u64,
+    /// The smallest pool (a share of a small table is raised to it) and what the server
+    /// keeps of any pool (a share comes on top).
+    pub bounds: keylab_core::PoolBounds,
     /// Simulator runs at once.
     pub jobs: usize,
 }
@@ -94,7 +95,8 @@ pub fn reads_curve(
         }
         let table =
             r.table.data_length.unwrap_or(0).saturating_add(r.table.index_length.unwrap_or(0));
-        let mut pools: Vec<u64> = curve.sizes.iter().map(|s| s.bytes(table, curve.floor)).collect();
+        let mut pools: Vec<u64> =
+            curve.sizes.iter().map(|s| s.bytes(table, curve.bounds)).collect();
         pools.sort_unstable();
         pools.dedup();
         jobs.extend(pools.into_iter().map(|p| (i, p, table)));

@@ -21,7 +21,7 @@ use std::str::FromStr;
 mod curve;
 mod source;
 mod work;
-pub use curve::{cache_for_target, curve_point, fill_curve, parse_pool_size, PoolSize};
+pub use curve::{cache_for_target, curve_point, fill_curve, parse_pool_size, PoolBounds, PoolSize};
 pub use source::ReadSource;
 pub use work::{mixed_ops, mixed_phase, parse_mix_reads, reads_phase, MixSpec, WorkPlan};
 

@@ -70,8 +70,8 @@ pub use check::InvariantViolation;
 pub use device::Device;
 pub use page::PageNo;
 pub use pool::{
-    min_buffer_pool_bytes, IbufSize, PageCleanerRules, PoolCounters, PoolSettings,
-    MIN_BUFFER_POOL_BYTES,
+    min_buffer_pool_bytes, page_cleaner_free_bytes, IbufSize, PageCleanerRules, PoolCounters,
+    PoolSettings, MIN_BUFFER_POOL_BYTES,
 };
 pub use stats::{Counters, IndexStats, TableStats};
 pub use table::{ReadStats, SimTable};

@@ -251,14 +251,14 @@ pub fn run(mut args: AdviseArgs) -> Result<()> {
         .collect();
     let weighed = match pool {
         Some((pool_bytes, pool_from)) if !args.workload.is_empty() => {
-            let floor = workload::pool_floor(model, page_bytes);
+            let bounds = workload::pool_bounds(model, page_bytes);
             let run_at = |c: usize, p: u64, progress: &mut LoadProgress| {
                 let at = EngineSettings { buffer_pool_bytes: Some(p), ..settings };
                 Ok(run_one(&candidates[c], &at, progress)?.0)
             };
             let (workload, target) = (args.workload_text(), args.hit_ratio_target());
             let sizes = args.curve_sizes();
-            let curve = pool_curve::Curve { sizes: &sizes, floor, jobs: jobs_of(&args) };
+            let curve = pool_curve::Curve { sizes: &sizes, bounds, jobs: jobs_of(&args) };
             let figures = pool_curve::weigh_runs(&curve, &candidates, &build_of, &runs, &run_at)?;
             pool_curve::fill_reads_curves(&mut runs, &figures, target);
             Some(weigh::Weighed { workload, pool_bytes, pool_from, target, figures })

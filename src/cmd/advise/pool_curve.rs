@@ -14,15 +14,16 @@ use crate::parallel::{self, Failure};
 use crate::progress::{Bars, LoadProgress};
 use anyhow::Result;
 use keylab_core::{
-    curve_point, fill_curve, PhaseKind, PhaseResult, PoolSize, ReadCurvePoint, RunResult,
+    curve_point, fill_curve, PhaseKind, PhaseResult, PoolBounds, PoolSize, ReadCurvePoint,
+    RunResult,
 };
 
 /// The pool sizes tried and how.
 pub(super) struct Curve<'a> {
     /// Shares of each candidate's table, or bytes.
     pub sizes: &'a [PoolSize],
-    /// The smallest pool the server starts with.
-    pub floor: u64,
+    /// The smallest pool the server starts with, and what it keeps of any pool.
+    pub bounds: PoolBounds,
     /// Simulator runs at once.
     pub jobs: usize,
 }
@@ -45,7 +46,7 @@ pub(super) fn weigh_runs(
             Some(_) => None,
         })
         .collect();
-    let points = run_curve(curve.jobs, curve.sizes, curve.floor, &table_bytes, run_at)?;
+    let points = run_curve(curve.jobs, curve.sizes, curve.bounds, &table_bytes, run_at)?;
     let figures = runs.iter().map(|r| {
         let i = candidates.iter().position(|c| c.label == r.variant);
         let p = i.map(|i| points[build_of[i].unwrap_or(i)].clone()).unwrap_or_default();
@@ -73,14 +74,14 @@ struct Points {
 fn run_curve(
     jobs: usize,
     sizes: &[PoolSize],
-    floor: u64,
+    bounds: PoolBounds,
     table_bytes: &[Option<u64>],
     run_at: &(dyn Fn(usize, u64, &mut LoadProgress) -> Result<RunResult> + Sync),
 ) -> Result<Vec<Points>> {
     let mut todo: Vec<(usize, u64)> = Vec::new();
     for (i, t) in table_bytes.iter().enumerate() {
         let Some(t) = *t else { continue };
-        let mut pools: Vec<u64> = sizes.iter().map(|s| s.bytes(t, floor)).collect();
+        let mut pools: Vec<u64> = sizes.iter().map(|s| s.bytes(t, bounds)).collect();
         pools.sort_unstable();
         pools.dedup();
         todo.extend(pools.into_iter().map(|p| (i, p)));

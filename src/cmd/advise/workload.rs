@@ -27,8 +27,13 @@ pub const DEFAULT_POOL_BYTES: u64 = 128 << 20;
 /// The smallest pool the server `model` starts with (a share of a small table is raised to
 /// it on the curve).
 pub(super) fn pool_floor(model: SimModel, page_bytes: u64) -> u64 {
+    pool_bounds(model, page_bytes).floor_bytes
+}
+
+/// The floor and what the server `model` keeps of any pool (a share of the table comes on top).
+pub(super) fn pool_bounds(model: SimModel, page_bytes: u64) -> keylab_core::PoolBounds {
     let page = u32::try_from(page_bytes).unwrap_or(0);
-    crate::checks::pool_floor_bytes(page, model != SimModel::Postgres15)
+    crate::checks::pool_bounds(page, model != SimModel::Postgres15)
 }
 
 /// Refuses (exit 2) what --workload and its flags do not combine with, before anything runs.

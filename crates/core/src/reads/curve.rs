@@ -9,6 +9,18 @@
 use crate::result::{Figure, PhaseResult, ReadCurvePoint, ReadsPhase};
 use std::str::FromStr;
 
+/// What a server does with any pool, for turning shares of a table into pool sizes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolBounds {
+    /// The smallest pool the server starts with.
+    pub floor_bytes: u64,
+    /// The part of a pool the server keeps free rather than holding pages in it (MariaDB:
+    /// the `innodb_lru_scan_depth` pages its page cleaner keeps free, which bound the LRU in
+    /// pools under about 2,300 pages; PostgreSQL: none). A
+    /// [`PoolSize::ShareBeyondReserve`] comes on top of it.
+    pub reserved_bytes: u64,
+}
+
 /// One pool size of a curve.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PoolSize {
@@ -16,22 +28,30 @@ pub enum PoolSize {
     Share(f64),
     /// Bytes.
     Bytes(u64),
+    /// A share of the table on top of what the server keeps free of any pool
+    /// ([`PoolBounds::reserved_bytes`]): the default curves end with one, so that on InnoDB
+    /// their largest pool holds the table whatever the page cleaner keeps free.
+    ShareBeyondReserve(f64),
 }
 
 impl PoolSize {
-    /// Bytes for a table of `table_bytes`, at least `floor` (the smallest pool the server
-    /// starts with).
-    pub fn bytes(self, table_bytes: u64, floor: u64) -> u64 {
+    /// Bytes for a table of `table_bytes` on a server of `bounds`, at least the smallest pool
+    /// it starts with.
+    pub fn bytes(self, table_bytes: u64, bounds: PoolBounds) -> u64 {
         match self {
-            PoolSize::Share(s) => ((table_bytes as f64 * s) as u64).max(floor),
-            PoolSize::Bytes(b) => b.max(floor),
+            PoolSize::Share(s) => ((table_bytes as f64 * s) as u64).max(bounds.floor_bytes),
+            PoolSize::Bytes(b) => b.max(bounds.floor_bytes),
+            PoolSize::ShareBeyondReserve(s) => {
+                ((table_bytes as f64 * s) as u64 + bounds.reserved_bytes).max(bounds.floor_bytes)
+            }
         }
     }
 
-    /// The default curve: 1/32, 1/16, 1/8, 1/4, 1/2, 1x and 2x the table (a pool holds less
-    /// than its size in pages: the server keeps part of it for itself).
+    /// The default curve: 1/32, 1/16, 1/8, 1/4, 1/2, 1x and 2x the table, then 2x the table
+    /// on top of what the server keeps free (a pool holds less than its size in pages).
     pub fn default_curve() -> Vec<PoolSize> {
-        [32.0, 16.0, 8.0, 4.0, 2.0, 1.0, 0.5].iter().map(|d| PoolSize::Share(1.0 / d)).collect()
+        let shares = [32.0, 16.0, 8.0, 4.0, 2.0, 1.0, 0.5].iter().map(|d| PoolSize::Share(1.0 / d));
+        shares.chain([PoolSize::ShareBeyondReserve(2.0)]).collect()
     }
 }
 
@@ -149,8 +169,13 @@ mod tests {
         for bad in ["0/4", "1/0", "500%", "x"] {
             assert!(parse_pool_size(bad, bytes).unwrap_err().contains("valid:"), "{bad}");
         }
-        assert_eq!(PoolSize::Share(0.25).bytes(400 << 20, 6 << 20), 100 << 20);
-        assert_eq!(PoolSize::Share(0.01).bytes(100 << 20, 6 << 20), 6 << 20, "the floor");
+        let six = PoolBounds { floor_bytes: 6 << 20, reserved_bytes: 0 };
+        assert_eq!(PoolSize::Share(0.25).bytes(400 << 20, six), 100 << 20);
+        assert_eq!(PoolSize::Share(0.01).bytes(100 << 20, six), 6 << 20, "the floor");
+        let kept = PoolBounds { reserved_bytes: 24 << 20, ..six };
+        assert_eq!(PoolSize::Share(0.25).bytes(400 << 20, kept), 100 << 20);
+        assert_eq!(PoolSize::ShareBeyondReserve(0.25).bytes(400 << 20, kept), 124 << 20);
+        assert_eq!(PoolSize::Bytes(64 << 20).bytes(400 << 20, kept), 64 << 20, "as given");
     }
 
     #[test]

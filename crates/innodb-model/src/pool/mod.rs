@@ -36,7 +36,8 @@ mod settings;
 pub(crate) use change_buffer::ChangeBuffer;
 pub use change_buffer::IbufSize;
 pub use settings::{
-    min_buffer_pool_bytes, PageCleanerRules, PoolCounters, PoolSettings, MIN_BUFFER_POOL_BYTES,
+    min_buffer_pool_bytes, page_cleaner_free_bytes, PageCleanerRules, PoolCounters, PoolSettings,
+    MIN_BUFFER_POOL_BYTES,
 };
 
 mod page_cleaner;

@@ -17,6 +17,14 @@ pub fn min_buffer_pool_bytes(page_size_bytes: u32) -> u64 {
     MIN_BUFFER_POOL_BYTES.max(u64::from(page_size_bytes) * 320 + (1 << 20))
 }
 
+/// The bytes of the free pages MariaDB's page cleaner keeps (`innodb_lru_scan_depth` pages at
+/// its default, `buf_pool_t::need_LRU_eviction`): in a pool under about 2,300 pages they,
+/// not the pool size, bound the LRU (docs/model-rules.md §9), so a pool holds a table only
+/// with them on top.
+pub fn page_cleaner_free_bytes(page_size_bytes: u32) -> u64 {
+    default_lru_scan_depth() as u64 * u64::from(page_size_bytes)
+}
+
 /// Which MariaDB 10.11 release's page cleaner the LRU batch follows (the buffer pool's LRU batch,
 /// `buf_flush_LRU_list_batch`). Two rules changed within 10.11, and together they change how
 /// deep a batch goes under a small pool (docs/model-rules.md §9).
