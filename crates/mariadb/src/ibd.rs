@@ -16,16 +16,28 @@
 //! header's size (`integrity.rs`), warning of both, and does not decode user records. It
 //! never panics on malformed input: every read is bounds-checked and reported as an
 //! [`IbdError`], or as a note when only the dictionary is unreadable.
+//!
+//! This file holds the scan and the format's offsets; the parts: `report` (what the
+//! reader gives), `index_pages` (an index's figures from its INDEX page headers), `xdes`
+//! (which pages the extent descriptors mark in use), `integrity`, [`sdi`].
 
+mod index_pages;
 mod integrity;
+mod report;
 pub mod sdi;
+mod xdes;
 
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
+pub use index_pages::IndexPages;
+use index_pages::{add_index_page, finish_index};
+use report::add_warnings;
+pub use report::TablespaceReport;
 pub use sdi::{Sdi, SdiColumn, SdiIndex, SdiTable};
+pub(crate) use xdes::extent_pages;
+use xdes::{read_descriptors, xdes_layout};
 
 /// Why a file could not be read as a tablespace.
 #[derive(Debug, thiserror::Error)]
@@ -75,92 +87,6 @@ const XDES_FREE: u32 = 1;
 /// B-trees deeper than this are not InnoDB's; a larger PAGE_LEVEL means a corrupt page.
 const MAX_LEVEL: usize = 64;
 
-/// One index's pages in a tablespace.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct IndexPages {
-    /// `PAGE_INDEX_ID`.
-    pub index_id: u64,
-    /// The index's name from the file's dictionary (MySQL 8.0+); `null` when the file has none.
-    pub name: Option<String>,
-    /// Allocated index pages per level, leaf first.
-    pub pages_per_level: Vec<u64>,
-    /// Levels, leaf included.
-    pub height: u32,
-    /// Leaf pages.
-    pub leaf_pages: u64,
-    /// Pages above the leaf level.
-    pub nonleaf_pages: u64,
-    /// User records on leaf pages.
-    pub leaf_records: u64,
-    /// Used bytes on leaf pages (`PAGE_HEAP_TOP − supremum end − PAGE_GARBAGE`).
-    pub leaf_data_bytes: u64,
-    /// Bytes of deleted records still on leaf pages (`PAGE_GARBAGE`).
-    pub leaf_garbage_bytes: u64,
-    /// Mean over leaf pages of used bytes / page size × 100.
-    pub fill_pct: Option<f64>,
-    /// Mean user records per leaf page.
-    pub records_per_leaf: Option<f64>,
-    /// Leaf pages by fill: ten buckets of ten points, the last one `[90, 100]`.
-    pub fill_histogram: Vec<u64>,
-    /// Sum of per-leaf fill fractions (internal, for the mean).
-    #[serde(skip)]
-    fill_sum: f64,
-}
-
-/// What a tablespace holds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct TablespaceReport {
-    /// Page size in bytes, from the FSP header flags.
-    pub page_size_bytes: u32,
-    /// Pages in the file.
-    pub file_pages: u64,
-    /// Pages the tablespace header (`FSP_SIZE`) says the file has: a file with fewer was
-    /// cut short (a copy that did not finish), and its figures miss the pages not there.
-    pub header_pages: u64,
-    /// Pages the extent descriptors mark as in use.
-    pub allocated_pages: u64,
-    /// Allocated pages by FIL page type (17855 = INDEX, 10 = BLOB, 3 = INODE, ...).
-    pub page_types: BTreeMap<u16, u64>,
-    /// Allocated index pages whose header is implausible (skipped).
-    pub corrupt_index_pages: u64,
-    /// Per index id, ascending.
-    pub indexes: Vec<IndexPages>,
-    /// The file's own dictionary (MySQL 8.0+); `null` when the file has none.
-    pub sdi: Option<Sdi>,
-    /// What could not be told from the file (no dictionary, or an unreadable one).
-    pub notes: Vec<String>,
-    /// Pages whose checksum does not match them (all-zero pages are not counted); shown
-    /// only when some do.
-    #[serde(skip_serializing_if = "is_zero_count")]
-    pub checksum_failed_pages: u64,
-    /// Pages past the `header_pages` the header records (an extended or sparse tail); shown
-    /// only when there are some.
-    #[serde(skip_serializing_if = "is_zero_count")]
-    pub tail_pages: u64,
-    /// Of the tail pages, those all zero (holes of a sparse file included).
-    #[serde(skip_serializing_if = "is_zero_count")]
-    pub tail_zero_pages: u64,
-    /// Page numbers the extent descriptors mark free (ascending): pages never used, and pages
-    /// freed, whose stale headers still name their old index.
-    #[serde(skip)]
-    pub free_page_numbers: Vec<u64>,
-    /// What makes the figures doubtful (failed checksums, a tail past the header's size),
-    /// with counts; shown only when there is something.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-}
-
-impl TablespaceReport {
-    /// Whether the extent descriptors mark page `page_no` free.
-    pub fn is_free(&self, page_no: u64) -> bool {
-        self.free_page_numbers.binary_search(&page_no).is_ok()
-    }
-}
-
-fn is_zero_count(n: &u64) -> bool {
-    *n == 0
-}
-
 /// Said of a file without a dictionary.
 pub const NO_SDI_NOTE: &str = "index names not in the file (MySQL 5.7 / MariaDB keep them in \
                                the server's dictionary)";
@@ -187,49 +113,6 @@ pub fn page_size_from_flags(flags: u32) -> Result<u32, IbdError> {
         3..=7 => Ok(512 << ssize),
         _ => Err(IbdError::Format(format!("page 0 has unknown tablespace flags {flags:#x}"))),
     }
-}
-
-/// Pages per extent (`FSP_EXTENT_SIZE`): 1 MiB extents up to 16 KiB pages, 64 pages above.
-pub(crate) fn extent_pages(page_size: u32) -> u64 {
-    if page_size <= 16384 {
-        (1 << 20) / u64::from(page_size.max(1))
-    } else {
-        64
-    }
-}
-
-/// Allocation of the pages one descriptor page covers.
-struct Descriptors {
-    first_page: u64,
-    /// One flag per page: in use.
-    used: Vec<bool>,
-}
-
-/// Descriptors per descriptor page and bytes per descriptor (`xdes_arr_size`, `XDES_SIZE`).
-fn xdes_layout(page_size: u32) -> (u64, usize) {
-    let ext = extent_pages(page_size);
-    (u64::from(page_size) / ext, XDES_BITMAP + (ext as usize * 2).div_ceil(8))
-}
-
-/// Reads a descriptor page's XDES array (`xdes_get_bit` with `XDES_FREE_BIT`).
-fn read_descriptors(page: &[u8], first_page: u64, page_size: u32) -> Descriptors {
-    let ext = extent_pages(page_size);
-    let (n_entries, entry_size) = xdes_layout(page_size);
-    let mut used = vec![false; (n_entries * ext) as usize];
-    for e in 0..n_entries as usize {
-        let base = XDES_ARR_OFFSET + e * entry_size;
-        let Some(state) = be32(page, base + XDES_STATE) else { break };
-        if state == XDES_NOT_INITED || state == XDES_FREE {
-            continue;
-        }
-        for p in 0..ext as usize {
-            let bit = p * 2;
-            let Some(&byte) = page.get(base + XDES_BITMAP + bit / 8) else { break };
-            let free = byte >> (bit % 8) & 1 == 1;
-            used[e * ext as usize + p] = !free;
-        }
-    }
-    Descriptors { first_page, used }
 }
 
 /// Reads a tablespace file. A tail past the header's size that holds no data (a sparse
@@ -278,31 +161,6 @@ fn header_size(file: &std::fs::File) -> Option<(u32, u64)> {
     }
     let page_size = page_size_from_flags(be32(&head, FIL_PAGE_DATA + FSP_SPACE_FLAGS)?).ok()?;
     Some((page_size, u64::from(be32(&head, FIL_PAGE_DATA + FSP_SIZE)?)))
-}
-
-/// The warnings of `report`'s counts.
-fn add_warnings(report: &mut TablespaceReport) {
-    if report.checksum_failed_pages > 0 {
-        report.warnings.push(format!(
-            "{} of {} pages fail their checksum (neither crc32 nor full_crc32 matches; a page \
-             of the legacy innodb checksum counts too): a file copied while the server wrote \
-             it, or damaged; their figures may be wrong (copy the file after FLUSH TABLES t \
-             FOR EXPORT)",
-            report.checksum_failed_pages, report.file_pages
-        ));
-    }
-    if report.tail_pages > 0 {
-        let bytes = report.tail_pages * u64::from(report.page_size_bytes);
-        report.warnings.push(format!(
-            "{} pages ({:.1} MiB) lie past the {} pages the tablespace header records, {} of \
-             them all zero (an extended or sparse tail, holding no data); the figures count \
-             only allocated pages",
-            report.tail_pages,
-            bytes as f64 / f64::from(1u32 << 20),
-            report.header_pages,
-            report.tail_zero_pages
-        ));
-    }
 }
 
 /// Reads exactly `buf.len()` bytes, or fewer at the end of the input; returns the count.
@@ -423,60 +281,6 @@ fn scan(mut r: impl Read) -> Result<TablespaceReport, IbdError> {
         }
     }
     Ok(report)
-}
-
-/// Adds one index page to its index's figures; false when its header is implausible.
-fn add_index_page(page: &[u8], page_size: u32, by_index: &mut BTreeMap<u64, IndexPages>) -> bool {
-    let h = FIL_PAGE_DATA;
-    let (Some(heap_top), Some(n_heap), Some(garbage), Some(n_recs), Some(level), Some(id)) = (
-        be16(page, h + PAGE_HEAP_TOP),
-        be16(page, h + PAGE_N_HEAP),
-        be16(page, h + PAGE_GARBAGE),
-        be16(page, h + PAGE_N_RECS),
-        be16(page, h + PAGE_LEVEL),
-        be64(page, h + PAGE_INDEX_ID),
-    ) else {
-        return false;
-    };
-    let level = usize::from(level);
-    // `page_get_data_size`: heap top minus the supremum end minus garbage.
-    let supremum_end =
-        if n_heap & 0x8000 != 0 { PAGE_NEW_SUPREMUM_END } else { PAGE_OLD_SUPREMUM_END };
-    let data = u64::from(heap_top).checked_sub(supremum_end + u64::from(garbage));
-    let (Some(data), true) = (data, level <= MAX_LEVEL && u32::from(heap_top) <= page_size) else {
-        return false;
-    };
-    let ix = by_index.entry(id).or_insert_with(|| IndexPages {
-        index_id: id,
-        fill_histogram: vec![0; 10],
-        ..Default::default()
-    });
-    if ix.pages_per_level.len() <= level {
-        ix.pages_per_level.resize(level + 1, 0);
-    }
-    ix.pages_per_level[level] += 1;
-    if level == 0 {
-        let fill = data as f64 / f64::from(page_size);
-        ix.leaf_pages += 1;
-        ix.leaf_records += u64::from(n_recs);
-        ix.leaf_data_bytes += data;
-        ix.leaf_garbage_bytes += u64::from(garbage);
-        ix.fill_sum += fill;
-        let bucket = ((fill * 10.0) as usize).min(9);
-        ix.fill_histogram[bucket] += 1;
-    } else {
-        ix.nonleaf_pages += 1;
-    }
-    true
-}
-
-fn finish_index(mut ix: IndexPages) -> IndexPages {
-    ix.height = ix.pages_per_level.len() as u32;
-    if ix.leaf_pages > 0 {
-        ix.fill_pct = Some(ix.fill_sum / ix.leaf_pages as f64 * 100.0);
-        ix.records_per_leaf = Some(ix.leaf_records as f64 / ix.leaf_pages as f64);
-    }
-    ix
 }
 
 #[cfg(test)]

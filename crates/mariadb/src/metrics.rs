@@ -3,17 +3,29 @@
 //! `INFORMATION_SCHEMA.INNODB_BUFFER_PAGE`, and the index-id-to-name map the tablespace
 //! reader needs.
 //!
+//! This file holds the counters (snapshots, deltas, purge history); the parts:
+//! `structure` (sizes, index statistics, dictionary ids), `buffered` (the buffer pool's
+//! pages of a table), `file_io` (performance schema's counts of a table's file).
+//!
 //! Whatever a server does not offer (a missing table, a disabled counter, no privilege)
 //! is `None`, never a guess. This module does not decide what to read when; the engine does.
 
-use crate::private::Flavour;
-use crate::sql::quote_ident;
 use keylab_core::{
     hit_ratio, misses_per_op, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters,
 };
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::collections::BTreeMap;
+
+mod buffered;
+mod file_io;
+mod structure;
+
+pub use buffered::{buffered_page_numbers, buffered_pages, BufferedIndex};
+pub use file_io::{table_file_io, FileIo};
+pub use structure::{
+    index_ids, index_stats, instant_alter_count, space_id, table_sizes, total_row_versions,
+};
 
 /// `INNODB_METRICS` counters, and the result field each feeds.
 pub const INDEX_COUNTERS: [&str; 5] = [
@@ -275,137 +287,6 @@ pub fn buffer_pool_delta(
     })
 }
 
-/// `DATA_LENGTH`, `INDEX_LENGTH`, `DATA_FREE` of a table.
-pub fn table_sizes(conn: &mut Conn, db: &str, table: &str) -> keylab_core::TableSizes {
-    let row: Option<mysql::Row> = conn
-        .exec_first(
-            "SELECT DATA_LENGTH, INDEX_LENGTH, DATA_FREE FROM information_schema.TABLES \
-             WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
-            (db, table),
-        )
-        .ok()
-        .flatten();
-    match row {
-        Some(r) => keylab_core::TableSizes {
-            data_length: get_u64(&r, "DATA_LENGTH"),
-            index_length: get_u64(&r, "INDEX_LENGTH"),
-            data_free: get_u64(&r, "DATA_FREE"),
-        },
-        None => keylab_core::TableSizes::default(),
-    }
-}
-
-/// Per index: `size` and `n_leaf_pages` from `mysql.innodb_index_stats`.
-pub fn index_stats(
-    conn: &mut Conn,
-    db: &str,
-    table: &str,
-) -> BTreeMap<String, (Option<u64>, Option<u64>)> {
-    let rows: Vec<(String, String, u64)> = conn
-        .exec(
-            "SELECT index_name, stat_name, stat_value FROM mysql.innodb_index_stats \
-             WHERE database_name = ? AND table_name = ? AND stat_name IN ('size', 'n_leaf_pages')",
-            (db, table),
-        )
-        .unwrap_or_default();
-    let mut out: BTreeMap<String, (Option<u64>, Option<u64>)> = BTreeMap::new();
-    for (index, stat, value) in rows {
-        let e = out.entry(index).or_default();
-        if stat == "size" {
-            e.0 = Some(value);
-        } else {
-            e.1 = Some(value);
-        }
-    }
-    out
-}
-
-/// An index's pages as the buffer pool holds them (`INNODB_BUFFER_PAGE`, INDEX pages).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct BufferedIndex {
-    /// Pages of the index in the buffer pool (leaf and non-leaf: they cannot be told apart).
-    pub pages: u64,
-    /// Mean `DATA_SIZE` / page size × 100 over those pages.
-    pub fill_pct: f64,
-    /// Mean `NUMBER_RECORDS` over those pages.
-    pub records_per_page: f64,
-    /// Pages by fill, ten buckets.
-    pub fill_histogram: Vec<u64>,
-}
-
-/// Per index, the buffered pages of `db.table`. `None` when the table cannot be read (no
-/// PROCESS privilege, or a server without it).
-pub fn buffered_pages(
-    conn: &mut Conn,
-    db: &str,
-    table: &str,
-    page_size: u32,
-) -> Option<BTreeMap<String, BufferedIndex>> {
-    let name = format!("{}.{}", quote_ident(db), quote_ident(table));
-    let rows: Vec<(Option<String>, u64, u64)> = conn
-        .exec(
-            "SELECT INDEX_NAME, NUMBER_RECORDS, DATA_SIZE FROM \
-             information_schema.INNODB_BUFFER_PAGE WHERE TABLE_NAME = ? AND PAGE_TYPE = 'INDEX'",
-            (name,),
-        )
-        .ok()?;
-    let mut out: BTreeMap<String, BufferedIndex> = BTreeMap::new();
-    for (index, recs, data) in rows {
-        let e = out
-            .entry(index.unwrap_or_default())
-            .or_insert_with(|| BufferedIndex { fill_histogram: vec![0; 10], ..Default::default() });
-        let fill = data as f64 / f64::from(page_size);
-        e.pages += 1;
-        e.fill_pct += fill * 100.0;
-        e.records_per_page += recs as f64;
-        e.fill_histogram[((fill * 10.0) as usize).min(9)] += 1;
-    }
-    for e in out.values_mut() {
-        e.fill_pct /= e.pages as f64;
-        e.records_per_page /= e.pages as f64;
-    }
-    Some(out)
-}
-
-/// Page numbers of `index`'s pages of `db.table` in the buffer pool (INDEX pages, freed
-/// ones included: a freed page keeps its index id until the pool drops it). `None` when
-/// `INNODB_BUFFER_PAGE` cannot be read.
-pub fn buffered_page_numbers(
-    conn: &mut Conn,
-    db: &str,
-    table: &str,
-    index: &str,
-) -> Option<Vec<u64>> {
-    let name = format!("{}.{}", quote_ident(db), quote_ident(table));
-    conn.exec(
-        "SELECT PAGE_NUMBER FROM information_schema.INNODB_BUFFER_PAGE \
-         WHERE TABLE_NAME = ? AND INDEX_NAME = ? AND PAGE_TYPE = 'INDEX'",
-        (name, index),
-    )
-    .ok()
-}
-
-/// Index id → index name for `db.table`, from the server's InnoDB dictionary views.
-pub fn index_ids(
-    conn: &mut Conn,
-    flavour: Flavour,
-    db: &str,
-    table: &str,
-) -> Result<BTreeMap<u64, String>, mysql::Error> {
-    let (indexes, tables) = match flavour {
-        Flavour::Mariadb => ("INNODB_SYS_INDEXES", "INNODB_SYS_TABLES"),
-        Flavour::Mysql => ("INNODB_INDEXES", "INNODB_TABLES"),
-    };
-    let rows: Vec<(u64, String)> = conn.exec(
-        format!(
-            "SELECT i.INDEX_ID, i.NAME FROM information_schema.{indexes} i \
-             JOIN information_schema.{tables} t ON t.TABLE_ID = i.TABLE_ID WHERE t.NAME = ?"
-        ),
-        (format!("{db}/{table}"),),
-    )?;
-    Ok(rows.into_iter().collect())
-}
-
 /// Undo logs of committed transactions not yet purged (the "History list length"): the
 /// `trx_rseg_history_len` counter when enabled, else MariaDB's `Innodb_history_list_length`
 /// status, else `SHOW ENGINE INNODB STATUS` (which needs the PROCESS privilege).
@@ -440,115 +321,6 @@ pub fn history_length(conn: &mut Conn) -> Option<u64> {
 pub fn history_from_status(text: &str) -> Option<u64> {
     let at = text.find("History list length")?;
     text[at + "History list length".len()..].split_whitespace().next()?.parse().ok()
-}
-
-/// Reads and writes of a table's `.ibd` file, cumulative since the server opened it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FileIo {
-    /// `COUNT_READ`.
-    pub read_requests: u64,
-    /// `SUM_NUMBER_OF_BYTES_READ`.
-    pub read_bytes: u64,
-    /// `COUNT_WRITE`.
-    pub write_requests: u64,
-    /// `SUM_NUMBER_OF_BYTES_WRITE`.
-    pub write_bytes: u64,
-}
-
-impl FileIo {
-    /// Both counts added.
-    pub fn plus(&self, other: &FileIo) -> FileIo {
-        FileIo {
-            read_requests: self.read_requests + other.read_requests,
-            read_bytes: self.read_bytes + other.read_bytes,
-            write_requests: self.write_requests + other.write_requests,
-            write_bytes: self.write_bytes + other.write_bytes,
-        }
-    }
-
-    /// The counts since `before` (a count that went down, after a rebuild reopened the
-    /// file, counts from zero).
-    pub fn since(&self, before: &FileIo) -> FileIo {
-        FileIo {
-            read_requests: self.read_requests.saturating_sub(before.read_requests),
-            read_bytes: self.read_bytes.saturating_sub(before.read_bytes),
-            write_requests: self.write_requests.saturating_sub(before.write_requests),
-            write_bytes: self.write_bytes.saturating_sub(before.write_bytes),
-        }
-    }
-}
-
-/// Reads and writes of a table's `.ibd` file as performance schema counts them
-/// (`file_summary_by_instance`; what `sys.schema_table_statistics` reports as
-/// `io_read_requests`, `io_write_requests` and their bytes). `None` when performance schema
-/// is off, the instrument is disabled or the table cannot be read.
-pub fn table_file_io(conn: &mut Conn, db: &str, table: &str) -> Option<FileIo> {
-    let on: Option<u64> = conn.query_first("SELECT @@performance_schema").ok().flatten();
-    if on != Some(1) {
-        return None;
-    }
-    let enabled: Option<String> = conn
-        .query_first(
-            "SELECT ENABLED FROM performance_schema.setup_instruments \
-             WHERE NAME = 'wait/io/file/innodb/innodb_data_file'",
-        )
-        .ok()
-        .flatten();
-    if !enabled.is_some_and(|e| e.eq_ignore_ascii_case("YES")) {
-        return None;
-    }
-    // File names are as the server opened them (`./db/t.ibd` or an absolute path).
-    let suffix = format!("%/{db}/{table}.ibd");
-    let row: Option<mysql::Row> = conn
-        .exec_first(
-            "SELECT SUM(COUNT_READ) AS rc, SUM(SUM_NUMBER_OF_BYTES_READ) AS rb, \
-             SUM(COUNT_WRITE) AS wc, SUM(SUM_NUMBER_OF_BYTES_WRITE) AS wb \
-             FROM performance_schema.file_summary_by_instance \
-             WHERE EVENT_NAME = 'wait/io/file/innodb/innodb_data_file' AND FILE_NAME LIKE ?",
-            (suffix,),
-        )
-        .ok()?;
-    // No row, or NULL sums: the file has not been opened through an instrumented call.
-    let get = |col| row.as_ref().and_then(|r| get_u64(r, col)).unwrap_or(0);
-    Some(FileIo {
-        read_requests: get("rc"),
-        read_bytes: get("rb"),
-        write_requests: get("wc"),
-        write_bytes: get("wb"),
-    })
-}
-
-/// The tablespace id of `db.table` (a table rebuild gives it a new one).
-pub fn space_id(conn: &mut Conn, flavour: Flavour, db: &str, table: &str) -> Option<u64> {
-    let view = match flavour {
-        Flavour::Mariadb => "INNODB_SYS_TABLES",
-        Flavour::Mysql => "INNODB_TABLES",
-    };
-    conn.exec_first(
-        format!("SELECT SPACE FROM information_schema.{view} WHERE NAME = ?"),
-        (format!("{db}/{table}"),),
-    )
-    .ok()
-    .flatten()
-}
-
-/// MySQL 8.0.29+: `INNODB_TABLES.TOTAL_ROW_VERSIONS` of `db.table` (instant ADD/DROP
-/// COLUMN row versions). `None` on MariaDB and older MySQL, which have no such column.
-pub fn total_row_versions(conn: &mut Conn, db: &str, table: &str) -> Option<u64> {
-    conn.exec_first(
-        "SELECT TOTAL_ROW_VERSIONS FROM information_schema.INNODB_TABLES WHERE NAME = ?",
-        (format!("{db}/{table}"),),
-    )
-    .ok()
-    .flatten()
-}
-
-/// MariaDB's `Innodb_instant_alter_column` status: instant ADD/DROP/reorder COLUMN
-/// operations since start. `None` where the server has no such counter (MySQL).
-pub fn instant_alter_count(conn: &mut Conn) -> Option<u64> {
-    let row: Option<(String, String)> =
-        conn.query_first("SHOW GLOBAL STATUS LIKE 'Innodb_instant_alter_column'").ok().flatten();
-    row.and_then(|(_, v)| v.parse().ok())
 }
 
 #[cfg(test)]

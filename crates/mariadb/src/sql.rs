@@ -2,6 +2,9 @@
 //! prepared), the `LOAD DATA LOCAL INFILE` statement and its tab-separated stream, and the
 //! client-side half of the load checksum.
 //!
+//! Parts: `params` (values as prepared-statement parameters), `load_data` (the `LOAD DATA`
+//! statement and its stream).
+//!
 //! Values are rendered so that no `sql_mode` changes their meaning: strings are quoted only
 //! when they are plain printable ASCII without quotes or backslashes (so the
 //! `NO_BACKSLASH_ESCAPES` mode cannot matter), anything else is sent as a hex literal.
@@ -15,6 +18,14 @@
 
 use keylab_schema::{time_text, ColumnType, Table, Value};
 use std::fmt::Write as _;
+
+mod load_data;
+mod params;
+
+use load_data::stored_int_text;
+pub use load_data::{load_data_sql, write_tsv_row};
+use params::{column_charset, session_bytes};
+pub use params::{into_param, param, prepared_params, push_params_of};
 
 /// `name` quoted as a MySQL identifier.
 pub fn quote_ident(name: &str) -> String {
@@ -134,85 +145,6 @@ pub fn prepared_insert_sql(table: &Table, n_rows: usize) -> String {
     sql
 }
 
-/// The parameters of a prepared insert for `rows`, in placeholder order.
-pub fn prepared_params(table: &Table, rows: &[Vec<Value>]) -> Vec<mysql::Value> {
-    let cols = sent_columns(table);
-    let mut params = Vec::with_capacity(rows.len() * cols.len());
-    for row in rows {
-        for &c in &cols {
-            params.push(param(&row[c], &table.columns[c].ty));
-        }
-    }
-    params
-}
-
-/// Appends the parameters of `row`'s sent columns `cols` of `table`, taking its values (no
-/// copy of their bytes).
-pub fn push_params_of(
-    params: &mut Vec<mysql::Value>,
-    table: &Table,
-    cols: &[usize],
-    mut row: Vec<Value>,
-) {
-    for &c in cols {
-        let v = std::mem::replace(&mut row[c], Value::Null);
-        params.push(into_param(v, &table.columns[c].ty));
-    }
-}
-
-/// A value as a prepared-statement parameter for a column of type `ty` (times as their
-/// text, as literals send them).
-pub fn param(v: &Value, ty: &ColumnType) -> mysql::Value {
-    match v {
-        Value::Null => mysql::Value::NULL,
-        Value::Int(n) | Value::Time(n) if ty.is_time() => {
-            mysql::Value::Bytes(time_value_text(*n, ty).into_bytes())
-        }
-        Value::Int(n) | Value::Time(n) => mysql::Value::Int(*n),
-        Value::UInt(n) => mysql::Value::UInt(*n),
-        Value::Bytes(b) => mysql::Value::Bytes(session_bytes(b, ty)),
-    }
-}
-
-/// A string value's bytes as the utf8mb4 session sends them: a `latin1` column's stored bytes
-/// become their UTF-8, which the server converts back. (Hex literals skip this: the server
-/// stores a hex string's bytes as they are.)
-///
-/// A PostgreSQL array's text (`{1,2}`) goes to MariaDB's JSON text as a JSON array (`[1,2]`).
-fn session_bytes(b: &[u8], ty: &ColumnType) -> Vec<u8> {
-    if let (ColumnType::Array { .. }, [b'{', inner @ .., b'}']) = (ty, b) {
-        let mut json = Vec::with_capacity(b.len());
-        json.push(b'[');
-        json.extend_from_slice(inner);
-        json.push(b']');
-        return json;
-    }
-    match column_charset(ty) {
-        Some(cs) if cs.is_single_byte() => cs.to_utf8(b),
-        _ => b.to_vec(),
-    }
-}
-
-/// The character set of a string column.
-fn column_charset(ty: &ColumnType) -> Option<keylab_schema::Charset> {
-    match *ty {
-        ColumnType::Char { charset, .. }
-        | ColumnType::VarChar { charset, .. }
-        | ColumnType::Text { charset } => Some(charset),
-        _ => None,
-    }
-}
-
-/// [`param`] of an owned value, moving its bytes.
-pub fn into_param(v: Value, ty: &ColumnType) -> mysql::Value {
-    match v {
-        Value::Bytes(b) if !column_charset(ty).is_some_and(|c| c.is_single_byte()) => {
-            mysql::Value::Bytes(b)
-        }
-        v => param(&v, ty),
-    }
-}
-
 /// The primary key columns, quoted and comma-separated (`a`, `b`).
 pub fn pk_columns(table: &Table) -> String {
     let cols: Vec<String> =
@@ -255,119 +187,6 @@ pub fn like_prefix_pattern(prefix: &str) -> String {
     }
     p.push('%');
     p
-}
-
-/// The `LOAD DATA LOCAL INFILE` statement matching [`write_tsv_row`]: binary columns arrive
-/// as hex (`UNHEX`), time columns as their text.
-pub fn load_data_sql(table: &Table, stream_name: &str) -> String {
-    let mut targets = Vec::new();
-    let mut sets = Vec::new();
-    for c in sent_columns(table) {
-        let col = &table.columns[c];
-        match col.ty {
-            ty if is_binary(&ty) => {
-                targets.push(format!("@v{c}"));
-                sets.push(format!("{} = UNHEX(@v{c})", quote_ident(&col.name)));
-            }
-            // A BIT column stores a string's bytes: its number goes through a cast.
-            ColumnType::Bit { .. } => {
-                targets.push(format!("@v{c}"));
-                sets.push(format!("{} = CAST(@v{c} AS UNSIGNED)", quote_ident(&col.name)));
-            }
-            _ => targets.push(quote_ident(&col.name)),
-        }
-    }
-    let mut sql = format!(
-        "LOAD DATA LOCAL INFILE '{stream_name}' INTO TABLE {} CHARACTER SET utf8mb4 \
-         FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({})",
-        quote_ident(&table.name),
-        targets.join(", ")
-    );
-    if !sets.is_empty() {
-        sql.push_str(" SET ");
-        sql.push_str(&sets.join(", "));
-    }
-    sql
-}
-
-/// Appends one row of the `LOAD DATA` stream (tab-separated, `\`-escaped, `\N` for NULL).
-pub fn write_tsv_row(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Value]) {
-    for (k, &c) in cols.iter().enumerate() {
-        if k > 0 {
-            out.push(b'\t');
-        }
-        let ty = &table.columns[c].ty;
-        let binary = is_binary(ty);
-        match &row[c] {
-            Value::Null => out.extend_from_slice(b"\\N"),
-            Value::Int(n) | Value::Time(n) if ty.is_time() => {
-                out.extend_from_slice(time_value_text(*n, ty).as_bytes())
-            }
-            Value::Int(n) | Value::Time(n) => {
-                let _ = std::io::Write::write_fmt(out, format_args!("{n}"));
-            }
-            Value::UInt(n) => {
-                let _ = std::io::Write::write_fmt(out, format_args!("{n}"));
-            }
-            Value::Bytes(b) if binary => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                for &x in b {
-                    out.push(HEX[(x >> 4) as usize]);
-                    out.push(HEX[(x & 15) as usize]);
-                }
-            }
-            Value::Bytes(b) => {
-                // The stream is read as utf8mb4 (`CHARACTER SET utf8mb4` above).
-                for &x in &session_bytes(b, ty) {
-                    match x {
-                        b'\\' => out.extend_from_slice(b"\\\\"),
-                        b'\t' => out.extend_from_slice(b"\\t"),
-                        b'\n' => out.extend_from_slice(b"\\n"),
-                        b'\r' => out.extend_from_slice(b"\\r"),
-                        0 => out.extend_from_slice(b"\\0"),
-                        _ => out.push(x),
-                    }
-                }
-            }
-        }
-    }
-    out.push(b'\n');
-}
-
-/// True for the binary-string types, sent as hex in the `LOAD DATA` stream.
-fn is_binary(ty: &ColumnType) -> bool {
-    matches!(
-        ty,
-        ColumnType::Binary { .. }
-            | ColumnType::VarBinary { .. }
-            | ColumnType::Blob
-            | ColumnType::Opaque
-            | ColumnType::MacAddr { .. }
-            | ColumnType::Inet { .. }
-    )
-}
-
-/// The text `CONCAT_WS` gives of the integer `n` stored in column `col` (an ENUM's label, a
-/// SET's labels, a BIT's bytes, a DECIMAL's scale digits), `None` where it is `n` in decimal.
-fn stored_int_text(n: i64, col: &keylab_schema::Column) -> Option<Vec<u8>> {
-    let label = |i: usize| col.labels.get(i - 1).cloned().unwrap_or_else(|| format!("m{i}"));
-    Some(match col.ty {
-        ColumnType::Decimal { scale, .. } if scale > 0 => {
-            format!("{n}.{}", "0".repeat(scale as usize)).into()
-        }
-        ColumnType::Numeric => format!("{n}.{}", "0".repeat(30)).into(),
-        ColumnType::Enum { .. } | ColumnType::PgEnum { .. } => label(n.max(1) as usize).into(),
-        ColumnType::Set { .. } => {
-            let on: Vec<String> =
-                (0..63).filter(|b| n >> b & 1 == 1).map(|b| label(b + 1)).collect();
-            on.join(",").into()
-        }
-        ColumnType::Bit { bits } => {
-            let bytes = usize::from(bits).div_ceil(8);
-            (n as u64).to_be_bytes()[8 - bytes..].to_vec()
-        }
-        _ => return None,
-    })
 }
 
 /// The columns the load checksum is taken over: every column keylab generates and sends

@@ -5,13 +5,23 @@
 //! are the native `uuid` type, other binary ids `bytea`; text ids `varchar(n)` under the
 //! collation the engine runs with ([`TextCollation`]), or `"C"` where the id needs byte
 //! order. This module does not connect.
+//!
+//! Parts: `names` (identifiers as the server stores them), `rows` (INSERT and `COPY` text,
+//! the load checksum), `value_text` (a value's text form).
 
 use keylab_core::FillFactors;
-use keylab_schema::{Charset, ColumnType, Table, Value};
-use md5::{Digest, Md5};
-use std::fmt::Write as _;
+use keylab_schema::{Charset, ColumnType, Table};
 
+mod names;
+mod rows;
 mod value_text;
+#[cfg(test)]
+use names::MAX_IDENTIFIER_BYTES;
+pub use names::{enum_type_name, index_name, pkey_name, qualified, quote_ident, table_name};
+pub use rows::{
+    checksum_sql, copy_sql, multi_insert_sql, prepared_insert_sql, row_hash, sent_columns,
+    text_param, write_copy_line, write_values_tuple,
+};
 pub use value_text::cell_text;
 #[cfg(test)]
 use value_text::value_text;
@@ -47,16 +57,6 @@ impl std::str::FromStr for TextCollation {
     }
 }
 
-/// `name` quoted as a PostgreSQL identifier.
-pub fn quote_ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-/// `"schema"."name"`.
-pub fn qualified(schema: &str, name: &str) -> String {
-    format!("{}.{}", quote_ident(schema), quote_ident(name))
-}
-
 /// The PostgreSQL type of a column; `collation` applies to text columns whose ids do not
 /// need byte order (those always get `"C"`).
 pub fn column_type(ty: &ColumnType, collation: TextCollation) -> String {
@@ -79,47 +79,6 @@ pub fn column_type(ty: &ColumnType, collation: TextCollation) -> String {
         ColumnType::Decimal { precision, scale } => format!("numeric({precision},{scale})"),
         other => other.pg_sql(),
     }
-}
-
-/// PostgreSQL's longest identifier in bytes (`NAMEDATALEN - 1`): a longer one is cut.
-pub const MAX_IDENTIFIER_BYTES: usize = 63;
-
-/// The name keylab gives index `ix` of `table` (PostgreSQL index names are per schema):
-/// `TABLE_IX`, shortened as [`server_identifier`] says.
-pub fn index_name(table: &Table, ix: &str) -> String {
-    server_identifier(format!("{}_{ix}", table.name))
-}
-
-/// The name `table` has on the server: its own name, shortened as [`server_identifier`]
-/// says (a table name of 64 bytes or more, which PostgreSQL would cut).
-pub fn table_name(table: &Table) -> String {
-    server_identifier(table.name.clone())
-}
-
-/// `full` when it fits in [`MAX_IDENTIFIER_BYTES`], else its first bytes and `_` and 8 hex
-/// digits of its MD5: unique per full name and not cut by the server (which cuts a longer
-/// name, so that two long names sharing their first 63 bytes collide).
-fn server_identifier(full: String) -> String {
-    if full.len() <= MAX_IDENTIFIER_BYTES {
-        return full;
-    }
-    let digest = Md5::digest(full.as_bytes());
-    let mut keep = MAX_IDENTIFIER_BYTES - 9;
-    while !full.is_char_boundary(keep) {
-        keep -= 1;
-    }
-    let mut out = full[..keep].to_string();
-    out.push('_');
-    for b in &digest[..4] {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
-
-/// The name of the enum type keylab creates for column `col` of `table` (a PostgreSQL enum,
-/// [`ColumnType::PgEnum`]): `TABLE_COLUMN_enum`, shortened as [`server_identifier`] says.
-pub fn enum_type_name(table: &Table, col: usize) -> String {
-    server_identifier(format!("{}_{}_enum", table.name, table.columns[col].name))
 }
 
 /// The PostgreSQL type column `col` of `table` is created with: its enum type (in `schema`)
@@ -149,11 +108,6 @@ pub fn drop_type_statements(table: &Table, schema: &str) -> Vec<String> {
             format!("DROP TYPE IF EXISTS {} CASCADE", qualified(schema, &enum_type_name(table, i)))
         })
         .collect()
-}
-
-/// The name of the primary key's index.
-pub fn pkey_name(table: &Table) -> String {
-    index_name(table, "pkey")
 }
 
 /// ` WITH (fillfactor = N)` when a fillfactor is given, else nothing.
@@ -280,148 +234,10 @@ fn index_statements(table: &Table, schema: &str, fill_factors: &FillFactors) -> 
     out
 }
 
-/// Positions of the columns keylab sends: all but an identity key, which the server assigns.
-pub fn sent_columns(table: &Table) -> Vec<usize> {
-    (0..table.columns.len())
-        .filter(|&i| !(table.auto_increment && table.primary_key == [i]))
-        .collect()
-}
-
-/// `(a, b)`: the sent columns' names.
-pub fn column_list(table: &Table) -> String {
-    let cols: Vec<String> =
-        sent_columns(table).iter().map(|&i| quote_ident(&table.columns[i].name)).collect();
-    format!("({})", cols.join(", "))
-}
-
-/// Appends the sent columns of `row` as a `VALUES` tuple of literals.
-pub fn write_values_tuple(out: &mut String, table: &Table, cols: &[usize], row: &[Value]) {
-    out.push('(');
-    for (n, &c) in cols.iter().enumerate() {
-        if n > 0 {
-            out.push_str(", ");
-        }
-        match cell_text(&row[c], &table.columns[c]) {
-            None => out.push_str("NULL"),
-            Some(t) => {
-                out.push('\'');
-                out.push_str(&t.replace('\'', "''"));
-                out.push('\'');
-            }
-        }
-    }
-    out.push(')');
-}
-
-/// A multi-row `INSERT` of `rows`.
-pub fn multi_insert_sql(table: &Table, schema: &str, rows: &[Vec<Value>]) -> String {
-    let cols = sent_columns(table);
-    let mut out = insert_prefix(table, schema);
-    for (i, row) in rows.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        write_values_tuple(&mut out, table, &cols, row);
-    }
-    out
-}
-
-/// `INSERT INTO s.t (a, b) VALUES `.
-pub fn insert_prefix(table: &Table, schema: &str) -> String {
-    format!("INSERT INTO {} {} VALUES ", qualified(schema, &table_name(table)), column_list(table))
-}
-
-/// A prepared `INSERT` of `n_rows` rows: every parameter is sent as text and cast to the
-/// column's type on the server.
-pub fn prepared_insert_sql(table: &Table, schema: &str, n_rows: usize) -> String {
-    let cols = sent_columns(table);
-    let mut out = insert_prefix(table, schema);
-    let mut p = 0;
-    for r in 0..n_rows {
-        if r > 0 {
-            out.push_str(", ");
-        }
-        out.push('(');
-        for (n, &c) in cols.iter().enumerate() {
-            p += 1;
-            if n > 0 {
-                out.push_str(", ");
-            }
-            let ty = declared_type(table, c, schema, TextCollation::Default);
-            let _ = write!(out, "${p}::text::{}", ty.split(' ').next().unwrap_or("text"));
-        }
-        out.push(')');
-    }
-    out
-}
-
-/// Parameter `$n` of column `col`, sent as text and cast to the column's type (as the
-/// prepared INSERT sends its values), so any value keylab generates binds as a string.
-pub fn text_param(table: &Table, col: usize, schema: &str, n: usize) -> String {
-    let ty = declared_type(table, col, schema, TextCollation::Default);
-    format!("${n}::text::{}", ty.split(' ').next().unwrap_or("text"))
-}
-
-/// `COPY s.t (a, b) FROM STDIN` (text format).
-pub fn copy_sql(table: &Table, schema: &str) -> String {
-    format!("COPY {} {} FROM STDIN", qualified(schema, &table_name(table)), column_list(table))
-}
-
-/// Appends one `COPY` text-format line of the sent columns.
-pub fn write_copy_line(out: &mut Vec<u8>, table: &Table, cols: &[usize], row: &[Value]) {
-    for (n, &c) in cols.iter().enumerate() {
-        if n > 0 {
-            out.push(b'\t');
-        }
-        match cell_text(&row[c], &table.columns[c]) {
-            None => out.extend_from_slice(b"\\N"),
-            Some(t) => {
-                for b in t.bytes() {
-                    match b {
-                        b'\\' => out.extend_from_slice(b"\\\\"),
-                        b'\t' => out.extend_from_slice(b"\\t"),
-                        b'\n' => out.extend_from_slice(b"\\n"),
-                        b'\r' => out.extend_from_slice(b"\\r"),
-                        _ => out.push(b),
-                    }
-                }
-            }
-        }
-    }
-    out.push(b'\n');
-}
-
-/// The server's half of the checksum: the sum over rows of the first 32 bits of the MD5 of
-/// the sent columns' text joined by `|` (`concat_ws` skips NULLs), as decimal text.
-/// PostgreSQL has no CRC32; MD5 is built in, and [`row_hash`] is the client's half.
-pub fn checksum_sql(table: &Table, schema: &str) -> String {
-    let cols: Vec<String> = sent_columns(table)
-        .iter()
-        .map(|&i| format!("{}::text", quote_ident(&table.columns[i].name)))
-        .collect();
-    if cols.is_empty() {
-        return "SELECT '0'".into();
-    }
-    format!(
-        "SELECT COALESCE(SUM(('x' || substr(md5(concat_ws('|', {})), 1, 8))::bit(32)::bigint), \
-         0)::text FROM {}",
-        cols.join(", "),
-        qualified(schema, &table_name(table))
-    )
-}
-
-/// The client's half: the first 32 bits of the MD5 [`checksum_sql`] takes of `row`.
-pub fn row_hash(row: &[Value], table: &Table, cols: &[usize]) -> u32 {
-    let parts: Vec<String> =
-        cols.iter().filter_map(|&c| cell_text(&row[c], &table.columns[c])).collect();
-    let digest = Md5::digest(parts.join("|").as_bytes());
-    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keylab_schema::{ArrayElem, Column, Index, RowFormat, TemporalKind};
+    use keylab_schema::{ArrayElem, Column, Index, RowFormat, TemporalKind, Value};
 
     #[test]
     fn new_types_are_written_as_the_server_writes_them_back() {

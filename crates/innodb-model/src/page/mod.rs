@@ -4,6 +4,10 @@
 //! Space accounting follows `page0page.inl` (docs/model-rules.md §1); record placement
 //! follows `page_cur_insert_rec_low`. The page holds no record bytes beyond the encoded key,
 //! a u16 size and (non-leaf) a child page number, so there is no per-record allocation.
+//!
+//! This file holds the page and its record-by-record changes; the parts: `heap` (room for a
+//! record: the heap top, PAGE_FREE, reorganize), `bulk` (emptying a page and moving runs of
+//! records, for splits and merges), `keys`, `search`, `touch`.
 
 use crate::Geometry;
 
@@ -25,6 +29,8 @@ use keys::{
     HEAP_MASK,
 };
 
+mod bulk;
+mod heap;
 mod keys;
 mod search;
 mod touch;
@@ -269,135 +275,6 @@ impl Page {
         self.reprefix(new_kw);
     }
 
-    /// `page_get_max_insert_size_after_reorganize(page, k)`, signed (negative = no room).
-    #[inline]
-    pub fn max_insert_after_reorg(&self, g: &Geometry, k: u32) -> i64 {
-        g.free_empty as i64 - self.data_bytes as i64 - dir_res(self.n_recs() + k) as i64
-    }
-
-    /// `page_get_max_insert_size(page, k)`, signed: room at the heap top.
-    #[inline]
-    pub fn max_insert(&self, g: &Geometry, k: u32) -> i64 {
-        g.free_empty as i64 - self.heap_bytes as i64 - dir_res(self.n_heap + k) as i64
-    }
-
-    /// Finds room for a record of `size` bytes as `page_cur_insert_rec_low` does: only the
-    /// head of PAGE_FREE is tried, then the heap top. Returns false when neither has room
-    /// (the caller may reorganize). Accounts the bytes but does not add the record.
-    pub fn place(&mut self, g: &Geometry, size: u32) -> bool {
-        if self.free_head_bytes as u32 >= size {
-            let (_, slot) = self.free_list.pop().expect("PAGE_FREE head");
-            self.sync_free_head();
-            // Left-over bytes of the reused slot stay counted as garbage.
-            self.garbage_bytes -= size;
-            self.data_bytes += size;
-            self.placed_slot = slot;
-            return true;
-        }
-        if self.max_insert(g, 1) >= size as i64 {
-            if self.heap.len() + self.stride() > self.heap.capacity() {
-                self.grow_heap();
-            }
-            self.heap_bytes += size;
-            self.placed_slot = self.n_heap as u16;
-            // The key and the record's size are written by `insert_placed`.
-            let new_len = self.heap.len() + self.stride();
-            // A 16-byte key's slot as a fixed-size append (a resize calls memset).
-            const STRIDE_16: usize = 16 + SLOT_EXTRA;
-            match self.stride() {
-                STRIDE_16 => self.heap.extend_from_slice(&[0; STRIDE_16]),
-                _ => self.heap.resize(new_len, 0),
-            }
-            self.heap[new_len - 2..].copy_from_slice(&(size as u16).to_le_bytes());
-            self.n_heap += 1;
-            self.data_bytes += size;
-            return true;
-        }
-        false
-    }
-
-    /// Makes room for a quarter more heap slots (at least 8): a page sized for a split's
-    /// half grows in steps near what it holds, where `Vec`'s doubling would leave up to half
-    /// of it unused. Memory only: no figure depends on a capacity.
-    #[cold]
-    fn grow_heap(&mut self) {
-        let slots = (self.n_heap as usize / 4).max(8);
-        self.heap.reserve_exact(slots * self.stride());
-    }
-
-    /// The same for the records in key order (and the child pointers).
-    #[cold]
-    fn grow_recs(&mut self) {
-        let more = (self.recs.len() / 4).max(8);
-        self.recs.reserve_exact(more);
-        if self.level > 0 {
-            self.children.reserve_exact(more);
-        }
-    }
-
-    /// Reads the PAGE_FREE head, and the key and size lines of its heap slot, before the leaf
-    /// search so that their cache misses overlap the search's (`place` reuses the head on
-    /// most random inserts; these loads would otherwise wait until the search is done).
-    /// `black_box` keeps the loads from being dropped.
-    #[inline]
-    pub fn load_free_head(&self) {
-        if self.free_head_bytes > 0 {
-            // The slot's key and size are written by the insert, and `place` reads the next
-            // list entry: load their lines too. The slot number is in this struct, so these
-            // loads do not wait for the list's buffer.
-            let at = self.free_head_slot as usize * self.stride();
-            std::hint::black_box((
-                self.heap.get(at).copied(),
-                self.heap.get(at + self.kw as usize + 1).copied(),
-                self.free_list.last().copied(),
-            ));
-        }
-    }
-
-    /// Sets `free_head_bytes` and `free_head_slot` from the PAGE_FREE list after a change
-    /// to it.
-    #[inline]
-    fn sync_free_head(&mut self) {
-        (self.free_head_bytes, self.free_head_slot) =
-            self.free_list.last().copied().unwrap_or((0, 0));
-    }
-
-    /// `btr_page_reorganize_low`: records rewritten compactly in key order, no garbage.
-    pub fn reorganize(&mut self) {
-        let kw = self.kw as usize;
-        let mut heap = Vec::with_capacity(self.heap.capacity());
-        for i in 0..self.recs.len() {
-            let size = self.size(i);
-            Self::push_slot(&mut heap, self.key(i, kw), size, size);
-        }
-        self.heap = heap;
-        self.heap_bytes = self.data_bytes;
-        self.n_heap = self.n_recs();
-        self.garbage_bytes = 0;
-        self.free_list.clear();
-        self.free_head_bytes = 0;
-        for (i, e) in self.recs.iter_mut().enumerate() {
-            *e = entry(*e, i as u16);
-        }
-    }
-
-    /// Frees the heap slot of a record of `size` bytes being deleted (`page_mem_free`): it
-    /// heads PAGE_FREE, unless (MariaDB) it ends at the heap top, which then drops.
-    fn mem_free(&mut self, slot: u16, size: u16) {
-        self.data_bytes -= size as u32;
-        let top = self.n_heap as u16 - 1;
-        if self.heap_top_shrinks && slot == top && self.slot_bytes_of(slot) == size {
-            self.n_heap -= 1;
-            self.heap_bytes -= size as u32;
-            self.heap.truncate(self.n_heap as usize * self.stride());
-        } else {
-            self.garbage_bytes += size as u32;
-            self.free_list.push((size, slot));
-            self.free_head_bytes = size;
-            self.free_head_slot = slot;
-        }
-    }
-
     /// Adds a record at position `pos` after `place` found room; sets PAGE_LAST_INSERT.
     pub fn insert_placed(&mut self, pos: usize, key: &[u8], size: u32, child: u32) {
         let kw = key.len();
@@ -477,94 +354,5 @@ impl Page {
             self.heap[at..at + kw].fill(0);
             self.reprefix(kw);
         }
-    }
-
-    /// Empties the page as `page_create_empty` does (keeps level and links).
-    pub fn make_empty(&mut self) {
-        self.heap.clear();
-        self.recs.clear();
-        self.span = (0, 0);
-        self.shared = 0;
-        self.shift = 0;
-        self.part = 0;
-        self.text = false;
-        self.children.clear();
-        self.data_bytes = 0;
-        self.heap_bytes = 0;
-        self.n_heap = 0;
-        self.garbage_bytes = 0;
-        self.free_list.clear();
-        self.free_head_bytes = 0;
-        self.last_insert = None;
-    }
-
-    /// Copies records `range` compactly into the empty page `to` (a freshly created page).
-    /// PAGE_LAST_INSERT stays unset, as `page_copy_rec_list_end_to_created_page` leaves it;
-    /// a caller mirroring a record-by-record copy sets it.
-    pub fn copy_to_new(&self, range: std::ops::Range<usize>, kw: usize, to: &mut Page) {
-        debug_assert_eq!(to.heap.len(), to.n_heap as usize * (kw + SLOT_EXTRA));
-        debug_assert!(to.free_list.is_empty() || to.recs.is_empty());
-        let mut bytes = 0u32;
-        for (slot, i) in (to.n_heap as u16..).zip(range.clone()) {
-            let size = self.size(i);
-            Self::push_slot(&mut to.heap, self.key(i, kw), size, size);
-            to.recs.push(entry(0, slot));
-            bytes += size as u32;
-        }
-        if self.level > 0 {
-            to.children.extend_from_slice(&self.children[range.clone()]);
-        }
-        to.data_bytes += bytes;
-        to.heap_bytes += bytes;
-        to.n_heap += range.len() as u32;
-        // The page's keys share at least what the source's did, often more bits (a split
-        // leaf's keys share about log2(leaves) bits): `reprefix` finds them and the words.
-        to.reprefix(kw);
-    }
-
-    /// Removes records `from..` after they were copied to another page
-    /// (`page_delete_rec_list_end`): they join PAGE_FREE as one chain headed by the first of
-    /// them; deleting every record re-creates the page empty instead.
-    pub fn remove_tail(&mut self, from: usize) {
-        let n = self.recs.len();
-        if from == n {
-            return;
-        }
-        if from == 0 {
-            self.make_empty();
-            return;
-        }
-        // The chain is catenated to PAGE_FREE without page_mem_free: the heap never shrinks.
-        for i in (from..n).rev() {
-            let s = self.size(i);
-            self.free_list.push((s, self.heap_no(i)));
-            self.garbage_bytes += s as u32;
-            self.data_bytes -= s as u32;
-        }
-        self.sync_free_head();
-        self.recs.truncate(from);
-        if self.level > 0 {
-            self.children.truncate(from);
-        }
-        self.last_insert = None;
-        // The rest share at least as many bits as before, often more.
-        self.reprefix(self.kw as usize);
-    }
-
-    /// Removes records `..to` after they were copied (`page_delete_rec_list_start`): deleted
-    /// one by one from the front, so the last of them heads PAGE_FREE.
-    pub fn remove_head(&mut self, to: usize) {
-        if to == 0 {
-            return;
-        }
-        for i in 0..to {
-            self.mem_free(self.heap_no(i), self.size(i));
-        }
-        self.recs.drain(..to);
-        if self.level > 0 {
-            self.children.drain(..to);
-        }
-        self.last_insert = None;
-        self.reprefix(self.kw as usize);
     }
 }

@@ -4,16 +4,18 @@
 //! heuristics), node-pointer inserts on the levels above (docs/model-rules.md §3).
 //!
 //! The split itself is in `split.rs`; node-pointer deletes and non-leaf merges that the
-//! right-sibling path triggers live in `tree/delete.rs`. Pages live in the table-wide arena
+//! right-sibling path triggers live in `tree/delete.rs`; page allocation and freeing in
+//! `tree/pages.rs`; descents and level walks in `tree/search.rs`. Pages live in the table-wide arena
 //! (`Space`, `space.rs`).
 
 mod delete;
+mod pages;
+mod search;
 
 use crate::fsp::{Dir, SegId};
 use crate::layout::Layout;
 use crate::page::{Page, PageNo};
 use crate::space::Space;
-use crate::Flavour;
 
 /// One index tree.
 #[derive(Debug, Clone)]
@@ -109,216 +111,6 @@ impl Tree {
         self.layout.key_width
     }
 
-    pub(crate) fn install_page(&self, sp: &mut Space, no: u32, level: u16) {
-        self.install_page_for(sp, no, level, None);
-    }
-
-    /// [`Tree::install_page`] for a page that will first receive `moving` records (a split's
-    /// new half): the page's buffers are sized by what it will hold, not by a full page.
-    pub(crate) fn install_page_for(
-        &self,
-        sp: &mut Space,
-        no: u32,
-        level: u16,
-        moving: Option<usize>,
-    ) {
-        let (most, seen) = if level == 0 {
-            (self.cap_leaf, self.split_recs[0].get())
-        } else {
-            (self.cap_nonleaf, self.split_recs[1].get())
-        };
-        // Before the first split, a small reservation that grows as records arrive. A split's
-        // new half that gets a large share of the records (a middle split, random keys) is
-        // sized for them plus a quarter, and grows in quarters (`Page::grow`): a new page of
-        // a random load rarely fills, and a full-page reservation left ~35% of page memory
-        // unused. A half that gets few records (ascending keys) fills: it is sized full.
-        let full = if seen == 0 { most.min(64) } else { most.min(seen + seen / 8 + 1) };
-        let cap = match moving {
-            Some(m) if 4 * m >= seen && seen > 0 => full.min(m + m / 4 + 1),
-            _ => full,
-        };
-        // Only MariaDB lowers PAGE_HEAP_TOP on delete (`Page::heap_top_shrinks`).
-        let page = Page::new(level, self.kw(), cap, sp.flavour == Flavour::MariaDb1011);
-        let i = no as usize;
-        if sp.pages.len() <= i {
-            sp.pages.resize_with(i + 1, || None);
-        }
-        debug_assert!(sp.pages[i].is_none());
-        sp.pages[i] = Some(page);
-        if let Some(pool) = &mut sp.pool {
-            pool.create(no);
-        }
-    }
-
-    /// Notes a change that may change non-leaf pages (see `reshapes`).
-    #[inline]
-    pub(crate) fn note_reshape(&self) {
-        self.reshapes.set(self.reshapes.get() + 1);
-    }
-
-    /// Notes that a page of `level` splits holding `n_recs` records (sizes later pages).
-    #[inline]
-    pub(crate) fn note_split(&self, level: u16, n_recs: usize) {
-        let seen = &self.split_recs[usize::from(level > 0)];
-        if n_recs > seen.get() {
-            seen.set(n_recs);
-        }
-    }
-
-    /// `btr_page_alloc`: leaf pages from the leaf segment, others from the top segment.
-    pub(crate) fn alloc(&self, sp: &mut Space, level: u16, hint: u32, dir: Dir) -> PageNo {
-        self.alloc_for(sp, level, hint, dir, None)
-    }
-
-    /// [`Tree::alloc`] of a split's new half, which first receives `moving` records.
-    pub(crate) fn alloc_for(
-        &self,
-        sp: &mut Space,
-        level: u16,
-        hint: u32,
-        dir: Dir,
-        moving: Option<usize>,
-    ) -> PageNo {
-        let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
-        self.note_reshape();
-        let no = sp.fsp.alloc_page(seg, hint, dir);
-        sp.note_allocated(no);
-        sp.touch_file_space(no);
-        self.install_page_for(sp, no, level, moving);
-        PageNo(no)
-    }
-
-    /// `btr_page_free`.
-    pub(crate) fn free(&self, sp: &mut Space, p: PageNo) {
-        let level = sp.page(p).level;
-        let seg = if level == 0 { self.seg_leaf } else { self.seg_top };
-        self.note_reshape();
-        sp.fsp.free_page(seg, p.0);
-        sp.freed_unreused.insert(p.0, seg);
-        sp.touch_file_space(p.0);
-        sp.pages[p.0 as usize] = None;
-        if self.last_leaf.get() == Some(p) {
-            self.last_leaf.set(None);
-        }
-        if let Some(pool) = &mut sp.pool {
-            pool.forget(p.0);
-        }
-    }
-
-    /// Allocates BLOB pages for one record's off-page columns (`btr_store_big_rec_extern_fields`:
-    /// leaf segment, hint = the record's page + 1, then the previous BLOB page + 1).
-    /// Their page numbers are appended to `out`.
-    pub fn alloc_blob_pages(&mut self, sp: &mut Space, near: PageNo, n: u32, out: &mut Vec<u32>) {
-        let mut hint = near.0 + 1;
-        for _ in 0..n {
-            let p = sp.fsp.alloc_page(self.seg_leaf, hint, Dir::Neither);
-            sp.note_allocated(p);
-            sp.touch_file_space(p);
-            if let Some(pool) = &mut sp.pool {
-                pool.create(p);
-            }
-            out.push(p);
-            hint = p + 1;
-            self.blob_pages += 1;
-        }
-    }
-
-    /// Frees a deleted record's BLOB pages (`btr_free_externally_stored_field`).
-    pub fn free_blob_pages(&mut self, sp: &mut Space, pages: &[u32]) {
-        for &p in pages {
-            sp.fsp.free_page(self.seg_leaf, p);
-            sp.touch_file_space(p);
-            if let Some(pool) = &mut sp.pool {
-                pool.forget(p);
-            }
-            self.blob_pages -= 1;
-        }
-    }
-
-    /// Descends with PAGE_CUR_LE to `level`; returns the page and the insert position. Every
-    /// page on the path is an access for the buffer pool.
-    pub fn descend(&self, sp: &mut Space, key: &[u8], level: u16) -> (PageNo, usize) {
-        if sp.pool.is_none() {
-            return self.descend_ro(sp, key, level);
-        }
-        let kw = self.kw();
-        let mut p = self.root;
-        loop {
-            sp.touch_read(p);
-            let page = sp.page(p);
-            if page.level == level {
-                return (p, page.insert_pos(key, kw));
-            }
-            let (cnt, _) = page.search(key, kw);
-            p = PageNo(page.children[cnt.saturating_sub(1)]);
-        }
-    }
-
-    /// [`Tree::descend`] without buffer-pool accesses (a search on pages already latched).
-    pub fn descend_ro(&self, sp: &Space, key: &[u8], level: u16) -> (PageNo, usize) {
-        let kw = self.kw();
-        let mut p = self.root;
-        loop {
-            let page = sp.page(p);
-            if page.level == level {
-                return (p, page.insert_pos(key, kw));
-            }
-            let (cnt, _) = page.search(key, kw);
-            p = PageNo(page.children[cnt.saturating_sub(1)]);
-        }
-    }
-
-    /// True when a record whose key starts with `prefix` exists (unique secondary check):
-    /// such records sit together, around the position of `key`.
-    pub fn contains_prefix(&self, sp: &Space, key: &[u8], prefix: usize) -> bool {
-        let (p, pos) = self.descend_ro(sp, key, 0);
-        self.contains_prefix_at(sp, p, pos, key, prefix)
-    }
-
-    /// [`Tree::contains_prefix`] from the leaf and insert position a descent for `key`
-    /// found: the records before and after that position, on this leaf or its neighbours.
-    pub(crate) fn contains_prefix_at(
-        &self,
-        sp: &Space,
-        p: PageNo,
-        pos: usize,
-        key: &[u8],
-        prefix: usize,
-    ) -> bool {
-        let kw = self.kw();
-        let page = sp.page(p);
-        let same = |k: &[u8]| k[..prefix] == key[..prefix];
-        // Between two records of the page, an entry whose prefix bits differ rules its record
-        // out without reading its key.
-        let inside = pos > 0 && pos < page.len();
-        let same_at = |i: usize| {
-            !(inside && page.entry_differs_within(i, key, prefix)) && same(page.key(i, kw))
-        };
-        let found = pos > 0 && same_at(pos - 1) || pos < page.len() && same_at(pos);
-        debug_assert_eq!(
-            found,
-            pos > 0 && same(page.key(pos - 1, kw)) || pos < page.len() && same(page.key(pos, kw))
-        );
-        if found {
-            return true;
-        }
-        if pos == 0 {
-            if let Some(prev) = page.prev {
-                let pp = sp.page(prev);
-                if let Some(n) = pp.len().checked_sub(1) {
-                    return same(pp.key(n, kw));
-                }
-            }
-        }
-        if pos == page.len() {
-            if let Some(next) = page.next {
-                let np = sp.page(next);
-                return !np.is_empty() && same(np.key(0, kw));
-            }
-        }
-        false
-    }
-
     /// Inserts a record at `level` (0 = a leaf record of `size` bytes; above, a node pointer
     /// to `child`) through the optimistic path, else the pessimistic one. Returns the page
     /// that received it.
@@ -378,30 +170,6 @@ impl Tree {
         let p = self.insert_at(sp, p, pos, key, size, 0);
         self.last_leaf.set(Some(p));
         Some(p)
-    }
-
-    /// The remembered leaf when it is the rightmost leaf, not empty, and `key` is above its
-    /// last key: every node pointer on the right edge is then ≤ `key`, so a PAGE_CUR_LE
-    /// descent would take the last child at every level and end there, after the last record.
-    /// `None` (search from the root) with a buffer pool, whose accesses the descent makes.
-    pub(crate) fn rightmost_leaf_below(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
-        if sp.pool.is_some() {
-            return None;
-        }
-        self.ascending_leaf(sp, key)
-    }
-
-    /// Where a descent for `key` ends when it goes to the remembered rightmost leaf (as
-    /// [`Tree::rightmost_leaf_below`], with or without a buffer pool).
-    pub(crate) fn ascending_leaf(&self, sp: &Space, key: &[u8]) -> Option<PageNo> {
-        let p = self.last_leaf.get()?;
-        let page = sp.pages.get(p.0 as usize)?.as_ref()?;
-        let n = page.len();
-        let above = page.level == 0
-            && page.next.is_none()
-            && n > 0
-            && !crate::page::key_le(key, page.key(n - 1, self.kw()));
-        above.then_some(p)
     }
 
     pub(crate) fn insert_at(
@@ -531,22 +299,6 @@ impl Tree {
         }
     }
 
-    /// The leftmost page of every level, root level first.
-    pub(crate) fn leftmost_pages(&self, sp: &Space) -> Vec<PageNo> {
-        let mut out = vec![self.root];
-        let mut p = self.root;
-        while sp.page(p).level > 0 {
-            p = PageNo(sp.page(p).children[0]);
-            out.push(p);
-        }
-        out
-    }
-
-    /// Page numbers of one level, left to right, following the sibling links.
-    pub(crate) fn level_pages(sp: &Space, leftmost: PageNo) -> impl Iterator<Item = PageNo> + '_ {
-        std::iter::successors(Some(leftmost), move |&p| sp.page(p).next)
-    }
-
     /// Re-encodes every stored key for wider variable-length key slots.
     pub(crate) fn rewiden(&mut self, sp: &mut Space, widths: &[u32]) {
         let kw = self.kw();
@@ -566,20 +318,5 @@ impl Tree {
         self.layout = wider;
         // A hint found for the narrower key is not used for the wider one.
         self.leaf_hint.set(None);
-    }
-
-    /// `btr_page_get_father`: the parent page and the position of the node pointer to `p`.
-    pub(crate) fn find_father(&self, sp: &Space, p: PageNo) -> (PageNo, usize) {
-        let page = sp.page(p);
-        let key = page.key(0, self.kw()).to_vec();
-        let (f, pos) = self.descend_ro(sp, &key, page.level + 1);
-        let fp = sp.page(f);
-        let i = pos.saturating_sub(1);
-        if fp.children.get(i) == Some(&p.0) {
-            return (f, i);
-        }
-        // The first key of `p` is at least its node pointer's key, so the LE search lands on
-        // it; reaching here means the tree is corrupt.
-        panic!("node pointer to page {} not found under page {}", p.0, f.0);
     }
 }
