@@ -9,12 +9,14 @@
 //! Sizes as in `reads.rs`: 4 KiB pages, an 8 MiB pool, rows of about 240 bytes. Without a
 //! server binary it prints `SKIPPED` and passes, except under `CI=true`.
 
+mod common;
+
 use keylab_core::{
-    mixed_ops, Engine, EngineSettings, KeySource, LoadMethod, LoadPlan, MixSpec, Payload,
-    Placement, ReadDistribution, ReadKind, ReadSource, Workload,
+    mixed_ops, Engine, KeySource, LoadMethod, LoadPlan, MixSpec, Payload, Placement,
+    ReadDistribution, ReadKind, ReadSource, Workload,
 };
 use keylab_keys::GenConfig;
-use keylab_mariadb::{MariaDbEngine, ServerSettings};
+
 use keylab_sim::{sim_settings, SimEngine};
 
 const PAGE: u32 = 4096;
@@ -81,14 +83,7 @@ fn model_misses_per_mixed_operation_within_ten_percent_of_the_server() {
     if !keylab_mariadb::installed_or_skip(module_path!()) {
         return;
     }
-    let server_settings =
-        ServerSettings { page_size_bytes: PAGE, buffer_pool_bytes: POOL, ..Default::default() };
-    let mut server = MariaDbEngine::private(&server_settings).expect("private server");
-    let settings = EngineSettings {
-        page_size_bytes: PAGE,
-        buffer_pool_bytes: Some(POOL),
-        ..EngineSettings::default()
-    };
+    let (mut server, settings) = common::bounded_server(PAGE, POOL);
     let mixes = [
         mix(OPS, 0.10, ReadDistribution::Latest { pct: 5.0 }),
         mix(OPS, 0.50, ReadDistribution::Uniform),

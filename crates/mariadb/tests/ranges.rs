@@ -9,12 +9,14 @@
 //! about four times the pool). Without a server binary it prints `SKIPPED` and passes, except
 //! under `CI=true`.
 
+mod common;
+
 use keylab_core::{
-    Engine, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Placement, ReadKind,
-    ReadSource, ReadSpec, Workload,
+    Engine, KeySource, LoadMethod, LoadPlan, Payload, Placement, ReadKind, ReadSource, ReadSpec,
+    Workload,
 };
 use keylab_keys::GenConfig;
-use keylab_mariadb::{MariaDbEngine, ServerSettings};
+
 use keylab_schema::{Column, ColumnType, Index, Table, Value};
 use keylab_sim::{sim_settings, SimEngine};
 
@@ -86,14 +88,7 @@ fn range_and_time_range_misses_follow_the_server() {
     if !keylab_mariadb::installed_or_skip(module_path!()) {
         return;
     }
-    let server_settings =
-        ServerSettings { page_size_bytes: PAGE, buffer_pool_bytes: POOL, ..Default::default() };
-    let mut server = MariaDbEngine::private(&server_settings).expect("private server");
-    let settings = EngineSettings {
-        page_size_bytes: PAGE,
-        buffer_pool_bytes: Some(POOL),
-        ..EngineSettings::default()
-    };
+    let (mut server, settings) = common::bounded_server(PAGE, POOL);
     let specs: Vec<ReadSpec> =
         ["time-range=50:2000", "range=50:2000"].iter().map(|s| s.parse().unwrap()).collect();
     assert!(specs.iter().all(|s| s.count == READS));
@@ -143,13 +138,6 @@ fn range_and_time_range_misses_follow_the_server() {
     assert!(failures.is_empty(), "outside:\n{}\n{}", failures.join("\n"), table.join("\n"));
 }
 
-/// Page requests of one read, every page cached (the read run once before), on `engine`.
-fn requests_of(engine: &mut dyn Engine, table: &Table, op: &keylab_core::WorkOp) -> u64 {
-    let mut once = || engine.work(table, &mut std::iter::once(op.clone()), &mut |_| {});
-    once().expect("first read");
-    once().expect("read").page_requests.expect("requests")
-}
-
 /// Time ranges and key ranges read by read, every page cached: the estimate, the scan (to
 /// two records past a time range) and each row's PRIMARY lookup make the server's requests.
 #[test]
@@ -158,14 +146,7 @@ fn range_requests_match_the_server_read_by_read() {
         return;
     }
     let pool = 64 << 20;
-    let server_settings =
-        ServerSettings { page_size_bytes: PAGE, buffer_pool_bytes: pool, ..Default::default() };
-    let mut server = MariaDbEngine::private(&server_settings).expect("private server");
-    let settings = EngineSettings {
-        page_size_bytes: PAGE,
-        buffer_pool_bytes: Some(pool),
-        ..EngineSettings::default()
-    };
+    let (mut server, settings) = common::bounded_server(PAGE, pool);
     let mut model = SimEngine::new(sim_settings(&settings).expect("settings"));
     let (t, mut rows) = timed("uuid4:bin");
     rows.truncate(20_000);
@@ -184,7 +165,10 @@ fn range_requests_match_the_server_read_by_read() {
     let mut differ = Vec::new();
     for spec in &specs {
         for (i, op) in source.reads(spec, 3).enumerate() {
-            let (s, m) = (requests_of(&mut server, &t, &op), requests_of(&mut model, &t, &op));
+            let (s, m) = (
+                common::requests_of(&mut server, &t, &op),
+                common::requests_of(&mut model, &t, &op),
+            );
             if s != m {
                 differ.push(format!("{spec} read {i}: server {s}, model {m}"));
             }

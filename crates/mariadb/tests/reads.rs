@@ -9,12 +9,14 @@
 //! times the pool. Without a server binary it prints `SKIPPED` and passes, except under
 //! `CI=true`.
 
+mod common;
+
 use keylab_core::{
-    Engine, EngineSettings, KeySource, LoadMethod, LoadPlan, Payload, Placement, ReadDistribution,
-    ReadKind, ReadSource, ReadSpec, WorkOp, Workload,
+    Engine, KeySource, LoadMethod, LoadPlan, Payload, Placement, ReadDistribution, ReadKind,
+    ReadSource, ReadSpec, WorkOp, Workload,
 };
 use keylab_keys::GenConfig;
-use keylab_mariadb::{MariaDbEngine, ServerSettings};
+
 use keylab_sim::{sim_settings, SimEngine};
 
 const PAGE: u32 = 4096;
@@ -76,14 +78,7 @@ fn model_misses_per_read_within_ten_percent_of_the_server() {
     if !keylab_mariadb::installed_or_skip(module_path!()) {
         return;
     }
-    let server_settings =
-        ServerSettings { page_size_bytes: PAGE, buffer_pool_bytes: POOL, ..Default::default() };
-    let mut server = MariaDbEngine::private(&server_settings).expect("private server");
-    let settings = EngineSettings {
-        page_size_bytes: PAGE,
-        buffer_pool_bytes: Some(POOL),
-        ..EngineSettings::default()
-    };
+    let (mut server, settings) = common::bounded_server(PAGE, POOL);
     let point = |distribution| ReadSpec { kind: ReadKind::Point, count: READS, distribution };
     let pk_specs = [
         point(ReadDistribution::Uniform),
@@ -139,13 +134,6 @@ fn model_misses_per_read_within_ten_percent_of_the_server() {
     assert!(failures.is_empty(), "outside 10 %:\n{}\n{}", failures.join("\n"), table.join("\n"));
 }
 
-/// Page requests of one read, every page cached (the read run once before), on `engine`.
-fn requests_of(engine: &mut dyn Engine, table: &keylab_schema::Table, op: &WorkOp) -> u64 {
-    let mut once = || engine.work(table, &mut std::iter::once(op.clone()), &mut |_| {});
-    once().expect("first read");
-    once().expect("read").page_requests.expect("requests")
-}
-
 /// The rules of a read's page gets, key by key: point reads inside a leaf, at its first key
 /// (the descent ends on the leaf before) and at its last key (the next leaf is got), and
 /// secondary lookups (the range estimate, the lookup, the clustered visit), and key ranges of
@@ -156,14 +144,7 @@ fn requests_per_read_match_the_server_key_by_key() {
         return;
     }
     let pool = 64 << 20;
-    let server_settings =
-        ServerSettings { page_size_bytes: PAGE, buffer_pool_bytes: pool, ..Default::default() };
-    let mut server = MariaDbEngine::private(&server_settings).expect("private server");
-    let settings = EngineSettings {
-        page_size_bytes: PAGE,
-        buffer_pool_bytes: Some(pool),
-        ..EngineSettings::default()
-    };
+    let (mut server, settings) = common::bounded_server(PAGE, pool);
     let mut model = SimEngine::new(sim_settings(&settings).expect("settings"));
     for (variant, placement, rows, kind) in [
         ("auto-inc", Placement::Pk, 3_000, ReadKind::Point),
@@ -185,8 +166,10 @@ fn requests_per_read_match_the_server_key_by_key() {
         };
         let mut differ = Vec::new();
         for (i, op) in ops.iter().enumerate() {
-            let (s, m) =
-                (requests_of(&mut server, &table, op), requests_of(&mut model, &table, op));
+            let (s, m) = (
+                common::requests_of(&mut server, &table, op),
+                common::requests_of(&mut model, &table, op),
+            );
             if s != m {
                 differ.push(format!("read {i}: server {s}, model {m}"));
             }
