@@ -190,6 +190,25 @@ pub struct LoadResult {
     pub server_statement_ms: Option<f64>,
 }
 
+impl LoadResult {
+    /// A load of `plan` with no figure measured (the simulator's, or one that did not run).
+    pub fn unmeasured(plan: &crate::LoadPlan) -> LoadResult {
+        LoadResult {
+            method: plan.method.token().to_string(),
+            batch: plan.batch,
+            writers: plan.writers,
+            batch_max: None,
+            wall_s: None,
+            rows_per_s: None,
+            batch_latency_ms: None,
+            first_batch_ms: None,
+            other_batch_p50_ms: None,
+            verification: None,
+            server_statement_ms: None,
+        }
+    }
+}
+
 /// The check an engine made after a load: did the table end up holding what was sent?
 /// A server fails the run when either figure differs, so a result that has one says equal;
 /// the figures are kept so a reader sees what was checked, not only that it passed.

@@ -48,8 +48,8 @@ use crate::progress::{Bars, LoadProgress};
 use crate::UsageError;
 use anyhow::Result;
 use keylab_core::{
-    Engine, EngineKind, EngineSettings, FillFactors, LoadPlan, LoadResult, PhaseResult, Report,
-    RunResult, SimModel,
+    Engine, EngineKind, EngineSettings, FillFactors, LoadResult, PhaseResult, Report, RunResult,
+    SimModel,
 };
 use keylab_innodb_model::SimSettings;
 use keylab_keys::Variant;
@@ -367,22 +367,6 @@ pub(super) fn run_result(
         postgres: m.postgres,
         shards: m.shards,
         repeats: None,
-    }
-}
-
-pub(super) fn load_result(plan: &LoadPlan) -> LoadResult {
-    LoadResult {
-        method: plan.method.token().to_string(),
-        batch: plan.batch,
-        writers: plan.writers,
-        batch_max: None,
-        wall_s: None,
-        rows_per_s: None,
-        batch_latency_ms: None,
-        first_batch_ms: None,
-        other_batch_p50_ms: None,
-        verification: None,
-        server_statement_ms: None,
     }
 }
 

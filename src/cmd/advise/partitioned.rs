@@ -9,7 +9,7 @@ use super::figures::WorkingSet;
 use super::partitions::route;
 use super::rows::ColumnValues;
 use super::sim::{load_counting, row_plan};
-use super::{load_result, rows_of, run_result, Candidate};
+use super::{rows_of, run_result, Candidate};
 use crate::args::advise::AdviseArgs;
 use crate::progress::LoadProgress;
 use anyhow::Result;
@@ -123,7 +123,7 @@ pub fn run_sim_partitions(
         measured.push(e.measure(part)?);
     }
     let m = partitioned_measurement(table, measured, &placements);
-    Ok((run_result(c, rows_of(args), m, load_result(&row_plan())), ws))
+    Ok((run_result(c, rows_of(args), m, keylab_core::LoadResult::unmeasured(&row_plan())), ws))
 }
 
 /// Candidate `c` on one nbtree model of PostgreSQL 15 per partition (each row its own
@@ -171,5 +171,5 @@ pub fn run_nbtree_partitions(
         measured.push(e.measure(part)?);
     }
     let m = partitioned_measurement(table, measured, &placements);
-    Ok((run_result(c, rows_of(args), m, load_result(&row_plan())), ws))
+    Ok((run_result(c, rows_of(args), m, keylab_core::LoadResult::unmeasured(&row_plan())), ws))
 }

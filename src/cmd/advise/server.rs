@@ -4,7 +4,7 @@
 //! (refused before the server starts).
 
 use super::rows::AdviseRows;
-use super::{load_result, partitions, rows_of, run_result, Candidate, WorkingSet};
+use super::{partitions, rows_of, run_result, Candidate, WorkingSet};
 use crate::args::advise::AdviseArgs;
 use anyhow::Result;
 use keylab_core::{Engine, EngineError, LoadPlan, RunResult};
@@ -45,7 +45,7 @@ pub(super) fn run_server(
     let dropped = engine.drop_table(&c.table);
     let (load, m) = outcome?;
     dropped?;
-    let mut lr = load_result(&plan);
+    let mut lr = keylab_core::LoadResult::unmeasured(&plan);
     lr.wall_s = load.wall_s;
     lr.rows_per_s = load.wall_s.filter(|&s| s > 0.0).map(|s| load.rows as f64 / s);
     lr.verification = load.verification;

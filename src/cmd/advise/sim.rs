@@ -7,7 +7,7 @@ use super::figures::WorkingSet;
 use super::partitioned::{run_nbtree_partitions, run_sim_partitions};
 use super::partitions::Routed;
 use super::rows::{AdviseRows, ColumnValues};
-use super::{load_result, rows_of, run_result, Candidate, PROGRESS_ROWS};
+use super::{rows_of, run_result, Candidate, PROGRESS_ROWS};
 use crate::args::advise::AdviseArgs;
 use crate::progress::LoadProgress;
 use crate::UsageError;
@@ -185,7 +185,7 @@ pub fn run_sim(
             .map_err(|(i, e)| (i, EngineError::Rejected(e.to_string()).into()))
     })?;
     let m = engine.measure(&table)?;
-    let mut run = run_result(c, rows_of(args), m, load_result(&row_plan()));
+    let mut run = run_result(c, rows_of(args), m, keylab_core::LoadResult::unmeasured(&row_plan()));
     let rows = &mut more_rows(&mut gen);
     let src = source.as_mut();
     super::workload::run_workload(&mut engine, &table, src, rows, args, c, &mut run, progress)?;
@@ -223,7 +223,7 @@ pub fn run_nbtree(
         Ok(())
     })?;
     let m = engine.measure(&c.table)?;
-    let mut run = run_result(c, rows_of(args), m, load_result(&row_plan()));
+    let mut run = run_result(c, rows_of(args), m, keylab_core::LoadResult::unmeasured(&row_plan()));
     let rows = &mut more_rows(&mut gen);
     let src = source.as_mut();
     super::workload::run_workload(&mut engine, &c.table, src, rows, args, c, &mut run, progress)?;

@@ -223,19 +223,7 @@ pub(super) fn load_phase(
     if let (Err(EngineError::Unsupported(reason)), 0) = (&outcome, done) {
         // The engine loads no row into this table (the InnoDB model and ROW_FORMAT=COMPRESSED):
         // the load is not applicable and the run goes on, on the empty table.
-        let load = LoadResult {
-            method: plan.method.token().to_string(),
-            batch: plan.batch,
-            writers: plan.writers,
-            batch_max: None,
-            wall_s: None,
-            rows_per_s: None,
-            batch_latency_ms: None,
-            first_batch_ms: None,
-            other_batch_p50_ms: None,
-            verification: None,
-            server_statement_ms: None,
-        };
+        let load = LoadResult::unmeasured(plan);
         return Ok((load, PhaseResult::not_applicable(PhaseKind::Load, reason)));
     }
     outcome?;
