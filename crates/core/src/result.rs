@@ -265,6 +265,13 @@ pub struct BufferPoolResult {
     pub page_requests: Option<u64>,
     /// Pages read from storage because they were not in the pool (misses).
     pub pages_read: Option<u64>,
+    /// Of `pages_read`: B-tree index pages, leaf and non-leaf (not file-space, undo,
+    /// system-tablespace or change-buffer bitmap pages). MariaDB/MySQL: `INNODB_METRICS`
+    /// `buffer_page_read_index_leaf` + `buffer_page_read_index_non_leaf`, `null` where those
+    /// counters are disabled; `null` on PostgreSQL. Absent in results written before it
+    /// was added (so they read and write back unchanged).
+    #[serde(default, skip_serializing_if = "Figure::is_absent")]
+    pub index_pages_read: Figure<u64>,
     /// Pages written to storage.
     pub pages_written: Option<u64>,
     /// Row operations over the interval (inserts, deletes, updates): the denominator of
@@ -455,6 +462,7 @@ mod tests {
             pool_bytes: Some(1 << 20),
             page_requests: Some(requests),
             pages_read: Some(reads),
+            index_pages_read: Figure::Value(reads * 9 / 10),
             pages_written: Some(reads / 2),
             row_ops: Some(ops),
             hit_ratio: hit_ratio(Some(requests), Some(reads)),

@@ -7,6 +7,7 @@
 //! gives those; here they are only differenced).
 
 use super::{BufferPoolResult, ChangeBufferResult, Counters, EngineInfo};
+use crate::Figure;
 
 /// `part` as a percentage of `all` page reads and writes; `None` without I/O.
 pub fn io_share_pct(part: Option<u64>, read: Option<u64>, written: Option<u64>) -> Option<f64> {
@@ -122,6 +123,10 @@ impl BufferPoolResult {
             pool_bytes: self.pool_bytes,
             page_requests,
             pages_read,
+            index_pages_read: match self.index_pages_read {
+                Figure::Absent => Figure::Absent,
+                now => Figure::of(count_delta(before.index_pages_read.value(), now.value())),
+            },
             pages_written,
             row_ops,
             hit_ratio: hit_ratio(page_requests, pages_read),
