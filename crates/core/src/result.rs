@@ -500,7 +500,15 @@ mod tests {
         assert_eq!(json["est_io_s_hdd"], 0.8);
         assert!(json["est_io_s_ssd"].is_null());
         assert_eq!(json["change_buffer"]["buffered"], 25);
+        assert_eq!(json["index_pages_read"], 90);
         let back: BufferPoolResult = serde_json::from_value(json).unwrap();
         assert_eq!(back, p);
+        // `index_pages_read`: null written as null, absent left out (and read back as such).
+        for (figure, text) in [(Figure::Null, Some("null")), (Figure::Absent, None)] {
+            let p = BufferPoolResult { index_pages_read: figure, ..p.clone() };
+            let json = serde_json::to_value(&p).unwrap();
+            assert_eq!(json.get("index_pages_read").map(|v| v.to_string()).as_deref(), text);
+            assert_eq!(serde_json::from_value::<BufferPoolResult>(json).unwrap(), p);
+        }
     }
 }

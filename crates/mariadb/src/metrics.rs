@@ -612,5 +612,15 @@ mod tests {
         // Only one of the three ibuf metrics is enabled: no sum, no guess.
         assert_eq!(d.change_buffer, None);
         assert_eq!((d.est_io_s_hdd, d.est_io_s_ssd), (None, None));
+        // Index pages read: null unless both counters are enabled, then their sum.
+        assert_eq!(d.index_pages_read, Figure::Null);
+        for (name, x, y) in
+            [("buffer_page_read_index_leaf", 5, 85), ("buffer_page_read_index_non_leaf", 1, 3)]
+        {
+            a.metrics.insert(name.into(), Some(x));
+            b.metrics.insert(name.into(), Some(y));
+        }
+        let d = buffer_pool_delta(&a, &b, None).unwrap();
+        assert_eq!(d.index_pages_read, Figure::Value(82));
     }
 }

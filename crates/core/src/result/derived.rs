@@ -177,6 +177,13 @@ mod tests {
         let d = pool(3000, 400, 150, 2.0).since(&pool(1000, 100, 50, 0.5));
         assert_eq!(d.page_requests, Some(2000));
         assert_eq!(d.pages_read, Some(300));
+        assert_eq!(d.index_pages_read, Figure::Value(270));
+        // Null (the engine cannot tell) stays null; absent (an older result) stays absent.
+        let mut unknown = pool(3000, 400, 150, 2.0);
+        unknown.index_pages_read = Figure::Null;
+        assert_eq!(unknown.since(&pool(1000, 100, 50, 0.5)).index_pages_read, Figure::Null);
+        unknown.index_pages_read = Figure::Absent;
+        assert_eq!(unknown.since(&pool(1000, 100, 50, 0.5)).index_pages_read, Figure::Absent);
         assert_eq!(d.hit_ratio, Some(0.85));
         assert_eq!(d.misses_per_op, Some(3.0));
         assert_eq!(d.est_io_s_hdd, Some(1.5));
