@@ -91,6 +91,10 @@ fn compare_buffer_pool_reports_io_and_a_curve_where_random_keys_turn() {
         let per_1k = bp["reads_per_1k_rows"].as_f64().unwrap();
         assert!((per_1k - reads as f64 * 1000.0 / ops as f64).abs() < 1e-9, "{bp}");
         assert!(bp["writes_per_1k_rows"].as_f64().is_some(), "{bp}");
+        // Of the reads, index pages: all but a few file-space pages (FSP header, inode,
+        // extent descriptors), under 1 % of a random key's.
+        let index_reads = bp["index_pages_read"].as_u64().unwrap();
+        assert!(index_reads <= reads && (reads - index_reads) * 100 <= reads.max(100), "{bp}");
         let c = curve(r);
         assert!((50..=101).contains(&c.len()), "{} points", c.len());
         assert_eq!(c.last().unwrap()["rows"], 200_000);

@@ -284,6 +284,13 @@ pub struct BufferPoolResult {
     pub page_requests: Option<u64>,
     /// Pages read from storage because they were not in the pool (misses).
     pub pages_read: Option<u64>,
+    /// Of `pages_read`: B-tree index pages, leaf and non-leaf (not file-space, undo,
+    /// system-tablespace or change-buffer bitmap pages). MariaDB/MySQL: `INNODB_METRICS`
+    /// `buffer_page_read_index_leaf` + `buffer_page_read_index_non_leaf`, `null` where those
+    /// counters are disabled; `null` on PostgreSQL. Absent in results written before it
+    /// was added (so they read and write back unchanged).
+    #[serde(default, skip_serializing_if = "Figure::is_absent")]
+    pub index_pages_read: Figure<u64>,
     /// Pages written to storage.
     pub pages_written: Option<u64>,
     /// Row operations over the interval (inserts, deletes, updates): the denominator of
@@ -474,6 +481,7 @@ mod tests {
             pool_bytes: Some(1 << 20),
             page_requests: Some(requests),
             pages_read: Some(reads),
+            index_pages_read: Figure::Value(reads * 9 / 10),
             pages_written: Some(reads / 2),
             row_ops: Some(ops),
             hit_ratio: hit_ratio(Some(requests), Some(reads)),
@@ -511,7 +519,15 @@ mod tests {
         assert_eq!(json["est_io_s_hdd"], 0.8);
         assert!(json["est_io_s_ssd"].is_null());
         assert_eq!(json["change_buffer"]["buffered"], 25);
+        assert_eq!(json["index_pages_read"], 90);
         let back: BufferPoolResult = serde_json::from_value(json).unwrap();
         assert_eq!(back, p);
+        // `index_pages_read`: null written as null, absent left out (and read back as such).
+        for (figure, text) in [(Figure::Null, Some("null")), (Figure::Absent, None)] {
+            let p = BufferPoolResult { index_pages_read: figure, ..p.clone() };
+            let json = serde_json::to_value(&p).unwrap();
+            assert_eq!(json.get("index_pages_read").map(|v| v.to_string()).as_deref(), text);
+            assert_eq!(serde_json::from_value::<BufferPoolResult>(json).unwrap(), p);
+        }
     }
 }

@@ -11,7 +11,7 @@
 //! is `None`, never a guess. This module does not decide what to read when; the engine does.
 
 use keylab_core::{
-    hit_ratio, misses_per_op, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters,
+    hit_ratio, misses_per_op, per_1k_rows, BufferPoolResult, ChangeBufferResult, Counters, Figure,
 };
 use mysql::prelude::Queryable;
 use mysql::Conn;
@@ -102,6 +102,11 @@ pub const POOL_STATUS: [&str; 12] = [
 pub const IBUF_COUNTERS: [&str; 3] =
     ["ibuf_merges_insert", "ibuf_merges_delete_mark", "ibuf_merges_delete"];
 
+/// `INNODB_METRICS` counters of index pages read, leaf and non-leaf (module
+/// `module_buffer_page`, off by default: a private server enables it at startup).
+pub const INDEX_READ_COUNTERS: [&str; 2] =
+    ["buffer_page_read_index_leaf", "buffer_page_read_index_non_leaf"];
+
 /// The change buffer's size in pages, a gauge (gone with the change buffer in MariaDB 11.0).
 /// Read from `INNODB_METRICS`, not the status variable `Innodb_ibuf_size`: on MariaDB
 /// 10.11.19 that one carries junk in its high 32 bits (8,710,193,676,289 for a size of 1).
@@ -132,6 +137,7 @@ pub fn read_counters(conn: &mut Conn) -> CounterSnapshot {
     let names: Vec<String> = INDEX_COUNTERS
         .iter()
         .chain(&IBUF_COUNTERS)
+        .chain(&INDEX_READ_COUNTERS)
         .chain(&[IBUF_SIZE_METRIC])
         .map(|n| format!("'{n}'"))
         .collect();
@@ -264,6 +270,8 @@ pub fn buffer_pool_delta(
         pool_bytes,
         page_requests,
         pages_read,
+        // `None` unless both counters were enabled at both ends.
+        index_pages_read: Figure::of(sum_deltas(&INDEX_READ_COUNTERS, m)),
         pages_written,
         reads_per_1k_rows: per_1k_rows(pages_read, row_ops),
         writes_per_1k_rows: per_1k_rows(pages_written, row_ops),
@@ -376,5 +384,15 @@ mod tests {
         // Only one of the three ibuf metrics is enabled: no sum, no guess.
         assert_eq!(d.change_buffer, None);
         assert_eq!((d.est_io_s_hdd, d.est_io_s_ssd), (None, None));
+        // Index pages read: null unless both counters are enabled, then their sum.
+        assert_eq!(d.index_pages_read, Figure::Null);
+        for (name, x, y) in
+            [("buffer_page_read_index_leaf", 5, 85), ("buffer_page_read_index_non_leaf", 1, 3)]
+        {
+            a.metrics.insert(name.into(), Some(x));
+            b.metrics.insert(name.into(), Some(y));
+        }
+        let d = buffer_pool_delta(&a, &b, None).unwrap();
+        assert_eq!(d.index_pages_read, Figure::Value(82));
     }
 }

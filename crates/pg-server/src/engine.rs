@@ -386,6 +386,8 @@ impl Engine for PgEngine {
             pool_bytes,
             page_requests: requests,
             pages_read: reads,
+            // An InnoDB split (`buffer_page_read_index_*`); PostgreSQL's are per relation.
+            index_pages_read: keylab_core::Figure::Null,
             row_ops: ops,
             hit_ratio: keylab_core::hit_ratio(requests, reads),
             misses_per_op: keylab_core::misses_per_op(reads, ops),

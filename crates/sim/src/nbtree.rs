@@ -251,6 +251,8 @@ impl Engine for NbtreeEngine {
                 pool_bytes: Some(u64::from(b.buffers()) * BUFFER_BYTES),
                 page_requests: Some(c.requests),
                 pages_read: Some(c.reads),
+                // The InnoDB counters' split; PostgreSQL's engines give none.
+                index_pages_read: keylab_core::Figure::Null,
                 pages_written: Some(c.pages_written()),
                 row_ops: Some(ops),
                 hit_ratio: keylab_core::hit_ratio(Some(c.requests), Some(c.reads)),

@@ -185,19 +185,17 @@ load = { rows = 3000, batch = 100 }
 
 /// The buffer pool checked against the server: the same seeded loads of two random keys and
 /// an ordered one under a 16 MiB pool (read-ahead off on the server, so both count every page
-/// read). Ordered keys read (almost) nothing on both; random keys read within
-/// `READS_GAP_PCT` of the server (the issue's bound). Measured on MariaDB 10.11.19 at 300k
-/// rows with the default (10.11.9) page cleaner rules: uuid4:text 198,751 against 213,269
-/// (-6.8 %; index pages 202,087, -1.7 %), uuid4:bin 156,094 against 165,844 (-5.9 %; index
-/// pages 156,647, -0.4 %). The model follows the page cleaner's LRU batch (a written page
-/// stays for the next batch, which under 80 MiB passes the whole LRU), the pool's usable
-/// pages and the file-space pages a page allocation changes; the server's reads also count
-/// the system tablespace's pages (rollback-segment headers read by purge, as often as purge
-/// runs, so more on a slower load; undo pages) and the ibuf bitmap, 4 to 10 %
-/// (docs/model-rules.md §9).
+/// read). Ordered keys read (almost) nothing on both. Random keys: the index pages read
+/// (`index_pages_read`, the server's `buffer_page_read_index_*`) within `INDEX_READS_GAP_PCT`,
+/// the model's rule; all pages read no more than `ALL_READS_UNDER_PCT` under the server's,
+/// whose reads also count the system tablespace's pages (rollback-segment headers and undo
+/// pages read by purge, as often as purge runs: wall-clock driven, more on a slower load) and
+/// the ibuf bitmap, which the model leaves out of a load (docs/model-rules.md §9). Measured on
+/// MariaDB 10.11.19 at 300k rows: see the figures in §9.
 #[test]
 fn buffer_pool_reads_of_the_simulator_follow_the_server() {
-    const READS_GAP_PCT: f64 = 10.0;
+    const INDEX_READS_GAP_PCT: f64 = 10.0;
+    const ALL_READS_UNDER_PCT: f64 = 15.0;
     if !server_installed("buffer_pool_reads_of_the_simulator_follow_the_server") {
         return;
     }
@@ -225,11 +223,29 @@ fn buffer_pool_reads_of_the_simulator_follow_the_server() {
     let settings = &server["engine"]["settings"];
     assert_eq!(settings["innodb_buffer_pool_size"], 16u64 << 20, "{settings}");
     assert_eq!(settings["innodb_read_ahead_threshold"], 0, "{settings}");
-    let reads = |r: &Value, i: usize| r["runs"][i]["buffer_pool"]["pages_read"].as_u64().unwrap();
+    let pool_figure = |r: &Value, i: usize, name: &str| {
+        let figure = &r["runs"][i]["buffer_pool"][name];
+        figure.as_u64().unwrap_or_else(|| panic!("{name} of run {i}: {figure}"))
+    };
+    let reads = |r: &Value, i: usize| pool_figure(r, i, "pages_read");
+    let gap_pct = |sim: u64, server: u64| (sim as f64 - server as f64) * 100.0 / server as f64;
     for (i, key) in [(0, "uuid4:text"), (1, "uuid4:bin")] {
-        let (sim_random, server_random) = (reads(&sim, i), reads(&server, i));
-        let gap = (sim_random as f64 - server_random as f64).abs() * 100.0 / server_random as f64;
-        assert!(gap <= READS_GAP_PCT, "{key} reads: sim {sim_random}, server {server_random}");
+        let (sim_index, server_index) =
+            (pool_figure(&sim, i, "index_pages_read"), pool_figure(&server, i, "index_pages_read"));
+        let (sim_all, server_all) = (reads(&sim, i), reads(&server, i));
+        let (index_gap, all_gap) = (gap_pct(sim_index, server_index), gap_pct(sim_all, server_all));
+        eprintln!(
+            "{key}: index pages read sim {sim_index} server {server_index} ({index_gap:+.1} %), \
+             all pages read sim {sim_all} server {server_all} ({all_gap:+.1} %)"
+        );
+        assert!(
+            index_gap.abs() <= INDEX_READS_GAP_PCT,
+            "{key} index pages read: sim {sim_index}, server {server_index}"
+        );
+        assert!(
+            (-ALL_READS_UNDER_PCT..=INDEX_READS_GAP_PCT).contains(&all_gap),
+            "{key} pages read: sim {sim_all}, server {server_all}"
+        );
     }
     // Ordered keys: the server reads a few system and undo pages, under 5 % of random keys'.
     for (name, r) in [("sim", &sim), ("server", &server)] {

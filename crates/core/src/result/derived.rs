@@ -7,6 +7,7 @@
 //! gives those; here they are only differenced).
 
 use super::{BufferPoolResult, ChangeBufferResult, Counters, EngineInfo};
+use crate::Figure;
 
 /// `part` as a percentage of `all` page reads and writes; `None` without I/O.
 pub fn io_share_pct(part: Option<u64>, read: Option<u64>, written: Option<u64>) -> Option<f64> {
@@ -122,6 +123,10 @@ impl BufferPoolResult {
             pool_bytes: self.pool_bytes,
             page_requests,
             pages_read,
+            index_pages_read: match self.index_pages_read {
+                Figure::Absent => Figure::Absent,
+                now => Figure::of(count_delta(before.index_pages_read.value(), now.value())),
+            },
             pages_written,
             row_ops,
             hit_ratio: hit_ratio(page_requests, pages_read),
@@ -172,6 +177,13 @@ mod tests {
         let d = pool(3000, 400, 150, 2.0).since(&pool(1000, 100, 50, 0.5));
         assert_eq!(d.page_requests, Some(2000));
         assert_eq!(d.pages_read, Some(300));
+        assert_eq!(d.index_pages_read, Figure::Value(270));
+        // Null (the engine cannot tell) stays null; absent (an older result) stays absent.
+        let mut unknown = pool(3000, 400, 150, 2.0);
+        unknown.index_pages_read = Figure::Null;
+        assert_eq!(unknown.since(&pool(1000, 100, 50, 0.5)).index_pages_read, Figure::Null);
+        unknown.index_pages_read = Figure::Absent;
+        assert_eq!(unknown.since(&pool(1000, 100, 50, 0.5)).index_pages_read, Figure::Absent);
         assert_eq!(d.hit_ratio, Some(0.85));
         assert_eq!(d.misses_per_op, Some(3.0));
         assert_eq!(d.est_io_s_hdd, Some(1.5));

@@ -197,11 +197,19 @@ impl Pool {
     /// An access to page `p` (`buf_page_get`), dirtying it when `write`. A miss reads it
     /// into the old sublist (`buf_read_page`); a hit may make it young. Returns true on a miss.
     pub fn access(&mut self, p: u32, write: bool) -> bool {
+        // Index pages and the system tablespace's (undo.rs) come through here; file-space
+        // pages through `file_space_change`.
+        self.access_page(p, write, p < SYS_PAGE_BASE)
+    }
+
+    /// [`Pool::access`], counting a miss among `index_pages_read` when `index_page`.
+    fn access_page(&mut self, p: u32, write: bool, index_page: bool) -> bool {
         self.counters.page_accesses += 1;
         let now = self.counters.ops;
         let miss = !self.contains(p);
         if miss {
             self.counters.pages_read += 1;
+            self.counters.index_pages_read += u64::from(index_page);
             self.insert(p, true);
             let merged = self.ibuf.merge_on_read(p);
             if merged > 0 {
@@ -272,10 +280,10 @@ impl Pool {
     /// descriptor (`xdes_get_descriptor`, page 0 for the first 16,384 pages at 16k) are read
     /// if absent and changed, as `fseg_alloc_free_page_low` and `fseg_free_page` do.
     pub fn file_space_change(&mut self, xdes_page: u32) {
-        self.access(FSP_INODE_PAGE, true);
-        self.access(FSP_HEADER_PAGE, true);
+        self.access_page(FSP_INODE_PAGE, true, false);
+        self.access_page(FSP_HEADER_PAGE, true, false);
         if xdes_page != FSP_HEADER_PAGE {
-            self.access(xdes_page, true);
+            self.access_page(xdes_page, true, false);
         }
     }
 

@@ -101,6 +101,10 @@ pub struct PoolCounters {
     pub page_accesses: u64,
     /// Pages read from storage (misses).
     pub pages_read: u64,
+    /// Of `pages_read`: index pages (leaf and non-leaf), not the tablespace's file-space
+    /// pages or the system tablespace's (as the server's `buffer_page_read_index_*`).
+    #[serde(default)]
+    pub index_pages_read: u64,
     /// Pages written to storage (evictions of dirty pages, checkpoints, change-buffer pages).
     pub pages_written: u64,
     /// Of `pages_written`: change-buffer pages.

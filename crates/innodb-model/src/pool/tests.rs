@@ -210,6 +210,11 @@ fn a_page_allocation_changes_the_inode_page_and_the_fsp_header() {
     // A page past the first descriptor period: its descriptor page is read too.
     p.file_space_change(16384);
     assert_eq!((p.counters.pages_read, p.len()), (3, 3));
+    // None of them is an index page; an index page's miss is.
+    assert_eq!(p.counters.index_pages_read, 0);
+    p.access(7, false);
+    p.access(SYS_PAGE_BASE + 6, false);
+    assert_eq!((p.counters.pages_read, p.counters.index_pages_read), (5, 1));
     let written = p.counters.pages_written;
     p.flush_all();
     assert_eq!(p.counters.pages_written - written, 3);

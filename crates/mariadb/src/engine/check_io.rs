@@ -10,7 +10,7 @@
 //! `load_run`, `key_check`).
 
 use super::MariaDbEngine;
-use crate::metrics::CounterSnapshot;
+use crate::metrics::{CounterSnapshot, INDEX_READ_COUNTERS};
 
 /// Status counters (lowercase, as [`CounterSnapshot::status`] keeps them) that a read-only
 /// statement moves: requests, misses, and evictions to make room for the pages it read.
@@ -33,6 +33,13 @@ pub(super) fn read_side_since(
     for name in READ_SIDE_STATUS {
         if let (Some(b), Some(a)) = (before.status.get(name), after.status.get(name)) {
             out.status.insert(name.to_string(), a.saturating_sub(*b));
+        }
+    }
+    // The index pages among its reads (`INNODB_METRICS`, where enabled).
+    for name in INDEX_READ_COUNTERS {
+        let count = |s: &CounterSnapshot| s.metrics.get(name).copied().flatten();
+        if let (Some(b), Some(a)) = (count(before), count(after)) {
+            out.metrics.insert(name.to_string(), Some(a.saturating_sub(b)));
         }
     }
     out
@@ -75,6 +82,9 @@ mod tests {
         s.status.insert("innodb_buffer_pool_read_requests".into(), requests);
         s.status.insert("innodb_buffer_pool_reads".into(), reads);
         s.status.insert("handler_write".into(), 7);
+        s.metrics.insert("buffer_page_read_index_leaf".into(), Some(reads));
+        s.metrics.insert("buffer_page_read_index_non_leaf".into(), Some(1));
+        s.metrics.insert("index_page_splits".into(), Some(written));
         s
     }
 
@@ -85,6 +95,10 @@ mod tests {
         assert_eq!(d.pages_written, None);
         assert_eq!(reads_and_requests(&d), (3, 60));
         assert!(!d.status.contains_key("handler_write"));
+        // Its index pages too, and no other metric.
+        assert_eq!(d.metrics["buffer_page_read_index_leaf"], Some(3));
+        assert_eq!(d.metrics["buffer_page_read_index_non_leaf"], Some(0));
+        assert!(!d.metrics.contains_key("index_page_splits"));
         // Added to a baseline, it takes the check out of a later delta.
         let base = snap(10, 100, 5, 3).plus(&d);
         assert_eq!(base.status["innodb_buffer_pool_reads"], 8);

@@ -87,6 +87,16 @@ impl MariaDbEngine {
         engine.notes.push(
             "counters are server-wide: other sessions' work on this server is counted too".into(),
         );
+        // keylab changes no setting of a server it was given: without these counters
+        // `index_pages_read` is null.
+        let snap = crate::metrics::read_counters(&mut engine.conn);
+        let enabled = |n: &&str| snap.metrics.get(*n).copied().flatten().is_some();
+        if !crate::metrics::INDEX_READ_COUNTERS.iter().all(enabled) {
+            engine.notes.push(
+                "index_pages_read is null: INNODB_METRICS buffer_page_read_index_leaf and                  _non_leaf are disabled on this server (SET GLOBAL innodb_monitor_enable =                  'module_buffer_page' enables them)"
+                    .into(),
+            );
+        }
         if let Some(hint) = settings_hint {
             engine.note_unapplied(hint);
         }

@@ -131,7 +131,8 @@ pub(super) fn config_text(
     // Every writer a load may open, this engine's own connections and a few spare (the
     // default, 151, made --writers 152..256 fail only after the server started).
     set("max_connections", &(keylab_server_common::MAX_WRITERS + 16));
-    set("innodb_monitor_enable", &"module_index");
+    // Index counters (splits, merges) and the pages read by page type (`index_pages_read`).
+    set("innodb_monitor_enable", &"module_index,module_buffer_page");
     set("local_infile", &1);
     set("performance_schema", &if s.performance_schema { "ON" } else { "OFF" });
     if s.performance_schema {

@@ -77,6 +77,18 @@ pub(crate) fn add_buffer_pool_section(b: &mut Builder, runs: &[RunResult]) {
         Some(Better::Lower),
         field(|p| p.pages_read),
     );
+    // Of those, B-tree index pages: only where some engine tells them apart (InnoDB).
+    if runs
+        .iter()
+        .any(|r| r.buffer_pool.as_ref().is_some_and(|p| p.index_pages_read.get().is_some()))
+    {
+        b.row(
+            "buffer_pool.index_pages_read",
+            "of which index pages",
+            Some(Better::Lower),
+            field(|p| p.index_pages_read.value()),
+        );
+    }
     b.row(
         "buffer_pool.pages_written",
         "pages written",

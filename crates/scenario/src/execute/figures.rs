@@ -50,6 +50,7 @@ pub(super) fn pool_figures(before: &Measurement, after: &Measurement) -> PoolFig
     let zero = BufferPoolResult {
         page_requests: Some(0),
         pages_read: Some(0),
+        index_pages_read: Figure::Value(0),
         pages_written: Some(0),
         row_ops: Some(0),
         evictions: Some(0),

@@ -71,6 +71,7 @@ impl SimEngine {
                     pool_bytes: self.settings.buffer_pool_bytes,
                     page_requests: Some(c.page_accesses),
                     pages_read: Some(c.pages_read),
+                    index_pages_read: keylab_core::Figure::Value(c.index_pages_read),
                     pages_written: Some(c.pages_written),
                     row_ops: Some(c.ops),
                     hit_ratio: Some(p.hit_ratio),
