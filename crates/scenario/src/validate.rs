@@ -302,7 +302,7 @@ pub fn render_table(v: &Validation) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keylab_core::{Counters, IndexResult, LoadResult, TableSizes};
+    use keylab_core::{Counters, IndexResult, LoadPlan, LoadResult, TableSizes};
 
     fn run(splits: u64, leaf: u64, fill: Option<f64>) -> RunResult {
         RunResult {
@@ -312,19 +312,7 @@ mod tests {
             placement: "pk".into(),
             model: None,
             rows: 100,
-            load: LoadResult {
-                method: "multi".into(),
-                batch: 1000,
-                writers: 1,
-                batch_max: None,
-                wall_s: None,
-                rows_per_s: None,
-                batch_latency_ms: None,
-                first_batch_ms: None,
-                other_batch_p50_ms: None,
-                verification: None,
-                server_statement_ms: None,
-            },
+            load: LoadResult::unmeasured(&LoadPlan::default()),
             counters: Counters { page_splits: Some(splits), ..Counters::default() },
             table: TableSizes { data_length: Some(leaf * 16384), ..TableSizes::default() },
             indexes: vec![IndexResult {

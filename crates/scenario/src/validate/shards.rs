@@ -232,7 +232,7 @@ pub fn render(v: &ShardValidation) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keylab_core::{Counters, IndexResult, LoadResult, ShardsResult, TableSizes};
+    use keylab_core::{Counters, IndexResult, LoadPlan, LoadResult, ShardsResult, TableSizes};
 
     fn base() -> RunResult {
         RunResult {
@@ -242,19 +242,7 @@ mod tests {
             encoding: "bigint".into(),
             placement: "pk".into(),
             rows: 200,
-            load: LoadResult {
-                method: "multi".into(),
-                batch: 100,
-                writers: 1,
-                batch_max: None,
-                wall_s: None,
-                rows_per_s: None,
-                batch_latency_ms: None,
-                first_batch_ms: None,
-                other_batch_p50_ms: None,
-                verification: None,
-                server_statement_ms: None,
-            },
+            load: LoadResult::unmeasured(&LoadPlan { batch: 100, ..LoadPlan::default() }),
             counters: Counters::default(),
             table: TableSizes::default(),
             indexes: Vec::new(),
