@@ -14,9 +14,8 @@ use keylab_schema::Table;
 impl SimEngine {
     /// The table's figures now (a measurement or a load sample).
     pub(super) fn figures(&mut self, table: &Table) -> Result<Measurement, EngineError> {
-        let stats = self.table()?.stats();
-        let ibuf_size = self.table()?.ibuf_size();
         let sim = self.table()?;
+        let (stats, ibuf_size) = (sim.stats(), sim.ibuf_size());
         let freed: Vec<u64> =
             (0..stats.indexes.len()).map(|i| sim.freed_pages_unreused(i)).collect();
         let c = &stats.counters;
